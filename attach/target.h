@@ -1,0 +1,94 @@
+/* target.h - a live process whose jemalloc memprof drives, and the one
+ * entry point the rest of memprof uses to reach it.
+ *
+ * attach/ knows processes, threads, ELF symbols and calling conventions; it
+ * knows nothing of heap profiles.  Opening a target stops nothing: threads
+ * are stopped one at a time, only for the duration of target_mallctl(). */
+#ifndef MEMPROF_TARGET_H
+#define MEMPROF_TARGET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "lib/error.h"
+
+/* One copy of jemalloc found in the target. */
+struct jemalloc_copy {
+    char *object;              /* path of the ELF object holding it (as in maps) */
+    char *prefix;              /* "" for plain mallctl, "je_", "_rjem_" ... */
+    uint64_t mallctl;          /* runtime address of <prefix>mallctl */
+    uint64_t malloc_stats_print; /* runtime address, 0 when absent */
+    uint64_t text_start, text_end; /* runtime range of the object's code */
+    bool dynamic;              /* found in .dynsym (else only in .symtab) */
+    bool static_copy;          /* linked into the executable itself */
+};
+
+/* One mallctl() call.  old/new are buffers in memprof's memory; the attach
+ * layer copies them into and out of the target. */
+struct mallctl_call {
+    const char *name;
+    void *old;                 /* NULL: do not read */
+    size_t oldlen;             /* in: size of *old; out: what mallctl wrote */
+    const void *new;           /* NULL: do not write */
+    size_t newlen;
+    const char *new_string;    /* when set (and new is NULL), the string is
+                                * copied into the target and newp points to a
+                                * `const char *` holding its address: for
+                                * prof.dump, prof.prefix, thread.prof.name */
+    int ret;                   /* out: mallctl's return value (0, ENOENT...) */
+};
+
+struct target_pause_stats {
+    unsigned calls;            /* remote call sessions so far */
+    double last_us, max_us;    /* how long the chosen thread was stopped */
+    pid_t last_tid;
+    unsigned unsafe_retries;   /* threads refused as unsafe (in jemalloc etc.) */
+};
+
+struct target;
+
+/* Check the process (gone, zombie, stopped, traced, permissions, 32-bit,
+ * seccomp, Yama) and find its jemalloc copies.  Stops nothing. */
+struct target *target_open(pid_t pid, struct mp_error *err);
+
+/* Detach from anything still attached, remove the session's dump directory
+ * in the target's filesystem, free.  Safe on NULL. */
+void target_close(struct target *t);
+
+pid_t target_pid(const struct target *t);
+const char *target_exe(const struct target *t);      /* /proc/PID/exe target */
+int target_thread_count(const struct target *t);     /* live count */
+
+size_t target_jemalloc_count(const struct target *t);
+const struct jemalloc_copy *target_jemalloc(const struct target *t, size_t i);
+/* Which copy target_mallctl uses (default 0). */
+int target_jemalloc_select(struct target *t, size_t i, struct mp_error *err);
+size_t target_jemalloc_selected(const struct target *t);
+
+/* Run n mallctl() calls, in order, in one stop of one thread.  Returns 0
+ * when every call ran (each call's ret says what mallctl answered), -1 with
+ * err set when the calls could not be made (the target is left untouched,
+ * or, if it died meanwhile, err says so). */
+int target_mallctl(struct target *t, struct mallctl_call *calls, size_t n,
+                   struct mp_error *err);
+
+/* Read a NUL-terminated string at a target address (no thread stopped). */
+int target_read_string(struct target *t, uint64_t addr, char *buf, size_t len,
+                       struct mp_error *err);
+
+const struct target_pause_stats *target_pauses(const struct target *t);
+
+/* The session's private dump directory as the target sees it (created on
+ * first use: mode 0700, owned by the target's user, unpredictable name,
+ * inside the target's mount namespace). */
+int target_dump_dir(struct target *t, const char **path, struct mp_error *err);
+
+/* Read a file the target wrote in its dump directory back through
+ * /proc/PID/root (never following symlinks), then remove it there.
+ * *data is malloc'd. */
+int target_fetch_dump(struct target *t, const char *target_path, char **data,
+                      size_t *len, struct mp_error *err);
+
+#endif

@@ -1,0 +1,4 @@
+# libFuzzer harnesses (clang from Debian): make fuzz
+.PHONY: fuzz
+fuzz:
+	@echo "no fuzz harnesses yet"

@@ -1,0 +1,301 @@
+/* elf_object.c - reads an ELF file's symbols, PT_LOADs, build-id and
+ * debuglink with libelf, into a self-contained struct elf_object. */
+#include "lib/elf_object.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int cmp_sym(const void *a, const void *b)
+{
+    const struct elf_symbol *x = a, *y = b;
+    if (x->value != y->value)
+        return x->value < y->value ? -1 : 1;
+    /* Prefer sized, global, function symbols first at equal addresses. */
+    if ((x->size == 0) != (y->size == 0))
+        return x->size == 0 ? 1 : -1;
+    if (x->bind != y->bind)
+        return x->bind == STB_GLOBAL ? -1 : (y->bind == STB_GLOBAL ? 1 : 0);
+    return 0;
+}
+
+/* Count symbols and string bytes of a symbol table section. */
+static void table_size(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, size_t *nsyms,
+                       size_t *nbytes)
+{
+    Elf_Data *data = elf_getdata(scn, NULL);
+    if (!data || sh->sh_entsize == 0)
+        return;
+    size_t n = sh->sh_size / sh->sh_entsize;
+    for (size_t i = 1; i < n; i++) {
+        GElf_Sym sym;
+        if (!gelf_getsym(data, (int)i, &sym))
+            break;
+        const char *name = elf_strptr(elf, sh->sh_link, sym.st_name);
+        if (!name || !*name)
+            continue;
+        (*nsyms)++;
+        *nbytes += strlen(name) + 1;
+    }
+}
+
+static void table_read(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, bool dynamic,
+                       struct elf_object *obj, size_t *strpos)
+{
+    Elf_Data *data = elf_getdata(scn, NULL);
+    if (!data || sh->sh_entsize == 0)
+        return;
+    size_t n = sh->sh_size / sh->sh_entsize;
+    for (size_t i = 1; i < n; i++) {
+        GElf_Sym sym;
+        if (!gelf_getsym(data, (int)i, &sym))
+            break;
+        const char *name = elf_strptr(elf, sh->sh_link, sym.st_name);
+        if (!name || !*name)
+            continue;
+        size_t len = strlen(name) + 1;
+        char *dst = obj->strings + *strpos;
+        memcpy(dst, name, len);
+        *strpos += len;
+        struct elf_symbol *s = &obj->syms[obj->nsyms++];
+        s->value = sym.st_value;
+        s->size = sym.st_size;
+        s->name = dst;
+        s->type = GELF_ST_TYPE(sym.st_info);
+        s->bind = GELF_ST_BIND(sym.st_info);
+        s->defined = sym.st_shndx != SHN_UNDEF;
+        s->dynamic = dynamic;
+    }
+}
+
+static void read_notes(Elf_Scn *scn, struct elf_object *obj)
+{
+    Elf_Data *data = elf_getdata(scn, NULL);
+    if (!data)
+        return;
+    size_t off = 0, name_off, desc_off;
+    GElf_Nhdr nh;
+    while ((off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
+        if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+            memcmp((char *)data->d_buf + name_off, "GNU", 4) == 0 &&
+            nh.n_descsz <= sizeof obj->build_id) {
+            memcpy(obj->build_id, (char *)data->d_buf + desc_off, nh.n_descsz);
+            obj->build_id_len = nh.n_descsz;
+        }
+    }
+}
+
+static void read_debuglink(Elf_Scn *scn, struct elf_object *obj)
+{
+    Elf_Data *data = elf_getdata(scn, NULL);
+    if (!data || data->d_size < 8)
+        return;
+    const char *name = data->d_buf;
+    size_t len = strnlen(name, data->d_size);
+    if (len == 0 || len >= data->d_size)
+        return;
+    size_t crc_off = (len + 4) & ~(size_t)3;
+    if (crc_off + 4 > data->d_size)
+        return;
+    obj->debuglink = strndup(name, len);
+    memcpy(&obj->debuglink_crc, (char *)data->d_buf + crc_off, 4);
+}
+
+static int read_sections(Elf *elf, struct elf_object *obj, struct mp_error *err)
+{
+    size_t shstrndx;
+    if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+        shstrndx = 0;
+    size_t nsyms = 0, nbytes = 0;
+    Elf_Scn *scn = NULL;
+    while ((scn = elf_nextscn(elf, scn))) {
+        GElf_Shdr sh;
+        if (!gelf_getshdr(scn, &sh))
+            continue;
+        if (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM)
+            table_size(elf, scn, &sh, &nsyms, &nbytes);
+    }
+    obj->syms = calloc(nsyms ? nsyms : 1, sizeof *obj->syms);
+    obj->strings = malloc(nbytes ? nbytes : 1);
+    if (!obj->syms || !obj->strings)
+        return mp_error_set(err, "%s: out of memory reading symbols", obj->path);
+    size_t strpos = 0;
+    scn = NULL;
+    while ((scn = elf_nextscn(elf, scn))) {
+        GElf_Shdr sh;
+        if (!gelf_getshdr(scn, &sh))
+            continue;
+        const char *sname = shstrndx ? elf_strptr(elf, shstrndx, sh.sh_name) : NULL;
+        if (sh.sh_type == SHT_SYMTAB) {
+            obj->has_symtab = true;
+            table_read(elf, scn, &sh, false, obj, &strpos);
+        } else if (sh.sh_type == SHT_DYNSYM) {
+            table_read(elf, scn, &sh, true, obj, &strpos);
+        } else if (sh.sh_type == SHT_NOTE) {
+            if (!obj->build_id_len)
+                read_notes(scn, obj);
+        } else if (sname && strcmp(sname, ".gnu_debuglink") == 0) {
+            read_debuglink(scn, obj);
+        }
+    }
+    qsort(obj->syms, obj->nsyms, sizeof *obj->syms, cmp_sym);
+    return 0;
+}
+
+static int read_phdrs(Elf *elf, struct elf_object *obj, struct mp_error *err)
+{
+    size_t n;
+    if (elf_getphdrnum(elf, &n) != 0)
+        n = 0;
+    obj->loads = calloc(n ? n : 1, sizeof *obj->loads);
+    if (!obj->loads)
+        return mp_error_set(err, "%s: out of memory", obj->path);
+    for (size_t i = 0; i < n; i++) {
+        GElf_Phdr ph;
+        if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+            continue;
+        struct elf_load_segment *l = &obj->loads[obj->nloads++];
+        l->vaddr = ph.p_vaddr;
+        l->memsz = ph.p_memsz;
+        l->offset = ph.p_offset;
+        l->filesz = ph.p_filesz;
+        l->flags = ph.p_flags;
+    }
+    return 0;
+}
+
+struct elf_object *elf_object_open_fd(int fd, const char *path, struct mp_error *err)
+{
+    if (elf_version(EV_CURRENT) == EV_NONE) {
+        mp_error_set(err, "libelf is too old");
+        return NULL;
+    }
+    Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+    if (!elf || elf_kind(elf) != ELF_K_ELF) {
+        mp_error_set(err, "%s is not an ELF file", path);
+        if (elf)
+            elf_end(elf);
+        return NULL;
+    }
+    struct elf_object *obj = calloc(1, sizeof *obj);
+    GElf_Ehdr eh;
+    if (!obj || !(obj->path = strdup(path)) || !gelf_getehdr(elf, &eh)) {
+        mp_error_set(err, "%s: cannot read the ELF header", path);
+        goto fail;
+    }
+    obj->elf_class = gelf_getclass(elf);
+    obj->machine = eh.e_machine;
+    obj->type = eh.e_type;
+    obj->entry = eh.e_entry;
+    if (read_phdrs(elf, obj, err) || read_sections(elf, obj, err))
+        goto fail;
+    elf_end(elf);
+    return obj;
+fail:
+    elf_end(elf);
+    elf_object_free(obj);
+    return NULL;
+}
+
+struct elf_object *elf_object_open(const char *path, struct mp_error *err)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        mp_error_set(err, "cannot open %s: %s", path, strerror(errno));
+        return NULL;
+    }
+    struct elf_object *obj = elf_object_open_fd(fd, path, err);
+    close(fd);
+    return obj;
+}
+
+void elf_object_free(struct elf_object *obj)
+{
+    if (!obj)
+        return;
+    free(obj->path);
+    free(obj->debuglink);
+    free(obj->loads);
+    free(obj->syms);
+    free(obj->strings);
+    free(obj);
+}
+
+int elf_object_bias(const struct elf_object *obj, uint64_t map_start,
+                    uint64_t map_offset, uint64_t *bias)
+{
+    if (obj->type == ET_EXEC) {
+        *bias = 0;
+        return 0;
+    }
+    for (size_t i = 0; i < obj->nloads; i++) {
+        const struct elf_load_segment *l = &obj->loads[i];
+        /* Mappings start on page boundaries; the segment's file range,
+         * rounded down to a page, must cover the mapping's offset. */
+        uint64_t pstart = l->offset & ~(uint64_t)0xfff;
+        if (map_offset >= pstart && map_offset < l->offset + (l->filesz ? l->filesz : 1)) {
+            *bias = map_start - map_offset - (l->vaddr - l->offset);
+            return 0;
+        }
+    }
+    return -1;
+}
+
+static bool is_code_or_data(const struct elf_symbol *s)
+{
+    return s->defined && (s->type == STT_FUNC || s->type == STT_OBJECT ||
+                          s->type == STT_GNU_IFUNC || s->type == STT_NOTYPE);
+}
+
+const struct elf_symbol *elf_object_symbol_at(const struct elf_object *obj,
+                                              uint64_t vaddr)
+{
+    /* Last symbol with value <= vaddr. */
+    size_t lo = 0, hi = obj->nsyms;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (obj->syms[mid].value <= vaddr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    const struct elf_symbol *fallback = NULL;
+    /* Walk back over symbols at or below vaddr; a sized symbol that covers
+     * vaddr wins; the nearest unsized function is the fallback.  Bounded so
+     * that a huge table cannot make one lookup slow. */
+    for (size_t i = lo, steps = 0; i > 0 && steps < 64; i--, steps++) {
+        const struct elf_symbol *s = &obj->syms[i - 1];
+        if (!is_code_or_data(s) || s->type == STT_NOTYPE)
+            continue;
+        if (s->size && vaddr < s->value + s->size)
+            return s;
+        if (!s->size && s->type == STT_FUNC && !fallback)
+            fallback = s;
+        if (s->size && !fallback)
+            break; /* a sized symbol ending before vaddr: nothing covers it */
+    }
+    return fallback;
+}
+
+const struct elf_symbol *elf_object_symbol_named(const struct elf_object *obj,
+                                                 const char *name)
+{
+    for (size_t i = 0; i < obj->nsyms; i++)
+        if (obj->syms[i].defined && strcmp(obj->syms[i].name, name) == 0)
+            return &obj->syms[i];
+    return NULL;
+}
+
+void elf_object_build_id_hex(const struct elf_object *obj, char *buf, size_t buflen)
+{
+    size_t pos = 0;
+    if (buflen)
+        buf[0] = '\0';
+    for (size_t i = 0; i < obj->build_id_len && pos + 3 <= buflen; i++)
+        pos += (size_t)snprintf(buf + pos, buflen - pos, "%02x", obj->build_id[i]);
+}

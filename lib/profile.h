@@ -1,0 +1,93 @@
+/* profile.h - a heap profile as jemalloc (or gperftools) wrote it, read into
+ * memory and unsampled.
+ *
+ * Formats, detected from the first line (FIELD-NOTES section 2):
+ *   heap_v2/N                          jemalloc 4.x/5.x (per-thread lines)
+ *   heap profile: c: b [c: b] @ heap_v2/N   jemalloc 3.x
+ *   heap profile: ... @ heapprofile    gperftools, not sampled
+ *   heap profile: ... @ heap/N         old tcmalloc, sample period N/2
+ *
+ * Every count is unsampled per stack line (jeprof's AdjustSamples) as the
+ * file is read, so sums and differences are always of unsampled values. */
+#ifndef MEMPROF_PROFILE_H
+#define MEMPROF_PROFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/error.h"
+#include "lib/maps.h"
+
+enum profile_format {
+    PROFILE_HEAP_V2,        /* "heap_v2/N" */
+    PROFILE_HEAP_V2_LEGACY, /* "heap profile: ... @ heap_v2/N" */
+    PROFILE_HEAPPROFILE,    /* "heap profile: ... @ heapprofile" */
+    PROFILE_HEAP_SAMPLED,   /* "heap profile: ... @ heap/N" */
+};
+
+/* Unsampled values of one line: in use now, and allocated ever (only when
+ * the profile has cumulative counts, i.e. opt.prof_accum). */
+struct profile_values {
+    double inuse_objects, inuse_bytes;
+    double alloc_objects, alloc_bytes;
+};
+
+struct profile_thread {
+    uint64_t id;            /* jemalloc's thread uid */
+    char *name;             /* thread name, or NULL */
+};
+
+/* One thread's share of one stack. */
+struct profile_thread_sample {
+    uint32_t thread;        /* index into profile->threads */
+    struct profile_values v;
+};
+
+struct profile_stack {
+    uint32_t frame0, nframes;      /* profile->frames[frame0 .. frame0+nframes) */
+    uint32_t sample0, nsamples;    /* profile->samples[...] (per thread) */
+    struct profile_values v;       /* the t* line, unsampled */
+    uint64_t raw_objects, raw_bytes; /* the t* line as written (inuse) */
+};
+
+struct profile {
+    char *name;                    /* file path or session name */
+    enum profile_format format;
+    uint64_t period;               /* R: 2^lg_sample in bytes; 0 = not sampled */
+    bool has_alloc;                /* cumulative counts present (non-zero) */
+    bool truncated;                /* ended early; whole stacks kept */
+    char warning[256];             /* set when truncated etc. */
+
+    struct profile_values total;   /* sum over stacks (unsampled) */
+    struct profile_values header_total; /* the header t* line, unsampled */
+
+    struct profile_thread *threads;
+    size_t nthreads;
+
+    uint64_t *frames;              /* return addresses, innermost first */
+    size_t nframes;
+    struct profile_stack *stacks;
+    size_t nstacks;
+    struct profile_thread_sample *samples;
+    size_t nsamples;
+
+    struct map_list maps;          /* MAPPED_LIBRARIES (may be empty) */
+};
+
+/* Scale a (count, bytes) pair in place as jeprof's AdjustSamples does:
+ * if n != 0, scale = 1 / (1 - exp(-(s/n)/R)).  R == 0 leaves it alone. */
+void profile_unsample(double *n, double *s, uint64_t period);
+
+/* Parse a profile held in memory.  name is used in messages ("FILE:LINE: ...").
+ * Returns NULL with err set on a file that cannot be used. */
+struct profile *profile_parse(const char *data, size_t len, const char *name,
+                              struct mp_error *err);
+
+/* Map and parse a file; refuses directories, FIFOs and other non-files
+ * before reading anything. */
+struct profile *profile_load_file(const char *path, struct mp_error *err);
+
+void profile_free(struct profile *p);
+
+#endif

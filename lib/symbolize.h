@@ -1,0 +1,65 @@
+/* symbolize.h - names for the return addresses in a heap profile.
+ *
+ * Objects are found from a map_list (the dump's MAPPED_LIBRARIES, or a live
+ * process's maps), opened at their path under an optional root prefix
+ * (/proc/PID/root when attached, --sysroot DIR offline), with separate
+ * debug files by build-id or debuglink under /usr/lib/debug.  Symbol tables
+ * are cached per object (keyed by build-id, else path) for the life of the
+ * symbolizer, so a second dump of the same process loads nothing new.
+ * Names are interned: equal strings have equal pointers, owned by the
+ * symbolizer, valid until symbolizer_free. */
+#ifndef MEMPROF_SYMBOLIZE_H
+#define MEMPROF_SYMBOLIZE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "lib/error.h"
+#include "lib/maps.h"
+
+struct symbolizer;
+
+struct symbolizer_options {
+    const char *root;       /* prefix for object paths ("/proc/123/root"), or NULL */
+    const char *exe;        /* override the main executable's path (--exe), or NULL */
+    const char *debug_dir;  /* default "/usr/lib/debug" */
+    FILE *warnings;         /* unreadable objects reported here once each; NULL = silent */
+};
+
+/* One source-level frame.  A return address can expand to several when
+ * calls were inlined: frames[0] is the innermost (inlined) function. */
+struct symbol_frame {
+    const char *function;   /* demangled; "object+0xoff" when unknown; interned */
+    const char *file;       /* source file or NULL; interned */
+    int line;               /* 0 when unknown */
+    const char *object;     /* object path (as in maps) or NULL; interned */
+    uint64_t object_offset; /* addr relative to the object's load bias */
+    bool is_allocator;      /* inside the allocator (jemalloc object or its
+                             * known internal functions in a static copy) */
+};
+
+enum symbolize_detail {
+    SYMBOLIZE_FUNCTIONS,    /* function names only (fast: symbol tables) */
+    SYMBOLIZE_LINES,        /* plus file:line and inlined frames (DWARF) */
+};
+
+struct symbolizer *symbolizer_new(const struct symbolizer_options *opts);
+void symbolizer_free(struct symbolizer *s);
+
+/* Symbolize one address ALREADY adjusted to the call instruction (the
+ * caller passes return_address - 1).  Fills up to max frames, innermost
+ * first; returns how many (always >= 1). */
+int symbolizer_lookup(struct symbolizer *s, const struct map_list *maps,
+                      uint64_t addr, enum symbolize_detail detail,
+                      struct symbol_frame *frames, int max);
+
+/* Intern a string in the symbolizer's table. */
+const char *symbolizer_intern(struct symbolizer *s, const char *str);
+
+/* Demangle a C++ (Itanium ABI) name into buf; copies name when it is not
+ * mangled.  Returns buf. */
+char *symbol_demangle(const char *name, char *buf, size_t buflen);
+
+#endif

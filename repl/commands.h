@@ -1,0 +1,45 @@
+/* commands.h - the table of memprof commands.  Each command is one row
+ * with its usage and help text; `help` prints from the same table. */
+#ifndef MEMPROF_COMMANDS_H
+#define MEMPROF_COMMANDS_H
+
+#include "repl/session.h"
+
+enum command_flags {
+    CMD_NEEDS_TARGET = 1 << 0,   /* refuses to run when not attached */
+};
+
+/* A command returns 0 on success, -1 on failure after printing a message
+ * ("memprof: ..." on stderr) saying what went wrong and what to do. */
+typedef int command_fn(struct session *s, int argc, char **argv);
+
+struct command {
+    const char *name;
+    const char *usage;         /* "prof on|off|sample N|reset" */
+    const char *summary;       /* one line for `help` */
+    const char *help;          /* the whole text for `help NAME` */
+    command_fn *run;
+    unsigned flags;
+};
+
+extern const struct command command_table[];
+const struct command *command_find(const char *name);
+
+/* Split a command line into argv (shell-like quoting: '...', "...", \x).
+ * Returns argc, or -1 with err set (unterminated quote).  *argv and its
+ * strings are one malloc'd block: free(*argv). */
+int command_split(const char *line, char ***argv, struct mp_error *err);
+
+/* Run one command line in the session.  Blank lines and # comments succeed. */
+int command_run_line(struct session *s, const char *line);
+
+/* Print an error for the user: "memprof: <msg>" on stderr. */
+void command_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Commands implemented in repl/cmd_*.c */
+command_fn cmd_help, cmd_quit, cmd_attach, cmd_detach, cmd_info, cmd_prof,
+           cmd_dump, cmd_mallctl, cmd_threads;
+command_fn cmd_top, cmd_traces, cmd_peek, cmd_tree, cmd_list, cmd_diff,
+           cmd_dumps, cmd_load;
+
+#endif

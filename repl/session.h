@@ -1,0 +1,45 @@
+/* session.h - what one memprof session holds: the attached process (if
+ * any), the heap profiles loaded or dumped so far, and output settings. */
+#ifndef MEMPROF_SESSION_H
+#define MEMPROF_SESSION_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "attach/target.h"
+#include "lib/profile.h"
+#include "lib/symbolize.h"
+
+struct session_dump {
+    char name[64];             /* "dump1", or the user's NAME, or file's base name */
+    char *source;              /* where it came from (file path, or "pid 123") */
+    char *saved_path;          /* local file it was saved to, or NULL */
+    struct profile *profile;
+};
+
+struct session {
+    struct target *target;     /* NULL when offline / detached */
+    struct session_dump *dumps;
+    size_t ndumps, dumps_cap;
+    unsigned dump_seq;         /* for automatic names */
+
+    struct symbolizer *symbolizer;   /* created lazily */
+    char *sysroot;             /* --sysroot */
+    char *exe;                 /* --exe */
+
+    bool interactive;          /* readline on a terminal */
+    bool quit;                 /* set by quit */
+    FILE *out;                 /* stdout */
+};
+
+/* Add a profile under a name (NULL: automatic); takes ownership. */
+struct session_dump *session_add_dump(struct session *s, struct profile *p,
+                                      const char *name, const char *source);
+/* Find a dump by name; NULL name means the latest.  NULL when none. */
+struct session_dump *session_find_dump(struct session *s, const char *name);
+/* The symbolizer for the session's profiles (root = /proc/PID/root when
+ * attached, --sysroot otherwise). */
+struct symbolizer *session_symbolizer(struct session *s);
+
+#endif

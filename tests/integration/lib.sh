@@ -1,0 +1,53 @@
+# lib.sh - helpers for integration tests (source it).
+#
+#   start_target NAME [ARGS...]   runs $TARGETS/NAME in the background with
+#                                 MALLOC_CONF=${CONF:-prof:true,prof_active:false},
+#                                 waits for it to print "ready", sets $PID
+#                                 and $TARGET_OUT (its stdout file)
+#   mp ARGS...                    runs memprof, output in $OUT, status in $RC
+#   assert_ok / assert_fail       check $RC
+#   assert_out REGEX / assert_no_out REGEX / assert_err REGEX
+#   alive PID                     the process still exists (and is no zombie)
+set -u
+PIDS=()
+cleanup() {
+    for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
+    wait 2>/dev/null
+}
+trap cleanup EXIT
+
+die() { echo "FAIL: $*" >&2; exit 1; }
+
+start_target() {
+    local name=$1; shift
+    local out="$WORK/$name.$RANDOM.stdout"
+    MALLOC_CONF=${CONF-prof:true,prof_active:false} "$TARGETS/$name" "$@" >"$out" 2>"$WORK/$name.stderr" &
+    PID=$!
+    PIDS+=("$PID")
+    TARGET_OUT=$out
+    local i
+    for i in $(seq 200); do
+        grep -q '^ready' "$out" 2>/dev/null && return 0
+        alive "$PID" || die "target $name exited early: $(cat "$WORK/$name.stderr")"
+        sleep 0.1
+    done
+    die "target $name did not print ready within 20 s"
+}
+
+mp() {
+    OUT=$("$MEMPROF" "$@" 2>"$WORK/mp.stderr"); RC=$?
+    ERR=$(cat "$WORK/mp.stderr")
+    printf '$ memprof %s\n%s\n%s\n(exit %d)\n' "$*" "$OUT" "$ERR" "$RC" >&2
+}
+
+assert_ok()   { [ "$RC" -eq 0 ] || die "memprof exited $RC: $ERR"; }
+assert_fail() { [ "$RC" -ne 0 ] || die "memprof succeeded but should have failed"; }
+assert_out()    { grep -Eq -- "$1" <<<"$OUT" || die "output lacks /$1/"; }
+assert_no_out() { ! grep -Eq -- "$1" <<<"$OUT" || die "output has /$1/"; }
+assert_err()    { grep -Eq -- "$1" <<<"$ERR" || die "stderr lacks /$1/: $ERR"; }
+
+alive() {
+    local st
+    st=$(awk '/^State:/ {print $2}' "/proc/$1/status" 2>/dev/null) || return 1
+    [ -n "$st" ] && [ "$st" != Z ]
+}

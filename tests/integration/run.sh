@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Runs the integration tests: every tests/integration/t_*.sh (or the ones
+# named as arguments), each in its own scratch directory.  A test passes by
+# exiting 0; anything else is a failure (there is no "skip": CI installs
+# everything a test needs).  Ends with the line "N passed, N failed".
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+: "${MEMPROF:?set MEMPROF to the memprof binary}"
+: "${TARGETS:?set TARGETS to the built test targets}"
+export MEMPROF TARGETS SRCDIR="${SRCDIR:-$(cd "$here/../.." && pwd)}"
+
+if [ $# -gt 0 ]; then tests=("$@"); else tests=("$here"/t_*.sh); fi
+pass=0 fail=0 failed=()
+for t in "${tests[@]}"; do
+    case "$t" in /*) ;; *) [ -f "$t" ] || t="$here/$t" ;; esac
+    name=$(basename "$t" .sh)
+    work=$(mktemp -d /tmp/memprof-test.XXXXXX)
+    start=$(date +%s.%N)
+    if (cd "$work" && WORK="$work" timeout 600 bash "$t") >"$work/log" 2>&1; then
+        pass=$((pass + 1)); status=ok
+    else
+        fail=$((fail + 1)); status=FAIL; failed+=("$name")
+    fi
+    printf '%-40s %s (%.1fs)\n' "$name" "$status" "$(echo "$(date +%s.%N) - $start" | bc)"
+    if [ $status = FAIL ]; then sed 's/^/    | /' "$work/log" | tail -40; fi
+    rm -rf "$work"
+done
+[ ${#failed[@]} -gt 0 ] && echo "failed: ${failed[*]}"
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
