@@ -1,3 +1,124 @@
-/* main.c - placeholder until the front end lands. */
+/* main.c - memprof's command line: attach to a process (-p) and/or load
+ * profile files, then run commands from -e/-x, stdin, or the prompt.
+ * Exit status: 0 when every command succeeded, 1 at the first failure in
+ * batch mode, 2 for usage errors.  Every exit path detaches cleanly. */
+#include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
-int main(void) { fprintf(stderr, "memprof: not built yet\n"); return 2; }
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "repl/commands.h"
+#include "repl/frontend.h"
+
+#define MEMPROF_VERSION "0.1.0"
+
+static const char usage_text[] =
+    "usage: memprof [-p PID] [-e CMD]... [-x FILE] [--sysroot DIR] [--exe PATH] [PROFILE...]\n"
+    "\n"
+    "Attach to a running process's jemalloc heap profiler, and analyse heap\n"
+    "profiles, interactively or in batch.\n"
+    "\n"
+    "  -p, --pid PID        attach to process PID\n"
+    "  -e, --eval CMD       run CMD (repeatable, in order), then exit\n"
+    "  -x, --script FILE    run the commands in FILE, then exit\n"
+    "      --sysroot DIR    find the profile's objects under DIR\n"
+    "      --exe PATH       the main executable (when it moved since the dump)\n"
+    "  -h, --help           this text\n"
+    "  -V, --version        the version\n"
+    "\n"
+    "With neither -e nor -x, commands come from the memprof> prompt on a\n"
+    "terminal, or from standard input otherwise.  Type 'help' for commands.\n";
+
+/* One step of the batch: "-e CMD" or "-x FILE", kept in command-line order. */
+struct step {
+    bool is_script;
+    const char *text;
+};
+
+static int run_script(struct session *s, const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        command_error("cannot read script %s: %s", path, strerror(errno));
+        return -1;
+    }
+    int rc = frontend_batch(s, f);
+    fclose(f);
+    return rc;
+}
+
+static int run_steps(struct session *s, struct step *steps, int nsteps)
+{
+    for (int i = 0; i < nsteps && !s->quit && !frontend_stop_signal; i++) {
+        int rc = steps[i].is_script ? run_script(s, steps[i].text)
+                                    : command_run_line(s, steps[i].text);
+        if (rc)
+            return -1;
+    }
+    return 0;
+}
+
+static int start_session(struct session *s, const char *pid, char **files, int nfiles)
+{
+    if (pid) {
+        char *argv[] = {"attach", (char *)pid, NULL};
+        if (cmd_attach(s, 2, argv))
+            return -1;
+    }
+    for (int i = 0; i < nfiles; i++) {
+        char *argv[] = {"load", files[i], NULL};
+        if (cmd_load(s, 2, argv))
+            return -1;
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"pid", required_argument, NULL, 'p'},
+        {"eval", required_argument, NULL, 'e'},
+        {"script", required_argument, NULL, 'x'},
+        {"sysroot", required_argument, NULL, 'S'},
+        {"exe", required_argument, NULL, 'E'},
+        {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},
+        {NULL, 0, NULL, 0},
+    };
+    struct session s = {.out = stdout};
+    struct step *steps = calloc((size_t)argc, sizeof *steps);
+    int nsteps = 0, c;
+    const char *pid = NULL;
+    while ((c = getopt_long(argc, argv, "p:e:x:hV", opts, NULL)) != -1) {
+        switch (c) {
+        case 'p': pid = optarg; break;
+        case 'e': steps[nsteps++] = (struct step){false, optarg}; break;
+        case 'x': steps[nsteps++] = (struct step){true, optarg}; break;
+        case 'S': free(s.sysroot); s.sysroot = strdup(optarg); break;
+        case 'E': free(s.exe); s.exe = strdup(optarg); break;
+        case 'h': fputs(usage_text, stdout); free(steps); return 0;
+        case 'V': puts("memprof " MEMPROF_VERSION); free(steps); return 0;
+        default:
+            fputs(usage_text, stderr);
+            free(steps);
+            return 2;
+        }
+    }
+    frontend_signals_install();
+    int rc = start_session(&s, pid, argv + optind, argc - optind);
+    if (rc == 0) {
+        if (nsteps)
+            rc = run_steps(&s, steps, nsteps);
+        else if ((s.interactive = isatty(STDIN_FILENO)))
+            rc = frontend_interactive(&s);
+        else
+            rc = frontend_batch(&s, stdin);
+    }
+    session_free(&s);  /* detaches and removes the dump directory */
+    free(steps);
+    if (frontend_stop_signal)
+        return 128 + frontend_stop_signal;
+    return rc ? 1 : 0;
+}

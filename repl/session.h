@@ -41,5 +41,9 @@ struct session_dump *session_find_dump(struct session *s, const char *name);
 /* The symbolizer for the session's profiles (root = /proc/PID/root when
  * attached, --sysroot otherwise). */
 struct symbolizer *session_symbolizer(struct session *s);
+/* Forget the symbolizer (its root changes on attach/detach). */
+void session_drop_symbolizer(struct session *s);
+/* Detach and free everything. */
+void session_free(struct session *s);
 
 #endif

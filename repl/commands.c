@@ -1,0 +1,218 @@
+/* commands.c - the command table (one row per command, with its help),
+ * command-line splitting, and dispatch.  `help` prints from this table. */
+#include "repl/commands.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const struct command command_table[] = {
+    {"help", "help [COMMAND]", "list commands, or explain one",
+     "With no argument, lists every command.  With a command name, prints\n"
+     "its usage and what it does.",
+     cmd_help, 0},
+    {"attach", "attach PID", "attach to a running process",
+     "Checks the process (alive, not stopped, not already traced, permission),\n"
+     "finds jemalloc's mallctl in it, and reads its profiling state with one\n"
+     "short stop of one thread.  Nothing else is stopped or changed.",
+     cmd_attach, 0},
+    {"detach", "detach", "let go of the process",
+     "Removes the session's dump directory from the process's filesystem and\n"
+     "forgets the process.  The dumps already taken stay in the session.",
+     cmd_detach, CMD_NEEDS_TARGET},
+    {"info", "info", "the process, its jemalloc and profiling state",
+     "Shows the pid, executable, jemalloc version and where it was found,\n"
+     "config.prof, opt.prof, opt.prof_active, prof.active, prof.lg_sample,\n"
+     "opt.lg_prof_interval, opt.prof_prefix, prof.gdump, the number of threads,\n"
+     "and how long memprof stopped a thread (last and maximum).",
+     cmd_info, CMD_NEEDS_TARGET},
+    {"jemalloc", "jemalloc [N]", "list the process's jemalloc copies, or pick one",
+     "A process can hold several copies of jemalloc (a static one in the\n"
+     "executable and a shared one, say).  With no argument, lists them; the\n"
+     "one marked '*' is the one memprof drives.  'jemalloc N' picks copy N.",
+     cmd_jemalloc, CMD_NEEDS_TARGET},
+    {"prof", "prof on|off|sample N [--force]|reset", "turn sampling on or off, set its rate",
+     "prof on        start sampling (prof.active = true)\n"
+     "prof off       stop sampling (prof.active = false)\n"
+     "prof sample N  reset the counters and sample every 2^N bytes on average\n"
+     "               (prof.reset with lg_sample N; jemalloc's default is 19,\n"
+     "               512 KiB).  Low values cost memory: about 16 KiB per\n"
+     "               sampled small allocation; memprof warns with an estimate.\n"
+     "prof reset     reset the counters, keep the rate\n"
+     "The process must have been started with MALLOC_CONF=prof:true (add\n"
+     "prof_active:false to pay nothing until 'prof on').",
+     cmd_prof, CMD_NEEDS_TARGET},
+    {"dump", "dump [FILE] [--name NAME]", "take a heap profile from the process",
+     "The process writes its profile into a private directory memprof made for\n"
+     "this session; memprof reads it back, removes it there, keeps it in the\n"
+     "session (see 'dumps') and, given FILE, saves a copy at FILE.",
+     cmd_dump, CMD_NEEDS_TARGET},
+    {"mallctl", "mallctl NAME [VALUE] [--type TYPE]", "read or write any mallctl name",
+     "Reads NAME, or writes VALUE to it.  Types come from memprof's table of\n"
+     "known names; for other names give --type bool|unsigned|size_t|ssize_t|\n"
+     "uint64_t|string|void ('void' runs an action such as arena.4096.purge).\n"
+     "'mallctl' alone lists the known names.",
+     cmd_mallctl, 0},
+    {"load", "load FILE [NAME]", "read a heap profile file into the session",
+     "Loads a jemalloc (heap_v2) or gperftools heap profile.  NAME defaults to\n"
+     "the file's base name.",
+     cmd_load, 0},
+    {"dumps", "dumps", "list the session's heap profiles",
+     "Lists each profile by name with where it came from, its stacks and its\n"
+     "total.  Analysis commands take a profile name and default to the latest.",
+     cmd_dumps, 0},
+    {"top", "top [N] [options] [DUMP]", "the heaviest functions (flat and cumulative)",
+     "Columns: flat, flat%, sum%, cum, cum%, name.  Options: --cum (sort by\n"
+     "cum), --space|--objects, --inuse|--alloc, --focus RE, --ignore RE,\n"
+     "--hide RE, --thread ID, --functions|--lines|--files|--addresses,\n"
+     "--bytes, --base DUMP (growth since DUMP), --json.",
+     cmd_top, 0},
+    {"traces", "traces [N] [options] [DUMP]", "the heaviest whole stacks",
+     "Prints the N heaviest stacks, innermost frame first, with bytes and objects.",
+     cmd_traces, 0},
+    {"peek", "peek REGEX [options] [DUMP]", "callers and callees of functions",
+     "For each function matching REGEX: who calls it and what it calls, with\n"
+     "their shares of its bytes.",
+     cmd_peek, 0},
+    {"tree", "tree [--nodefraction F] [options] [DUMP]", "the call tree",
+     "The call tree from the outermost frames, dropping nodes below F of the\n"
+     "total (default 0.005).",
+     cmd_tree, 0},
+    {"list", "list REGEX [options] [DUMP]", "source lines of functions with their bytes",
+     "Prints the source of each function matching REGEX with the bytes\n"
+     "attributed to each line (needs debug information and the source file).",
+     cmd_list, 0},
+    {"diff", "diff [A] B", "what grew between two profiles",
+     "Per stack B minus A (each unsampled first), summed by function and sorted\n"
+     "by growth; negative means shrank.  Percentages are of B's total.  With\n"
+     "one name, A is that profile and B the latest; with none, the last two.",
+     cmd_diff, 0},
+    {"quit", "quit", "leave memprof (also: exit, Ctrl-D)",
+     "Detaches cleanly: nothing is left stopped, changed or written in the\n"
+     "process's filesystem.",
+     cmd_quit, 0},
+    {NULL, NULL, NULL, NULL, NULL, 0},
+};
+
+const struct command *command_find(const char *name)
+{
+    if (strcmp(name, "exit") == 0)
+        name = "quit";
+    for (const struct command *c = command_table; c->name; c++)
+        if (strcmp(c->name, name) == 0)
+            return c;
+    return NULL;
+}
+
+void command_error(const char *fmt, ...)
+{
+    va_list ap;
+    fflush(stdout);
+    fputs("memprof: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+int command_split(const char *line, char ***argvp, struct mp_error *err)
+{
+    size_t len = strlen(line);
+    /* Worst case: every other character starts a word. */
+    size_t maxargs = len / 2 + 2;
+    char **argv = malloc(maxargs * sizeof *argv + len + 1);
+    if (!argv)
+        return mp_error_set(err, "out of memory");
+    char *out = (char *)(argv + maxargs);
+    int argc = 0;
+    const char *p = line;
+    for (;;) {
+        while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+            p++;
+        if (!*p || *p == '#')
+            break;
+        argv[argc++] = out;
+        char quote = 0;
+        while (*p && (quote || (*p != ' ' && *p != '\t' && *p != '\n' && *p != '\r'))) {
+            if (quote && *p == quote) {
+                quote = 0;
+                p++;
+            } else if (!quote && (*p == '\'' || *p == '"')) {
+                quote = *p++;
+            } else if (*p == '\\' && quote != '\'' && p[1]) {
+                *out++ = p[1];
+                p += 2;
+            } else {
+                *out++ = *p++;
+            }
+        }
+        *out++ = '\0';
+        if (quote) {
+            free(argv);
+            return mp_error_set(err, "unterminated %c quote", quote);
+        }
+    }
+    argv[argc] = NULL;
+    *argvp = argv;
+    return argc;
+}
+
+int command_run_line(struct session *s, const char *line)
+{
+    char **argv;
+    struct mp_error err;
+    int argc = command_split(line, &argv, &err);
+    if (argc < 0) {
+        command_error("%s", err.msg);
+        return -1;
+    }
+    if (argc == 0) {
+        free(argv);
+        return 0;
+    }
+    int rc = -1;
+    const struct command *c = command_find(argv[0]);
+    if (!c)
+        command_error("unknown command '%s' (type 'help' for the list)", argv[0]);
+    else if ((c->flags & CMD_NEEDS_TARGET) && !s->target)
+        command_error("'%s' needs a process: attach to one first "
+                      "(memprof -p PID, or 'attach PID')", c->name);
+    else
+        rc = c->run(s, argc, argv);
+    fflush(s->out);
+    free(argv);
+    return rc;
+}
+
+int cmd_help(struct session *s, int argc, char **argv)
+{
+    if (argc > 2) {
+        command_error("usage: help [COMMAND]");
+        return -1;
+    }
+    if (argc == 2) {
+        const struct command *c = command_find(argv[1]);
+        if (!c) {
+            command_error("no command '%s' (type 'help' for the list)", argv[1]);
+            return -1;
+        }
+        fprintf(s->out, "usage: %s\n\n%s\n", c->usage, c->help);
+        return 0;
+    }
+    for (const struct command *c = command_table; c->name; c++)
+        fprintf(s->out, "  %-42s %s\n", c->usage, c->summary);
+    fprintf(s->out, "Type 'help COMMAND' for more.\n");
+    return 0;
+}
+
+int cmd_quit(struct session *s, int argc, char **argv)
+{
+    (void)argv;
+    if (argc != 1) {
+        command_error("usage: quit");
+        return -1;
+    }
+    s->quit = true;
+    return 0;
+}

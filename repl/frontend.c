@@ -1,0 +1,193 @@
+/* frontend.c - the two ways lines reach the command table: batch input
+ * (stdin that is not a terminal, -x FILE) and the readline prompt, with
+ * history and completion.  Ctrl-C at the prompt clears the line; it never
+ * ends the session.  SIGTERM and SIGHUP end it cleanly between commands
+ * (attach/ blocks them while a thread of the target is hijacked). */
+#include "repl/frontend.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/select.h>
+#include <unistd.h>
+
+#include <readline/history.h>
+#include <readline/readline.h>
+
+#include "lib/mallctl.h"
+#include "repl/commands.h"
+
+volatile sig_atomic_t frontend_stop_signal;
+static volatile sig_atomic_t got_sigint;
+
+static void on_signal(int sig)
+{
+    if (sig == SIGINT)
+        got_sigint = 1;
+    else
+        frontend_stop_signal = sig;
+}
+
+void frontend_signals_install(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = 0; /* no SA_RESTART: a blocked read returns to check the flag */
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+}
+
+int frontend_batch(struct session *s, FILE *f)
+{
+    char *line = NULL;
+    size_t cap = 0;
+    int rc = 0;
+    while (!s->quit && !frontend_stop_signal) {
+        errno = 0;
+        ssize_t n = getline(&line, &cap, f);
+        if (n < 0) {
+            if (errno == EINTR && !frontend_stop_signal) {
+                clearerr(f);
+                continue;
+            }
+            break;
+        }
+        if (command_run_line(s, line)) {
+            rc = -1;
+            break;
+        }
+    }
+    free(line);
+    return rc;
+}
+
+/* ---- interactive ---- */
+
+static struct session *rl_session;
+static bool rl_finished;
+
+static void on_line(char *line)
+{
+    if (!line) {               /* Ctrl-D */
+        rl_finished = true;
+        putchar('\n');
+        return;
+    }
+    if (*line) {
+        add_history(line);
+        command_run_line(rl_session, line);
+    }
+    free(line);
+    if (rl_session->quit)
+        rl_finished = true;
+}
+
+static const char *const prof_words[] = {"on", "off", "sample", "reset", NULL};
+
+/* Completion candidates: command names first, then words that fit the
+ * command (mallctl names, prof sub-commands, dump names); files otherwise. */
+static char *complete_word(const char *text, int state)
+{
+    static size_t idx;
+    static int kind;           /* 0 commands, 1 mallctl, 2 prof, 3 dumps */
+    if (state == 0) {
+        idx = 0;
+        const char *buf = rl_line_buffer;
+        while (*buf == ' ')
+            buf++;
+        if (rl_point <= (int)(buf - rl_line_buffer) + (int)strcspn(buf, " "))
+            kind = 0;
+        else if (strncmp(buf, "mallctl ", 8) == 0)
+            kind = 1;
+        else if (strncmp(buf, "prof ", 5) == 0)
+            kind = 2;
+        else if (strncmp(buf, "help ", 5) == 0)
+            kind = 0;
+        else
+            kind = 3;
+    }
+    size_t len = strlen(text);
+    for (;;) {
+        const char *cand = NULL;
+        if (kind == 0)
+            cand = command_table[idx].name;
+        else if (kind == 1)
+            cand = mallctl_table[idx].name;
+        else if (kind == 2)
+            cand = prof_words[idx];
+        else if (idx < rl_session->ndumps)
+            cand = rl_session->dumps[idx].name;
+        if (!cand)
+            return NULL;
+        idx++;
+        if (strncmp(cand, text, len) == 0)
+            return strdup(cand);
+    }
+}
+
+static char **complete(const char *text, int start, int end)
+{
+    (void)start, (void)end;
+    char **m = rl_completion_matches(text, complete_word);
+    if (m)
+        rl_attempted_completion_over = 1;
+    return m; /* NULL: readline falls back to file names */
+}
+
+static char *history_path(void)
+{
+    const char *home = getenv("HOME");
+    char *p = NULL;
+    if (home && *home && asprintf(&p, "%s/.memprof_history", home) < 0)
+        p = NULL;
+    return p;
+}
+
+static void clear_line_after_sigint(void)
+{
+    got_sigint = 0;
+    rl_free_line_state();
+    rl_callback_sigcleanup();
+    rl_replace_line("", 0);
+    rl_crlf();
+    rl_on_new_line();
+    rl_redisplay();
+}
+
+int frontend_interactive(struct session *s)
+{
+    rl_session = s;
+    rl_finished = false;
+    rl_catch_signals = 0;
+    rl_readline_name = "memprof";
+    rl_attempted_completion_function = complete;
+    char *hist = history_path();
+    if (hist)
+        read_history(hist);
+    stifle_history(1000);
+
+    rl_callback_handler_install("memprof> ", on_line);
+    while (!rl_finished && !frontend_stop_signal) {
+        if (got_sigint)
+            clear_line_after_sigint();
+        fd_set fds;
+        FD_ZERO(&fds);
+        FD_SET(STDIN_FILENO, &fds);
+        if (select(STDIN_FILENO + 1, &fds, NULL, NULL, NULL) < 0) {
+            if (errno == EINTR)
+                continue;
+            break;
+        }
+        rl_callback_read_char();
+    }
+    rl_callback_handler_remove();
+    if (hist) {
+        write_history(hist);
+        free(hist);
+    }
+    return 0;
+}

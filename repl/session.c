@@ -1,0 +1,85 @@
+/* session.c - the session's list of heap profiles and its symbolizer. */
+#include "repl/session.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct session_dump *session_add_dump(struct session *s, struct profile *p,
+                                      const char *name, const char *source)
+{
+    if (s->ndumps == s->dumps_cap) {
+        size_t cap = s->dumps_cap ? s->dumps_cap * 2 : 8;
+        struct session_dump *v = realloc(s->dumps, cap * sizeof *v);
+        if (!v)
+            return NULL;
+        s->dumps = v;
+        s->dumps_cap = cap;
+    }
+    struct session_dump *d = &s->dumps[s->ndumps];
+    memset(d, 0, sizeof *d);
+    char autoname[32];
+    if (!name) {
+        snprintf(autoname, sizeof autoname, "dump%u", ++s->dump_seq);
+        name = autoname;
+    }
+    /* A reused name replaces nothing: the newer dump shadows the older one
+     * in session_find_dump, and both stay listed. */
+    snprintf(d->name, sizeof d->name, "%s", name);
+    d->source = strdup(source ? source : "");
+    d->profile = p;
+    s->ndumps++;
+    return d;
+}
+
+struct session_dump *session_find_dump(struct session *s, const char *name)
+{
+    if (s->ndumps == 0)
+        return NULL;
+    if (!name)
+        return &s->dumps[s->ndumps - 1];
+    for (size_t i = s->ndumps; i > 0; i--)
+        if (strcmp(s->dumps[i - 1].name, name) == 0)
+            return &s->dumps[i - 1];
+    return NULL;
+}
+
+struct symbolizer *session_symbolizer(struct session *s)
+{
+    if (s->symbolizer)
+        return s->symbolizer;
+    char root[64];
+    struct symbolizer_options opts = {
+        .root = s->sysroot,
+        .exe = s->exe,
+        .debug_dir = NULL,
+        .warnings = stderr,
+    };
+    if (!opts.root && s->target) {
+        snprintf(root, sizeof root, "/proc/%d/root", (int)target_pid(s->target));
+        opts.root = root;
+    }
+    s->symbolizer = symbolizer_new(&opts);
+    return s->symbolizer;
+}
+
+void session_drop_symbolizer(struct session *s)
+{
+    symbolizer_free(s->symbolizer);
+    s->symbolizer = NULL;
+}
+
+void session_free(struct session *s)
+{
+    for (size_t i = 0; i < s->ndumps; i++) {
+        profile_free(s->dumps[i].profile);
+        free(s->dumps[i].source);
+        free(s->dumps[i].saved_path);
+    }
+    free(s->dumps);
+    session_drop_symbolizer(s);
+    target_close(s->target);
+    free(s->sysroot);
+    free(s->exe);
+    memset(s, 0, sizeof *s);
+}
