@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 const struct command command_table[] = {
     {"help", "help [COMMAND]", "list commands, or explain one",
@@ -88,6 +89,10 @@ const struct command command_table[] = {
      "by growth; negative means shrank.  Percentages are of B's total.  With\n"
      "one name, A is that profile and B the latest; with none, the last two.",
      cmd_diff, 0},
+    {"sleep", "sleep SECONDS", "wait (in scripts: let the process run between commands)",
+     "Waits SECONDS (fractions allowed, at most 3600) without stopping anything.\n"
+     "Useful in batch: prof on, sleep 30, dump.",
+     cmd_sleep, 0},
     {"quit", "quit", "leave memprof (also: exit, Ctrl-D)",
      "Detaches cleanly: nothing is left stopped, changed or written in the\n"
      "process's filesystem.",
@@ -203,6 +208,24 @@ int cmd_help(struct session *s, int argc, char **argv)
     for (const struct command *c = command_table; c->name; c++)
         fprintf(s->out, "  %-42s %s\n", c->usage, c->summary);
     fprintf(s->out, "Type 'help COMMAND' for more.\n");
+    return 0;
+}
+
+int cmd_sleep(struct session *s, int argc, char **argv)
+{
+    (void)s;
+    char *end = NULL;
+    double secs = argc == 2 ? strtod(argv[1], &end) : -1;
+    if (argc != 2 || *end || end == argv[1] || !(secs >= 0 && secs <= 3600)) {
+        command_error("usage: sleep SECONDS (from 0 to 3600)");
+        return -1;
+    }
+    struct timespec ts = {(time_t)secs, (long)((secs - (double)(time_t)secs) * 1e9)};
+    /* A stop signal (SIGTERM, SIGHUP) ends the wait early; so does Ctrl-C. */
+    if (nanosleep(&ts, NULL) != 0) {
+        command_error("sleep interrupted");
+        return -1;
+    }
     return 0;
 }
 

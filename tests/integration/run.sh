@@ -21,7 +21,7 @@ for t in "${tests[@]}"; do
     else
         fail=$((fail + 1)); status=FAIL; failed+=("$name")
     fi
-    printf '%-40s %s (%.1fs)\n' "$name" "$status" "$(echo "$(date +%s.%N) - $start" | bc)"
+    printf "%-40s %s (%ss)\n" "$name" "$status" "$(awk -v a="$start" -v b="$(date +%s.%N)" "BEGIN{printf \"%.1f\", b-a}")"
     if [ $status = FAIL ]; then sed 's/^/    | /' "$work/log" | tail -40; fi
     rm -rf "$work"
 done

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# tools/deps.sh - installs the Debian 12 packages memprof needs to build,
+# test and benchmark, if any are missing.  Run as root (or with sudo).
+set -eu
+packages=(
+    gcc g++ make pkg-config binutils       # build
+    libelf-dev libdw-dev libunwind-dev libjson-c-dev zlib1g-dev
+    libreadline-dev libjemalloc-dev libjemalloc2 check
+    clang libclang-rt-14-dev                # make fuzz (libFuzzer)
+    redis-server redis-tools                # integration: a real third-party server
+    strace gdb procps python3 bc time       # tests and benchmarks
+)
+missing=()
+for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "installing: ${missing[*]}"
+    sudo=; [ "$(id -u)" -ne 0 ] && sudo=sudo
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
