@@ -8,7 +8,7 @@ packages=(
     libreadline-dev libjemalloc-dev libjemalloc2 check
     clang libclang-rt-14-dev                # make fuzz (libFuzzer)
     redis-server redis-tools                # integration: a real third-party server
-    strace gdb procps python3 bc time       # tests and benchmarks
+    strace gdb procps python3 time tmux     # tests and benchmarks
 )
 missing=()
 for p in "${packages[@]}"; do
