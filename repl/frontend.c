@@ -1,7 +1,8 @@
 /* frontend.c - the two ways lines reach the command table: batch input
  * (stdin that is not a terminal, -x FILE) and the readline prompt, with
  * history and completion.  Ctrl-C at the prompt clears the line; it never
- * ends the session.  SIGTERM and SIGHUP end it cleanly between commands
+ * ends an interactive session (in batch it ends the session like SIGTERM).
+ * SIGTERM and SIGHUP end it cleanly between commands
  * (attach/ blocks them while a thread of the target is hijacked). */
 #include "repl/frontend.h"
 
@@ -19,10 +20,11 @@
 
 volatile sig_atomic_t frontend_stop_signal;
 static volatile sig_atomic_t got_sigint;
+static volatile sig_atomic_t at_prompt; /* Ctrl-C clears the line only here */
 
 static void on_signal(int sig)
 {
-    if (sig == SIGINT)
+    if (sig == SIGINT && at_prompt)
         got_sigint = 1;
     else
         frontend_stop_signal = sig;
@@ -170,6 +172,7 @@ int frontend_interactive(struct session *s)
         read_history(hist);
     stifle_history(1000);
 
+    at_prompt = 1;
     rl_callback_handler_install("memprof> ", on_line);
     while (!rl_finished && !frontend_stop_signal) {
         if (got_sigint)
@@ -185,6 +188,7 @@ int frontend_interactive(struct session *s)
         rl_callback_read_char();
     }
     rl_callback_handler_remove();
+    at_prompt = 0;
     if (hist) {
         write_history(hist);
         free(hist);
