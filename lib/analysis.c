@@ -1,0 +1,467 @@
+/* analysis.c - the analysis context: the node table, per-profile views
+ * (stacks as node ids with allocator frames stripped), and queries
+ * (sample choice, thread filter, --focus/--ignore/--hide with verdicts
+ * cached per node). */
+#include "lib/analysis.h"
+#include "lib/analysis_internal.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define EMPTY_SLOT UINT32_MAX
+#define MAX_INLINE 16          /* frames one address may expand to */
+
+/* ---- a bump allocator for node names: nodes never die before the context ---- */
+
+struct analysis_arena {
+    struct analysis_arena *next;
+    size_t used, cap;
+    char data[];
+};
+
+static const char *arena_strdup(struct analysis_arena **head, const char *s)
+{
+    size_t len = strlen(s) + 1;
+    struct analysis_arena *ar = *head;
+    if (!ar || ar->cap - ar->used < len) {
+        size_t cap = len > 65536 ? len : 65536;
+        ar = malloc(sizeof *ar + cap);
+        if (!ar)
+            return NULL;
+        ar->next = *head;
+        ar->used = 0;
+        ar->cap = cap;
+        *head = ar;
+    }
+    char *p = ar->data + ar->used;
+    memcpy(p, s, len);
+    ar->used += len;
+    return p;
+}
+
+static void arena_free(struct analysis_arena *ar)
+{
+    while (ar) {
+        struct analysis_arena *next = ar->next;
+        free(ar);
+        ar = next;
+    }
+}
+
+/* ---- hashing ---- */
+
+uint64_t analysis_mix(uint64_t h)
+{
+    /* splitmix64's finaliser: pointers and addresses share low bits. */
+    h ^= h >> 30;
+    h *= 0xbf58476d1ce4e5b9ULL;
+    h ^= h >> 27;
+    h *= 0x94d049bb133111ebULL;
+    h ^= h >> 31;
+    return h;
+}
+
+/* ---- the node table ---- */
+
+/* What makes two frames the same node at a granularity.  Names are
+ * interned by the resolver, so pointers compare. */
+struct node_key {
+    const char *function, *file;
+    int line;
+    uint64_t offset;           /* addresses: object offset (ASLR-proof) */
+    const char *object;
+};
+
+static struct node_key frame_key(enum analysis_granularity g,
+                                 const struct symbol_frame *f)
+{
+    struct node_key k = {0};
+    switch (g) {
+    case ANALYSIS_FUNCTIONS:
+        k.function = f->function;
+        break;
+    case ANALYSIS_LINES:
+        k.function = f->function;
+        k.file = f->file;
+        k.line = f->line;
+        break;
+    case ANALYSIS_FILES:
+        /* Without a file name the function stands in (as jeprof falls
+         * back to the address). */
+        if (f->file)
+            k.file = f->file;
+        else
+            k.function = f->function;
+        break;
+    case ANALYSIS_ADDRESSES:
+        k.function = f->function;
+        k.object = f->object;
+        k.offset = f->object_offset;
+        break;
+    }
+    return k;
+}
+
+static uint64_t key_hash(const struct node_key *k)
+{
+    uint64_t h = (uintptr_t)k->function;
+    h = analysis_mix(h ^ (uintptr_t)k->file * 31);
+    h = analysis_mix(h ^ ((uint64_t)(unsigned)k->line << 20) ^ k->offset);
+    return analysis_mix(h ^ (uintptr_t)k->object);
+}
+
+/* Node keys are kept beside the nodes (same index) for comparison. */
+static bool key_equal(const struct node_key *a, const struct node_key *b)
+{
+    return a->function == b->function && a->file == b->file &&
+           a->line == b->line && a->offset == b->offset && a->object == b->object;
+}
+
+static const char *node_name(struct analysis *a, const struct node_key *k,
+                             const struct symbol_frame *f, uint64_t addr)
+{
+    char buf[4096];
+    switch (a->granularity) {
+    case ANALYSIS_FUNCTIONS:
+        return f->function;
+    case ANALYSIS_FILES:
+        return k->file ? k->file : f->function;
+    case ANALYSIS_LINES:
+        if (!f->file)
+            return f->function;
+        snprintf(buf, sizeof buf, "%s %s:%d", f->function, f->file, f->line);
+        break;
+    case ANALYSIS_ADDRESSES:
+        snprintf(buf, sizeof buf, "0x%" PRIx64 " %s", addr, f->function);
+        break;
+    }
+    return arena_strdup(&a->names, buf);
+}
+
+static int grow_node_slots(struct analysis *a)
+{
+    size_t cap = a->node_slots_cap ? a->node_slots_cap * 2 : 1024;
+    uint32_t *slots = malloc(cap * sizeof *slots);
+    if (!slots)
+        return -1;
+    memset(slots, 0xff, cap * sizeof *slots);
+    for (size_t i = 0; i < a->nnodes; i++) {
+        size_t j = key_hash(&a->keys[i]) & (cap - 1);
+        while (slots[j] != EMPTY_SLOT)
+            j = (j + 1) & (cap - 1);
+        slots[j] = (uint32_t)i;
+    }
+    free(a->node_slots);
+    a->node_slots = slots;
+    a->node_slots_cap = cap;
+    return 0;
+}
+
+static int append_node(struct analysis *a, const struct node_key *k,
+                       const struct symbol_frame *f, uint64_t addr)
+{
+    if (a->nnodes == a->nodes_cap) {
+        size_t cap = a->nodes_cap ? a->nodes_cap * 2 : 256;
+        struct analysis_node *n = realloc(a->nodes, cap * sizeof *n);
+        if (!n)
+            return -1;
+        a->nodes = n;
+        struct node_key *keys = realloc(a->keys, cap * sizeof *keys);
+        if (!keys)
+            return -1;
+        a->keys = keys;
+        a->nodes_cap = cap;
+    }
+    const char *name = node_name(a, k, f, addr);
+    if (!name)
+        return -1;
+    a->nodes[a->nnodes] = (struct analysis_node){
+        .name = name, .function = f->function, .file = f->file,
+        .line = f->line, .addr = addr,
+    };
+    a->keys[a->nnodes] = *k;
+    return (int)a->nnodes++;
+}
+
+/* The node id for a frame, creating the node on first sight. */
+static int64_t intern_node(struct analysis *a, const struct symbol_frame *f,
+                           uint64_t addr)
+{
+    struct node_key k = frame_key(a->granularity, f);
+    if ((a->nnodes + 1) * 2 > a->node_slots_cap && grow_node_slots(a) < 0)
+        return -1;
+    size_t mask = a->node_slots_cap - 1;
+    size_t j = key_hash(&k) & mask;
+    for (; a->node_slots[j] != EMPTY_SLOT; j = (j + 1) & mask)
+        if (key_equal(&a->keys[a->node_slots[j]], &k))
+            return a->node_slots[j];
+    int id = append_node(a, &k, f, addr);
+    if (id < 0)
+        return -1;
+    a->node_slots[j] = (uint32_t)id;
+    return id;
+}
+
+struct analysis *analysis_new(enum analysis_granularity g,
+                              analysis_resolve_fn *resolve, void *cookie)
+{
+    struct analysis *a = calloc(1, sizeof *a);
+    if (!a)
+        return NULL;
+    a->granularity = g;
+    a->resolve = resolve;
+    a->cookie = cookie;
+    return a;
+}
+
+static void view_free(struct analysis_view *v)
+{
+    if (!v)
+        return;
+    free(v->stack_start);
+    free(v->node_ids);
+    free(v);
+}
+
+void analysis_free(struct analysis *a)
+{
+    if (!a)
+        return;
+    for (size_t i = 0; i < a->nviews; i++)
+        view_free(a->views[i]);
+    free(a->views);
+    free(a->nodes);
+    free(a->keys);
+    free(a->node_slots);
+    arena_free(a->names);
+    free(a);
+}
+
+/* ---- building a view ---- */
+
+/* What one distinct return address expands to: node ids innermost first,
+ * and how many of its leading frames are the allocator's. */
+struct addr_entry {
+    uint64_t addr;
+    uint32_t first;            /* into addr_cache.ids / .alloc */
+    uint8_t count;
+};
+
+struct addr_cache {
+    struct addr_entry *slots;  /* count == 0: empty */
+    size_t cap, n;
+    uint32_t *ids;
+    bool *alloc;
+    size_t nids, ids_cap;
+};
+
+static int addr_cache_init(struct addr_cache *c, size_t expect)
+{
+    memset(c, 0, sizeof *c);
+    c->cap = 1024;
+    while (c->cap < expect * 2)
+        c->cap *= 2;
+    c->slots = calloc(c->cap, sizeof *c->slots);
+    return c->slots ? 0 : -1;
+}
+
+static void addr_cache_fini(struct addr_cache *c)
+{
+    free(c->slots);
+    free(c->ids);
+    free(c->alloc);
+}
+
+static int addr_cache_push(struct addr_cache *c, uint32_t id, bool is_alloc)
+{
+    if (c->nids == c->ids_cap) {
+        size_t cap = c->ids_cap ? c->ids_cap * 2 : 4096;
+        uint32_t *ids = realloc(c->ids, cap * sizeof *ids);
+        if (!ids)
+            return -1;
+        c->ids = ids;
+        bool *al = realloc(c->alloc, cap * sizeof *al);
+        if (!al)
+            return -1;
+        c->alloc = al;
+        c->ids_cap = cap;
+    }
+    c->ids[c->nids] = id;
+    c->alloc[c->nids] = is_alloc;
+    c->nids++;
+    return 0;
+}
+
+static enum symbolize_detail detail_for(enum analysis_granularity g)
+{
+    /* Only lines and files need DWARF; symbol tables are much faster. */
+    return g == ANALYSIS_LINES || g == ANALYSIS_FILES ? SYMBOLIZE_LINES
+                                                      : SYMBOLIZE_FUNCTIONS;
+}
+
+static int resolve_addr(struct analysis *a, const struct profile *p,
+                        struct addr_cache *c, struct addr_entry *e, uint64_t addr)
+{
+    struct symbol_frame frames[MAX_INLINE];
+    /* Return addresses point after the call: look up the call itself. */
+    int n = a->resolve(a->cookie, p, addr ? addr - 1 : 0,
+                       detail_for(a->granularity), frames, MAX_INLINE);
+    if (n < 1)
+        n = 1;
+    if (n > MAX_INLINE)
+        n = MAX_INLINE;
+    e->addr = addr;
+    e->first = (uint32_t)c->nids;
+    e->count = (uint8_t)n;
+    for (int i = 0; i < n; i++) {
+        int64_t id = intern_node(a, &frames[i], addr);
+        if (id < 0 || addr_cache_push(c, (uint32_t)id, frames[i].is_allocator) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int addr_cache_grow(struct addr_cache *c)
+{
+    size_t cap = c->cap * 2;
+    struct addr_entry *slots = calloc(cap, sizeof *slots);
+    if (!slots)
+        return -1;
+    for (size_t i = 0; i < c->cap; i++) {
+        if (!c->slots[i].count)
+            continue;
+        size_t j = analysis_mix(c->slots[i].addr) & (cap - 1);
+        while (slots[j].count)
+            j = (j + 1) & (cap - 1);
+        slots[j] = c->slots[i];
+    }
+    free(c->slots);
+    c->slots = slots;
+    c->cap = cap;
+    return 0;
+}
+
+static const struct addr_entry *lookup_addr(struct analysis *a, const struct profile *p,
+                                            struct addr_cache *c, uint64_t addr)
+{
+    if ((c->n + 1) * 2 > c->cap && addr_cache_grow(c) < 0)
+        return NULL;
+    size_t mask = c->cap - 1;
+    size_t j = analysis_mix(addr) & mask;
+    for (; c->slots[j].count; j = (j + 1) & mask)
+        if (c->slots[j].addr == addr)
+            return &c->slots[j];
+    if (resolve_addr(a, p, c, &c->slots[j], addr) < 0)
+        return NULL;
+    c->n++;
+    return &c->slots[j];
+}
+
+struct id_vec {
+    uint32_t *v;
+    size_t n, cap;
+};
+
+static int id_vec_reserve(struct id_vec *x, size_t more)
+{
+    if (x->n + more <= x->cap)
+        return 0;
+    size_t cap = x->cap ? x->cap : 4096;
+    while (cap < x->n + more)
+        cap *= 2;
+    uint32_t *v = realloc(x->v, cap * sizeof *v);
+    if (!v)
+        return -1;
+    x->v = v;
+    x->cap = cap;
+    return 0;
+}
+
+/* Append one stack's node ids, innermost first, minus the allocator's own
+ * frames at the top (keep the first frame outside it; if every frame is
+ * the allocator's, keep the outermost so the bytes still show somewhere). */
+static int append_stack(struct analysis *a, const struct profile *p,
+                        struct addr_cache *c, const struct profile_stack *st,
+                        struct id_vec *out)
+{
+    size_t start = out->n;
+    bool stripping = true;
+    for (uint32_t f = 0; f < st->nframes; f++) {
+        const struct addr_entry *e = lookup_addr(a, p, c, p->frames[st->frame0 + f]);
+        if (!e || id_vec_reserve(out, e->count) < 0)
+            return -1;
+        for (uint32_t k = 0; k < e->count; k++) {
+            if (stripping && c->alloc[e->first + k]) {
+                out->n = start;   /* only the last allocator frame survives */
+                out->v[out->n++] = c->ids[e->first + k];
+                continue;
+            }
+            if (stripping && out->n > start)
+                out->n = start;   /* a real caller: drop the allocator frame */
+            stripping = false;
+            out->v[out->n++] = c->ids[e->first + k];
+        }
+    }
+    return 0;
+}
+
+static struct analysis_view *build_view(struct analysis *a, const struct profile *p,
+                                        struct mp_error *err)
+{
+    struct analysis_view *v = calloc(1, sizeof *v);
+    struct addr_cache cache;
+    struct id_vec ids = {0};
+    if (!v || addr_cache_init(&cache, 4096) < 0)
+        goto oom_nocache;
+    v->profile = p;
+    v->stack_start = malloc((p->nstacks + 1) * sizeof *v->stack_start);
+    if (!v->stack_start || id_vec_reserve(&ids, p->nframes + 1) < 0)
+        goto oom;
+    for (size_t i = 0; i < p->nstacks; i++) {
+        v->stack_start[i] = (uint32_t)ids.n;
+        if (append_stack(a, p, &cache, &p->stacks[i], &ids) < 0)
+            goto oom;
+    }
+    v->stack_start[p->nstacks] = (uint32_t)ids.n;
+    v->node_ids = ids.v;
+    addr_cache_fini(&cache);
+    return v;
+oom:
+    addr_cache_fini(&cache);
+oom_nocache:
+    free(ids.v);
+    view_free(v);
+    mp_error_set(err, "out of memory while symbolizing %s", p->name ? p->name : "the profile");
+    return NULL;
+}
+
+const struct analysis_view *analysis_view(struct analysis *a, const struct profile *p,
+                                          struct mp_error *err)
+{
+    for (size_t i = 0; i < a->nviews; i++)
+        if (a->views[i]->profile == p)
+            return a->views[i];
+    struct analysis_view **views = realloc(a->views, (a->nviews + 1) * sizeof *views);
+    if (!views) {
+        mp_error_set(err, "out of memory");
+        return NULL;
+    }
+    a->views = views;
+    struct analysis_view *v = build_view(a, p, err);
+    if (!v)
+        return NULL;
+    a->views[a->nviews++] = v;
+    return v;
+}
+
+void analysis_forget(struct analysis *a, const struct profile *p)
+{
+    for (size_t i = 0; i < a->nviews; i++) {
+        if (a->views[i]->profile != p)
+            continue;
+        view_free(a->views[i]);
+        a->views[i] = a->views[--a->nviews];
+        return;
+    }
+}

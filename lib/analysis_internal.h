@@ -1,0 +1,37 @@
+/* analysis_internal.h - pieces shared by the analysis engine's files and
+ * by nothing else: hashing, the header lines and JSON envelope every
+ * report starts with. */
+#ifndef MEMPROF_ANALYSIS_INTERNAL_H
+#define MEMPROF_ANALYSIS_INTERNAL_H
+
+#include <json-c/json.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "lib/analysis.h"
+
+/* A 64-bit mixer for pointer and address keys. */
+uint64_t analysis_mix(uint64_t h);
+
+/* "Total: 53.1 MiB in use, 28106 objects (dump2, 1234 stacks)" and, when
+ * a filter is active, a second line with what the filters kept. */
+void analysis_print_total(FILE *out, const struct analysis_query *q,
+                          const struct analysis_source *src, const struct profile *p,
+                          struct analysis_amount total, struct analysis_amount shown);
+
+/* The JSON object every report starts from: dump, sample, index,
+ * granularity, total_bytes, total_objects. */
+json_object *analysis_json_head(const struct analysis_query *q,
+                                const struct analysis_source *src,
+                                struct analysis_amount total);
+/* Add function/file/line fields of a node to a JSON object. */
+void analysis_json_node(json_object *o, const struct analysis_node *n,
+                        const char *key);
+void analysis_json_amount(json_object *o, const char *prefix, struct analysis_amount m);
+/* Print and free the object (one document, newline-terminated). */
+int analysis_json_emit(json_object *o, FILE *out, struct mp_error *err);
+
+/* Whether any stack filter is active (changes the totals shown). */
+bool analysis_filtered(const struct analysis_query *q);
+
+#endif
