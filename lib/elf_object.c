@@ -11,17 +11,39 @@
 #include <string.h>
 #include <unistd.h>
 
+/* Leading underscores mark implementation aliases (__libc_malloc for
+ * malloc): fewer is the better name. */
+static size_t leading_underscores(const char *name)
+{
+    size_t n = 0;
+    while (name[n] == '_')
+        n++;
+    return n;
+}
+
+static int bind_rank(unsigned char bind)
+{
+    return bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2;
+}
+
+/* By address; at equal addresses the best name first: sized, function,
+ * global, then fewest leading underscores, then by name, so that the
+ * choice among aliases is deterministic (qsort is not stable). */
 static int cmp_sym(const void *a, const void *b)
 {
     const struct elf_symbol *x = a, *y = b;
     if (x->value != y->value)
         return x->value < y->value ? -1 : 1;
-    /* Prefer sized, global, function symbols first at equal addresses. */
     if ((x->size == 0) != (y->size == 0))
         return x->size == 0 ? 1 : -1;
-    if (x->bind != y->bind)
-        return x->bind == STB_GLOBAL ? -1 : (y->bind == STB_GLOBAL ? 1 : 0);
-    return 0;
+    if ((x->type == STT_FUNC) != (y->type == STT_FUNC))
+        return x->type == STT_FUNC ? -1 : 1;
+    if (bind_rank(x->bind) != bind_rank(y->bind))
+        return bind_rank(x->bind) - bind_rank(y->bind);
+    size_t ux = leading_underscores(x->name), uy = leading_underscores(y->name);
+    if (ux != uy)
+        return ux < uy ? -1 : 1;
+    return strcmp(x->name, y->name);
 }
 
 /* Count symbols and string bytes of a symbol table section. */
@@ -141,6 +163,9 @@ static int read_sections(Elf *elf, struct elf_object *obj, struct mp_error *err)
                 read_notes(scn, obj);
         } else if (sname && strcmp(sname, ".gnu_debuglink") == 0) {
             read_debuglink(scn, obj);
+        } else if (sname && sh.sh_type != SHT_NOBITS &&
+                   strcmp(sname, ".debug_info") == 0) {
+            obj->has_debug_info = true;
         }
     }
     qsort(obj->syms, obj->nsyms, sizeof *obj->syms, cmp_sym);
@@ -226,6 +251,13 @@ void elf_object_free(struct elf_object *obj)
     free(obj);
 }
 
+/* Does the PT_LOAD's file range, widened down to its page, hold off? */
+static bool load_covers(const struct elf_load_segment *l, uint64_t off)
+{
+    uint64_t pstart = l->offset & ~(uint64_t)0xfff;
+    return off >= pstart && off < l->offset + (l->filesz ? l->filesz : 1);
+}
+
 int elf_object_bias(const struct elf_object *obj, uint64_t map_start,
                     uint64_t map_offset, uint64_t *bias)
 {
@@ -233,17 +265,20 @@ int elf_object_bias(const struct elf_object *obj, uint64_t map_start,
         *bias = 0;
         return 0;
     }
-    for (size_t i = 0; i < obj->nloads; i++) {
-        const struct elf_load_segment *l = &obj->loads[i];
-        /* Mappings start on page boundaries; the segment's file range,
-         * rounded down to a page, must cover the mapping's offset. */
-        uint64_t pstart = l->offset & ~(uint64_t)0xfff;
-        if (map_offset >= pstart && map_offset < l->offset + (l->filesz ? l->filesz : 1)) {
-            *bias = map_start - map_offset - (l->vaddr - l->offset);
-            return 0;
-        }
-    }
-    return -1;
+    /* Two PT_LOADs can share a page (text ending and data starting in the
+     * same page), so a segment that begins on exactly this page is the one
+     * the mapping was made for; else any segment that covers it. */
+    const struct elf_load_segment *hit = NULL;
+    for (size_t i = 0; i < obj->nloads && !hit; i++)
+        if ((obj->loads[i].offset & ~(uint64_t)0xfff) == map_offset)
+            hit = &obj->loads[i];
+    for (size_t i = 0; i < obj->nloads && !hit; i++)
+        if (load_covers(&obj->loads[i], map_offset))
+            hit = &obj->loads[i];
+    if (!hit)
+        return -1;
+    *bias = map_start - map_offset - (hit->vaddr - hit->offset);
+    return 0;
 }
 
 static bool is_code_or_data(const struct elf_symbol *s)
@@ -298,4 +333,73 @@ void elf_object_build_id_hex(const struct elf_object *obj, char *buf, size_t buf
         buf[0] = '\0';
     for (size_t i = 0; i < obj->build_id_len && pos + 3 <= buflen; i++)
         pos += (size_t)snprintf(buf + pos, buflen - pos, "%02x", obj->build_id[i]);
+}
+
+/* Build-id from PT_NOTE segments (cheap: no section or symbol reading),
+ * falling back to SHT_NOTE sections for files without program headers
+ * (separate debug files keep their notes as sections). */
+static size_t note_build_id(Elf_Data *data, uint8_t *out, size_t cap)
+{
+    size_t off = 0, name_off, desc_off;
+    GElf_Nhdr nh;
+    while (data && (off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
+        if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+            memcmp((char *)data->d_buf + name_off, "GNU", 4) == 0 &&
+            nh.n_descsz <= cap) {
+            memcpy(out, (char *)data->d_buf + desc_off, nh.n_descsz);
+            return nh.n_descsz;
+        }
+    }
+    return 0;
+}
+
+static size_t build_id_from_phdrs(Elf *elf, uint8_t *out, size_t cap)
+{
+    size_t n;
+    if (elf_getphdrnum(elf, &n) != 0)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        GElf_Phdr ph;
+        if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_NOTE)
+            continue;
+        Elf_Data *data = elf_getdata_rawchunk(elf, (int64_t)ph.p_offset, ph.p_filesz,
+                                              ph.p_align == 8 ? ELF_T_NHDR8 : ELF_T_NHDR);
+        size_t len = note_build_id(data, out, cap);
+        if (len)
+            return len;
+    }
+    return 0;
+}
+
+static size_t build_id_from_sections(Elf *elf, uint8_t *out, size_t cap)
+{
+    Elf_Scn *scn = NULL;
+    while ((scn = elf_nextscn(elf, scn))) {
+        GElf_Shdr sh;
+        if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+            continue;
+        size_t len = note_build_id(elf_getdata(scn, NULL), out, cap);
+        if (len)
+            return len;
+    }
+    return 0;
+}
+
+int elf_object_read_build_id(int fd, uint8_t *out, size_t cap, size_t *len)
+{
+    *len = 0;
+    if (elf_version(EV_CURRENT) == EV_NONE)
+        return -1;
+    Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+    if (!elf)
+        return -1;
+    if (elf_kind(elf) != ELF_K_ELF) {
+        elf_end(elf);
+        return -1;
+    }
+    *len = build_id_from_phdrs(elf, out, cap);
+    if (!*len)
+        *len = build_id_from_sections(elf, out, cap);
+    elf_end(elf);
+    return 0;
 }

@@ -47,6 +47,7 @@ struct elf_object {
     size_t nsyms;
     char *strings;
     bool has_symtab;       /* .symtab present (not stripped) */
+    bool has_debug_info;   /* .debug_info with contents (DWARF is here) */
 };
 
 /* Open and read an ELF file.  Returns NULL with err set ("not an ELF file",
@@ -60,7 +61,8 @@ void elf_object_free(struct elf_object *obj);
 
 /* Load bias for a mapping of this object that starts at map_start and maps
  * file offset map_offset: bias = map_start - map_offset - (p_vaddr - p_offset)
- * of the PT_LOAD covering map_offset; 0 for ET_EXEC.  Returns 0, or -1 when
+ * of the PT_LOAD starting on map_offset's page, else the one covering it;
+ * 0 for ET_EXEC.  Returns 0, or -1 when
  * no PT_LOAD covers the offset. */
 int elf_object_bias(const struct elf_object *obj, uint64_t map_start,
                     uint64_t map_offset, uint64_t *bias);
@@ -74,6 +76,11 @@ const struct elf_symbol *elf_object_symbol_at(const struct elf_object *obj,
 /* A defined symbol by exact name (either table), or NULL. */
 const struct elf_symbol *elf_object_symbol_named(const struct elf_object *obj,
                                                  const char *name);
+
+/* Only the GNU build-id of an open ELF file (not closed), without reading
+ * its symbols.  Returns 0 (*len 0 when it has none) or -1 when fd is not
+ * an ELF file. */
+int elf_object_read_build_id(int fd, uint8_t *out, size_t cap, size_t *len);
 
 /* Hex build-id into buf (2*len+1 bytes), "" when none. */
 void elf_object_build_id_hex(const struct elf_object *obj, char *buf, size_t buflen);

@@ -55,11 +55,31 @@ int symbolizer_lookup(struct symbolizer *s, const struct map_list *maps,
                       uint64_t addr, enum symbolize_detail detail,
                       struct symbol_frame *frames, int max);
 
+/* What the symbolizer has done so far (tests and --stats). */
+struct symbolizer_stats {
+    size_t objects_loaded;      /* ELF objects read: each identity at most once */
+    size_t debug_files_loaded;  /* separate debug files whose symbols were read */
+    size_t dwarf_loaded;        /* objects whose DWARF was opened (LINES only) */
+    size_t lookups;             /* symbolizer_lookup calls */
+    size_t address_hits;        /* lookups answered by the per-address cache */
+};
+
+void symbolizer_get_stats(const struct symbolizer *s, struct symbolizer_stats *out);
+
 /* Intern a string in the symbolizer's table. */
 const char *symbolizer_intern(struct symbolizer *s, const char *str);
 
 /* Demangle a C++ (Itanium ABI) name into buf; copies name when it is not
  * mangled.  Returns buf. */
 char *symbol_demangle(const char *name, char *buf, size_t buflen);
+
+/* The demangled name, malloc'd, or NULL when name is not a mangled C++
+ * name (or cannot be demangled). */
+char *symbol_demangle_alloc(const char *name);
+
+/* Is this (raw or demangled) function name one of the allocator's: libc
+ * entry points, operator new, jemalloc internals with any prefix?  The
+ * symbolizer also marks every frame inside a libjemalloc* object. */
+bool symbol_is_allocator_name(const char *name);
 
 #endif

@@ -1,0 +1,26 @@
+/* sym_debug.h - finding an object's separate debug file (the way gdb and
+ * elfutils do): by build-id under <debug_dir>/.build-id/, then by
+ * .gnu_debuglink next to the object, in its .debug/ subdirectory and under
+ * <debug_dir>/<object's directory>/.  A candidate counts only when its
+ * build-id (or, lacking build-ids, the debuglink CRC-32) matches. */
+#ifndef MEMPROF_SYM_DEBUG_H
+#define MEMPROF_SYM_DEBUG_H
+
+#include <stdio.h>
+
+#include "lib/elf_object.h"
+
+struct sym_debug_search {
+    const struct elf_object *obj;  /* the object (its build-id and debuglink) */
+    const char *opened_path;       /* the object's file as opened (with root) */
+    const char *path_in_root;      /* the same path without the root prefix */
+    const char *root;              /* NULL or "" for none */
+    const char *debug_dir;         /* e.g. /usr/lib/debug */
+};
+
+/* The malloc'd path of the matching debug file, or NULL.  Candidates that
+ * exist but do not match are described in *mismatch (malloc'd, the first
+ * one only) so that the caller can warn. */
+char *sym_debug_find(const struct sym_debug_search *q, char **mismatch);
+
+#endif

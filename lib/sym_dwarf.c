@@ -1,0 +1,194 @@
+/* sym_dwarf.c - DWARF line tables and inlined-subroutine scopes through
+ * libdw.  Keeps its own sorted index of compile-unit address ranges
+ * because .debug_aranges is optional (clang omits it) and libdw 0.188's
+ * dwarf_addrdie relies on it. */
+#include "lib/sym_dwarf.h"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct cu_range {
+    uint64_t lo, hi;      /* [lo, hi) */
+    Dwarf_Die cudie;
+};
+
+struct sym_dwarf {
+    int fd;
+    Elf *elf;
+    Dwarf *dw;
+    struct cu_range *ranges;
+    size_t nranges, cap;
+};
+
+static int add_range(struct sym_dwarf *d, uint64_t lo, uint64_t hi, Dwarf_Die *cu)
+{
+    if (d->nranges == d->cap) {
+        size_t cap = d->cap ? d->cap * 2 : 64;
+        struct cu_range *r = realloc(d->ranges, cap * sizeof *r);
+        if (!r)
+            return -1;
+        d->ranges = r;
+        d->cap = cap;
+    }
+    d->ranges[d->nranges++] = (struct cu_range){lo, hi, *cu};
+    return 0;
+}
+
+static int cmp_range(const void *a, const void *b)
+{
+    const struct cu_range *x = a, *y = b;
+    return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+static int index_units(struct sym_dwarf *d)
+{
+    Dwarf_CU *cu = NULL;
+    Dwarf_Die cudie;
+    uint8_t unit_type;
+    while (dwarf_get_units(d->dw, cu, &cu, NULL, &unit_type, &cudie, NULL) == 0) {
+        if (unit_type != DW_UT_compile && unit_type != DW_UT_partial &&
+            unit_type != DW_UT_skeleton)
+            continue;
+        Dwarf_Addr base, lo, hi;
+        ptrdiff_t off = 0;
+        while ((off = dwarf_ranges(&cudie, off, &base, &lo, &hi)) > 0)
+            if (hi > lo && add_range(d, lo, hi, &cudie))
+                return -1;
+    }
+    qsort(d->ranges, d->nranges, sizeof *d->ranges, cmp_range);
+    return 0;
+}
+
+struct sym_dwarf *sym_dwarf_open(const char *path, struct mp_error *err)
+{
+    struct sym_dwarf *d = calloc(1, sizeof *d);
+    if (!d) {
+        mp_error_set(err, "out of memory");
+        return NULL;
+    }
+    d->fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (d->fd < 0) {
+        mp_error_set(err, "cannot open %s: %s", path, strerror(errno));
+        goto fail;
+    }
+    elf_version(EV_CURRENT);
+    d->elf = elf_begin(d->fd, ELF_C_READ_MMAP, NULL);
+    d->dw = d->elf ? dwarf_begin_elf(d->elf, DWARF_C_READ, NULL) : NULL;
+    if (!d->dw) {
+        mp_error_set(err, "%s has no usable DWARF: %s", path, dwarf_errmsg(-1));
+        goto fail;
+    }
+    if (index_units(d)) {
+        mp_error_set(err, "out of memory indexing %s", path);
+        goto fail;
+    }
+    return d;
+fail:
+    sym_dwarf_free(d);
+    return NULL;
+}
+
+void sym_dwarf_free(struct sym_dwarf *d)
+{
+    if (!d)
+        return;
+    if (d->dw)
+        dwarf_end(d->dw);
+    if (d->elf)
+        elf_end(d->elf);
+    if (d->fd >= 0)
+        close(d->fd);
+    free(d->ranges);
+    free(d);
+}
+
+/* The compile unit covering vaddr.  Ranges can nest or overlap (a CU's
+ * range list with holes), so look back a little from the last start <=
+ * vaddr. */
+static Dwarf_Die *find_cu(struct sym_dwarf *d, uint64_t vaddr)
+{
+    size_t lo = 0, hi = d->nranges;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (d->ranges[mid].lo <= vaddr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t i = lo, steps = 0; i > 0 && steps < 16; i--, steps++)
+        if (vaddr < d->ranges[i - 1].hi)
+            return &d->ranges[i - 1].cudie;
+    return NULL;
+}
+
+static const char *die_name(Dwarf_Die *die)
+{
+    Dwarf_Attribute attr;
+    const char *name = NULL;
+    /* attr_integrate follows DW_AT_abstract_origin and DW_AT_specification,
+     * where an inlined or out-of-class member keeps its names. */
+    if (dwarf_attr_integrate(die, DW_AT_linkage_name, &attr) ||
+        dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr))
+        name = dwarf_formstring(&attr);
+    if (!name && dwarf_attr_integrate(die, DW_AT_name, &attr))
+        name = dwarf_formstring(&attr);
+    return name;
+}
+
+/* The call site an inlined subroutine was expanded at. */
+static void call_site(Dwarf_Die *inlined, Dwarf_Files *files, size_t nfiles,
+                      const char **file, int *line)
+{
+    Dwarf_Attribute attr;
+    Dwarf_Word value;
+    *file = NULL;
+    *line = 0;
+    if (files && dwarf_attr(inlined, DW_AT_call_file, &attr) &&
+        dwarf_formudata(&attr, &value) == 0 && value < nfiles)
+        *file = dwarf_filesrc(files, value, NULL, NULL);
+    if (dwarf_attr(inlined, DW_AT_call_line, &attr) &&
+        dwarf_formudata(&attr, &value) == 0)
+        *line = (int)value;
+}
+
+int sym_dwarf_lookup(struct sym_dwarf *d, uint64_t vaddr,
+                     struct sym_dwarf_frame *out, int max)
+{
+    Dwarf_Die *cudie = find_cu(d, vaddr);
+    if (!cudie || max < 1)
+        return 0;
+    const char *file = NULL;
+    int line = 0;
+    Dwarf_Line *dl = dwarf_getsrc_die(cudie, vaddr);
+    if (dl) {
+        file = dwarf_linesrc(dl, NULL, NULL);
+        dwarf_lineno(dl, &line);
+    }
+    Dwarf_Files *files = NULL;
+    size_t nfiles = 0;
+    if (dwarf_getsrcfiles(cudie, &files, &nfiles) != 0)
+        files = NULL;
+    Dwarf_Die *scopes = NULL;
+    int nscopes = dwarf_getscopes(cudie, vaddr, &scopes);
+    int n = 0;
+    for (int i = 0; i < nscopes && n < max; i++) {
+        int tag = dwarf_tag(&scopes[i]);
+        if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
+            continue;
+        out[n++] = (struct sym_dwarf_frame){die_name(&scopes[i]), file, line};
+        if (tag == DW_TAG_subprogram)
+            break;
+        /* The next (outer) frame is positioned at this one's call site. */
+        call_site(&scopes[i], files, nfiles, &file, &line);
+    }
+    free(scopes);
+    if (n == 0) /* a CU without subprogram DIEs: still give the line */
+        out[n++] = (struct sym_dwarf_frame){NULL, file, line};
+    return n;
+}
