@@ -36,6 +36,7 @@ struct profile_values {
 struct profile_thread {
     uint64_t id;            /* jemalloc's thread uid */
     char *name;             /* thread name, or NULL */
+    struct profile_values header; /* its header line, unsampled (0 if none) */
 };
 
 /* One thread's share of one stack. */
@@ -55,6 +56,10 @@ struct profile {
     char *name;                    /* file path or session name */
     enum profile_format format;
     uint64_t period;               /* R: 2^lg_sample in bytes; 0 = not sampled */
+    uint64_t header_period;        /* the N the header wrote (0 if none) */
+    double sample_rate;            /* R exactly as unsampling used it: heap/N
+                                    * gives N/2 (x.5 for odd N), a missing
+                                    * period 128 KiB as in jeprof; 0 = none */
     bool has_alloc;                /* cumulative counts present (non-zero) */
     bool truncated;                /* ended early; whole stacks kept */
     char warning[256];             /* set when truncated etc. */
@@ -78,6 +83,10 @@ struct profile {
 /* Scale a (count, bytes) pair in place as jeprof's AdjustSamples does:
  * if n != 0, scale = 1 / (1 - exp(-(s/n)/R)).  R == 0 leaves it alone. */
 void profile_unsample(double *n, double *s, uint64_t period);
+
+/* jeprof's "version 1" adjustment for old tcmalloc "@ heap/N" profiles,
+ * with rate = N/2: ratio = (s/n)/rate; if ratio < 1, divide both by it. */
+void profile_unsample_v1(double *n, double *s, double rate);
 
 /* Parse a profile held in memory.  name is used in messages ("FILE:LINE: ...").
  * Returns NULL with err set on a file that cannot be used. */
