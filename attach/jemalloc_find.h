@@ -1,0 +1,32 @@
+/* jemalloc_find.h - finding the copies of jemalloc in a live process by
+ * their mallctl symbol (shared, LD_PRELOADed, or linked in statically with
+ * any prefix), and saying what the process uses when there is none. */
+#ifndef MEMPROF_JEMALLOC_FIND_H
+#define MEMPROF_JEMALLOC_FIND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "attach/mapped_object.h"
+#include "attach/target.h"
+#include "lib/error.h"
+
+/* Does name match ^(.*_)?mallctl$?  On a match, the part before "mallctl"
+ * goes to prefix (cap bytes, NUL-terminated) and true is returned. */
+bool jemalloc_mallctl_name(const char *name, char *prefix, size_t cap);
+
+/* Is sym a jemalloc mallctl of obj: a defined function with a matching
+ * name and a defined sibling <prefix>mallctlnametomib? */
+bool jemalloc_is_mallctl(const struct elf_object *obj, const struct elf_symbol *sym,
+                         char *prefix, size_t cap);
+
+/* Every copy of jemalloc in the objects, verified against the process's
+ * memory.  Returns the count (>0), or -1 with err saying that the process
+ * does not use jemalloc and what allocator it does use. */
+int jemalloc_find(pid_t pid, const struct mapped_objects *objs,
+                  struct jemalloc_copy **copies, struct mp_error *err);
+
+void jemalloc_copies_free(struct jemalloc_copy *copies, size_t n);
+
+#endif

@@ -1,0 +1,53 @@
+/* mapped_object.h - the executable ELF objects mapped into a live process:
+ * each opened through /proc/PID/map_files (or /proc/PID/root) so that
+ * containers and replaced files resolve to what the process really runs,
+ * with its load bias and the runtime range of its code. */
+#ifndef MEMPROF_MAPPED_OBJECT_H
+#define MEMPROF_MAPPED_OBJECT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "lib/elf_object.h"
+#include "lib/error.h"
+#include "lib/maps.h"
+
+struct mapped_object {
+    char *path;                /* as /proc/PID/maps names it */
+    struct elf_object *elf;
+    uint64_t bias;             /* runtime = link-time + bias */
+    uint64_t text_start, text_end; /* union of its executable mappings */
+    bool is_exe;               /* the program itself (/proc/PID/exe) */
+};
+
+struct mapped_objects {
+    struct mapped_object *v;
+    size_t n;
+};
+
+/* Open every ELF object with an executable mapping.  Objects that cannot
+ * be read are skipped; fails only when nothing can be read at all. */
+int mapped_objects_load(pid_t pid, const struct map_list *maps,
+                        struct mapped_objects *out, struct mp_error *err);
+void mapped_objects_free(struct mapped_objects *objs);
+
+/* The object whose code holds runtime address addr, or NULL. */
+const struct mapped_object *mapped_objects_find(const struct mapped_objects *objs,
+                                                uint64_t addr);
+const struct mapped_object *mapped_objects_exe(const struct mapped_objects *objs);
+
+/* The object whose file name starts with base ("libc.so"), or NULL. */
+const struct mapped_object *mapped_objects_named(const struct mapped_objects *objs,
+                                                 const char *base);
+
+/* Runtime address -> file offset of the object's PT_LOAD holding it. */
+int mapped_object_file_offset(const struct mapped_object *o, uint64_t addr,
+                              uint64_t *offset);
+
+/* Open the object's file again (map_files first, then root); -1 on error. */
+int mapped_object_open_file(pid_t pid, const struct map_list *maps,
+                            const char *path);
+
+#endif

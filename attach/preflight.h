@@ -1,0 +1,51 @@
+/* preflight.h - checks made before memprof stops anything in a process:
+ * is it there, stopped, already traced, ours to trace, 64-bit, usable
+ * under its seccomp mode and Yama's ptrace_scope.  The parsing and the
+ * decisions are pure functions so unit tests can feed them text. */
+#ifndef MEMPROF_PREFLIGHT_H
+#define MEMPROF_PREFLIGHT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "lib/error.h"
+
+/* What /proc/PID/status says that matters for attaching. */
+struct proc_status {
+    char name[64];
+    char state;              /* R S D T t Z X ... ; 0 when missing */
+    pid_t tgid, tracer_pid;
+    uid_t uid[4];            /* real, effective, saved, fs */
+    gid_t gid[4];
+    int seccomp;             /* 0 none, 1 strict, 2 filter; -1 unknown */
+    uint64_t cap_eff;
+    bool have_cap_eff;
+};
+
+/* Parse status text.  Returns 0, or -1 when it is not status text. */
+int preflight_parse_status(const char *text, size_t len, struct proc_status *out,
+                           struct mp_error *err);
+
+/* Who memprof is: its credentials and whether it holds CAP_SYS_PTRACE. */
+struct tracer_identity {
+    uid_t euid;
+    gid_t egid;
+    bool cap_sys_ptrace;
+};
+
+/* Decide from a parsed status whether pid can be attached.  yama_scope is
+ * /proc/sys/kernel/yama/ptrace_scope, or -1 when Yama is absent. */
+int preflight_check_status(pid_t pid, const struct proc_status *st,
+                           const struct tracer_identity *me, int yama_scope,
+                           struct mp_error *err);
+
+/* The ELF header of the executable: refuse 32-bit (and foreign) programs. */
+int preflight_check_elf_header(pid_t pid, const unsigned char *hdr, size_t len,
+                               struct mp_error *err);
+
+/* All of the above on the live process. */
+int preflight_run(pid_t pid, struct mp_error *err);
+
+#endif

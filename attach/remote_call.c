@@ -1,0 +1,533 @@
+/* remote_call.c - the generic remote-call sequence (FIELD-NOTES §3):
+ * PTRACE_SEIZE one thread, PTRACE_INTERRUPT, wait with __WALL, keep any
+ * signal it dequeued meanwhile, save registers, xstate and signal mask,
+ * refuse it inside an rseq critical section or with a frame in the
+ * allocator/loader/unwinder, block its asynchronous signals, call through
+ * a `call; int3` trampoline written at the ELF entry point, restore all of
+ * it exactly, detach re-delivering the kept signal.  memprof itself blocks
+ * its terminal signals for the whole stop so it cannot die mid-call. */
+#include "attach/remote_call.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "attach/threads.h"
+
+#ifndef PTRACE_GET_RSEQ_CONFIGURATION
+#define PTRACE_GET_RSEQ_CONFIGURATION 0x420f
+#endif
+
+#define MAX_ROUNDS 100          /* rounds of candidates before giving up */
+#define CANDIDATES_PER_ROUND 8
+#define ROUND_SLEEP_NS 2000000  /* let refused threads leave the allocator */
+#define MIN_HEADROOM (64 * 1024) /* stack mallctl may use below the scratch */
+
+enum stop_kind { STOP_GONE, STOP_INTERRUPT, STOP_GROUP, STOP_SIGNAL, STOP_OTHER };
+
+enum try_result { TRY_DONE, TRY_UNSAFE, TRY_THREAD_GONE, TRY_FAILED };
+
+static double now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+uint64_t remote_call_sigmask(uint64_t saved)
+{
+    (void)saved;
+    /* Blocking a forced synchronous signal makes the kernel reset its
+     * handler to SIG_DFL process-wide: these stay deliverable. */
+    static const int keep[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGSYS };
+    uint64_t mask = ~(uint64_t)0;
+    for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++)
+        mask &= ~((uint64_t)1 << (keep[i] - 1));
+    return mask;
+}
+
+int remote_read(pid_t pid, uint64_t addr, void *buf, size_t len, struct mp_error *err)
+{
+    struct iovec local = { buf, len }, remote = { (void *)addr, len };
+    ssize_t n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+    if (n != (ssize_t)len)
+        return mp_error_set(err, "cannot read %zu bytes at %#llx in process %d: %s",
+                            len, (unsigned long long)addr, pid,
+                            n < 0 ? strerror(errno) : "short read");
+    return 0;
+}
+
+int remote_write(pid_t pid, uint64_t addr, const void *buf, size_t len,
+                 struct mp_error *err)
+{
+    struct iovec local = { (void *)buf, len }, remote = { (void *)addr, len };
+    ssize_t n = process_vm_writev(pid, &local, 1, &remote, 1, 0);
+    if (n != (ssize_t)len)
+        return mp_error_set(err, "cannot write %zu bytes at %#llx in process %d: %s",
+                            len, (unsigned long long)addr, pid,
+                            n < 0 ? strerror(errno) : "short write");
+    return 0;
+}
+
+int remote_ctx_init(struct remote_ctx *ctx, pid_t pid, uint64_t tramp,
+                    struct unwind_checker *unwind, struct mp_error *err)
+{
+    memset(ctx, 0, sizeof *ctx);
+    ctx->pid = pid;
+    ctx->tramp = tramp;
+    ctx->unwind = unwind;
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/mem", pid);
+    /* /proc/PID/mem can write read-only text, process_vm_writev cannot. */
+    ctx->mem_fd = open(path, O_RDWR | O_CLOEXEC);
+    if (ctx->mem_fd < 0)
+        return mp_error_set(err, "cannot open %s: %s (run memprof as root)", path,
+                            strerror(errno));
+    if (maps_read_pid(pid, &ctx->maps, err) < 0) {
+        close(ctx->mem_fd);
+        ctx->mem_fd = -1;
+        return -1;
+    }
+    return 0;
+}
+
+void remote_ctx_fini(struct remote_ctx *ctx)
+{
+    if (ctx->mem_fd >= 0)
+        close(ctx->mem_fd);
+    ctx->mem_fd = -1;
+    maps_free(&ctx->maps);
+}
+
+/* ---- stops ---------------------------------------------------------- */
+
+static bool process_gone(pid_t pid)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return true;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return true;
+    buf[n] = 0;
+    char *p = strrchr(buf, ')');
+    return !p || p[1] == 0 || p[2] == 'Z' || p[2] == 'X';
+}
+
+static enum stop_kind wait_stop(pid_t tid, int *sig)
+{
+    int st;
+    for (;;) {
+        pid_t r = waitpid(tid, &st, __WALL);
+        if (r == tid)
+            break;
+        if (r < 0 && errno == EINTR)
+            continue;
+        return STOP_GONE;
+    }
+    if (WIFEXITED(st) || WIFSIGNALED(st))
+        return STOP_GONE;
+    *sig = WSTOPSIG(st);
+    int event = st >> 16;
+    if (event == PTRACE_EVENT_STOP)
+        return *sig == SIGTRAP ? STOP_INTERRUPT : STOP_GROUP;
+    return event == 0 ? STOP_SIGNAL : STOP_OTHER;
+}
+
+static int gone_error(struct remote_stop *s, struct mp_error *err)
+{
+    s->gone = true;
+    if (process_gone(s->ctx->pid))
+        return mp_error_set(err, "process %d exited during the call", s->ctx->pid);
+    return mp_error_set(err, "thread %d of process %d exited during the call",
+                        s->tid, s->ctx->pid);
+}
+
+/* Keep a signal the thread dequeued while held, to give it back later. */
+static void keep_signal(struct remote_stop *s, int sig)
+{
+    if (s->npending == sizeof s->pending_sig / sizeof s->pending_sig[0])
+        return;
+    siginfo_t *info = &s->pending_info[s->npending];
+    memset(info, 0, sizeof *info);
+    if (ptrace(PTRACE_GETSIGINFO, s->tid, 0, info) < 0) {
+        info->si_signo = sig;
+        info->si_code = SI_TKILL;
+    }
+    s->pending_sig[s->npending++] = sig;
+}
+
+/* Wait for the interrupt's PTRACE_EVENT_STOP.  A signal-delivery-stop that
+ * comes first is kept and suppressed; the pending interrupt then traps
+ * before the thread returns to user space.  Returns 0, 1 when the process
+ * is group-stopped (not ours to run code in), -1 when gone. */
+static int wait_interrupt(struct remote_stop *s)
+{
+    for (;;) {
+        int sig = 0;
+        switch (wait_stop(s->tid, &sig)) {
+        case STOP_INTERRUPT:
+            return 0;
+        case STOP_GROUP:
+            return 1;
+        case STOP_GONE:
+            s->gone = true;
+            return -1;
+        case STOP_SIGNAL:
+            keep_signal(s, sig);
+            break;
+        case STOP_OTHER:
+            break;
+        }
+        if (ptrace(PTRACE_CONT, s->tid, 0, 0) < 0) {
+            s->gone = true;
+            return -1;
+        }
+    }
+}
+
+/* ---- safety checks on the stopped thread ------------------------------ */
+
+struct rseq_config {
+    uint64_t rseq_abi_pointer;
+    uint32_t rseq_abi_size, signature, flags, pad;
+};
+
+struct rseq_cs_desc {
+    uint32_t version, flags;
+    uint64_t start_ip, post_commit_offset, abort_ip;
+};
+
+/* 1 when the thread stands inside a registered rseq critical section:
+ * moving its IP away would make the kernel drop the section silently. */
+static int in_rseq_section(struct remote_stop *s, uint64_t ip)
+{
+    struct rseq_config conf = { 0 };
+    if (ptrace(PTRACE_GET_RSEQ_CONFIGURATION, s->tid, sizeof conf, &conf) <= 0 ||
+        !conf.rseq_abi_pointer)
+        return 0;
+    uint64_t cs_ptr;
+    struct mp_error ignored;
+    if (remote_read(s->ctx->pid, conf.rseq_abi_pointer + 8, &cs_ptr, sizeof cs_ptr,
+                    &ignored) < 0 || !cs_ptr)
+        return 0;
+    struct rseq_cs_desc cs;
+    if (remote_read(s->ctx->pid, cs_ptr, &cs, sizeof cs, &ignored) < 0)
+        return 1;   /* cannot tell: be safe */
+    return ip >= cs.start_ip && ip - cs.start_ip < cs.post_commit_offset;
+}
+
+static const struct map_entry *stack_mapping(struct remote_ctx *ctx, uint64_t sp)
+{
+    const struct map_entry *e = maps_find(&ctx->maps, sp);
+    if (e)
+        return e;
+    /* A thread created since the last read: its stack is new. */
+    struct mp_error ignored;
+    struct map_list fresh = { 0 };
+    if (maps_read_pid(ctx->pid, &fresh, &ignored) < 0)
+        return NULL;
+    maps_free(&ctx->maps);
+    ctx->maps = fresh;
+    return maps_find(&ctx->maps, sp);
+}
+
+static int check_stack(struct remote_stop *s, char *why, size_t whylen)
+{
+    uint64_t sp = arch_sp(&s->saved.regs);
+    const struct map_entry *e = stack_mapping(s->ctx, sp);
+    if (!e || !e->w) {
+        snprintf(why, whylen, "its stack pointer %#llx is not in writable memory",
+                 (unsigned long long)sp);
+        return 1;
+    }
+    s->stack_low = e->start;
+    /* The main stack grows on demand; a thread stack ends at its guard page. */
+    if (strcmp(e->path, "[stack]") != 0 && sp - e->start < MIN_HEADROOM + arch_red_zone()) {
+        snprintf(why, whylen, "only %llu bytes of stack left",
+                 (unsigned long long)(sp - e->start));
+        return 1;
+    }
+    if (strcmp(e->path, "[stack]") == 0)
+        s->stack_low = 0;
+    return 0;
+}
+
+/* 0 safe, 1 unsafe (why set). */
+static int check_thread(struct remote_stop *s, char *why, size_t whylen)
+{
+    if (in_rseq_section(s, arch_ip(&s->saved.regs))) {
+        snprintf(why, whylen, "inside an rseq critical section");
+        return 1;
+    }
+    if (check_stack(s, why, whylen))
+        return 1;
+    return unwind_check_thread(s->ctx->unwind, s->tid, why, whylen) != 0;
+}
+
+/* ---- the call ---------------------------------------------------------- */
+
+int remote_stop_scratch(struct remote_stop *s, size_t size, uint64_t *addr,
+                        uint64_t *sp, struct mp_error *err)
+{
+    uint64_t cur = arch_sp(&s->saved.regs);
+    uint64_t base = (cur - arch_red_zone() - size) & ~(uint64_t)15;
+    uint64_t call_sp = arch_call_sp(cur, size);
+    if (s->stack_low && call_sp - s->stack_low < MIN_HEADROOM)
+        return mp_error_set(err, "thread %d has too little stack for %zu bytes of "
+                            "arguments", s->tid, size);
+    *addr = base;
+    *sp = call_sp;
+    return 0;
+}
+
+static int write_trampoline(struct remote_stop *s, struct mp_error *err)
+{
+    size_t len, trap_off;
+    const uint8_t *code = arch_trampoline(&len, &trap_off);
+    int fd = s->ctx->mem_fd;
+    if (pread(fd, s->tramp_orig, len, (off_t)s->ctx->tramp) != (ssize_t)len)
+        return mp_error_set(err, "cannot read the entry point of process %d: %s",
+                            s->ctx->pid, strerror(errno));
+    if (pwrite(fd, code, len, (off_t)s->ctx->tramp) != (ssize_t)len)
+        return mp_error_set(err, "cannot write the call trampoline into process %d: %s",
+                            s->ctx->pid, strerror(errno));
+    s->tramp_len = len;
+    s->tramp_written = true;
+    return 0;
+}
+
+static bool is_fault(int sig)
+{
+    return sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE ||
+           sig == SIGSYS || sig == SIGTRAP;
+}
+
+/* Run until the trampoline's int3.  Signals that still reach the thread
+ * (SIGSTOP, SIGKILL's death) are kept or reported; group-stops are let
+ * through (the kernel re-stops the thread when memprof detaches). */
+static int run_to_trap(struct remote_stop *s, uint64_t trap_ip, struct mp_error *err)
+{
+    for (;;) {
+        if (ptrace(PTRACE_CONT, s->tid, 0, 0) < 0)
+            return gone_error(s, err);
+        int sig = 0;
+        enum stop_kind k = wait_stop(s->tid, &sig);
+        if (k == STOP_GONE)
+            return gone_error(s, err);
+        if (k != STOP_SIGNAL)
+            continue;
+        struct arch_regs r;
+        if (arch_get_regs(s->tid, &r, err) < 0)
+            return gone_error(s, err);
+        if (sig == SIGTRAP && arch_ip(&r) == trap_ip)
+            return 0;
+        if (is_fault(sig))
+            return mp_error_set(err, "the call faulted with signal %d (%s) at %#llx "
+                                "in thread %d; its state was restored", sig,
+                                strsignal(sig), (unsigned long long)arch_ip(&r), s->tid);
+        keep_signal(s, sig);
+    }
+}
+
+int remote_stop_call(struct remote_stop *s, uint64_t fn, const uint64_t *args,
+                     size_t nargs, uint64_t sp, uint64_t *ret, struct mp_error *err)
+{
+    if (!s->tramp_written && write_trampoline(s, err) < 0)
+        return -1;
+    size_t len, trap_off;
+    arch_trampoline(&len, &trap_off);
+    struct arch_regs r;
+    arch_prepare_call(&s->saved.regs, &r, s->ctx->tramp, fn, sp, args, nargs);
+    if (arch_set_regs(s->tid, &r, err) < 0)
+        return gone_error(s, err);
+    if (run_to_trap(s, s->ctx->tramp + trap_off, err) < 0)
+        return -1;
+    if (arch_get_regs(s->tid, &r, err) < 0)
+        return gone_error(s, err);
+    *ret = arch_return_value(&r);
+    return 0;
+}
+
+/* ---- letting go --------------------------------------------------------- */
+
+static int set_sigmask(pid_t tid, uint64_t mask)
+{
+    return (int)ptrace(PTRACE_SETSIGMASK, tid, sizeof mask, &mask);
+}
+
+/* Kept signals after the first go back through the kernel's queue. */
+static void requeue_signal(pid_t pid, pid_t tid, int sig, siginfo_t *info)
+{
+    if (syscall(SYS_rt_tgsigqueueinfo, pid, tid, sig, info) < 0)
+        syscall(SYS_tgkill, pid, tid, sig);
+}
+
+/* Undo everything, in reverse, and detach.  in_signal_stop: the thread is
+ * in a signal-delivery-stop (after a call), where PTRACE_DETACH can inject
+ * the first kept signal with its original siginfo. */
+static int release(struct remote_stop *s, bool in_signal_stop, struct mp_error *err)
+{
+    int rc = 0;
+    if (s->gone)
+        return 0;
+    if (s->tramp_written &&
+        pwrite(s->ctx->mem_fd, s->tramp_orig, s->tramp_len, (off_t)s->ctx->tramp) !=
+            (ssize_t)s->tramp_len)
+        rc = mp_error_set(err, "cannot restore the entry point bytes of process %d: %s",
+                          s->ctx->pid, strerror(errno));
+    if (s->have_state && arch_restore(s->tid, &s->saved, err) < 0)
+        rc = -1;
+    if (s->mask_changed && set_sigmask(s->tid, s->saved_sigmask) < 0)
+        rc = mp_error_set(err, "cannot restore the signal mask of thread %d: %s",
+                          s->tid, strerror(errno));
+    size_t first = 0;
+    int inject = 0;
+    if (in_signal_stop && s->npending > 0) {
+        ptrace(PTRACE_SETSIGINFO, s->tid, 0, &s->pending_info[0]);
+        inject = s->pending_sig[0];
+        first = 1;
+    }
+    if (ptrace(PTRACE_DETACH, s->tid, 0, (void *)(long)inject) < 0 && errno != ESRCH)
+        rc = mp_error_set(err, "cannot detach from thread %d: %s", s->tid, strerror(errno));
+    for (size_t i = first; i < s->npending; i++)
+        requeue_signal(s->ctx->pid, s->tid, s->pending_sig[i], &s->pending_info[i]);
+    return rc;
+}
+
+/* ---- one attempt on one thread ------------------------------------------ */
+
+static void block_terminal_signals(sigset_t *old)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGTSTP };
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+        sigaddset(&set, sigs[i]);
+    sigprocmask(SIG_BLOCK, &set, old);
+}
+
+static enum try_result seize_and_stop(struct remote_stop *s, struct mp_error *err)
+{
+    if (ptrace(PTRACE_SEIZE, s->tid, 0, 0) < 0) {
+        if (errno == ESRCH)
+            return TRY_THREAD_GONE;
+        mp_error_set(err, "cannot trace thread %d of process %d: %s (is another "
+                     "debugger attached?)", s->tid, s->ctx->pid, strerror(errno));
+        return TRY_FAILED;
+    }
+    if (ptrace(PTRACE_INTERRUPT, s->tid, 0, 0) < 0) {
+        ptrace(PTRACE_DETACH, s->tid, 0, 0);
+        return TRY_THREAD_GONE;
+    }
+    return TRY_DONE;
+}
+
+static enum try_result prepare(struct remote_stop *s, char *why, size_t whylen,
+                               struct mp_error *err)
+{
+    if (arch_save(s->tid, &s->saved, err) < 0)
+        return TRY_FAILED;
+    s->have_state = true;
+    if (ptrace(PTRACE_GETSIGMASK, s->tid, sizeof s->saved_sigmask, &s->saved_sigmask) < 0) {
+        mp_error_set(err, "cannot read the signal mask of thread %d: %s", s->tid,
+                     strerror(errno));
+        return TRY_FAILED;
+    }
+    if (check_thread(s, why, whylen))
+        return TRY_UNSAFE;
+    if (set_sigmask(s->tid, remote_call_sigmask(s->saved_sigmask)) < 0) {
+        mp_error_set(err, "cannot block signals of thread %d: %s", s->tid, strerror(errno));
+        return TRY_FAILED;
+    }
+    s->mask_changed = true;
+    return TRY_DONE;
+}
+
+static enum try_result try_thread(struct remote_ctx *ctx, pid_t tid, remote_body_fn body,
+                                  void *arg, struct remote_report *rep, char *why,
+                                  size_t whylen, int *body_rc, struct mp_error *err)
+{
+    struct remote_stop s = { .ctx = ctx, .tid = tid };
+    sigset_t old;
+    block_terminal_signals(&old);
+    double t0 = now_us();
+    enum try_result r = seize_and_stop(&s, err);
+    if (r == TRY_DONE) {
+        int w = wait_interrupt(&s);
+        if (w < 0)
+            r = process_gone(ctx->pid) ? (gone_error(&s, err), TRY_FAILED) : TRY_THREAD_GONE;
+        else if (w > 0)
+            r = (mp_error_set(err, "process %d was stopped (SIGSTOP/SIGTSTP) while "
+                              "memprof attached; resume it with `kill -CONT %d`",
+                              ctx->pid, ctx->pid), TRY_FAILED);
+        else
+            r = prepare(&s, why, whylen, err);
+        if (r == TRY_DONE) {
+            *body_rc = body(&s, arg, err);
+            bool ran = s.tramp_written;
+            struct mp_error rel;
+            mp_error_clear(&rel);
+            if (release(&s, ran, &rel) < 0 && *body_rc == 0) {
+                *err = rel;
+                *body_rc = -1;
+            }
+        } else if (!s.gone) {
+            struct mp_error ignored;
+            release(&s, false, &ignored);
+        }
+    }
+    rep->pause_us = now_us() - t0;
+    rep->tid = tid;
+    arch_state_free(&s.saved);
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    return r;
+}
+
+int remote_session(struct remote_ctx *ctx, remote_body_fn body, void *arg,
+                   struct remote_report *rep, struct mp_error *err)
+{
+    memset(rep, 0, sizeof *rep);
+    char why[256] = "";
+    pid_t last_tid = 0;
+    for (int round = 0; round < MAX_ROUNDS; round++) {
+        struct thread_info *threads;
+        size_t n;
+        if (threads_list(ctx->pid, &threads, &n, err) < 0)
+            return -1;
+        for (size_t i = 0; i < n && i < CANDIDATES_PER_ROUND; i++) {
+            int body_rc = -1;
+            unsigned retries = rep->unsafe_retries;
+            enum try_result r = try_thread(ctx, threads[i].tid, body, arg, rep, why,
+                                           sizeof why, &body_rc, err);
+            rep->unsafe_retries = retries;
+            if (r == TRY_UNSAFE) {
+                rep->unsafe_retries++;
+                last_tid = threads[i].tid;
+                continue;
+            }
+            if (r == TRY_THREAD_GONE)
+                continue;
+            free(threads);
+            return r == TRY_DONE ? body_rc : -1;
+        }
+        free(threads);
+        struct timespec ts = { 0, ROUND_SLEEP_NS };
+        nanosleep(&ts, NULL);
+    }
+    return mp_error_set(err, "no thread of process %d could be stopped safely in %d "
+                        "attempts (last: thread %d was %s); it is probably busy in "
+                        "its allocator: try again", ctx->pid, rep->unsafe_retries,
+                        last_tid, why);
+}

@@ -1,0 +1,81 @@
+/* remote_call.h - running functions on one thread of a live process while
+ * its other threads keep running: pick a thread, seize and interrupt it,
+ * check it is safe, save its state, call, restore it exactly, detach. */
+#ifndef MEMPROF_REMOTE_CALL_H
+#define MEMPROF_REMOTE_CALL_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "attach/arch.h"
+#include "attach/unwind_check.h"
+#include "lib/error.h"
+#include "lib/maps.h"
+
+/* Long-lived per target. */
+struct remote_ctx {
+    pid_t pid;
+    int mem_fd;                 /* /proc/PID/mem, for the trampoline */
+    uint64_t tramp;             /* where the trampoline goes: ELF entry point */
+    struct unwind_checker *unwind;
+    struct map_list maps;       /* cached for stack headroom; refreshed on miss */
+};
+
+/* One stopped thread. */
+struct remote_stop {
+    struct remote_ctx *ctx;
+    pid_t tid;
+    struct arch_state saved;
+    uint64_t saved_sigmask;     /* kernel sigset of the thread */
+    bool have_state, mask_changed, tramp_written;
+    uint8_t tramp_orig[16];
+    size_t tramp_len;
+    /* Signals the thread dequeued while memprof held it: delivered again
+     * exactly once when it is let go. */
+    int pending_sig[8];
+    siginfo_t pending_info[8];
+    size_t npending;
+    bool gone;                  /* the thread or process died */
+    uint64_t stack_low;         /* lowest usable address of its stack */
+};
+
+/* The body of a session: make calls with remote_stop_call. */
+typedef int (*remote_body_fn)(struct remote_stop *s, void *arg, struct mp_error *err);
+
+struct remote_report {
+    double pause_us;            /* from PTRACE_INTERRUPT to detach */
+    pid_t tid;
+    unsigned unsafe_retries;
+};
+
+int remote_ctx_init(struct remote_ctx *ctx, pid_t pid, uint64_t tramp,
+                    struct unwind_checker *unwind, struct mp_error *err);
+void remote_ctx_fini(struct remote_ctx *ctx);
+
+/* Choose a safe thread, run body on it, let it go.  Returns body's result,
+ * or -1 when no thread could be used or the process died. */
+int remote_session(struct remote_ctx *ctx, remote_body_fn body, void *arg,
+                   struct remote_report *rep, struct mp_error *err);
+
+/* Scratch space of `size` bytes on the stopped thread's stack, below its
+ * red zone; *sp is the stack pointer to call with (just below it). */
+int remote_stop_scratch(struct remote_stop *s, size_t size, uint64_t *addr,
+                        uint64_t *sp, struct mp_error *err);
+
+/* fn(args...) on the stopped thread with stack pointer sp. */
+int remote_stop_call(struct remote_stop *s, uint64_t fn, const uint64_t *args,
+                     size_t nargs, uint64_t sp, uint64_t *ret, struct mp_error *err);
+
+/* Memory of the target (no thread needs to be stopped). */
+int remote_read(pid_t pid, uint64_t addr, void *buf, size_t len, struct mp_error *err);
+int remote_write(pid_t pid, uint64_t addr, const void *buf, size_t len,
+                 struct mp_error *err);
+
+/* The signal-mask rule: what a hijacked thread blocks during the call
+ * (everything but the synchronous, forced signals). */
+uint64_t remote_call_sigmask(uint64_t saved);
+
+#endif

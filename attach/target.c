@@ -1,0 +1,189 @@
+/* target.c - implements target.h: opening a process (preflight, objects,
+ * jemalloc copies, unwinder, remote-call context), the accessors, and
+ * closing it without leaving anything behind. */
+#include "attach/target_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "attach/jemalloc_find.h"
+#include "attach/preflight.h"
+#include "attach/threads.h"
+
+static char *read_exe(pid_t pid)
+{
+    char path[64], buf[4096];
+    snprintf(path, sizeof path, "/proc/%d/exe", pid);
+    ssize_t n = readlink(path, buf, sizeof buf - 1);
+    if (n < 0)
+        return strdup("?");
+    buf[n] = 0;
+    return strdup(buf);
+}
+
+static void read_owner(struct target *t)
+{
+    char path[64], buf[8192];
+    snprintf(path, sizeof path, "/proc/%d/status", t->pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    struct proc_status st;
+    struct mp_error ignored;
+    if (n > 0 && preflight_parse_status(buf, (size_t)n, &st, &ignored) == 0) {
+        t->euid = st.uid[1];
+        t->egid = st.gid[1];
+    }
+}
+
+/* The trampoline lives at the program's ELF entry point: _start runs once
+ * at start-up and never again, so no thread can execute the int3. */
+static int entry_point(struct target *t, uint64_t *entry, struct mp_error *err)
+{
+    const struct mapped_object *exe = mapped_objects_exe(&t->objs);
+    if (!exe || !exe->elf->entry)
+        return mp_error_set(err, "cannot find the entry point of process %d's "
+                            "executable %s", t->pid, t->exe);
+    *entry = exe->elf->entry + exe->bias;
+    return 0;
+}
+
+static int open_parts(struct target *t, struct mp_error *err)
+{
+    struct map_list maps = { 0 };
+    if (maps_read_pid(t->pid, &maps, err) < 0)
+        return -1;
+    int rc = mapped_objects_load(t->pid, &maps, &t->objs, err);
+    maps_free(&maps);
+    if (rc < 0)
+        return -1;
+    int n = jemalloc_find(t->pid, &t->objs, &t->copies, err);
+    if (n < 0)
+        return -1;
+    t->ncopies = (size_t)n;
+    uint64_t entry = 0;
+    if (entry_point(t, &entry, err) < 0)
+        return -1;
+    t->unwind = unwind_checker_new(t->pid, &t->objs, t->copies, t->ncopies, err);
+    if (!t->unwind)
+        return -1;
+    if (remote_ctx_init(&t->ctx, t->pid, entry, t->unwind, err) < 0)
+        return -1;
+    t->ctx_ready = true;
+    return 0;
+}
+
+struct target *target_open(pid_t pid, struct mp_error *err)
+{
+    if (preflight_run(pid, err) < 0)
+        return NULL;
+    struct target *t = calloc(1, sizeof *t);
+    if (!t) {
+        mp_error_set(err, "out of memory");
+        return NULL;
+    }
+    t->pid = pid;
+    t->exe = read_exe(pid);
+    t->ctx.mem_fd = -1;
+    read_owner(t);
+    if (open_parts(t, err) < 0) {
+        target_close(t);
+        return NULL;
+    }
+    return t;
+}
+
+void target_close(struct target *t)
+{
+    if (!t)
+        return;
+    dump_dir_remove(t);
+    if (t->ctx_ready)
+        remote_ctx_fini(&t->ctx);
+    unwind_checker_free(t->unwind);
+    jemalloc_copies_free(t->copies, t->ncopies);
+    mapped_objects_free(&t->objs);
+    free(t->exe);
+    free(t);
+}
+
+pid_t target_pid(const struct target *t)
+{
+    return t->pid;
+}
+
+const char *target_exe(const struct target *t)
+{
+    return t->exe;
+}
+
+int target_thread_count(const struct target *t)
+{
+    return threads_count(t->pid);
+}
+
+size_t target_jemalloc_count(const struct target *t)
+{
+    return t->ncopies;
+}
+
+const struct jemalloc_copy *target_jemalloc(const struct target *t, size_t i)
+{
+    return i < t->ncopies ? &t->copies[i] : NULL;
+}
+
+int target_jemalloc_select(struct target *t, size_t i, struct mp_error *err)
+{
+    if (i >= t->ncopies)
+        return mp_error_set(err, "process %d has %zu jemalloc cop%s: choose 0 to %zu",
+                            t->pid, t->ncopies, t->ncopies == 1 ? "y" : "ies",
+                            t->ncopies - 1);
+    t->selected = i;
+    return 0;
+}
+
+size_t target_jemalloc_selected(const struct target *t)
+{
+    return t->selected;
+}
+
+int target_mallctl(struct target *t, struct mallctl_call *calls, size_t n,
+                   struct mp_error *err)
+{
+    if (n == 0)
+        return 0;
+    return mallctl_batch_run(t, calls, n, err);
+}
+
+int target_read_string(struct target *t, uint64_t addr, char *buf, size_t len,
+                       struct mp_error *err)
+{
+    if (len == 0)
+        return mp_error_set(err, "no room for the string");
+    /* Read page by page: a string near the end of a mapping must not make
+     * the whole read fail. */
+    size_t got = 0;
+    while (got + 1 < len) {
+        size_t page_left = 4096 - ((addr + got) & 4095);
+        size_t want = len - 1 - got < page_left ? len - 1 - got : page_left;
+        if (remote_read(t->pid, addr + got, buf + got, want, err) < 0)
+            return -1;
+        void *nul = memchr(buf + got, 0, want);
+        if (nul)
+            return 0;
+        got += want;
+    }
+    buf[len - 1] = 0;
+    return 0;
+}
+
+const struct target_pause_stats *target_pauses(const struct target *t)
+{
+    return &t->pauses;
+}

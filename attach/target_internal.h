@@ -1,0 +1,34 @@
+/* target_internal.h - what a struct target holds, shared by the files of
+ * attach/ that implement target.h (target.c, dump_dir.c, mallctl_batch.c). */
+#ifndef MEMPROF_TARGET_INTERNAL_H
+#define MEMPROF_TARGET_INTERNAL_H
+
+#include "attach/mapped_object.h"
+#include "attach/remote_call.h"
+#include "attach/target.h"
+#include "attach/unwind_check.h"
+
+struct target {
+    pid_t pid;
+    char *exe;
+    uid_t euid;                 /* the target's, for the dump directory */
+    gid_t egid;
+    struct mapped_objects objs;
+    struct jemalloc_copy *copies;
+    size_t ncopies, selected;
+    struct unwind_checker *unwind;
+    struct remote_ctx ctx;
+    bool ctx_ready;
+    struct target_pause_stats pauses;
+    char *dump_dir;             /* as the target sees it, NULL until created */
+    char *dump_dir_host;        /* the same directory as memprof reaches it */
+};
+
+/* Run the calls on one stopped thread (mallctl_batch.c). */
+int mallctl_batch_run(struct target *t, struct mallctl_call *calls, size_t n,
+                      struct mp_error *err);
+
+/* Remove the session's dump directory and what is left in it (dump_dir.c). */
+void dump_dir_remove(struct target *t);
+
+#endif

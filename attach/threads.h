@@ -1,0 +1,47 @@
+/* threads.h - the threads of a live process and which one to stop for a
+ * remote call: one asleep in a restartable system call first, running ones
+ * after, threads whose syscall would see EINTR and jemalloc's background
+ * thread last. */
+#ifndef MEMPROF_THREADS_H
+#define MEMPROF_THREADS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "lib/error.h"
+
+enum thread_rank {
+    RANK_RESTARTABLE_SLEEP = 0, /* futex, read, poll, nanosleep ...: restarts */
+    RANK_OTHER_SLEEP,           /* in a syscall memprof does not classify */
+    RANK_RUNNING,               /* on a CPU, or not in a syscall */
+    RANK_EINTR_SLEEP,           /* epoll_wait & co would return EINTR */
+    RANK_ALLOCATOR_THREAD,      /* jemalloc_bg_thd: lives inside jemalloc */
+};
+
+struct thread_info {
+    pid_t tid;
+    char comm[32];
+    char state;                 /* from stat: R S D ... */
+    bool in_syscall;
+    long syscall_nr;
+    enum thread_rank rank;
+};
+
+/* Parse /proc/PID/task/TID/syscall text ("running", "-1 sp pc", or
+ * "NR a1..a6 sp pc") into t->in_syscall / t->syscall_nr. */
+void thread_parse_syscall(const char *text, struct thread_info *t);
+
+/* The rank of a thread from its comm, state and syscall. */
+enum thread_rank thread_rank(const struct thread_info *t);
+
+/* Order candidates: best rank first, then by tid. */
+void threads_sort(struct thread_info *v, size_t n);
+
+/* List and rank the live threads of pid.  *out is malloc'd. */
+int threads_list(pid_t pid, struct thread_info **out, size_t *n, struct mp_error *err);
+
+/* How many threads pid has now, or -1. */
+int threads_count(pid_t pid);
+
+#endif

@@ -1,0 +1,30 @@
+/* unwind_check.h - is a stopped thread safe to run mallctl on?  Not when
+ * any frame of its stack is inside jemalloc, the loader, the unwinder,
+ * libc's malloc/free/fork, or a signal handler: their locks are not
+ * recursive and the call would deadlock the process. */
+#ifndef MEMPROF_UNWIND_CHECK_H
+#define MEMPROF_UNWIND_CHECK_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "attach/mapped_object.h"
+#include "attach/target.h"
+#include "lib/error.h"
+
+struct unwind_checker;
+
+/* objs and copies must outlive the checker. */
+struct unwind_checker *unwind_checker_new(pid_t pid, const struct mapped_objects *objs,
+                                          const struct jemalloc_copy *copies,
+                                          size_t ncopies, struct mp_error *err);
+void unwind_checker_free(struct unwind_checker *u);
+
+/* Unwind ptrace-stopped thread tid.  Returns 0 when safe, 1 when unsafe
+ * (why says where it is), -1 on error. */
+int unwind_check_thread(struct unwind_checker *u, pid_t tid, char *why, size_t whylen);
+
+/* Is a libc function name one whose locks a call must not meet? */
+int unwind_libc_name_unsafe(const char *name);
+
+#endif
