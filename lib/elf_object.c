@@ -287,6 +287,24 @@ static bool is_code_or_data(const struct elf_symbol *s)
                           s->type == STT_GNU_IFUNC || s->type == STT_NOTYPE);
 }
 
+static bool usable(const struct elf_symbol *s)
+{
+    return is_code_or_data(s) && s->type != STT_NOTYPE;
+}
+
+/* Aliases at one address are sorted best first (cmp_sym), and the lookup
+ * walks backwards, so step back to the first alias that also covers. */
+static const struct elf_symbol *best_alias(const struct elf_object *obj,
+                                           const struct elf_symbol *hit, uint64_t vaddr)
+{
+    for (const struct elf_symbol *p = hit; p > obj->syms && p[-1].value == hit->value; ) {
+        p--;
+        if (usable(p) && p->size && vaddr < p->value + p->size)
+            hit = p;
+    }
+    return hit;
+}
+
 const struct elf_symbol *elf_object_symbol_at(const struct elf_object *obj,
                                               uint64_t vaddr)
 {
@@ -305,10 +323,10 @@ const struct elf_symbol *elf_object_symbol_at(const struct elf_object *obj,
      * that a huge table cannot make one lookup slow. */
     for (size_t i = lo, steps = 0; i > 0 && steps < 64; i--, steps++) {
         const struct elf_symbol *s = &obj->syms[i - 1];
-        if (!is_code_or_data(s) || s->type == STT_NOTYPE)
+        if (!usable(s))
             continue;
         if (s->size && vaddr < s->value + s->size)
-            return s;
+            return best_alias(obj, s, vaddr);
         if (!s->size && s->type == STT_FUNC && !fallback)
             fallback = s;
         if (s->size && !fallback)
