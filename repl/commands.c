@@ -89,6 +89,12 @@ const struct command command_table[] = {
      "by growth; negative means shrank.  Percentages are of B's total.  With\n"
      "one name, A is that profile and B the latest; with none, the last two.",
      cmd_diff, 0},
+    {"pprof", "pprof FILE [DUMP]", "write a profile in pprof's format",
+     "Writes the profile (default: the latest) to FILE as gzip-compressed\n"
+     "profile.proto, symbolized with functions, files, lines and inlined\n"
+     "frames: sample types inuse_objects and inuse_space (and alloc_* when the\n"
+     "process kept cumulative counts), values already unsampled.",
+     cmd_pprof, 0},
     {"sleep", "sleep SECONDS", "wait (in scripts: let the process run between commands)",
      "Waits SECONDS (fractions allowed, at most 3600) without stopping anything.\n"
      "Useful in batch: prof on, sleep 30, dump.",

@@ -6,6 +6,7 @@ packages=(
     gcc g++ make pkg-config binutils       # build
     libelf-dev libdw-dev libunwind-dev libjson-c-dev zlib1g-dev
     libreadline-dev libjemalloc-dev libjemalloc2 check
+    libprotobuf-c-dev protobuf-c-compiler protobuf-compiler  # pprof export (protoc: tests)
     clang libclang-rt-14-dev                # make fuzz (libFuzzer)
     redis-server redis-tools                # integration: a real third-party server
     strace gdb procps python3 time tmux     # tests and benchmarks

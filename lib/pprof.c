@@ -1,0 +1,446 @@
+/* pprof.c - writes a struct profile as pprof's profile.proto, gzip-
+ * compressed, through protobuf-c (messages generated from lib/pprof.proto)
+ * and zlib.  Locations are deduplicated per address, functions per (name,
+ * file), strings per content, so the output is as small as the input
+ * allows and every id is non-zero and unique. */
+#include "lib/pprof.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "pprof.pb-c.h"
+
+typedef Perftools__Profiles__Profile PbProfile;
+typedef Perftools__Profiles__ValueType PbValueType;
+typedef Perftools__Profiles__Sample PbSample;
+typedef Perftools__Profiles__Mapping PbMapping;
+typedef Perftools__Profiles__Location PbLocation;
+typedef Perftools__Profiles__Line PbLine;
+typedef Perftools__Profiles__Function PbFunction;
+
+/* ---- open-addressing maps: strings -> index, uint64 -> id ---- */
+
+struct u64map {
+    uint64_t *keys;
+    uint64_t *vals;          /* 0 = empty slot */
+    size_t cap, n;
+};
+
+static uint64_t mix64(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    return x;
+}
+
+static int u64map_grow(struct u64map *m)
+{
+    size_t cap = m->cap ? m->cap * 2 : 1024;
+    uint64_t *keys = calloc(cap, sizeof *keys), *vals = calloc(cap, sizeof *vals);
+    if (!keys || !vals) {
+        free(keys);
+        free(vals);
+        return -1;
+    }
+    for (size_t i = 0; i < m->cap; i++) {
+        if (!m->vals[i])
+            continue;
+        size_t j = mix64(m->keys[i]) & (cap - 1);
+        while (vals[j])
+            j = (j + 1) & (cap - 1);
+        keys[j] = m->keys[i];
+        vals[j] = m->vals[i];
+    }
+    free(m->keys);
+    free(m->vals);
+    m->keys = keys;
+    m->vals = vals;
+    m->cap = cap;
+    return 0;
+}
+
+/* The slot for key: *found tells whether it holds key already. */
+static size_t u64map_slot(struct u64map *m, uint64_t key, bool *found)
+{
+    size_t j = mix64(key) & (m->cap - 1);
+    while (m->vals[j] && m->keys[j] != key)
+        j = (j + 1) & (m->cap - 1);
+    *found = m->vals[j] != 0;
+    return j;
+}
+
+static void u64map_free(struct u64map *m)
+{
+    free(m->keys);
+    free(m->vals);
+}
+
+struct strtab {
+    char **v;
+    size_t n, cap;
+    struct u64map index;     /* hash of content -> chain head (index + 1) */
+    size_t *next;            /* collision chains, parallel to v */
+};
+
+static uint64_t hash_str(const char *s)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return h;
+}
+
+/* Index of s in the table, adding it when new; -1 on allocation failure. */
+static int64_t strtab_add(struct strtab *t, const char *s)
+{
+    if (!s)
+        s = "";
+    if (t->index.n * 2 >= t->index.cap && u64map_grow(&t->index))
+        return -1;
+    uint64_t h = hash_str(s);
+    bool found;
+    size_t slot = u64map_slot(&t->index, h, &found);
+    for (size_t i = found ? t->index.vals[slot] : 0; i; i = t->next[i - 1])
+        if (strcmp(t->v[i - 1], s) == 0)
+            return (int64_t)(i - 1);
+    if (t->n == t->cap) {
+        size_t cap = t->cap ? t->cap * 2 : 256;
+        char **v = realloc(t->v, cap * sizeof *v);
+        size_t *next = v ? realloc(t->next, cap * sizeof *next) : NULL;
+        if (v)
+            t->v = v;
+        if (!next)
+            return -1;
+        t->next = next;
+        t->cap = cap;
+    }
+    if (!(t->v[t->n] = strdup(s)))
+        return -1;
+    t->next[t->n] = found ? t->index.vals[slot] : 0;
+    if (!found) {
+        t->index.keys[slot] = h;
+        t->index.n++;
+    }
+    t->index.vals[slot] = ++t->n;
+    return (int64_t)(t->n - 1);
+}
+
+static void strtab_free(struct strtab *t)
+{
+    for (size_t i = 0; i < t->n; i++)
+        free(t->v[i]);
+    free(t->v);
+    free(t->next);
+    u64map_free(&t->index);
+}
+
+/* ---- the export ---- */
+
+struct pprof_builder {
+    const struct profile *prof;
+    struct symbolizer *sym;
+    struct strtab strings;
+    struct u64map loc_by_addr, fn_by_key;
+    PbLocation **locs;
+    size_t nlocs, caplocs;
+    PbFunction **fns;
+    size_t nfns, capfns;
+    PbMapping **maps;
+    size_t nmaps;
+    struct symbol_frame frames[16];
+};
+
+static void *push_ptr(void ***v, size_t *n, size_t *cap, void *item)
+{
+    if (!item)
+        return NULL;
+    if (*n == *cap) {
+        size_t c = *cap ? *cap * 2 : 256;
+        void **nv = realloc(*v, c * sizeof *nv);
+        if (!nv)
+            return NULL;
+        *v = nv;
+        *cap = c;
+    }
+    (*v)[(*n)++] = item;
+    return item;
+}
+
+static uint64_t function_id(struct pprof_builder *b, const struct symbol_frame *f)
+{
+    int64_t name = strtab_add(&b->strings, f->function);
+    int64_t file = strtab_add(&b->strings, f->file ? f->file : "");
+    if (name < 0 || file < 0)
+        return 0;
+    uint64_t key = (uint64_t)name << 32 | (uint64_t)file;
+    if (b->fn_by_key.n * 2 >= b->fn_by_key.cap && u64map_grow(&b->fn_by_key))
+        return 0;
+    bool found;
+    size_t slot = u64map_slot(&b->fn_by_key, key, &found);
+    if (found)
+        return b->fn_by_key.vals[slot];
+    PbFunction *fn = malloc(sizeof *fn);
+    if (!fn)
+        return 0;
+    perftools__profiles__function__init(fn);
+    fn->id = b->nfns + 1;
+    fn->name = fn->system_name = name;
+    fn->filename = file;
+    if (!push_ptr((void ***)&b->fns, &b->nfns, &b->capfns, fn)) {
+        free(fn);
+        return 0;
+    }
+    b->fn_by_key.keys[slot] = key;
+    b->fn_by_key.vals[slot] = fn->id;
+    b->fn_by_key.n++;
+    return fn->id;
+}
+
+static uint64_t mapping_id(struct pprof_builder *b, uint64_t addr)
+{
+    for (size_t i = 0; i < b->nmaps; i++)
+        if (addr >= b->maps[i]->memory_start && addr < b->maps[i]->memory_limit)
+            return b->maps[i]->id;
+    return 0;
+}
+
+/* The location for one call site (return address - 1); *alloc tells
+ * whether it lies in the allocator.  0 on allocation failure. */
+static uint64_t location_id(struct pprof_builder *b, uint64_t pc, bool *alloc)
+{
+    int n = symbolizer_lookup(b->sym, &b->prof->maps, pc, SYMBOLIZE_LINES, b->frames,
+                              (int)(sizeof b->frames / sizeof *b->frames));
+    *alloc = b->frames[n - 1].is_allocator;
+    if (b->loc_by_addr.n * 2 >= b->loc_by_addr.cap && u64map_grow(&b->loc_by_addr))
+        return 0;
+    bool found;
+    size_t slot = u64map_slot(&b->loc_by_addr, pc, &found);
+    if (found)
+        return b->loc_by_addr.vals[slot];
+    PbLocation *loc = malloc(sizeof *loc);
+    PbLine **lines = calloc((size_t)n, sizeof *lines);
+    if (!loc || !lines)
+        goto fail;
+    perftools__profiles__location__init(loc);
+    loc->id = b->nlocs + 1;
+    loc->address = pc;
+    loc->mapping_id = mapping_id(b, pc);
+    loc->line = lines;
+    for (int i = 0; i < n; i++) {
+        if (!(lines[i] = malloc(sizeof **lines)))
+            goto fail;
+        loc->n_line++;
+        perftools__profiles__line__init(lines[i]);
+        lines[i]->line = b->frames[i].line;
+        if (!(lines[i]->function_id = function_id(b, &b->frames[i])))
+            goto fail;
+    }
+    if (!push_ptr((void ***)&b->locs, &b->nlocs, &b->caplocs, loc))
+        goto fail;
+    b->loc_by_addr.keys[slot] = pc;
+    b->loc_by_addr.vals[slot] = loc->id;
+    b->loc_by_addr.n++;
+    return loc->id;
+fail:
+    if (loc)
+        for (size_t i = 0; i < loc->n_line; i++)
+            free(lines[i]);
+    free(lines);
+    free(loc);
+    return 0;
+}
+
+static int add_mappings(struct pprof_builder *b)
+{
+    const struct map_list *m = &b->prof->maps;
+    b->maps = calloc(m->n ? m->n : 1, sizeof *b->maps);
+    if (!b->maps)
+        return -1;
+    for (size_t i = 0; i < m->n; i++) {
+        const struct map_entry *e = &m->v[i];
+        if (!e->x || !map_entry_is_file(e))
+            continue;
+        PbMapping *pm = malloc(sizeof *pm);
+        if (!pm)
+            return -1;
+        perftools__profiles__mapping__init(pm);
+        b->maps[b->nmaps++] = pm;
+        pm->id = b->nmaps;
+        pm->memory_start = e->start;
+        pm->memory_limit = e->end;
+        pm->file_offset = e->offset;
+        pm->filename = strtab_add(&b->strings, e->path);
+        pm->has_functions = pm->has_filenames = pm->has_line_numbers =
+            pm->has_inline_frames = 1;
+        if (pm->filename < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* One sample per stack, leaf first, leading allocator frames dropped. */
+static PbSample *make_sample(struct pprof_builder *b, const struct profile_stack *st,
+                             size_t nvalues)
+{
+    PbSample *s = malloc(sizeof *s);
+    uint64_t *ids = malloc((st->nframes ? st->nframes : 1) * sizeof *ids);
+    int64_t *vals = malloc(nvalues * sizeof *vals);
+    if (!s || !ids || !vals)
+        goto fail;
+    perftools__profiles__sample__init(s);
+    size_t n = 0;
+    for (uint32_t i = 0; i < st->nframes; i++) {
+        uint64_t ra = b->prof->frames[st->frame0 + i];
+        bool alloc;
+        uint64_t id = location_id(b, ra ? ra - 1 : 0, &alloc);
+        if (!id)
+            goto fail;
+        /* Drop allocator frames while they lead, but keep the last one
+         * of a stack that is nothing else. */
+        if (n == 0 && alloc && i + 1 < st->nframes)
+            continue;
+        ids[n++] = id;
+    }
+    const struct profile_values *v = &st->v;
+    double raw[4] = {v->inuse_objects, v->inuse_bytes, v->alloc_objects, v->alloc_bytes};
+    for (size_t i = 0; i < nvalues; i++)
+        vals[i] = llround(raw[i]);
+    s->location_id = ids;
+    s->n_location_id = n;
+    s->value = vals;
+    s->n_value = nvalues;
+    return s;
+fail:
+    free(s);
+    free(ids);
+    free(vals);
+    return NULL;
+}
+
+static void free_message_parts(PbProfile *pb, struct pprof_builder *b)
+{
+    for (size_t i = 0; i < pb->n_sample; i++) {
+        free(pb->sample[i]->location_id);
+        free(pb->sample[i]->value);
+        free(pb->sample[i]);
+    }
+    free(pb->sample);
+    for (size_t i = 0; i < pb->n_sample_type; i++)
+        free(pb->sample_type[i]);
+    free(pb->sample_type);
+    free(pb->period_type);
+    for (size_t i = 0; i < b->nlocs; i++) {
+        for (size_t j = 0; j < b->locs[i]->n_line; j++)
+            free(b->locs[i]->line[j]);
+        free(b->locs[i]->line);
+        free(b->locs[i]);
+    }
+    free(b->locs);
+    for (size_t i = 0; i < b->nfns; i++)
+        free(b->fns[i]);
+    free(b->fns);
+    for (size_t i = 0; i < b->nmaps; i++)
+        free(b->maps[i]);
+    free(b->maps);
+    strtab_free(&b->strings);
+    u64map_free(&b->loc_by_addr);
+    u64map_free(&b->fn_by_key);
+}
+
+static PbValueType *value_type(struct pprof_builder *b, const char *type, const char *unit)
+{
+    PbValueType *vt = malloc(sizeof *vt);
+    if (!vt)
+        return NULL;
+    perftools__profiles__value_type__init(vt);
+    vt->type = strtab_add(&b->strings, type);
+    vt->unit = strtab_add(&b->strings, unit);
+    return vt;
+}
+
+static int build(struct pprof_builder *b, PbProfile *pb)
+{
+    static const char *const types[4][2] = {
+        {"inuse_objects", "count"}, {"inuse_space", "bytes"},
+        {"alloc_objects", "count"}, {"alloc_space", "bytes"},
+    };
+    size_t nvalues = b->prof->has_alloc ? 4 : 2;
+    if (strtab_add(&b->strings, "") != 0)   /* string_table[0] == "" */
+        return -1;
+    pb->sample_type = calloc(nvalues, sizeof *pb->sample_type);
+    if (!pb->sample_type)
+        return -1;
+    for (size_t i = 0; i < nvalues; i++, pb->n_sample_type++)
+        if (!(pb->sample_type[i] = value_type(b, types[i][0], types[i][1])))
+            return -1;
+    if (!(pb->period_type = value_type(b, "space", "bytes")))
+        return -1;
+    pb->period = (int64_t)b->prof->period;
+    pb->default_sample_type = pb->sample_type[1]->type;
+    if (add_mappings(b))
+        return -1;
+    pb->sample = calloc(b->prof->nstacks ? b->prof->nstacks : 1, sizeof *pb->sample);
+    if (!pb->sample)
+        return -1;
+    for (size_t i = 0; i < b->prof->nstacks; i++, pb->n_sample++)
+        if (!(pb->sample[i] = make_sample(b, &b->prof->stacks[i], nvalues)))
+            return -1;
+    pb->mapping = b->maps;
+    pb->n_mapping = b->nmaps;
+    pb->location = b->locs;
+    pb->n_location = b->nlocs;
+    pb->function = b->fns;
+    pb->n_function = b->nfns;
+    pb->string_table = b->strings.v;
+    pb->n_string_table = b->strings.n;
+    return 0;
+}
+
+static int write_gzip(const char *path, const uint8_t *data, size_t len, struct mp_error *err)
+{
+    gzFile gz = gzopen(path, "wb");
+    if (!gz)
+        return mp_error_set(err, "cannot create %s: %s", path, strerror(errno ? errno : ENOMEM));
+    size_t off = 0;
+    while (off < len) {
+        unsigned chunk = len - off > (1u << 30) ? 1u << 30 : (unsigned)(len - off);
+        if (gzwrite(gz, data + off, chunk) != (int)chunk) {
+            gzclose(gz);
+            return mp_error_set(err, "cannot write %s", path);
+        }
+        off += chunk;
+    }
+    if (gzclose(gz) != Z_OK)
+        return mp_error_set(err, "cannot write %s", path);
+    return 0;
+}
+
+int pprof_write(const struct profile *p, struct symbolizer *sym, const char *path,
+                struct mp_error *err)
+{
+    struct pprof_builder b = {.prof = p, .sym = sym};
+    PbProfile pb;
+    perftools__profiles__profile__init(&pb);
+    int rc = -1;
+    if (build(&b, &pb)) {
+        mp_error_set(err, "out of memory while building the pprof profile");
+    } else {
+        size_t len = perftools__profiles__profile__get_packed_size(&pb);
+        uint8_t *buf = malloc(len ? len : 1);
+        if (!buf) {
+            mp_error_set(err, "out of memory while encoding the pprof profile");
+        } else {
+            perftools__profiles__profile__pack(&pb, buf);
+            rc = write_gzip(path, buf, len, err);
+            free(buf);
+        }
+    }
+    /* The builder owns what the message points to. */
+    pb.mapping = NULL, pb.location = NULL, pb.function = NULL, pb.string_table = NULL;
+    free_message_parts(&pb, &b);
+    return rc;
+}
