@@ -8,6 +8,7 @@
  * MALLOC_CONF=prof:true,prof_active:false; it prints "ready" when serving. */
 #include <pthread.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
