@@ -175,8 +175,11 @@ bool analysis_node_matches(struct analysis_query *q, int which, uint32_t id)
     uint8_t *v = &q->verdict[which][id];
     if (*v == 0) {
         const struct analysis_node *n = &q->a->nodes[id];
-        /* Like jeprof: the name as shown, the function, or its file. */
-        bool hit = regex_hits(&q->re[which], n->name) ||
+        /* peek and list name functions (files at --files); the filters,
+         * like jeprof's, take the name as shown, the function or its file. */
+        bool hit = which == QUERY_MATCH
+            ? regex_hits(&q->re[which], q->a->granularity == ANALYSIS_FILES ? n->name : n->function)
+            : regex_hits(&q->re[which], n->name) ||
                    (n->function != n->name && regex_hits(&q->re[which], n->function)) ||
                    (n->file != n->name && regex_hits(&q->re[which], n->file));
         *v = hit ? 2 : 1;

@@ -3,6 +3,8 @@
  * threads, granularity, diff, sorting, formatting, JSON shapes, errors. */
 #include "tests/unit/unit.h"
 
+#include <unistd.h>
+
 #include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +25,7 @@ static const char *const fake_files[2] = {"alloc.c", "other.c"};
 #define RA(fn, line) ((uint64_t)(fn) * 0x1000 + (uint64_t)(line) * 0x10 + 1)
 
 static int fake_calls;
+static const char *fake_helper_file;   /* list tests point helper at a real file */
 
 static int fake_resolve(void *cookie, const struct profile *p, uint64_t addr,
                         enum symbolize_detail detail, struct symbol_frame *frames, int max)
@@ -35,7 +38,7 @@ static int fake_resolve(void *cookie, const struct profile *p, uint64_t addr,
     int line = (int)((addr & 0xfff) / 0x10);
     struct symbol_frame f = {
         .function = fake_names[fn < F_NFUNCS ? fn : F_NFUNCS + 1],
-        .file = fake_files[fn == F_LEAK_SMALL],
+        .file = fn == F_HELPER && fake_helper_file ? fake_helper_file : fake_files[fn == F_LEAK_SMALL],
         .line = line,
         .object = "/bin/fake",
         .object_offset = addr,
@@ -567,6 +570,236 @@ START_TEST(error_unknown_thread)
 }
 END_TEST
 
+/* ---- traces, tree, peek, list ---- */
+
+static json_object *report_json(report_fn *fn, struct profile *p,
+                                const struct analysis_options *o, const char *key)
+{
+    ck_assert_int_eq(run_report(fn, p, o, true), 0);
+    json_object_put(parsed);
+    parsed = json_tokener_parse(outbuf);
+    ck_assert_msg(parsed != NULL, "not JSON: %s", outbuf);
+    json_object *arr;
+    ck_assert_msg(json_object_object_get_ex(parsed, key, &arr), "no %s in %s", key, outbuf);
+    return arr;
+}
+
+static const char *frame_at(json_object *trace, size_t k)
+{
+    json_object *frames;
+    ck_assert(json_object_object_get_ex(trace, "frames", &frames));
+    return json_object_get_string(json_object_array_get_idx(frames, k));
+}
+
+START_TEST(traces_merge_and_sort)
+{
+    /* Two stacks through different lines of the same functions merge. */
+    static const struct fake_stack s[] = {
+        {{RA(F_MALLOC_DEFAULT, 1), RA(F_LEAK_SMALL, 1), RA(F_MAIN, 1)}, 40, 4, -1},
+        {{RA(F_MALLOC_DEFAULT, 1), RA(F_LEAK_BIG, 1), RA(F_MAIN, 1)}, 50, 1, -1},
+        {{RA(F_MALLOC_DEFAULT, 1), RA(F_LEAK_SMALL, 2), RA(F_MAIN, 2)}, 30, 3, -1},
+    };
+    struct profile *p = fake_profile(s, 3, false);
+    struct analysis_options o = {0};
+    json_object *tr = report_json(analysis_traces, p, &o, "traces");
+    ck_assert_int_eq(json_object_array_length(tr), 2);
+    json_object *first = json_object_array_get_idx(tr, 0);
+    ck_assert_double_eq(field(first, "bytes"), 70);
+    ck_assert_double_eq(field(first, "objects"), 7);
+    ck_assert_str_eq(frame_at(first, 0), "leak_small");
+    ck_assert_str_eq(frame_at(first, 1), "main");
+    ck_assert_double_eq(field(json_object_array_get_idx(tr, 1), "bytes"), 50);
+    o.limit = 1;
+    tr = report_json(analysis_traces, p, &o, "traces");
+    ck_assert_int_eq(json_object_array_length(tr), 1);
+    ck_assert_int_eq(run_report(analysis_traces, p, &o, false), 0);
+    ck_assert_msg(strstr(outbuf, "      70 B | 7 objects, 58.3% of the total\n"
+                                 "           | leak_small\n           | main\n"), "%s", outbuf);
+    fake_profile_free(p);
+}
+END_TEST
+
+static json_object *child_named(json_object *arr, const char *name)
+{
+    return row_of(arr, name);
+}
+
+static json_object *children(json_object *node)
+{
+    json_object *c;
+    ck_assert(json_object_object_get_ex(node, "children", &c));
+    return c;
+}
+
+START_TEST(tree_from_roots_and_pruning)
+{
+    struct profile *p = fake_profile(basic, 3, false);
+    struct analysis_options o = {.nodefraction = 0};
+    json_object *roots = report_json(analysis_tree, p, &o, "roots");
+    ck_assert_int_eq(json_object_array_length(roots), 1);
+    json_object *m = child_named(roots, "main");
+    ck_assert_double_eq(field(m, "cum_bytes"), 150);
+    json_object *big = child_named(children(m), "leak_big");
+    ck_assert_double_eq(field(big, "cum_bytes"), 120);
+    ck_assert_double_eq(field(big, "flat_bytes"), 100);
+    ck_assert_double_eq(field(child_named(children(big), "helper"), "flat_bytes"), 20);
+    /* Prune below 15%: helper (13.3%) goes, leak_small (20%) stays. */
+    o.nodefraction = 0.15;
+    roots = report_json(analysis_tree, p, &o, "roots");
+    m = child_named(roots, "main");
+    ck_assert_ptr_nonnull(child_named(children(m), "leak_small"));
+    big = child_named(children(m), "leak_big");
+    ck_assert_int_eq(json_object_array_length(children(big)), 0);
+    ck_assert_int_eq(run_report(analysis_tree, p, &o, false), 0);
+    ck_assert_msg(strstr(outbuf, "     150 B 100.0%        0 B  main\n"
+                                 "     120 B  80.0%      100 B    leak_big\n"), "%s", outbuf);
+    fake_profile_free(p);
+}
+END_TEST
+
+START_TEST(tree_bad_nodefraction)
+{
+    struct profile *p = fake_profile(basic, 3, false);
+    struct analysis_options o = {.nodefraction = 2};
+    ck_assert_int_eq(run_report(analysis_tree, p, &o, false), -1);
+    ck_assert_msg(strstr(err.msg, "--nodefraction 2 is not a fraction"), "%s", err.msg);
+    fake_profile_free(p);
+}
+END_TEST
+
+START_TEST(peek_callers_and_callees)
+{
+    struct profile *p = fake_profile(basic, 3, false);
+    struct analysis_options o = {.match = "^leak_big$"};
+    json_object *fns = report_json(analysis_peek, p, &o, "functions");
+    ck_assert_int_eq(json_object_array_length(fns), 1);
+    json_object *f = json_object_array_get_idx(fns, 0), *callers, *callees;
+    ck_assert_double_eq(field(f, "cum_bytes"), 120);
+    ck_assert(json_object_object_get_ex(f, "callers", &callers));
+    ck_assert(json_object_object_get_ex(f, "callees", &callees));
+    ck_assert_int_eq(json_object_array_length(callers), 1);
+    ck_assert_double_eq(field(row_of(callers, "main"), "bytes"), 120);
+    ck_assert_double_eq(field(row_of(callers, "main"), "share"), 1.0);
+    ck_assert_int_eq(json_object_array_length(callees), 1);
+    ck_assert_double_eq(field(row_of(callees, "helper"), "bytes"), 20);
+    ck_assert_double_eq(field(row_of(callees, "helper"), "share"), 20.0 / 120);
+    fake_profile_free(p);
+}
+END_TEST
+
+START_TEST(peek_recursion_counts_edge_once)
+{
+    static const struct fake_stack s[] = {
+        {{RA(F_RECURSE, 1), RA(F_RECURSE, 2), RA(F_RECURSE, 2), RA(F_MAIN, 1)}, 50, 5, -1},
+    };
+    struct profile *p = fake_profile(s, 1, false);
+    struct analysis_options o = {.match = "recurse"};
+    json_object *fns = report_json(analysis_peek, p, &o, "functions");
+    json_object *f = json_object_array_get_idx(fns, 0), *callers;
+    ck_assert(json_object_object_get_ex(f, "callers", &callers));
+    ck_assert_double_eq(field(row_of(callers, "recurse"), "bytes"), 50);
+    ck_assert_double_eq(field(row_of(callers, "main"), "bytes"), 50);
+    ck_assert_double_eq(field(f, "cum_bytes"), 50);
+    fake_profile_free(p);
+}
+END_TEST
+
+START_TEST(peek_no_match_is_an_error)
+{
+    struct profile *p = fake_profile(basic, 3, false);
+    struct analysis_options o = {.match = "nothing_like_this"};
+    ck_assert_int_eq(run_report(analysis_peek, p, &o, false), -1);
+    ck_assert_msg(strstr(err.msg, "no function matching 'nothing_like_this'"), "%s", err.msg);
+    o.match = NULL;
+    ck_assert_int_eq(run_report(analysis_peek, p, &o, false), -1);
+    ck_assert_msg(strstr(err.msg, "peek needs a pattern"), "%s", err.msg);
+    fake_profile_free(p);
+}
+END_TEST
+
+START_TEST(list_lines_with_source)
+{
+    char path[] = "/tmp/test_analysis_srcXXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    FILE *f = fdopen(fd, "w");
+    for (int i = 1; i <= 9; i++)
+        fprintf(f, "source line %d\n", i);
+    fclose(f);
+    fake_helper_file = path;
+    analysis_free(ctx);
+    ctx = analysis_new(ANALYSIS_LINES, fake_resolve, NULL);
+    static const struct fake_stack s[] = {
+        {{RA(F_MALLOC_DEFAULT, 1), RA(F_HELPER, 4), RA(F_MAIN, 1)}, 64, 1, -1},
+        {{RA(F_MALLOC_DEFAULT, 1), RA(F_LEAK_BIG, 1), RA(F_HELPER, 6), RA(F_MAIN, 1)}, 8, 1, -1},
+    };
+    struct profile *p = fake_profile(s, 2, false);
+    struct analysis_options o = {.granularity = ANALYSIS_LINES, .match = "^helper$"};
+    ck_assert_int_eq(run_report(analysis_list, p, &o, false), 0);
+    ck_assert_msg(strstr(outbuf, "      64 B       64 B      4: source line 4\n"), "%s", outbuf);
+    ck_assert_msg(strstr(outbuf, "         .        8 B      6: source line 6\n"), "%s", outbuf);
+    ck_assert_msg(strstr(outbuf, "         .          .      2: source line 2\n"), "%s", outbuf);
+    ck_assert_msg(strstr(outbuf, "         .          .      8: source line 8\n"), "%s", outbuf);
+    ck_assert_msg(!strstr(outbuf, "source line 1\n"), "%s", outbuf);
+    ck_assert_msg(!strstr(outbuf, "leak_big"), "%s", outbuf);
+    json_object *fns = report_json(analysis_list, p, &o, "functions");
+    json_object *h = json_object_array_get_idx(fns, 0), *lines;
+    ck_assert(json_object_object_get_ex(h, "lines", &lines));
+    ck_assert_int_eq(json_object_array_length(lines), 2);
+    ck_assert_str_eq(str_field(json_object_array_get_idx(lines, 0), "text"), "source line 4");
+    ck_assert_double_eq(field(h, "cum_bytes"), 72);
+    ck_assert_double_eq(field(h, "flat_bytes"), 64);
+    unlink(path);
+    fake_helper_file = NULL;
+    fake_profile_free(p);
+}
+END_TEST
+
+START_TEST(list_unreadable_source)
+{
+    analysis_free(ctx);
+    ctx = analysis_new(ANALYSIS_LINES, fake_resolve, NULL);
+    struct profile *p = fake_profile(basic, 3, false);
+    struct analysis_options o = {.granularity = ANALYSIS_LINES, .match = "leak_small"};
+    ck_assert_int_eq(run_report(analysis_list, p, &o, false), 0);
+    ck_assert_msg(strstr(outbuf, "(source other.c is not readable: No such file or directory; "
+                                 "showing line numbers only)\n"
+                                 "      30 B       30 B      2: \n"), "%s", outbuf);
+    fake_profile_free(p);
+}
+END_TEST
+
+START_TEST(list_needs_lines_context)
+{
+    struct profile *p = fake_profile(basic, 3, false);
+    struct analysis_options o = {.match = "leak"};
+    ck_assert_int_eq(run_report(analysis_list, p, &o, false), -1);
+    ck_assert_msg(strstr(err.msg, "list needs line information"), "%s", err.msg);
+    fake_profile_free(p);
+}
+END_TEST
+
+START_TEST(json_shapes)
+{
+    struct profile *p = fake_profile(basic, 3, false);
+    struct analysis_options o = {0};
+    json_object *rows = top_rows(p, &o);
+    ck_assert_str_eq(str_field(parsed, "dump"), "d1");
+    ck_assert_str_eq(str_field(parsed, "index"), "space");
+    ck_assert_str_eq(str_field(parsed, "granularity"), "functions");
+    json_object *r = json_object_array_get_idx(rows, 0);
+    static const char *const keys[] = {"function", "flat_bytes", "flat_objects",
+                                       "cum_bytes", "cum_objects"};
+    for (size_t i = 0; i < 5; i++) {
+        json_object *v;
+        ck_assert_msg(json_object_object_get_ex(r, keys[i], &v), "row lacks %s", keys[i]);
+    }
+    ck_assert(json_object_is_type(json_object_object_get(r, "function"), json_type_string));
+    ck_assert(json_object_is_type(json_object_object_get(parsed, "total_bytes"), json_type_double));
+    fake_profile_free(p);
+}
+END_TEST
+
 static Suite *analysis_suite(void)
 {
     Suite *s = suite_create("analysis");
@@ -593,6 +826,16 @@ static Suite *analysis_suite(void)
     tcase_add_test(tc, error_bad_regex);
     tcase_add_test(tc, error_alloc_without_cumulative);
     tcase_add_test(tc, error_unknown_thread);
+    tcase_add_test(tc, traces_merge_and_sort);
+    tcase_add_test(tc, tree_from_roots_and_pruning);
+    tcase_add_test(tc, tree_bad_nodefraction);
+    tcase_add_test(tc, peek_callers_and_callees);
+    tcase_add_test(tc, peek_recursion_counts_edge_once);
+    tcase_add_test(tc, peek_no_match_is_an_error);
+    tcase_add_test(tc, list_lines_with_source);
+    tcase_add_test(tc, list_unreadable_source);
+    tcase_add_test(tc, list_needs_lines_context);
+    tcase_add_test(tc, json_shapes);
     suite_add_tcase(s, tc);
     return s;
 }
