@@ -2,9 +2,10 @@
  * on jemalloc with a slow leak, for memprof to attach to and profile.
  *
  * Worker threads handle fake requests: parse_request() and render_reply()
- * allocate and free short-lived buffers, while remember_session() keeps a
- * little of every request in a cache that is never trimmed (the leak), and
- * load_config() holds a fixed table from start-up.  Start it with
+ * allocate and free short-lived buffers; cache_reply() keeps the last 256
+ * replies in a ring (steady memory); remember_session() keeps a little of
+ * every request in a list that is never trimmed (the leak); load_config()
+ * holds a fixed table from start-up.  Start it with
  * MALLOC_CONF=prof:true,prof_active:false; it prints "ready" when serving. */
 #include <pthread.h>
 #include <signal.h>
@@ -62,6 +63,20 @@ static __attribute__((noinline)) void remember_session(const char *req)
     pthread_mutex_unlock(&sessions_lock);
 }
 
+#define CACHE_SLOTS 256
+static char *reply_cache[CACHE_SLOTS];
+static unsigned cache_next;
+
+/* Steady state: each new reply pushes out the oldest. */
+static __attribute__((noinline)) void cache_reply(char *reply)
+{
+    pthread_mutex_lock(&sessions_lock);
+    char *old = reply_cache[cache_next % CACHE_SLOTS];
+    reply_cache[cache_next++ % CACHE_SLOTS] = reply;
+    pthread_mutex_unlock(&sessions_lock);
+    free(old);
+}
+
 static void *worker(void *arg)
 {
     unsigned seq = (unsigned)(uintptr_t)arg * 1000003u;
@@ -70,7 +85,10 @@ static void *worker(void *arg)
         char *req = parse_request(seq++);
         char *reply = render_reply(req);
         remember_session(req);
-        free(reply);
+        if (seq % 8 == 0)
+            cache_reply(reply);
+        else
+            free(reply);
         free(req);
         nanosleep(&pause, NULL);
     }
