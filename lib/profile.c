@@ -432,6 +432,7 @@ static int parse_v2_header(struct reader *r, const struct line *l)
     default:
         break;
     }
+    skip_spaces(&p, l->e);
     if (p != l->e)
         return fail(r, "unexpected %s after the sampling period", quote(p, l->e, q, sizeof q));
     r->prof->format = PROFILE_HEAP_V2;
