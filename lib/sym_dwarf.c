@@ -9,6 +9,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libelf.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -18,7 +20,12 @@ struct cu_range {
     Dwarf_Die cudie;
 };
 
+#define SCRATCH_FRAMES 32
+
 struct sym_dwarf {
+    /* Names and files built for the last lookup (see sym_dwarf_frame). */
+    char names[SCRATCH_FRAMES][512];
+    char files[SCRATCH_FRAMES + 1][1024];
     int fd;
     Elf *elf;
     Dwarf *dw;
@@ -127,7 +134,52 @@ static Dwarf_Die *find_cu(struct sym_dwarf *d, uint64_t vaddr)
     return NULL;
 }
 
-static const char *die_name(Dwarf_Die *die)
+/* Follow DW_AT_abstract_origin / DW_AT_specification to the DIE that
+ * declares the function (inside its namespace or class). */
+static Dwarf_Die declaration_of(Dwarf_Die *die)
+{
+    Dwarf_Die cur = *die, next;
+    Dwarf_Attribute attr;
+    for (int hops = 0; hops < 8; hops++) {
+        if (!(dwarf_attr(&cur, DW_AT_abstract_origin, &attr) ||
+              dwarf_attr(&cur, DW_AT_specification, &attr)) ||
+            !dwarf_formref_die(&attr, &next))
+            break;
+        cur = next;
+    }
+    return cur;
+}
+
+static bool is_name_scope(int tag)
+{
+    return tag == DW_TAG_namespace || tag == DW_TAG_class_type ||
+           tag == DW_TAG_structure_type || tag == DW_TAG_union_type;
+}
+
+/* "ns::Class::name" for a function with no linkage name (a static or
+ * C function), built from the declaration's enclosing scopes. */
+static const char *qualified_name(Dwarf_Die *die, const char *name, char *buf, size_t len)
+{
+    Dwarf_Die decl = declaration_of(die);
+    Dwarf_Die *scopes = NULL;
+    int n = dwarf_getscopes_die(&decl, &scopes);
+    size_t pos = 0;
+    buf[0] = '\0';
+    for (int i = n - 1; i >= 1; i--) {
+        const char *scope = dwarf_diename(&scopes[i]);
+        if (!is_name_scope(dwarf_tag(&scopes[i])))
+            continue;
+        int w = snprintf(buf + pos, len - pos, "%s::", scope ? scope : "(anonymous namespace)");
+        if (w < 0 || (size_t)w >= len - pos)
+            break;
+        pos += (size_t)w;
+    }
+    free(scopes);
+    snprintf(buf + pos, len - pos, "%s", name);
+    return buf;
+}
+
+static const char *die_name(Dwarf_Die *die, char *buf, size_t len)
 {
     Dwarf_Attribute attr;
     const char *name = NULL;
@@ -136,9 +188,25 @@ static const char *die_name(Dwarf_Die *die)
     if (dwarf_attr_integrate(die, DW_AT_linkage_name, &attr) ||
         dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr))
         name = dwarf_formstring(&attr);
-    if (!name && dwarf_attr_integrate(die, DW_AT_name, &attr))
+    if (name)
+        return name;
+    if (dwarf_attr_integrate(die, DW_AT_name, &attr))
         name = dwarf_formstring(&attr);
-    return name;
+    return name ? qualified_name(die, name, buf, len) : NULL;
+}
+
+/* A file name made absolute with the compilation directory, as
+ * addr2line shows it. */
+static const char *absolute_file(Dwarf_Die *cudie, const char *file, char *buf, size_t len)
+{
+    if (!file || file[0] == '/')
+        return file;
+    Dwarf_Attribute attr;
+    const char *dir = dwarf_attr(cudie, DW_AT_comp_dir, &attr) ? dwarf_formstring(&attr) : NULL;
+    if (!dir)
+        return file;
+    snprintf(buf, len, "%s/%s", dir, file);
+    return buf;
 }
 
 /* The call site an inlined subroutine was expanded at. */
@@ -157,37 +225,62 @@ static void call_site(Dwarf_Die *inlined, Dwarf_Files *files, size_t nfiles,
         *line = (int)value;
 }
 
+/* The innermost function-like scope (inlined or not) holding vaddr.
+ * dwarf_getscopes continues an inlined instance's chain with its abstract
+ * definition's parents, not with the function it was inlined into, so the
+ * concrete chain is taken from dwarf_getscopes_die on this DIE instead. */
+static bool innermost_function(Dwarf_Die *cudie, uint64_t vaddr, Dwarf_Die *out)
+{
+    Dwarf_Die *scopes = NULL;
+    int n = dwarf_getscopes(cudie, vaddr, &scopes);
+    bool found = false;
+    for (int i = 0; i < n && !found; i++) {
+        int tag = dwarf_tag(&scopes[i]);
+        if (tag == DW_TAG_inlined_subroutine || tag == DW_TAG_subprogram) {
+            *out = scopes[i];
+            found = true;
+        }
+    }
+    free(scopes);
+    return found;
+}
+
 int sym_dwarf_lookup(struct sym_dwarf *d, uint64_t vaddr,
                      struct sym_dwarf_frame *out, int max)
 {
     Dwarf_Die *cudie = find_cu(d, vaddr);
     if (!cudie || max < 1)
         return 0;
+    if (max > SCRATCH_FRAMES)
+        max = SCRATCH_FRAMES;
     const char *file = NULL;
     int line = 0;
     Dwarf_Line *dl = dwarf_getsrc_die(cudie, vaddr);
     if (dl) {
-        file = dwarf_linesrc(dl, NULL, NULL);
+        file = absolute_file(cudie, dwarf_linesrc(dl, NULL, NULL), d->files[SCRATCH_FRAMES],
+                             sizeof d->files[0]);
         dwarf_lineno(dl, &line);
     }
     Dwarf_Files *files = NULL;
     size_t nfiles = 0;
     if (dwarf_getsrcfiles(cudie, &files, &nfiles) != 0)
         files = NULL;
-    Dwarf_Die *scopes = NULL;
-    int nscopes = dwarf_getscopes(cudie, vaddr, &scopes);
+    Dwarf_Die inner, *chain = NULL;
+    int nchain = innermost_function(cudie, vaddr, &inner) ? dwarf_getscopes_die(&inner, &chain) : 0;
     int n = 0;
-    for (int i = 0; i < nscopes && n < max; i++) {
-        int tag = dwarf_tag(&scopes[i]);
+    for (int i = 0; i < nchain && n < max; i++) {
+        int tag = dwarf_tag(&chain[i]);
         if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
             continue;
-        out[n++] = (struct sym_dwarf_frame){die_name(&scopes[i]), file, line};
+        const char *name = die_name(&chain[i], d->names[n], sizeof d->names[0]);
+        out[n++] = (struct sym_dwarf_frame){name, file, line};
         if (tag == DW_TAG_subprogram)
             break;
         /* The next (outer) frame is positioned at this one's call site. */
-        call_site(&scopes[i], files, nfiles, &file, &line);
+        call_site(&chain[i], files, nfiles, &file, &line);
+        file = absolute_file(cudie, file, d->files[n], sizeof d->files[0]);
     }
-    free(scopes);
+    free(chain);
     if (n == 0) /* a CU without subprogram DIEs: still give the line */
         out[n++] = (struct sym_dwarf_frame){NULL, file, line};
     return n;

@@ -9,10 +9,12 @@
 
 struct sym_dwarf;
 
-/* One source-level frame.  Strings point into libdw's memory: valid until
- * sym_dwarf_free; the symbolizer interns them at once. */
+/* One source-level frame.  Strings point into libdw's memory or into
+ * scratch space of the sym_dwarf: valid until the next lookup; the
+ * symbolizer interns them at once. */
 struct sym_dwarf_frame {
-    const char *name;   /* linkage (mangled) name when known, else DW_AT_name */
+    const char *name;   /* linkage (mangled) name when known, else
+                         * DW_AT_name qualified by its namespaces/classes */
     const char *file;   /* NULL when unknown */
     int line;           /* 0 when unknown */
 };
