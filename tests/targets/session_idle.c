@@ -1,18 +1,25 @@
 /* session_idle.c - a quiet jemalloc process for session tests: two threads
- * that allocate a little and sleep, and a main thread in pause(). */
+ * that keep a ring of 64 live 4 KiB blocks from keep_block() (so a dump
+ * taken after 'prof on' has stacks) and sleep; the main thread in pause(). */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+static __attribute__((noinline)) void keep_block(char **ring, unsigned slot)
+{
+    free(ring[slot]);
+    ring[slot] = malloc(4096);
+    memset(ring[slot], 1, 4096);
+}
+
 static void *worker(void *arg)
 {
     (void)arg;
-    for (;;) {
-        char *p = malloc(4096);
-        memset(p, 1, 4096);
-        free(p);
+    char *ring[64] = {0};
+    for (unsigned i = 0;; i++) {
+        keep_block(ring, i % 64);
         usleep(2000);
     }
     return NULL;
