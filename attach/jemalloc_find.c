@@ -70,26 +70,81 @@ static bool has_prefix(const char *name, const char *prefix)
     return *prefix && strncmp(name, prefix, strlen(prefix)) == 0;
 }
 
-/* A copy linked into a bigger object has no mapping of its own: its code is
- * where its je_* / <prefix>* functions are. */
+static bool is_program_marker(const char *name)
+{
+    static const char *const marks[] = { "main", "_start", "_init", "_fini",
+        "frame_dummy", "register_tm_clones", "deregister_tm_clones",
+        "__do_global_dtors_aux", "__libc_csu_init", NULL };
+    for (int i = 0; marks[i]; i++)
+        if (strcmp(name, marks[i]) == 0)
+            return true;
+    return false;
+}
+
+static bool is_jemalloc_name(const char *name, const char *prefix)
+{
+    return has_prefix(name, "je_") || has_prefix(name, prefix);
+}
+
+static int push_range(struct addr_range **v, size_t *n, uint64_t lo, uint64_t hi)
+{
+    struct addr_range *nv = realloc(*v, (*n + 1) * sizeof **v);
+    if (!nv)
+        return -1;
+    nv[*n].start = lo;
+    nv[*n].end = hi;
+    *v = nv;
+    (*n)++;
+    return 0;
+}
+
+/* A copy linked into a bigger object has no mapping of its own.  Its
+ * static helpers carry no prefix, so: clusters of functions from one je_* /
+ * <prefix>* function to the next, as long as at most MAX_GAP unprefixed
+ * ones and no program marker (main, _start...) lie between them. */
+#define MAX_GAP 1024
+size_t jemalloc_static_ranges(const struct mapped_object *o, const char *prefix,
+                              struct addr_range **out)
+{
+    struct addr_range *v = NULL;
+    size_t n = 0, gap = 0;
+    uint64_t lo = 0, hi = 0;
+    bool open = false;
+    for (size_t i = 0; i < o->elf->nsyms; i++) {
+        const struct elf_symbol *s = &o->elf->syms[i];
+        if (!s->defined || s->type != STT_FUNC)
+            continue;
+        if (is_jemalloc_name(s->name, prefix)) {
+            if (!open) {
+                lo = s->value;
+                open = true;
+            }
+            if (s->value + s->size > hi)
+                hi = s->value + s->size;
+            gap = 0;
+        } else if (open && (is_program_marker(s->name) || ++gap > MAX_GAP)) {
+            push_range(&v, &n, lo + o->bias, hi + o->bias);
+            open = false;
+        }
+    }
+    if (open)
+        push_range(&v, &n, lo + o->bias, hi + o->bias);
+    *out = v;
+    return n;
+}
+
 static void static_text_range(const struct mapped_object *o, const char *prefix,
                               struct jemalloc_copy *c)
 {
-    uint64_t lo = UINT64_MAX, hi = 0;
-    for (size_t i = 0; i < o->elf->nsyms; i++) {
-        const struct elf_symbol *s = &o->elf->syms[i];
-        if (!s->defined || s->type != STT_FUNC ||
-            !(has_prefix(s->name, "je_") || has_prefix(s->name, prefix)))
-            continue;
-        if (s->value < lo)
-            lo = s->value;
-        if (s->value + s->size > hi)
-            hi = s->value + s->size;
-    }
-    if (lo > hi)
-        lo = hi = c->mallctl - o->bias;
-    c->text_start = lo + o->bias;
-    c->text_end = hi + o->bias;
+    struct addr_range *r;
+    size_t n = jemalloc_static_ranges(o, prefix, &r);
+    c->text_start = c->text_end = c->mallctl;
+    for (size_t i = 0; i < n; i++)
+        if (c->mallctl >= r[i].start && c->mallctl < r[i].end) {
+            c->text_start = r[i].start;
+            c->text_end = r[i].end;
+        }
+    free(r);
 }
 
 static bool already_listed(const struct jemalloc_copy *v, size_t n,

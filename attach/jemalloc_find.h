@@ -27,6 +27,15 @@ bool jemalloc_is_mallctl(const struct elf_object *obj, const struct elf_symbol *
 int jemalloc_find(pid_t pid, const struct mapped_objects *objs,
                   struct jemalloc_copy **copies, struct mp_error *err);
 
+struct addr_range {
+    uint64_t start, end;
+};
+
+/* Runtime code ranges of a jemalloc copy linked into object o (static
+ * copy): *out is malloc'd, the count is returned. */
+size_t jemalloc_static_ranges(const struct mapped_object *o, const char *prefix,
+                              struct addr_range **out);
+
 void jemalloc_copies_free(struct jemalloc_copy *copies, size_t n);
 
 #endif

@@ -5,6 +5,8 @@
  * ELF image they mapped and the same thread is usually chosen again. */
 #include "attach/unwind_check.h"
 
+#include "attach/jemalloc_find.h"
+
 #include <libunwind-ptrace.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,9 +26,40 @@ struct unwind_checker {
     const struct mapped_objects *objs;
     const struct jemalloc_copy *copies;
     size_t ncopies;
+    struct addr_range *ranges;  /* code of every jemalloc copy */
+    size_t nranges;
     struct upt_slot upts[UPT_CACHE];
     unsigned next_slot;
 };
+
+static void add_range(struct unwind_checker *u, uint64_t lo, uint64_t hi)
+{
+    struct addr_range *v = realloc(u->ranges, (u->nranges + 1) * sizeof *v);
+    if (!v)
+        return;
+    v[u->nranges].start = lo;
+    v[u->nranges++].end = hi;
+    u->ranges = v;
+}
+
+/* A shared copy owns its object's text; a static one owns the clusters of
+ * its functions inside the bigger object. */
+static void collect_ranges(struct unwind_checker *u)
+{
+    for (size_t i = 0; i < u->ncopies; i++) {
+        const struct jemalloc_copy *c = &u->copies[i];
+        const struct mapped_object *o = mapped_objects_find(u->objs, c->mallctl);
+        if (!c->static_copy || !o) {
+            add_range(u, c->text_start, c->text_end);
+            continue;
+        }
+        struct addr_range *r;
+        size_t n = jemalloc_static_ranges(o, c->prefix, &r);
+        for (size_t k = 0; k < n; k++)
+            add_range(u, r[k].start, r[k].end);
+        free(r);
+    }
+}
 
 struct unwind_checker *unwind_checker_new(pid_t pid, const struct mapped_objects *objs,
                                           const struct jemalloc_copy *copies,
@@ -50,6 +83,7 @@ struct unwind_checker *unwind_checker_new(pid_t pid, const struct mapped_objects
     u->objs = objs;
     u->copies = copies;
     u->ncopies = ncopies;
+    collect_ranges(u);
     return u;
 }
 
@@ -61,6 +95,7 @@ void unwind_checker_free(struct unwind_checker *u)
         if (u->upts[i].upt)
             _UPT_destroy(u->upts[i].upt);
     unw_destroy_addr_space(u->as);
+    free(u->ranges);
     free(u);
 }
 
@@ -118,8 +153,8 @@ static const char *symbol_name(const struct mapped_object *o, uint64_t addr)
 
 static int in_jemalloc(const struct unwind_checker *u, uint64_t pc)
 {
-    for (size_t i = 0; i < u->ncopies; i++)
-        if (pc >= u->copies[i].text_start && pc < u->copies[i].text_end)
+    for (size_t i = 0; i < u->nranges; i++)
+        if (pc >= u->ranges[i].start && pc < u->ranges[i].end)
             return 1;
     return 0;
 }

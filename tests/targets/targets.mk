@@ -5,6 +5,8 @@
 # shared libjemalloc, unless a rule below says otherwise.
 
 TARGET_DIR    = $(BUILD)/targets
+# Binaries built from a source of another name (see the rules below).
+TARGET_EXTRA  = $(TARGET_DIR)/static_nopie
 TARGET_CFLAGS = -std=gnu11 -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer -Wall -Wextra -Werror -pthread
 TARGET_SRC    = $(sort $(wildcard tests/targets/*.c))
 TARGET_BIN    = $(TARGET_SRC:tests/targets/%.c=$(TARGET_DIR)/%) $(TARGET_EXTRA)
@@ -15,3 +17,31 @@ targets: $(TARGET_BIN)
 $(TARGET_DIR)/%: tests/targets/%.c $(wildcard tests/targets/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(TARGET_CFLAGS) -o $@ $< $(JEMALLOC_LIBS) -lm
+
+# --- targets that are not "a program linked with -ljemalloc" ---------------
+
+
+# glibc malloc only (for LD_PRELOAD tests and the no-jemalloc error).
+$(TARGET_DIR)/nojemalloc: tests/targets/nojemalloc.c $(wildcard tests/targets/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(TARGET_CFLAGS) -o $@ $< -lm
+
+# jemalloc linked in statically with its mallctl renamed to _rjem_mallctl,
+# as Rust's tikv-jemallocator does: the whole archive is merged into one
+# relocatable so the rename reaches every reference, and nothing exports it.
+JEMALLOC_PIC = $(shell $(CC) -print-file-name=libjemalloc_pic.a)
+RJEM_RENAMES = mallctl mallctlnametomib mallctlbymib malloc_stats_print
+$(TARGET_DIR)/jemalloc_rjem.o: $(JEMALLOC_PIC)
+	@mkdir -p $(dir $@)
+	ld -r --whole-archive $< -o $@.tmp
+	objcopy $(foreach s,$(RJEM_RENAMES),--redefine-sym $(s)=_rjem_$(s)) $@.tmp $@
+	rm -f $@.tmp
+
+STATIC_LIBS = -lstdc++ -lpthread -ldl -lm
+$(TARGET_DIR)/static_rjem: tests/targets/static_rjem.c $(TARGET_DIR)/jemalloc_rjem.o $(wildcard tests/targets/*.h)
+	$(CC) $(TARGET_CFLAGS) -pie -fPIE -o $@ $< $(TARGET_DIR)/jemalloc_rjem.o $(STATIC_LIBS)
+	@! nm -D $@ | grep -q mallctl || { echo "$@: mallctl leaked into .dynsym"; rm -f $@; exit 1; }
+
+$(TARGET_DIR)/static_nopie: tests/targets/static_rjem.c $(TARGET_DIR)/jemalloc_rjem.o $(wildcard tests/targets/*.h)
+	$(CC) $(TARGET_CFLAGS) -no-pie -fno-PIE -o $@ $< $(TARGET_DIR)/jemalloc_rjem.o $(STATIC_LIBS)
+	@! nm -D $@ | grep -q mallctl || { echo "$@: mallctl leaked into .dynsym"; rm -f $@; exit 1; }

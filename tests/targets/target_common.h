@@ -1,0 +1,39 @@
+/* target_common.h - what every test target shares: saying "ready" once it
+ * can be attached to, and a little allocation churn so that jemalloc has
+ * something to profile. */
+#ifndef MEMPROF_TARGET_COMMON_H
+#define MEMPROF_TARGET_COMMON_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static inline void announce_ready(void)
+{
+    printf("ready\n");
+    fflush(stdout);
+}
+
+static inline double mono_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Allocate and free a few blocks of varied sizes; keep some live. */
+static inline void churn(void **keep, size_t nkeep, unsigned *seed)
+{
+    for (int i = 0; i < 64; i++) {
+        size_t slot = rand_r(seed) % nkeep;
+        free(keep[slot]);
+        size_t size = 16 + rand_r(seed) % 8192;
+        keep[slot] = malloc(size);
+        if (keep[slot])
+            memset(keep[slot], (int)slot, size);
+    }
+}
+
+#endif
