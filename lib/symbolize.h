@@ -4,10 +4,24 @@
  * process's maps), opened at their path under an optional root prefix
  * (/proc/PID/root when attached, --sysroot DIR offline), with separate
  * debug files by build-id or debuglink under /usr/lib/debug.  Symbol tables
- * are cached per object (keyed by build-id, else path) for the life of the
- * symbolizer, so a second dump of the same process loads nothing new.
+ * are cached per object (keyed by build-id, else path + size + mtime) for
+ * the life of the symbolizer, so a second dump of the same process loads
+ * nothing new; each distinct address is symbolized once per detail level.
  * Names are interned: equal strings have equal pointers, owned by the
- * symbolizer, valid until symbolizer_free. */
+ * symbolizer, valid until symbolizer_free.  Not thread-safe.
+ *
+ * The main executable (what opts.exe replaces) is the file of the
+ * lowest-addressed file-backed mapping: the kernel maps the program before
+ * ld.so and the libraries, below them.  opts.exe is used as given, without
+ * the root prefix.  A mapping marked "(deleted)" is read through
+ * /proc/PID/map_files when root is "/proc/PID/root", else reported.
+ *
+ * Unknown addresses never vanish: "label+0xOFF" where label is the
+ * object's basename and OFF its link-time address (object readable, no
+ * symbol) or file offset (object unreadable: missing, not ELF, deleted, not
+ * fitting its mapping); "[vdso]+0xOFF" for named non-file regions; "0xADDR"
+ * outside any file mapping.  Each unreadable object or mismatching debug
+ * file is reported once to opts.warnings. */
 #ifndef MEMPROF_SYMBOLIZE_H
 #define MEMPROF_SYMBOLIZE_H
 
@@ -50,7 +64,11 @@ void symbolizer_free(struct symbolizer *s);
 
 /* Symbolize one address ALREADY adjusted to the call instruction (the
  * caller passes return_address - 1).  Fills up to max frames, innermost
- * first; returns how many (always >= 1). */
+ * first; returns how many (always >= 1 when max >= 1).  With
+ * SYMBOLIZE_LINES the last frame is the containing real function, named as
+ * with SYMBOLIZE_FUNCTIONS; a max shorter than the chain drops the outer
+ * frames.  Inlined static functions (no linkage name in DWARF) are named
+ * "ns::name" without parameter types.  maps may be NULL. */
 int symbolizer_lookup(struct symbolizer *s, const struct map_list *maps,
                       uint64_t addr, enum symbolize_detail detail,
                       struct symbol_frame *frames, int max);

@@ -1,6 +1,7 @@
 /* test_symbolize.c - the symbolizer on the fixture programs' own reports
  * (real return addresses, real maps), on separate debug files found every
  * supported way, and on the system's jemalloc and libstdc++. */
+#include <dlfcn.h>
 #include <elf.h>
 #include <unistd.h>
 
@@ -608,6 +609,57 @@ START_TEST(exe_override_applies_to_main_executable_only)
 }
 END_TEST
 
+
+/* A library deleted after it was mapped (an upgrade) is still read, live,
+ * through /proc/PID/map_files when the root is /proc/PID/root. */
+START_TEST(deleted_library_is_read_through_map_files_when_live)
+{
+    char copy[] = "/tmp/memprof-fixlib-XXXXXX";
+    int fd = mkstemp(copy);
+    ck_assert_int_ge(fd, 0);
+    FILE *in = fopen(fixture_path("libfixture.so"), "rb");
+    ck_assert_ptr_nonnull(in);
+    char buf[65536];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, in)) > 0)
+        ck_assert_int_eq(write(fd, buf, n), (ssize_t)n);
+    fclose(in);
+    close(fd);
+    void *lib = dlopen(copy, RTLD_NOW | RTLD_LOCAL);
+    ck_assert_msg(lib != NULL, "%s", dlerror());
+    void *fn = dlsym(lib, "fixlib_function");
+    ck_assert_ptr_nonnull(fn);
+    ck_assert_int_eq(unlink(copy), 0);
+    struct map_list maps = {0};
+    struct mp_error err;
+    ck_assert_msg(maps_read_pid(getpid(), &maps, &err) == 0, "%s", err.msg);
+    const struct map_entry *e = maps_find(&maps, (uintptr_t)fn);
+    ck_assert_ptr_nonnull(e);
+    ck_assert(e->deleted);
+    char root[64];
+    snprintf(root, sizeof root, "/proc/%d/root", (int)getpid());
+    char *text = NULL;
+    size_t len = 0;
+    FILE *warnings = open_memstream(&text, &len);
+    struct symbolizer_options live = {.root = root, .warnings = NULL};
+    struct symbolizer_options offline = {.root = NULL, .warnings = warnings};
+    struct symbolizer *s = symbolizer_new(&live), *off = symbolizer_new(&offline);
+    struct symbol_frame f;
+    ck_assert_int_eq(symbolizer_lookup(s, &maps, (uintptr_t)fn + 1, SYMBOLIZE_FUNCTIONS, &f, 1), 1);
+    ck_assert_str_eq(f.function, "fixlib_function");
+    ck_assert_int_eq(symbolizer_lookup(off, &maps, (uintptr_t)fn + 1, SYMBOLIZE_FUNCTIONS, &f, 1), 1);
+    ck_assert_str_ne(f.function, "fixlib_function");
+    fflush(warnings);
+    ck_assert_ptr_nonnull(strstr(text, "was deleted"));
+    symbolizer_free(s);
+    symbolizer_free(off);
+    fclose(warnings);
+    free(text);
+    maps_free(&maps);
+    dlclose(lib);
+}
+END_TEST
+
 static Suite *symbolize_suite(void)
 {
     Suite *s = suite_create("symbolize");
@@ -630,6 +682,7 @@ static Suite *symbolize_suite(void)
     tcase_add_test(tc, debuglink_crc_rejects_a_changed_file);
     tcase_add_test(tc, unknown_addresses_never_vanish);
     tcase_add_test(tc, unreadable_objects_are_warned_once);
+    tcase_add_test(tc, deleted_library_is_read_through_map_files_when_live);
     tcase_add_test(tc, frames_inside_jemalloc_are_allocator);
     tcase_add_test(tc, operator_new_is_demangled_and_allocator);
     tcase_add_test(tc, allocator_names_with_any_prefix);
