@@ -1,0 +1,519 @@
+/* cmd_analysis.c - the analysis commands (top, traces, peek, tree, list,
+ * diff) and the session's profile list (dumps, load): argument parsing,
+ * choosing the profiles, and handing them to lib/analysis.
+ *
+ * Syntax: options anywhere; positionals are a row count N (all digits)
+ * and/or a profile name, e.g. `top 20 dump2 --cum`; peek and list take
+ * their pattern first.  No profile name means the latest.
+ *
+ * A context (node table and symbolized views) lives for one command: the
+ * symbolizer keeps its own per-address cache, so building a view again is
+ * cheap, and nothing here can outlive a profile or a symbolizer. */
+#include "repl/cmd_analysis.h"
+
+#include <getopt.h>
+#include <json-c/json.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/analysis.h"
+#include "repl/commands.h"
+
+/* ---- help texts ---- */
+
+#define COMMON_OPTIONS                                                         \
+    "Options:\n"                                                               \
+    "  --space | --objects      rank by bytes (default) or by object counts\n" \
+    "  --inuse | --alloc        in use now (default), or allocated ever (needs\n" \
+    "                           a process started with prof_accum:true)\n"     \
+    "  --focus RE, --ignore RE  keep / drop stacks with a frame matching RE\n" \
+    "  --hide RE                drop matching frames from every stack\n"       \
+    "  --thread ID              only that thread's samples (jemalloc thread uid)\n" \
+    "  --functions | --lines | --files | --addresses   what a row is\n"       \
+    "  --bytes                  exact byte counts instead of KiB/MiB/GiB\n"    \
+    "  --json                   machine-readable output (docs/analysis.md)\n"  \
+    "RE is a POSIX extended regular expression.  DUMP is a profile name from\n" \
+    "'dumps'; without one, the latest profile is used.\n"
+
+const char cmd_top_usage[] = "top [N] [DUMP] [--cum] [--base DUMP] [options]";
+const char cmd_top_summary[] = "the heaviest functions (flat and cumulative)";
+const char cmd_top_help[] =
+    "Prints the N (default 10) heaviest rows, jeprof --text style: flat (held\n"
+    "by the function itself), flat%, sum% (running total of flat%), cum (held\n"
+    "by it and everything it calls; recursion counted once), cum%, name.\n"
+    "The allocator's own frames (malloc, operator new, prof_backtrace...) are\n"
+    "stripped so the first caller outside the allocator is charged.\n"
+    "  --cum          sort by cum instead of flat\n"
+    "  --base DUMP    show growth since DUMP (same as 'diff DUMP THIS')\n"
+    COMMON_OPTIONS;
+
+const char cmd_traces_usage[] = "traces [N] [DUMP] [options]";
+const char cmd_traces_summary[] = "the heaviest whole stacks";
+const char cmd_traces_help[] =
+    "Prints the N (default 10) heaviest call stacks, innermost frame first,\n"
+    "with their bytes, objects and share of the total.  Stacks that are the\n"
+    "same after symbolization are merged.\n"
+    COMMON_OPTIONS;
+
+const char cmd_peek_usage[] = "peek REGEX [DUMP] [options]";
+const char cmd_peek_summary[] = "callers and callees of functions";
+const char cmd_peek_help[] =
+    "For each function matching REGEX: its flat and cum, who calls it and\n"
+    "what it calls, each with bytes and its share of the function's cum.\n"
+    COMMON_OPTIONS;
+
+const char cmd_tree_usage[] = "tree [DUMP] [--nodefraction F] [options]";
+const char cmd_tree_summary[] = "the call tree";
+const char cmd_tree_help[] =
+    "The call tree from the outermost frames inwards, children heaviest first,\n"
+    "with cum, cum% and flat per node.  Nodes under F of the total (default\n"
+    "0.005, i.e. 0.5%) are left out.\n"
+    COMMON_OPTIONS;
+
+const char cmd_list_usage[] = "list REGEX [DUMP] [options]";
+const char cmd_list_summary[] = "source lines of functions with their bytes";
+const char cmd_list_help[] =
+    "For each function matching REGEX: its source lines (from the debug\n"
+    "information) with the flat and cum bytes of each line.  When the source\n"
+    "file cannot be read, only line numbers and values are shown.\n"
+    COMMON_OPTIONS;
+
+const char cmd_diff_usage[] = "diff [A] [B] [N] [options]";
+const char cmd_diff_summary[] = "what grew between two profiles";
+const char cmd_diff_help[] =
+    "Per stack B minus A (each unsampled first), summed like 'top' and sorted\n"
+    "by growth; negative means it shrank.  Percentages are of B's total.\n"
+    "Stacks match by symbol, so profiles of two runs (other addresses) compare.\n"
+    "With two names: A then B.  With one: that profile and the latest.  With\n"
+    "none: the last two.  N rows (default 10); --cum sorts by cum growth.\n"
+    COMMON_OPTIONS;
+
+const char cmd_dumps_usage[] = "dumps [--json]";
+const char cmd_dumps_summary[] = "list the session's heap profiles";
+const char cmd_dumps_help[] =
+    "Lists each profile by name with its stacks, bytes and objects in use, and\n"
+    "where it came from.  Analysis commands take these names.\n";
+
+const char cmd_load_usage[] = "load FILE [NAME]";
+const char cmd_load_summary[] = "read a heap profile file into the session";
+const char cmd_load_help[] =
+    "Reads a jemalloc (heap_v2) or gperftools heap profile.  NAME defaults to\n"
+    "the file's base name; a new profile with a used name shadows the old one.\n";
+
+/* ---- argument parsing ---- */
+
+enum { ALLOW_BASE = 1, ALLOW_NODEFRACTION = 2, MAX_POSITIONAL = 4 };
+
+struct args {
+    struct analysis_options o;
+    bool json;
+    const char *base;
+    char *pos[MAX_POSITIONAL];
+    int npos;
+};
+
+enum {
+    OPT_SPACE = 256, OPT_OBJECTS, OPT_INUSE, OPT_ALLOC, OPT_FOCUS, OPT_IGNORE,
+    OPT_HIDE, OPT_THREAD, OPT_FUNCTIONS, OPT_LINES, OPT_FILES, OPT_ADDRESSES,
+    OPT_CUM, OPT_BYTES, OPT_JSON, OPT_BASE, OPT_NODEFRACTION,
+};
+
+static const struct option long_options[] = {
+    {"space", no_argument, NULL, OPT_SPACE},
+    {"objects", no_argument, NULL, OPT_OBJECTS},
+    {"inuse", no_argument, NULL, OPT_INUSE},
+    {"alloc", no_argument, NULL, OPT_ALLOC},
+    {"focus", required_argument, NULL, OPT_FOCUS},
+    {"ignore", required_argument, NULL, OPT_IGNORE},
+    {"hide", required_argument, NULL, OPT_HIDE},
+    {"thread", required_argument, NULL, OPT_THREAD},
+    {"functions", no_argument, NULL, OPT_FUNCTIONS},
+    {"lines", no_argument, NULL, OPT_LINES},
+    {"files", no_argument, NULL, OPT_FILES},
+    {"addresses", no_argument, NULL, OPT_ADDRESSES},
+    {"cum", no_argument, NULL, OPT_CUM},
+    {"bytes", no_argument, NULL, OPT_BYTES},
+    {"json", no_argument, NULL, OPT_JSON},
+    {"base", required_argument, NULL, OPT_BASE},
+    {"nodefraction", required_argument, NULL, OPT_NODEFRACTION},
+    {NULL, 0, NULL, 0},
+};
+
+static bool parse_u64(const char *s, uint64_t *out)
+{
+    char *end;
+    if (!*s || *s == '-')
+        return false;
+    *out = strtoull(s, &end, 10);
+    return *end == '\0';
+}
+
+static bool is_count(const char *s)
+{
+    return s[0] && strspn(s, "0123456789") == strlen(s);
+}
+
+static int set_option(struct args *a, int c, const char *cmd, unsigned allowed)
+{
+    switch (c) {
+    case OPT_SPACE: a->o.objects = false; break;
+    case OPT_OBJECTS: a->o.objects = true; break;
+    case OPT_INUSE: a->o.alloc = false; break;
+    case OPT_ALLOC: a->o.alloc = true; break;
+    case OPT_FOCUS: a->o.focus = optarg; break;
+    case OPT_IGNORE: a->o.ignore = optarg; break;
+    case OPT_HIDE: a->o.hide = optarg; break;
+    case OPT_FUNCTIONS: a->o.granularity = ANALYSIS_FUNCTIONS; break;
+    case OPT_LINES: a->o.granularity = ANALYSIS_LINES; break;
+    case OPT_FILES: a->o.granularity = ANALYSIS_FILES; break;
+    case OPT_ADDRESSES: a->o.granularity = ANALYSIS_ADDRESSES; break;
+    case OPT_CUM: a->o.cum = true; break;
+    case OPT_BYTES: a->o.exact = true; break;
+    case OPT_JSON: a->json = true; break;
+    case OPT_THREAD:
+        if (!parse_u64(optarg, &a->o.thread)) {
+            command_error("%s: --thread takes a thread id (a number, see the "
+                          "tN lines of the profile), not '%s'", cmd, optarg);
+            return -1;
+        }
+        a->o.has_thread = true;
+        break;
+    case OPT_BASE:
+        if (!(allowed & ALLOW_BASE))
+            goto not_here;
+        a->base = optarg;
+        break;
+    case OPT_NODEFRACTION: {
+        char *end;
+        if (!(allowed & ALLOW_NODEFRACTION))
+            goto not_here;
+        a->o.nodefraction = strtod(optarg, &end);
+        if (*end || end == optarg || a->o.nodefraction < 0 || a->o.nodefraction > 1) {
+            command_error("%s: --nodefraction takes a fraction from 0 to 1 "
+                          "(e.g. 0.01 for 1%%), not '%s'", cmd, optarg);
+            return -1;
+        }
+        break;
+    }
+    }
+    return 0;
+not_here:
+    command_error("%s: %s does not apply here (see 'help %s')", cmd,
+                  c == OPT_BASE ? "--base" : "--nodefraction", cmd);
+    return -1;
+}
+
+static int parse_args(int argc, char **argv, unsigned allowed, struct args *a)
+{
+    const char *cmd = argv[0];
+    memset(a, 0, sizeof *a);
+    a->o.nodefraction = 0.005;
+    optind = 0;      /* a fresh getopt scan for every command */
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":", long_options, NULL)) != -1) {
+        if (c == ':' || c == '?') {
+            const char *what = argv[optind - 1];
+            if (c == ':')
+                command_error("%s: %s needs a value (see 'help %s')", cmd, what, cmd);
+            else
+                command_error("%s: unknown option '%s' (see 'help %s')", cmd, what, cmd);
+            return -1;
+        }
+        if (set_option(a, c, cmd, allowed) < 0)
+            return -1;
+    }
+    for (int i = optind; i < argc; i++) {
+        if (a->npos == MAX_POSITIONAL) {
+            command_error("%s: too many arguments at '%s' (usage: see 'help %s')",
+                          cmd, argv[i], cmd);
+            return -1;
+        }
+        a->pos[a->npos++] = argv[i];
+    }
+    return 0;
+}
+
+/* Split positionals into a row count and a profile name (top, traces). */
+static int count_and_dump(struct args *a, const char *cmd, int first,
+                          const char **dump, int default_limit)
+{
+    a->o.limit = default_limit;
+    *dump = NULL;
+    bool have_count = false;
+    for (int i = first; i < a->npos; i++) {
+        if (is_count(a->pos[i]) && !have_count) {
+            a->o.limit = atoi(a->pos[i]);
+            have_count = true;
+            if (a->o.limit <= 0) {
+                command_error("%s: the row count must be at least 1", cmd);
+                return -1;
+            }
+        } else if (!*dump) {
+            *dump = a->pos[i];
+        } else {
+            command_error("%s: unexpected argument '%s' (usage: %s)", cmd, a->pos[i],
+                          strcmp(cmd, "traces") == 0 ? cmd_traces_usage : cmd_top_usage);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* ---- profiles and contexts ---- */
+
+static struct session_dump *find_dump(struct session *s, const char *name)
+{
+    struct session_dump *d = session_find_dump(s, name);
+    if (d)
+        return d;
+    if (!name)
+        command_error("no heap profile in this session yet: take one with 'dump' "
+                      "(when attached) or read one with 'load FILE'");
+    else
+        command_error("no profile named '%s' in this session; 'dumps' lists them", name);
+    return NULL;
+}
+
+static struct analysis *new_context(struct session *s, enum analysis_granularity g)
+{
+    struct symbolizer *sym = session_symbolizer(s);
+    struct analysis *a = sym ? analysis_new(g, analysis_symbolizer_resolve, sym) : NULL;
+    if (!a)
+        command_error("could not set up symbolization (out of memory?)");
+    return a;
+}
+
+typedef int report_fn(struct analysis *, const struct analysis_view *,
+                      const struct analysis_options *, const struct analysis_source *,
+                      bool, FILE *, struct mp_error *);
+
+/* Build the context and view(s), run the report, say what went wrong. */
+static int run(struct session *s, const char *cmd, report_fn *fn, struct args *a,
+               struct session_dump *d, struct session_dump *base)
+{
+    struct analysis *ctx = new_context(s, a->o.granularity);
+    if (!ctx)
+        return -1;
+    struct mp_error err = {{0}};
+    struct analysis_source src = {d->name, base ? base->name : NULL};
+    const struct analysis_view *vb = base ? analysis_view(ctx, base->profile, &err) : NULL;
+    const struct analysis_view *v = !base || vb ? analysis_view(ctx, d->profile, &err) : NULL;
+    int rc = -1;
+    if (v && (!base || vb))
+        rc = fn ? fn(ctx, v, &a->o, &src, a->json, s->out, &err)
+                : analysis_top(ctx, v, vb, &a->o, &src, a->json, s->out, &err);
+    if (rc < 0)
+        command_error("%s: %s", cmd, err.msg);
+    analysis_free(ctx);
+    return rc;
+}
+
+/* ---- the commands ---- */
+
+int cmd_top(struct session *s, int argc, char **argv)
+{
+    struct args a;
+    const char *dump;
+    if (parse_args(argc, argv, ALLOW_BASE, &a) < 0 ||
+        count_and_dump(&a, argv[0], 0, &dump, 10) < 0)
+        return -1;
+    struct session_dump *d = find_dump(s, dump);
+    struct session_dump *base = d && a.base ? find_dump(s, a.base) : NULL;
+    if (!d || (a.base && !base))
+        return -1;
+    return run(s, argv[0], NULL, &a, d, base);
+}
+
+int cmd_traces(struct session *s, int argc, char **argv)
+{
+    struct args a;
+    const char *dump;
+    if (parse_args(argc, argv, 0, &a) < 0 || count_and_dump(&a, argv[0], 0, &dump, 10) < 0)
+        return -1;
+    struct session_dump *d = find_dump(s, dump);
+    return d ? run(s, argv[0], analysis_traces, &a, d, NULL) : -1;
+}
+
+/* peek and list: REGEX [DUMP]. */
+static int pattern_command(struct session *s, int argc, char **argv, report_fn *fn,
+                           const char *usage)
+{
+    struct args a;
+    if (parse_args(argc, argv, 0, &a) < 0)
+        return -1;
+    if (a.npos < 1 || a.npos > 2) {
+        command_error("%s: usage: %s", argv[0], usage);
+        return -1;
+    }
+    a.o.match = a.pos[0];
+    struct session_dump *d = find_dump(s, a.npos == 2 ? a.pos[1] : NULL);
+    return d ? run(s, argv[0], fn, &a, d, NULL) : -1;
+}
+
+int cmd_peek(struct session *s, int argc, char **argv)
+{
+    return pattern_command(s, argc, argv, analysis_peek, cmd_peek_usage);
+}
+
+int cmd_list(struct session *s, int argc, char **argv)
+{
+    /* Lines are what list shows, whatever granularity was asked for. */
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--functions") == 0 || strcmp(argv[i], "--files") == 0 ||
+            strcmp(argv[i], "--addresses") == 0) {
+            command_error("list: %s does not apply: list always works by source line", argv[i]);
+            return -1;
+        }
+    }
+    struct args a;
+    if (parse_args(argc, argv, 0, &a) < 0)
+        return -1;
+    if (a.npos < 1 || a.npos > 2) {
+        command_error("list: usage: %s", cmd_list_usage);
+        return -1;
+    }
+    a.o.match = a.pos[0];
+    a.o.granularity = ANALYSIS_LINES;
+    struct session_dump *d = find_dump(s, a.npos == 2 ? a.pos[1] : NULL);
+    return d ? run(s, argv[0], analysis_list, &a, d, NULL) : -1;
+}
+
+int cmd_tree(struct session *s, int argc, char **argv)
+{
+    struct args a;
+    if (parse_args(argc, argv, ALLOW_NODEFRACTION, &a) < 0)
+        return -1;
+    if (a.npos > 1) {
+        command_error("tree: usage: %s", cmd_tree_usage);
+        return -1;
+    }
+    struct session_dump *d = find_dump(s, a.npos ? a.pos[0] : NULL);
+    return d ? run(s, argv[0], analysis_tree, &a, d, NULL) : -1;
+}
+
+/* The dump before d in the session (for 'diff' with no names). */
+static struct session_dump *previous_dump(struct session *s)
+{
+    return s->ndumps >= 2 ? &s->dumps[s->ndumps - 2] : NULL;
+}
+
+int cmd_diff(struct session *s, int argc, char **argv)
+{
+    struct args a;
+    if (parse_args(argc, argv, 0, &a) < 0)
+        return -1;
+    const char *names[2] = {NULL, NULL};
+    int nnames = 0;
+    a.o.limit = 10;
+    for (int i = 0; i < a.npos; i++) {
+        if (is_count(a.pos[i]) && !session_find_dump(s, a.pos[i]))
+            a.o.limit = atoi(a.pos[i]) > 0 ? atoi(a.pos[i]) : 10;
+        else if (nnames < 2)
+            names[nnames++] = a.pos[i];
+        else {
+            command_error("diff: unexpected argument '%s' (usage: %s)", a.pos[i], cmd_diff_usage);
+            return -1;
+        }
+    }
+    if (nnames == 0 && s->ndumps < 2) {
+        command_error("diff needs two profiles and the session has %zu: take another "
+                      "with 'dump' or 'load FILE', or name them: diff A B", s->ndumps);
+        return -1;
+    }
+    struct session_dump *older = nnames ? find_dump(s, names[0]) : previous_dump(s);
+    struct session_dump *newer = older ? find_dump(s, nnames == 2 ? names[1] : NULL) : NULL;
+    if (!older || !newer)
+        return -1;
+    if (older == newer) {
+        command_error("diff: '%s' is the latest profile, so there is nothing to compare "
+                      "it with; name two profiles (diff A B) or take another dump", older->name);
+        return -1;
+    }
+    return run(s, argv[0], NULL, &a, newer, older);
+}
+
+/* ---- the session's profiles ---- */
+
+static void print_dumps_text(struct session *s)
+{
+    char b[32];
+    fprintf(s->out, "%-16s %8s %12s %10s  %s\n", "NAME", "STACKS", "IN USE", "OBJECTS", "SOURCE");
+    for (size_t i = 0; i < s->ndumps; i++) {
+        const struct session_dump *d = &s->dumps[i];
+        const struct profile *p = d->profile;
+        fprintf(s->out, "%-16s %8zu %12s %10.0f  %s%s%s\n", d->name, p->nstacks,
+                analysis_format_bytes(p->total.inuse_bytes, false, false, b, sizeof b),
+                p->total.inuse_objects, d->source,
+                p->has_alloc ? " (with allocated-ever counts)" : "",
+                p->truncated ? " (truncated)" : "");
+    }
+    if (s->ndumps == 0)
+        fprintf(s->out, "(none yet: 'dump' from the attached process, or 'load FILE')\n");
+}
+
+static int print_dumps_json(struct session *s)
+{
+    json_object *arr = json_object_new_array();
+    for (size_t i = 0; i < s->ndumps; i++) {
+        const struct session_dump *d = &s->dumps[i];
+        json_object *o = json_object_new_object();
+        json_object_object_add(o, "name", json_object_new_string(d->name));
+        json_object_object_add(o, "source", json_object_new_string(d->source));
+        json_object_object_add(o, "stacks", json_object_new_uint64(d->profile->nstacks));
+        json_object_object_add(o, "total_bytes", json_object_new_double(d->profile->total.inuse_bytes));
+        json_object_object_add(o, "total_objects", json_object_new_double(d->profile->total.inuse_objects));
+        json_object_object_add(o, "has_alloc", json_object_new_boolean(d->profile->has_alloc));
+        json_object_object_add(o, "period", json_object_new_uint64(d->profile->period));
+        json_object_object_add(o, "truncated", json_object_new_boolean(d->profile->truncated));
+        json_object_array_add(arr, o);
+    }
+    fprintf(s->out, "%s\n", json_object_to_json_string_ext(
+                arr, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+    json_object_put(arr);
+    return 0;
+}
+
+int cmd_dumps(struct session *s, int argc, char **argv)
+{
+    bool json = argc == 2 && strcmp(argv[1], "--json") == 0;
+    if (argc > 2 || (argc == 2 && !json)) {
+        command_error("dumps: usage: %s", cmd_dumps_usage);
+        return -1;
+    }
+    if (json)
+        return print_dumps_json(s);
+    print_dumps_text(s);
+    return 0;
+}
+
+int cmd_load(struct session *s, int argc, char **argv)
+{
+    if (argc < 2 || argc > 3) {
+        command_error("load: usage: %s", cmd_load_usage);
+        return -1;
+    }
+    struct mp_error err = {{0}};
+    struct profile *p = profile_load_file(argv[1], &err);
+    if (!p) {
+        command_error("%s", err.msg);
+        return -1;
+    }
+    const char *slash = strrchr(argv[1], '/');
+    const char *name = argc == 3 ? argv[2] : slash ? slash + 1 : argv[1];
+    struct session_dump *d = session_add_dump(s, p, name, argv[1]);
+    if (!d) {
+        profile_free(p);
+        command_error("load: out of memory");
+        return -1;
+    }
+    if (p->warning[0])
+        fprintf(stderr, "memprof: warning: %s\n", p->warning);
+    char b[32];
+    if (s->interactive)
+        fprintf(s->out, "loaded %s: %zu stacks, %s in use, %.0f objects\n", d->name,
+                p->nstacks, analysis_format_bytes(p->total.inuse_bytes, false, false, b, sizeof b),
+                p->total.inuse_objects);
+    return 0;
+}
