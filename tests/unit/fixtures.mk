@@ -28,9 +28,9 @@ FIXTURE_FILES = $(FX)/libfixture.so $(FX)/prog_pie.out $(FX)/prog_nopie.out \
 .PHONY: fixtures
 fixtures: $(FIXTURE_FILES)
 
-$(FX)/libfixture.so: $(FX_SRC)/fixlib.c tests/unit/fixtures.mk
+$(FX)/libfixture.so: $(FX_SRC)/fixlib.c $(FX_SRC)/fixlib.map tests/unit/fixtures.mk
 	@mkdir -p $(dir $@)
-	gcc $(FX_CFLAGS) -fPIC -shared -o $@ $<
+	gcc $(FX_CFLAGS) -fPIC -shared -Wl,--version-script=$(FX_SRC)/fixlib.map -o $@ $<
 
 $(FX)/prog_pie: $(FX_SRC)/prog.cpp $(FX)/libfixture.so
 	g++ $(FX_CFLAGS) -DFIXTURE_VARIANT=1 -fPIE -pie $(FX_RPATH) -o $@ $< -L$(FX) -lfixture

@@ -102,6 +102,8 @@ static void check_function_names(const char *prog)
     ck_assert(ends_with(lib.object, "libfixture.so"));
     ck_assert_str_eq(lookup1(&h, &out.maps, fixture_addr(&out, "fn", "lib_hidden")->addr).function,
                      "fixlib_hidden");
+    ck_assert_str_eq(lookup1(&h, &out.maps, fixture_addr(&out, "fn", "lib_versioned")->addr).function,
+                     "fixlib_versioned");
     ck_assert_str_eq(harness_warnings(&h), "");
     harness_close(&h);
     fixture_out_free(&out);
