@@ -15,6 +15,7 @@ FUZZ_BIN      = $(FUZZ_NAMES:%=$(FUZZ_DIR)/fuzz_%)
 
 FUZZ_SRC_profile = fuzz/fuzz_profile.c lib/profile.c lib/maps.c lib/error.c
 FUZZ_SRC_maps    = fuzz/fuzz_maps.c lib/maps.c lib/error.c
+FUZZ_OPT_profile = -dict=fuzz/profile.dict
 
 .PHONY: fuzz fuzz-build
 fuzz-build: $(FUZZ_BIN)
@@ -23,10 +24,13 @@ $(FUZZ_DIR)/fuzz_%: fuzz/fuzz_%.c lib/profile.c lib/profile.h lib/maps.c lib/map
 	@mkdir -p $(dir $@)
 	$(CLANG) $(FUZZ_CFLAGS) -o $@ $(FUZZ_SRC_$*) -lm
 
-fuzz: $(FUZZ_BIN)
-	@for n in $(FUZZ_NAMES); do \
-	  mkdir -p fuzz/corpus-work/$$n && \
-	  echo "fuzzing $$n for $(FUZZ_SECONDS) s" && \
-	  $(FUZZ_DIR)/fuzz_$$n -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 \
-	    -artifact_prefix=fuzz/corpus-work/ fuzz/corpus-work/$$n fuzz/corpus/$$n || exit 1; \
-	done
+# One run per harness (they may run side by side under make -j).  Not
+# .PHONY: make does not apply pattern rules to phony targets.
+fuzz: $(FUZZ_NAMES:%=fuzz-run-%)
+
+fuzz-run-%: $(FUZZ_DIR)/fuzz_%
+	@mkdir -p fuzz/corpus-work/$*
+	@echo "fuzzing $* for $(FUZZ_SECONDS) s"
+	$< -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 \
+	  -artifact_prefix=fuzz/corpus-work/$*- $(FUZZ_OPT_$*) \
+	  fuzz/corpus-work/$* fuzz/corpus/$*

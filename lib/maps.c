@@ -76,13 +76,16 @@ int maps_parse_line(const char *line, size_t len, struct map_entry *out,
         return mp_error_set(err, "device number out of range");
     out->dev_major = (unsigned)major;
     out->dev_minor = (unsigned)minor;
-    /* inode is decimal */
+    /* inode is decimal, any 64-bit value (20 digits at most) */
     int digits = 0;
-    while (p < end && *p >= '0' && *p <= '9' && digits < 20) {
-        inode = inode * 10 + (uint64_t)(*p - '0');
+    while (p < end && *p >= '0' && *p <= '9') {
+        unsigned d = (unsigned)(*p - '0');
+        if (inode > (UINT64_MAX - d) / 10)
+            return mp_error_set(err, "inode number out of range");
+        inode = inode * 10 + d;
         p++, digits++;
     }
-    if (digits == 0 || digits >= 20)
+    if (digits == 0 || (p < end && *p != ' ' && *p != '\t'))
         return mp_error_set(err, "expected a decimal inode number");
     out->inode = inode;
     skip_spaces(&p, end);
@@ -131,6 +134,8 @@ int maps_parse(const char *text, size_t len, bool strict, struct map_list *out,
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         const char *le = nl ? nl : end;
         lineno++;
+        if (le > p && le[-1] == '\r')
+            le--;   /* a dump that went through Windows; jeprof drops \r too */
         if (le > p) {
             struct map_entry e;
             struct mp_error lerr;
