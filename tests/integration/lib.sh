@@ -51,3 +51,27 @@ alive() {
     st=$(awk '/^State:/ {print $2}' "/proc/$1/status" 2>/dev/null) || return 1
     [ -n "$st" ] && [ "$st" != Z ]
 }
+
+# --- attach/safety helpers ---------------------------------------------------
+#   assert_untouched PID   alive, not stopped, not traced (after memprof quit)
+#   assert_no_dump_dirs    no memprof.* directory left in /tmp
+#   toggles N              N×(prof on, prof off, dump) as a memprof script in $WORK/toggles
+tracer_of() { awk '/^TracerPid:/ {print $2}' "/proc/$1/status" 2>/dev/null; }
+state_of()  { awk '/^State:/ {print $2}' "/proc/$1/status" 2>/dev/null; }
+assert_untouched() {
+    alive "$1" || die "process $1 died"
+    [ "$(tracer_of "$1")" = 0 ] || die "process $1 still traced by $(tracer_of "$1")"
+    case "$(state_of "$1")" in T|t) die "process $1 left stopped" ;; esac
+}
+assert_no_dump_dirs() {
+    local left
+    left=$(find /tmp -maxdepth 1 -name 'memprof.*' -newer "$WORK" 2>/dev/null)
+    [ -z "$left" ] || die "dump directories left behind: $left"
+}
+toggles() {
+    local n=$1 i
+    : >"$WORK/toggles"
+    for i in $(seq "$n"); do
+        printf 'prof on\nprof off\ndump\n' >>"$WORK/toggles"
+    done
+}

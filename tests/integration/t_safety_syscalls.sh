@@ -1,0 +1,24 @@
+# A thread stopped inside nanosleep must sleep its full time after the
+# call (restart, not EINTR); one blocked in read() on a FIFO must get the
+# whole message later, with no EINTR.  Both programs are single-threaded,
+# so memprof has to stop exactly that thread.
+. "$SRCDIR/tests/integration/lib.sh"
+
+start_target sleepers sleep
+toggles 20
+mp -p "$PID" -x "$WORK/toggles"
+assert_ok
+sleep 3.2
+grep -q 'SLEEP EARLY' "$TARGET_OUT" && die "$(grep 'SLEEP EARLY' "$TARGET_OUT")"
+grep -q '^sleeps 2' "$TARGET_OUT" || die "sleeper made no progress"
+assert_untouched "$PID"
+
+mkfifo "$WORK/fifo"
+start_target sleepers read "$WORK/fifo"
+mp -p "$PID" -x "$WORK/toggles"
+assert_ok
+printf 'memprof-fifo-message-0123456789\n' >"$WORK/fifo"
+for i in $(seq 50); do grep -q 'read ok\|READ BAD' "$TARGET_OUT" && break; sleep 0.1; done
+grep -q 'read ok' "$TARGET_OUT" || die "reader: $(tail -2 "$TARGET_OUT")"
+assert_untouched "$PID"
+assert_no_dump_dirs
