@@ -8,7 +8,30 @@
  *   heap profile: ... @ heap/N         old tcmalloc, sample period N/2
  *
  * Every count is unsampled per stack line (jeprof's AdjustSamples) as the
- * file is read, so sums and differences are always of unsampled values. */
+ * file is read, so sums and differences are always of unsampled values.
+ * Sampling as jeprof does it: heap_v2/N uses R = N (N = 0: no adjustment);
+ * "@ heap_v2[/N]" uses R = N, or 128 KiB when N is missing or 0; "@ heap/N"
+ * uses jeprof's version-1 rule with R = N/2; "@ heapprofile", "@ growth"
+ * and other types without "heap" are not sampled; no type at all means
+ * version 1 at 128 KiB when the in-use and total pairs are equal.
+ *
+ * Truncated files (decided here, documented for callers):
+ *   - A header line cut by EOF is an error; a valid header and no stack is
+ *     a valid, empty profile.
+ *   - A last line without its newline is never read (its numbers may be
+ *     cut short).
+ *   - heap_v2: a stack is known whole once another line follows it (the
+ *     next "@", a blank line, MAPPED_LIBRARIES).  At EOF without one, the
+ *     last stack is dropped whole: its thread lines may be missing.
+ *   - No MAPPED_LIBRARIES section: truncated = true, maps empty.
+ *   truncated comes with a one-line warning naming the file (and line).
+ *
+ * Stricter than jeprof (which skips lines it does not recognise): any other
+ * line is an error "FILE:LINE: what", as is a stack without a t* line, a
+ * second t* line, text after ']' on a stack's thread line (jemalloc writes
+ * thread names only in the header), or a number that overflows 64 bits.
+ * Accepted: "@" with no addresses (a 0-frame stack), any number of frames,
+ * "0" as an address, CRLF line ends, thread ids first seen in a stack. */
 #ifndef MEMPROF_PROFILE_H
 #define MEMPROF_PROFILE_H
 
