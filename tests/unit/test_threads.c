@@ -1,0 +1,66 @@
+/* test_threads.c - attach/threads: /proc/.../syscall parsing and the
+ * ranking of candidate threads. */
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+
+#include "attach/threads.h"
+#include "tests/unit/unit.h"
+
+static struct thread_info thread(pid_t tid, const char *comm, char state, const char *sys)
+{
+    struct thread_info t = { .tid = tid, .state = state };
+    strcpy(t.comm, comm);
+    thread_parse_syscall(sys, &t);
+    t.rank = thread_rank(&t);
+    return t;
+}
+
+START_TEST(parses_syscall_file)
+{
+    struct thread_info t = thread(1, "a", 'S', "202 0x7f 0x80 0x0 0x0 0x0 0x0 0x7ffd 0x7f12\n");
+    ck_assert(t.in_syscall);
+    ck_assert_int_eq(t.syscall_nr, 202);
+    t = thread(1, "a", 'R', "running\n");
+    ck_assert(!t.in_syscall);
+    t = thread(1, "a", 'S', "-1 0x7ffd 0x7f12\n");
+    ck_assert(!t.in_syscall);
+}
+END_TEST
+
+START_TEST(ranks_threads)
+{
+    char futex[64], epoll[64], read_[64], sigwait[64];
+    snprintf(futex, sizeof futex, "%d 0 0 0 0 0 0 0 0", SYS_futex);
+    snprintf(epoll, sizeof epoll, "%d 0 0 0 0 0 0 0 0", SYS_epoll_wait);
+    snprintf(read_, sizeof read_, "%d 0 0 0 0 0 0 0 0", SYS_read);
+    snprintf(sigwait, sizeof sigwait, "%d 0 0 0 0 0 0 0 0", SYS_rt_sigtimedwait);
+    struct thread_info v[] = {
+        thread(10, "jemalloc_bg_thd", 'S', futex),
+        thread(11, "eventloop", 'S', epoll),
+        thread(12, "busy", 'R', "running"),
+        thread(13, "sigwaiter", 'S', sigwait),
+        thread(14, "reader", 'S', read_),
+        thread(15, "worker", 'S', futex),
+        thread(16, "ioctl", 'S', "16 0 0 0 0 0 0 0 0"),
+    };
+    threads_sort(v, 7);
+    pid_t order[] = { 14, 15, 16, 12, 11, 13, 10 };
+    for (int i = 0; i < 7; i++)
+        ck_assert_int_eq(v[i].tid, order[i]);
+    ck_assert_int_eq(v[0].rank, RANK_RESTARTABLE_SLEEP);
+    ck_assert_int_eq(v[6].rank, RANK_ALLOCATOR_THREAD);
+}
+END_TEST
+
+static Suite *threads_suite(void)
+{
+    Suite *s = suite_create("threads");
+    TCase *tc = tcase_create("rank");
+    tcase_add_test(tc, parses_syscall_file);
+    tcase_add_test(tc, ranks_threads);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+UNIT_MAIN(threads_suite)
