@@ -9,18 +9,20 @@
 
 static void check(const struct map_list *m)
 {
+    uint64_t reach = 0;     /* highest end among the entries before i */
     for (size_t i = 0; i < m->n; i++) {
         const struct map_entry *e = &m->v[i];
         if (!e->path || e->end < e->start)
             abort();
         if (i && m->v[i - 1].start > e->start)
             abort();
-        /* Lookup is promised only for lists that do not overlap, as the
+        /* Lookup is promised only where entries do not overlap, as the
          * kernel's never do (a hostile dump may). */
-        bool alone = (i == 0 || m->v[i - 1].end <= e->start) &&
-                     (i + 1 == m->n || e->end <= m->v[i + 1].start);
+        bool alone = reach <= e->start && (i + 1 == m->n || e->end <= m->v[i + 1].start);
         if (alone && e->end > e->start && maps_find(m, e->start) != e)
             abort();
+        if (e->end > reach)
+            reach = e->end;
     }
 }
 
