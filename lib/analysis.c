@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #define EMPTY_SLOT UINT32_MAX
 #define MAX_INLINE 16          /* frames one address may expand to */
@@ -215,12 +216,14 @@ struct analysis *analysis_new(enum analysis_granularity g,
     return a;
 }
 
+static void ids_unmap(uint32_t *v, size_t cap);
+
 static void view_free(struct analysis_view *v)
 {
     if (!v)
         return;
     free(v->stack_start);
-    free(v->node_ids);
+    ids_unmap(v->node_ids, v->node_ids_cap);
     free(v);
 }
 
@@ -240,56 +243,83 @@ void analysis_free(struct analysis *a)
 
 /* ---- building a view ---- */
 
-/* What one distinct return address expands to: node ids innermost first,
- * and how many of its leading frames are the allocator's. */
+/* What one distinct return address expands to: its node ids innermost
+ * first and which of those frames are the allocator's.  Most addresses
+ * are one frame, kept in the slot itself so the per-frame loop (millions
+ * of frames in a big profile) touches one cache line. */
 struct addr_entry {
     uint64_t addr;
-    uint32_t first;            /* into addr_cache.ids / .alloc */
-    uint8_t count;
+    uint32_t id;               /* count == 1: the node id; else index into ids */
+    uint8_t count;             /* 0: empty slot */
+    uint16_t alloc_mask;       /* bit k: frame k is the allocator's */
 };
 
 struct addr_cache {
-    struct addr_entry *slots;  /* count == 0: empty */
+    struct addr_entry *slots;
     size_t cap, n;
-    uint32_t *ids;
-    bool *alloc;
+    int shift;                 /* 64 - log2(cap), for Fibonacci hashing */
+    uint32_t *ids;             /* node ids of multi-frame (inlined) addresses */
     size_t nids, ids_cap;
 };
 
-static int addr_cache_init(struct addr_cache *c, size_t expect)
+static size_t addr_slot(const struct addr_cache *c, uint64_t addr)
+{
+    return (size_t)((addr * 0x9e3779b97f4a7c15ULL) >> c->shift);
+}
+
+static int addr_cache_alloc(struct addr_cache *c, size_t cap)
+{
+    c->slots = calloc(cap, sizeof *c->slots);
+    c->cap = cap;
+    c->shift = 64;
+    for (size_t x = cap; x > 1; x >>= 1)
+        c->shift--;
+    return c->slots ? 0 : -1;
+}
+
+static int addr_cache_init(struct addr_cache *c)
 {
     memset(c, 0, sizeof *c);
-    c->cap = 1024;
-    while (c->cap < expect * 2)
-        c->cap *= 2;
-    c->slots = calloc(c->cap, sizeof *c->slots);
-    return c->slots ? 0 : -1;
+    return addr_cache_alloc(c, 4096);
 }
 
 static void addr_cache_fini(struct addr_cache *c)
 {
     free(c->slots);
     free(c->ids);
-    free(c->alloc);
 }
 
-static int addr_cache_push(struct addr_cache *c, uint32_t id, bool is_alloc)
+static int addr_cache_grow(struct addr_cache *c)
 {
-    if (c->nids == c->ids_cap) {
-        size_t cap = c->ids_cap ? c->ids_cap * 2 : 4096;
-        uint32_t *ids = realloc(c->ids, cap * sizeof *ids);
-        if (!ids)
+    struct addr_cache old = *c;
+    if (addr_cache_alloc(c, old.cap * 2) < 0) {
+        *c = old;
+        return -1;
+    }
+    for (size_t i = 0; i < old.cap; i++) {
+        if (!old.slots[i].count)
+            continue;
+        size_t j = addr_slot(c, old.slots[i].addr);
+        while (c->slots[j].count)
+            j = (j + 1) & (c->cap - 1);
+        c->slots[j] = old.slots[i];
+    }
+    free(old.slots);
+    return 0;
+}
+
+static int push_ids(struct addr_cache *c, const uint32_t *ids, int n)
+{
+    if (c->nids + (size_t)n > c->ids_cap) {
+        size_t cap = c->ids_cap ? c->ids_cap * 2 : 1024;
+        uint32_t *v = realloc(c->ids, cap * sizeof *v);
+        if (!v)
             return -1;
-        c->ids = ids;
-        bool *al = realloc(c->alloc, cap * sizeof *al);
-        if (!al)
-            return -1;
-        c->alloc = al;
+        c->ids = v;
         c->ids_cap = cap;
     }
-    c->ids[c->nids] = id;
-    c->alloc[c->nids] = is_alloc;
-    c->nids++;
+    memcpy(c->ids + c->nids, ids, (size_t)n * sizeof *ids);
+    c->nids += (size_t)n;
     return 0;
 }
 
@@ -304,6 +334,7 @@ static int resolve_addr(struct analysis *a, const struct profile *p,
                         struct addr_cache *c, struct addr_entry *e, uint64_t addr)
 {
     struct symbol_frame frames[MAX_INLINE];
+    uint32_t ids[MAX_INLINE];
     /* Return addresses point after the call: look up the call itself. */
     int n = a->resolve(a->cookie, p, addr ? addr - 1 : 0,
                        detail_for(a->granularity), frames, MAX_INLINE);
@@ -311,57 +342,66 @@ static int resolve_addr(struct analysis *a, const struct profile *p,
         n = 1;
     if (n > MAX_INLINE)
         n = MAX_INLINE;
-    e->addr = addr;
-    e->first = (uint32_t)c->nids;
-    e->count = (uint8_t)n;
+    e->alloc_mask = 0;
     for (int i = 0; i < n; i++) {
         int64_t id = intern_node(a, &frames[i], addr);
-        if (id < 0 || addr_cache_push(c, (uint32_t)id, frames[i].is_allocator) < 0)
+        if (id < 0)
             return -1;
+        ids[i] = (uint32_t)id;
+        if (frames[i].is_allocator)
+            e->alloc_mask |= (uint16_t)(1u << i);
     }
-    return 0;
-}
-
-static int addr_cache_grow(struct addr_cache *c)
-{
-    size_t cap = c->cap * 2;
-    struct addr_entry *slots = calloc(cap, sizeof *slots);
-    if (!slots)
+    e->addr = addr;
+    e->id = n == 1 ? ids[0] : (uint32_t)c->nids;
+    if (n > 1 && push_ids(c, ids, n) < 0)
         return -1;
-    for (size_t i = 0; i < c->cap; i++) {
-        if (!c->slots[i].count)
-            continue;
-        size_t j = analysis_mix(c->slots[i].addr) & (cap - 1);
-        while (slots[j].count)
-            j = (j + 1) & (cap - 1);
-        slots[j] = c->slots[i];
-    }
-    free(c->slots);
-    c->slots = slots;
-    c->cap = cap;
+    e->count = (uint8_t)n;
     return 0;
 }
 
 static const struct addr_entry *lookup_addr(struct analysis *a, const struct profile *p,
                                             struct addr_cache *c, uint64_t addr)
 {
-    if ((c->n + 1) * 2 > c->cap && addr_cache_grow(c) < 0)
-        return NULL;
     size_t mask = c->cap - 1;
-    size_t j = analysis_mix(addr) & mask;
+    size_t j = addr_slot(c, addr);
     for (; c->slots[j].count; j = (j + 1) & mask)
         if (c->slots[j].addr == addr)
             return &c->slots[j];
+    if ((c->n + 1) * 2 > c->cap) {
+        if (addr_cache_grow(c) < 0)
+            return NULL;
+        return lookup_addr(a, p, c, addr);
+    }
     if (resolve_addr(a, p, c, &c->slots[j], addr) < 0)
         return NULL;
     c->n++;
     return &c->slots[j];
 }
 
+/* The node ids of every frame of a profile: millions of them, written
+ * once.  They live in their own mapping with transparent huge pages
+ * requested, because first-touch page faults (one per 4 KiB, costly under
+ * virtualisation) otherwise dominate building a view. */
 struct id_vec {
     uint32_t *v;
     size_t n, cap;
 };
+
+static uint32_t *ids_map(size_t cap)
+{
+    size_t bytes = cap * sizeof(uint32_t);
+    void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED)
+        return NULL;
+    madvise(m, bytes, MADV_HUGEPAGE);   /* advice only: fine if refused */
+    return m;
+}
+
+static void ids_unmap(uint32_t *v, size_t cap)
+{
+    if (v)
+        munmap(v, cap * sizeof *v);
+}
 
 static int id_vec_reserve(struct id_vec *x, size_t more)
 {
@@ -370,9 +410,12 @@ static int id_vec_reserve(struct id_vec *x, size_t more)
     size_t cap = x->cap ? x->cap : 4096;
     while (cap < x->n + more)
         cap *= 2;
-    uint32_t *v = realloc(x->v, cap * sizeof *v);
+    uint32_t *v = ids_map(cap);
     if (!v)
         return -1;
+    if (x->n)
+        memcpy(v, x->v, x->n * sizeof *v);
+    ids_unmap(x->v, x->cap);
     x->v = v;
     x->cap = cap;
     return 0;
@@ -387,20 +430,29 @@ static int append_stack(struct analysis *a, const struct profile *p,
 {
     size_t start = out->n;
     bool stripping = true;
+    const uint64_t *frames = p->frames + st->frame0;
+    if (id_vec_reserve(out, st->nframes) < 0)
+        return -1;
     for (uint32_t f = 0; f < st->nframes; f++) {
-        const struct addr_entry *e = lookup_addr(a, p, c, p->frames[st->frame0 + f]);
-        if (!e || id_vec_reserve(out, e->count) < 0)
+        const struct addr_entry *e = lookup_addr(a, p, c, frames[f]);
+        if (!e)
+            return -1;
+        if (e->count == 1 && !stripping) {     /* the common case */
+            out->v[out->n++] = e->id;
+            continue;
+        }
+        /* Inlined frames: room for them and one slot per frame still to come. */
+        if (e->count > 1 && id_vec_reserve(out, e->count + st->nframes - f) < 0)
             return -1;
         for (uint32_t k = 0; k < e->count; k++) {
-            if (stripping && c->alloc[e->first + k]) {
+            uint32_t id = e->count == 1 ? e->id : c->ids[e->id + k];
+            if (stripping && (e->alloc_mask >> k & 1)) {
                 out->n = start;   /* only the last allocator frame survives */
-                out->v[out->n++] = c->ids[e->first + k];
-                continue;
-            }
-            if (stripping && out->n > start)
+            } else if (stripping) {
                 out->n = start;   /* a real caller: drop the allocator frame */
-            stripping = false;
-            out->v[out->n++] = c->ids[e->first + k];
+                stripping = false;
+            }
+            out->v[out->n++] = id;
         }
     }
     return 0;
@@ -412,7 +464,7 @@ static struct analysis_view *build_view(struct analysis *a, const struct profile
     struct analysis_view *v = calloc(1, sizeof *v);
     struct addr_cache cache;
     struct id_vec ids = {0};
-    if (!v || addr_cache_init(&cache, 4096) < 0)
+    if (!v || addr_cache_init(&cache) < 0)
         goto oom_nocache;
     v->profile = p;
     v->stack_start = malloc((p->nstacks + 1) * sizeof *v->stack_start);
@@ -425,12 +477,13 @@ static struct analysis_view *build_view(struct analysis *a, const struct profile
     }
     v->stack_start[p->nstacks] = (uint32_t)ids.n;
     v->node_ids = ids.v;
+    v->node_ids_cap = ids.cap;
     addr_cache_fini(&cache);
     return v;
 oom:
     addr_cache_fini(&cache);
 oom_nocache:
-    free(ids.v);
+    ids_unmap(ids.v, ids.cap);
     view_free(v);
     mp_error_set(err, "out of memory while symbolizing %s", p->name ? p->name : "the profile");
     return NULL;

@@ -59,6 +59,7 @@ struct analysis_view {
     const struct profile *profile;
     uint32_t *stack_start;  /* nstacks + 1 offsets into node_ids */
     uint32_t *node_ids;
+    size_t node_ids_cap;    /* its mapping's size, in ids */
 };
 
 struct analysis {
