@@ -2,7 +2,7 @@
  * on jemalloc with a slow leak, for memprof to attach to and profile.
  *
  * Worker threads handle fake requests: parse_request() and render_reply()
- * allocate and free short-lived buffers; cache_reply() keeps the last 256
+ * allocate and free short-lived buffers; cache_reply() keeps the last 64
  * replies in a ring (steady memory); remember_session() keeps a little of
  * every request in a list that is never trimmed (the leak); load_config()
  * holds a fixed table from start-up.  Start it with
@@ -63,7 +63,7 @@ static __attribute__((noinline)) void remember_session(const char *req)
     pthread_mutex_unlock(&sessions_lock);
 }
 
-#define CACHE_SLOTS 256
+#define CACHE_SLOTS 64
 static char *reply_cache[CACHE_SLOTS];
 static unsigned cache_next;
 
