@@ -38,6 +38,17 @@ static void conf_var(struct session *s, char *buf, size_t len)
     mallctl_conf_var(selected_copy(s)->prefix, buf, len);
 }
 
+/* Say why mallctl refused name (ret != 0); returns -1. */
+static int mallctl_failed(struct session *s, const char *name, int ret, bool writing)
+{
+    char var[64];
+    struct mp_error err;
+    conf_var(s, var, sizeof var);
+    mallctl_explain(name, ret, writing, var, &err);
+    command_error("%s", err.msg);
+    return -1;
+}
+
 /* Run the calls; on a failure to call at all, say so and return -1. */
 static int run_calls(struct session *s, struct mallctl_call *calls, size_t n)
 {
@@ -281,14 +292,8 @@ static int prof_set_active(struct session *s, bool on)
     };
     if (run_calls(s, &call, 1))
         return -1;
-    if (call.ret) {
-        char var[64];
-        struct mp_error err;
-        conf_var(s, var, sizeof var);
-        mallctl_explain("prof.active", call.ret, true, var, &err);
-        command_error("%s", err.msg);
-        return -1;
-    }
+    if (call.ret)
+        return mallctl_failed(s, "prof.active", call.ret, true);
     fprintf(s->out, "profiling is now %s (was %s)\n", on ? "on" : "off", old ? "on" : "off");
     return 0;
 }
@@ -302,14 +307,8 @@ static int prof_reset(struct session *s, const size_t *lg_sample)
     };
     if (run_calls(s, &call, 1))
         return -1;
-    if (call.ret) {
-        char var[64];
-        struct mp_error err;
-        conf_var(s, var, sizeof var);
-        mallctl_explain("prof.reset", call.ret, true, var, &err);
-        command_error("%s", err.msg);
-        return -1;
-    }
+    if (call.ret)
+        return mallctl_failed(s, "prof.reset", call.ret, true);
     return 0;
 }
 
@@ -430,13 +429,8 @@ static int dump_fetch(struct session *s, char **data, size_t *len)
     struct mallctl_call call = {.name = "prof.dump", .new_string = path};
     if (run_calls(s, &call, 1))
         return -1;
-    if (call.ret) {
-        char var[64];
-        conf_var(s, var, sizeof var);
-        mallctl_explain("prof.dump", call.ret, true, var, &err);
-        command_error("%s", err.msg);
-        return -1;
-    }
+    if (call.ret)
+        return mallctl_failed(s, "prof.dump", call.ret, true);
     if (target_fetch_dump(s->target, path, data, len, &err)) {
         command_error("%s", err.msg);
         return -1;
@@ -561,13 +555,8 @@ int cmd_mallctl(struct session *s, int argc, char **argv)
     };
     if (run_calls(s, &call, 1))
         return -1;
-    if (call.ret) {
-        char var[64];
-        conf_var(s, var, sizeof var);
-        mallctl_explain(name, call.ret, value != NULL, var, &err);
-        command_error("%s", err.msg);
-        return -1;
-    }
+    if (call.ret)
+        return mallctl_failed(s, name, call.ret, value != NULL);
     char old[300] = "";
     if (readable && t == MALLCTL_STRING) {
         if (!oldv.u64)
