@@ -886,16 +886,33 @@ struct profile *profile_load_file(const char *path, struct mp_error *err)
             mp_error_set(err, "%s: is %s, not a heap profile file", path, file_kind(st.st_mode));
         return NULL;
     }
-    size_t len = (size_t)st.st_size;
-    void *data = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
-    close(fd);
-    if (data == MAP_FAILED) {
-        mp_error_set(err, "%s: cannot map the file: %s", path, strerror(errno));
+    /* Read, not mmap: a dump that jemalloc rewrites (the same name again,
+     * opened with O_TRUNC) while we parse would turn a mapping into SIGBUS.
+     * One read into one buffer costs a copy and the same memory. */
+    size_t cap = (size_t)st.st_size, len = 0;
+    char *data = malloc(cap);
+    if (!data) {
+        close(fd);
+        mp_error_set(err, "%s: out of memory for %zu bytes", path, cap);
         return NULL;
     }
-    madvise(data, len, MADV_SEQUENTIAL);
+    while (len < cap) {
+        ssize_t r = read(fd, data + len, cap - len);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            mp_error_set(err, "%s: cannot read: %s", path, strerror(errno));
+            free(data);
+            close(fd);
+            return NULL;
+        }
+        if (r == 0)
+            break;           /* shrank since fstat: parse what is there */
+        len += (size_t)r;
+    }
+    close(fd);
     struct profile *p = profile_parse(data, len, path, err);
-    munmap(data, len);
+    free(data);
     return p;
 }
 
