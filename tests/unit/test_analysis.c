@@ -3,6 +3,8 @@
  * threads, granularity, diff, sorting, formatting, JSON shapes, errors. */
 #include "tests/unit/unit.h"
 
+#include <stdint.h>
+#include <stdio.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
@@ -800,6 +802,68 @@ START_TEST(json_shapes)
 }
 END_TEST
 
+/* ---- the real parser and symbolizer on this program's own code ---- */
+
+__attribute__((noinline)) void *unit_leaker(size_t n)
+{
+    void *p = malloc(n);
+    __asm__ volatile("" ::: "memory");
+    return p;
+}
+
+__attribute__((noinline)) void *unit_caller(size_t n)
+{
+    void *p = unit_leaker(n);
+    __asm__ volatile("" ::: "memory");
+    return p;
+}
+
+static char *read_self_maps(void)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    ck_assert_ptr_nonnull(f);
+    char *text = NULL;
+    size_t cap = 0;
+    ck_assert_int_gt(getdelim(&text, &cap, '\0', f), 0);
+    fclose(f);
+    return text;
+}
+
+START_TEST(real_symbols_and_allocator_stripping)
+{
+    /* A gperftools-style (unsampled) profile whose one stack is
+     * malloc <- unit_leaker <- unit_caller in this very process. */
+    char *maps = read_self_maps(), *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    fprintf(f, "heap profile: 3: 3072 [0: 0] @ heapprofile\n"
+               "3: 3072 [0: 0] @ 0x%lx 0x%lx 0x%lx\n\nMAPPED_LIBRARIES:\n%s",
+            (unsigned long)(uintptr_t)&malloc + 5, (unsigned long)(uintptr_t)&unit_leaker + 9,
+            (unsigned long)(uintptr_t)&unit_caller + 9, maps);
+    fclose(f);
+    struct profile *p = profile_parse(text, len, "self.heap", &err);
+    ck_assert_msg(p != NULL, "%s", err.msg);
+    struct symbolizer_options so = {0};
+    struct symbolizer *sym = symbolizer_new(&so);
+    analysis_free(ctx);
+    ctx = analysis_new(ANALYSIS_FUNCTIONS, analysis_symbolizer_resolve, sym);
+    struct analysis_options o = {0};
+    json_object *rows = top_rows(p, &o);
+    ck_assert_msg(json_object_array_length(rows) == 2, "%s", outbuf);
+    json_object *leaker = json_object_array_get_idx(rows, 0);
+    ck_assert_str_eq(str_field(leaker, "function"), "unit_leaker");
+    ck_assert_double_eq(field(leaker, "flat_bytes"), 3072);
+    ck_assert_double_eq(field(row_of(rows, "unit_caller"), "cum_bytes"), 3072);
+    ck_assert_ptr_null(row_of(rows, "malloc"));
+    analysis_free(ctx);
+    ctx = NULL;
+    symbolizer_free(sym);
+    profile_free(p);
+    free(text);
+    free(maps);
+}
+END_TEST
+
 static Suite *analysis_suite(void)
 {
     Suite *s = suite_create("analysis");
@@ -836,6 +900,7 @@ static Suite *analysis_suite(void)
     tcase_add_test(tc, list_unreadable_source);
     tcase_add_test(tc, list_needs_lines_context);
     tcase_add_test(tc, json_shapes);
+    tcase_add_test(tc, real_symbols_and_allocator_stripping);
     suite_add_tcase(s, tc);
     return s;
 }
