@@ -52,6 +52,12 @@ struct reader {
     bool in_stack, has_total, pending;
     size_t stack_line;
     const char *maps;        /* start of the MAPPED_LIBRARIES text, or NULL */
+    /* Streaming from a file: text is read in chunks into buf, so a large
+     * profile never sits in memory whole.  fd < 0: the text is all there. */
+    int fd;
+    char *buf;
+    size_t bufcap;
+    bool eof;
 };
 
 /* ---- unsampling (jeprof AdjustSamples) ---- */
@@ -108,11 +114,57 @@ static bool is_space(char c)
     return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
 }
 
+#define STREAM_CHUNK (1u << 20)
+
+/* Move the unread text to the front of buf and read more after it,
+ * growing buf when one line fills it.  Returns false at EOF or error. */
+static bool refill(struct reader *r)
+{
+    if (r->fd < 0 || r->eof)
+        return false;
+    size_t keep = (size_t)(r->end - r->p);
+    if (keep + STREAM_CHUNK / 2 > r->bufcap) {
+        size_t cap = r->bufcap ? r->bufcap * 2 : STREAM_CHUNK;
+        char *nb = malloc(cap);
+        if (!nb) {
+            r->eof = true;
+            return false;
+        }
+        memcpy(nb, r->p, keep);
+        free(r->buf);
+        r->buf = nb;
+        r->bufcap = cap;
+    } else {
+        memmove(r->buf, r->p, keep);
+    }
+    r->p = r->buf;
+    r->end = r->buf + keep;
+    ssize_t n;
+    do
+        n = read(r->fd, r->buf + keep, r->bufcap - keep);
+    while (n < 0 && errno == EINTR);
+    if (n <= 0) {
+        r->eof = true;     /* a read error reads as the end: the file is then truncated */
+        return false;
+    }
+    r->end += n;
+    return true;
+}
+
+/* Read everything left (the MAPPED_LIBRARIES section) into buf. */
+static void slurp_rest(struct reader *r)
+{
+    while (refill(r))
+        ;
+}
+
 static bool next_line(struct reader *r, struct line *l)
 {
+    const char *nl;
+    while (!(nl = memchr(r->p, '\n', (size_t)(r->end - r->p))) && refill(r))
+        ;
     if (r->p >= r->end)
         return false;
-    const char *nl = memchr(r->p, '\n', (size_t)(r->end - r->p));
     l->s = r->p;
     l->e = nl ? nl : r->end;
     l->complete = nl != NULL;
@@ -577,6 +629,7 @@ static int read_v2_body(struct reader *r)
     char q[40];
     while (next_line(r, &l)) {
         if (is_maps_marker(&l)) {
+            slurp_rest(r);
             r->maps = r->p;
             return end_stack(r);
         }
@@ -713,6 +766,7 @@ static int read_legacy_body(struct reader *r)
     struct line l;
     while (next_line(r, &l)) {
         if (is_maps_marker(&l)) {
+            slurp_rest(r);
             r->maps = r->p;
             return 0;
         }
@@ -824,8 +878,8 @@ static int finish(struct reader *r)
     return 0;
 }
 
-struct profile *profile_parse(const char *data, size_t len, const char *name,
-                              struct mp_error *err)
+/* Parse what r reads (a buffer, or a file in chunks) into a new profile. */
+static struct profile *parse_with(struct reader *r, const char *name, struct mp_error *err)
 {
     struct profile *p = calloc(1, sizeof *p);
     if (!p || !(p->name = strdup(name ? name : "profile"))) {
@@ -833,18 +887,27 @@ struct profile *profile_parse(const char *data, size_t len, const char *name,
         mp_error_set(err, "%s: out of memory reading the profile", name ? name : "profile");
         return NULL;
     }
-    struct reader r = {
-        .name = p->name, .p = data, .end = data + len, .err = err, .prof = p,
-    };
-    int rc = read_profile(&r, data, len);
+    r->name = p->name;
+    r->err = err;
+    r->prof = p;
+    if (r->fd >= 0)
+        refill(r);           /* the first chunk, for format detection */
+    int rc = read_profile(r, r->p, (size_t)(r->end - r->p));
     if (rc == 0)
-        rc = finish(&r);
-    free(r.slots);
+        rc = finish(r);
+    free(r->slots);
     if (rc) {
         profile_free(p);
         return NULL;
     }
     return p;
+}
+
+struct profile *profile_parse(const char *data, size_t len, const char *name,
+                              struct mp_error *err)
+{
+    struct reader r = {.p = data, .end = data + len, .fd = -1, .eof = true};
+    return parse_with(&r, name, err);
 }
 
 /* ---- files ---- */
@@ -886,33 +949,14 @@ struct profile *profile_load_file(const char *path, struct mp_error *err)
             mp_error_set(err, "%s: is %s, not a heap profile file", path, file_kind(st.st_mode));
         return NULL;
     }
-    /* Read, not mmap: a dump that jemalloc rewrites (the same name again,
-     * opened with O_TRUNC) while we parse would turn a mapping into SIGBUS.
-     * One read into one buffer costs a copy and the same memory. */
-    size_t cap = (size_t)st.st_size, len = 0;
-    char *data = malloc(cap);
-    if (!data) {
-        close(fd);
-        mp_error_set(err, "%s: out of memory for %zu bytes", path, cap);
-        return NULL;
-    }
-    while (len < cap) {
-        ssize_t r = read(fd, data + len, cap - len);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0) {
-            mp_error_set(err, "%s: cannot read: %s", path, strerror(errno));
-            free(data);
-            close(fd);
-            return NULL;
-        }
-        if (r == 0)
-            break;           /* shrank since fstat: parse what is there */
-        len += (size_t)r;
-    }
+    /* Read in chunks, not mmap: a dump that jemalloc rewrites (the same
+     * name again, opened with O_TRUNC) while we parse would turn a mapping
+     * into SIGBUS, and a mapped file would sit in memory whole. */
+    struct reader r = {.fd = fd};
+    r.p = r.end = "";
+    struct profile *p = parse_with(&r, path, err);
+    free(r.buf);
     close(fd);
-    struct profile *p = profile_parse(data, len, path, err);
-    free(data);
     return p;
 }
 
