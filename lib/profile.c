@@ -579,8 +579,6 @@ static int stack_total(struct reader *r, const struct counts *c)
         return fail(r, "a second 't*:' line for the stack at line %zu", r->stack_line);
     struct profile_stack *st = &r->prof->stacks[r->prof->nstacks - 1];
     st->v = unsample_counts(r, c);
-    st->raw_objects = c->n1;
-    st->raw_bytes = c->s1;
     r->has_total = true;
     return 0;
 }
@@ -756,8 +754,6 @@ static int legacy_stack(struct reader *r, const struct line *l)
     st = &r->prof->stacks[r->prof->nstacks - 1];
     st->nframes = (uint32_t)(r->prof->nframes - st->frame0);
     st->v = unsample_counts(r, &c);
-    st->raw_objects = c.n1;
-    st->raw_bytes = c.s1;
     return 0;
 }
 

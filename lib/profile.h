@@ -72,7 +72,6 @@ struct profile_stack {
     uint32_t frame0, nframes;      /* profile->frames[frame0 .. frame0+nframes) */
     uint32_t sample0, nsamples;    /* profile->samples[...] (per thread) */
     struct profile_values v;       /* the t* line, unsampled */
-    uint64_t raw_objects, raw_bytes; /* the t* line as written (inuse) */
 };
 
 struct profile {
