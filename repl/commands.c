@@ -1,6 +1,7 @@
 /* commands.c - the command table (one row per command, with its help),
  * and dispatch.  `help` prints from this table. */
 #include "repl/commands.h"
+#include "repl/cmd_analysis.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -55,40 +56,14 @@ const struct command command_table[] = {
      "uint64_t|string|void ('void' runs an action such as arena.4096.purge).\n"
      "'mallctl' alone lists the known names.",
      cmd_mallctl, 0},
-    {"load", "load FILE [NAME]", "read a heap profile file into the session",
-     "Loads a jemalloc (heap_v2) or gperftools heap profile.  NAME defaults to\n"
-     "the file's base name.",
-     cmd_load, 0},
-    {"dumps", "dumps", "list the session's heap profiles",
-     "Lists each profile by name with where it came from, its stacks and its\n"
-     "total.  Analysis commands take a profile name and default to the latest.",
-     cmd_dumps, 0},
-    {"top", "top [N] [options] [DUMP]", "the heaviest functions (flat and cumulative)",
-     "Columns: flat, flat%, sum%, cum, cum%, name.  Options: --cum (sort by\n"
-     "cum), --space|--objects, --inuse|--alloc, --focus RE, --ignore RE,\n"
-     "--hide RE, --thread ID, --functions|--lines|--files|--addresses,\n"
-     "--bytes, --base DUMP (growth since DUMP), --json.",
-     cmd_top, 0},
-    {"traces", "traces [N] [options] [DUMP]", "the heaviest whole stacks",
-     "Prints the N heaviest stacks, innermost frame first, with bytes and objects.",
-     cmd_traces, 0},
-    {"peek", "peek REGEX [options] [DUMP]", "callers and callees of functions",
-     "For each function matching REGEX: who calls it and what it calls, with\n"
-     "their shares of its bytes.",
-     cmd_peek, 0},
-    {"tree", "tree [--nodefraction F] [options] [DUMP]", "the call tree",
-     "The call tree from the outermost frames, dropping nodes below F of the\n"
-     "total (default 0.005).",
-     cmd_tree, 0},
-    {"list", "list REGEX [options] [DUMP]", "source lines of functions with their bytes",
-     "Prints the source of each function matching REGEX with the bytes\n"
-     "attributed to each line (needs debug information and the source file).",
-     cmd_list, 0},
-    {"diff", "diff [A] B", "what grew between two profiles",
-     "Per stack B minus A (each unsampled first), summed by function and sorted\n"
-     "by growth; negative means shrank.  Percentages are of B's total.  With\n"
-     "one name, A is that profile and B the latest; with none, the last two.",
-     cmd_diff, 0},
+    {"load", cmd_load_usage, cmd_load_summary, cmd_load_help, cmd_load, 0},
+    {"dumps", cmd_dumps_usage, cmd_dumps_summary, cmd_dumps_help, cmd_dumps, 0},
+    {"top", cmd_top_usage, cmd_top_summary, cmd_top_help, cmd_top, 0},
+    {"traces", cmd_traces_usage, cmd_traces_summary, cmd_traces_help, cmd_traces, 0},
+    {"peek", cmd_peek_usage, cmd_peek_summary, cmd_peek_help, cmd_peek, 0},
+    {"tree", cmd_tree_usage, cmd_tree_summary, cmd_tree_help, cmd_tree, 0},
+    {"list", cmd_list_usage, cmd_list_summary, cmd_list_help, cmd_list, 0},
+    {"diff", cmd_diff_usage, cmd_diff_summary, cmd_diff_help, cmd_diff, 0},
     {"pprof", "pprof FILE [DUMP]", "write a profile in pprof's format",
      "Writes the profile (default: the latest) to FILE as gzip-compressed\n"
      "profile.proto, symbolized with functions, files, lines and inlined\n"
@@ -169,8 +144,12 @@ int cmd_help(struct session *s, int argc, char **argv)
         fprintf(s->out, "usage: %s\n\n%s\n", c->usage, c->help);
         return 0;
     }
-    for (const struct command *c = command_table; c->name; c++)
-        fprintf(s->out, "  %-42s %s\n", c->usage, c->summary);
+    for (const struct command *c = command_table; c->name; c++) {
+        if (strlen(c->usage) > 42)   /* long usage: summary on its own line */
+            fprintf(s->out, "  %s\n  %-42s %s\n", c->usage, "", c->summary);
+        else
+            fprintf(s->out, "  %-42s %s\n", c->usage, c->summary);
+    }
     fprintf(s->out, "Type 'help COMMAND' for more.\n");
     return 0;
 }
