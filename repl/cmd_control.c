@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "lib/mallctl.h"
-#include "repl/format.h"
+#include "lib/analysis.h"
 
 /* One value to read from the target, typed by lib/mallctl's table. */
 struct query {
@@ -326,8 +326,8 @@ static int sample_check(struct session *s, size_t lg, bool force)
         return -1;
     double ratio = 16384.0 / (double)(UINT64_C(1) << lg);
     char est[32], cur[32];
-    format_bytes(mallctl_sampling_overhead(allocated, (unsigned)lg), est, sizeof est);
-    format_bytes((double)allocated, cur, sizeof cur);
+    analysis_format_bytes(mallctl_sampling_overhead(allocated, (unsigned)lg), false, false, est, sizeof est);
+    analysis_format_bytes((double)allocated, false, false, cur, sizeof cur);
     if (ratio < 0.1)
         return 0;
     if (ratio >= 1.0 && !force) {
@@ -378,7 +378,7 @@ int cmd_prof(struct session *s, int argc, char **argv)
         if (sample_check(s, lgs, force) || prof_reset(s, &lgs))
             return -1;
         char every[32];
-        format_bytes((double)(UINT64_C(1) << lg), every, sizeof every);
+        analysis_format_bytes((double)(UINT64_C(1) << lg), false, false, every, sizeof every);
         fprintf(s->out, "counters reset; sampling every 2^%lu bytes (%s) on average\n",
                 lg, every);
         return 0;
@@ -475,7 +475,7 @@ int cmd_dump(struct session *s, int argc, char **argv)
     if (file)
         d->saved_path = strdup(file);
     char total[32];
-    format_bytes(p->total.inuse_bytes, total, sizeof total);
+    analysis_format_bytes(p->total.inuse_bytes, false, false, total, sizeof total);
     fprintf(s->out, "%s: %zu stacks, %s in use%s%s\n", d->name, p->nstacks, total,
             file ? ", saved to " : "", file ? file : "");
     rc = 0;

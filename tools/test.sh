@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tools/test.sh - one command from a fresh clone to the whole test suite:
 # installs what is missing, builds, runs the unit and integration tests,
-# the unit tests again under ASan+UBSan, and a short fuzzing pass.
+# all of them again with memprof built under ASan+UBSan, and a short
+# fuzzing pass over every parser.
 set -eu
 cd "$(dirname "$0")/.."
 bash tools/deps.sh
@@ -9,6 +10,6 @@ bash tools/deps.sh
 make -s -j2
 status=0
 make -s check || status=1
-make -s unit SANITIZE=1 || status=1
+make -s check SANITIZE=1 || status=1
 make -s fuzz FUZZ_SECONDS="${FUZZ_SECONDS:-20}" || status=1
 exit $status

@@ -2,7 +2,6 @@
 #include <string.h>
 
 #include "repl/commands.h"
-#include "repl/format.h"
 #include "tests/unit/unit.h"
 
 static int split(const char *line, char ***argv)
@@ -95,16 +94,6 @@ START_TEST(run_line_refuses_without_target)
 }
 END_TEST
 
-START_TEST(bytes_for_people)
-{
-    char buf[32];
-    ck_assert_str_eq(format_bytes(512, buf, sizeof buf), "512 B");
-    ck_assert_str_eq(format_bytes(1536, buf, sizeof buf), "1.5 KiB");
-    ck_assert_str_eq(format_bytes(53.1 * 1048576, buf, sizeof buf), "53.1 MiB");
-    ck_assert_str_eq(format_bytes(-2.0 * 1073741824, buf, sizeof buf), "-2.0 GiB");
-}
-END_TEST
-
 static Suite *commands_suite(void)
 {
     Suite *s = suite_create("commands");
@@ -115,7 +104,6 @@ static Suite *commands_suite(void)
     tcase_add_test(tc, split_worst_case_words);
     tcase_add_test(tc, table_is_complete);
     tcase_add_test(tc, run_line_refuses_without_target);
-    tcase_add_test(tc, bytes_for_people);
     suite_add_tcase(s, tc);
     return s;
 }
