@@ -52,17 +52,6 @@ static void arena_free(struct analysis_arena *ar)
 
 /* ---- hashing ---- */
 
-uint64_t analysis_mix(uint64_t h)
-{
-    /* splitmix64's finaliser: pointers and addresses share low bits. */
-    h ^= h >> 30;
-    h *= 0xbf58476d1ce4e5b9ULL;
-    h ^= h >> 27;
-    h *= 0x94d049bb133111ebULL;
-    h ^= h >> 31;
-    return h;
-}
-
 /* ---- the node table ---- */
 
 /* What makes two frames the same node at a granularity.  Names are
@@ -107,9 +96,9 @@ static struct node_key frame_key(enum analysis_granularity g,
 static uint64_t key_hash(const struct node_key *k)
 {
     uint64_t h = (uintptr_t)k->function;
-    h = analysis_mix(h ^ (uintptr_t)k->file * 31);
-    h = analysis_mix(h ^ ((uint64_t)(unsigned)k->line << 20) ^ k->offset);
-    return analysis_mix(h ^ (uintptr_t)k->object);
+    h = u64map_mix(h ^ (uintptr_t)k->file * 31);
+    h = u64map_mix(h ^ ((uint64_t)(unsigned)k->line << 20) ^ k->offset);
+    return u64map_mix(h ^ (uintptr_t)k->object);
 }
 
 /* Node keys are kept beside the nodes (same index) for comparison. */

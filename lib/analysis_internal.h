@@ -9,9 +9,9 @@
 #include <stdio.h>
 
 #include "lib/analysis.h"
+#include "lib/u64map.h"
 
 /* A 64-bit mixer for pointer and address keys. */
-uint64_t analysis_mix(uint64_t h);
 
 /* "Total: 53.1 MiB in use, 28106 objects (dump2, 1234 stacks)" and, when
  * a filter is active, a second line with what the filters kept. */
@@ -31,17 +31,6 @@ void analysis_json_amount(json_object *o, const char *prefix, struct analysis_am
 /* Print and free the object (one document, newline-terminated). */
 int analysis_json_emit(json_object *o, FILE *out, struct mp_error *err);
 
-/* An open-addressing map from a 64-bit key to a 32-bit value, for the
- * reports' pair and path tables. */
-struct analysis_map {
-    uint64_t *keys;
-    uint32_t *vals;            /* UINT32_MAX: empty slot */
-    size_t cap, n;
-};
-/* The value slot for key, inserted as UINT32_MAX - 1 when new (the caller
- * stores its own value).  NULL when out of memory. */
-uint32_t *analysis_map_slot(struct analysis_map *m, uint64_t key);
-void analysis_map_free(struct analysis_map *m);
 
 /* Whether any stack filter is active (changes the totals shown). */
 bool analysis_filtered(const struct analysis_query *q);

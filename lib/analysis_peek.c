@@ -19,7 +19,7 @@ struct peek {
     uint32_t stamp_now;
     struct edge *edges;
     size_t nedges, edges_cap;
-    struct analysis_map edge_at;          /* (focus, other, dir) -> edge */
+    struct u64map edge_at;          /* (focus, other, dir) -> edge */
     uint32_t *seen;                       /* edges added by the current stack */
     size_t nseen, seen_cap;
 };
@@ -33,10 +33,10 @@ static void add(struct analysis_amount *to, struct analysis_amount m)
 static int64_t edge_index(struct peek *pk, uint32_t focus, uint32_t other, uint32_t dir)
 {
     uint64_t key = ((uint64_t)focus << 33) | ((uint64_t)other << 1) | dir;
-    uint32_t *slot = analysis_map_slot(&pk->edge_at, key);
+    uint32_t *slot = u64map_slot(&pk->edge_at, key);
     if (!slot)
         return -1;
-    if (*slot != UINT32_MAX - 1)
+    if (*slot != U64MAP_NEW)
         return *slot;
     if (pk->nedges == pk->edges_cap) {
         size_t cap = pk->edges_cap ? pk->edges_cap * 2 : 256;
@@ -289,7 +289,7 @@ int analysis_peek(struct analysis *a, const struct analysis_view *v,
     free(pk.stamp);
     free(pk.edges);
     free(pk.seen);
-    analysis_map_free(&pk.edge_at);
+    u64map_free(&pk.edge_at);
     analysis_query_fini(&q);
     return rc;
 }

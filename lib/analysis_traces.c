@@ -17,14 +17,14 @@ struct traces {
     size_t n, cap;
     uint32_t *ids;
     size_t nids, ids_cap;
-    struct analysis_map by_hash;
+    struct u64map by_hash;
 };
 
 static uint64_t seq_hash(const uint32_t *ids, size_t n)
 {
     uint64_t h = n;
     for (size_t k = 0; k < n; k++)
-        h = analysis_mix(h ^ ids[k]);
+        h = u64map_mix(h ^ ids[k]);
     return h;
 }
 
@@ -59,10 +59,10 @@ static int push_trace(struct traces *t, const uint32_t *ids, size_t n,
 static int add_trace(struct traces *t, const uint32_t *ids, size_t n,
                      struct analysis_amount m)
 {
-    uint32_t *slot = analysis_map_slot(&t->by_hash, seq_hash(ids, n));
+    uint32_t *slot = u64map_slot(&t->by_hash, seq_hash(ids, n));
     if (!slot)
         return -1;
-    uint32_t first = *slot == UINT32_MAX - 1 ? UINT32_MAX : *slot;
+    uint32_t first = *slot == U64MAP_NEW ? UINT32_MAX : *slot;
     for (uint32_t i = first; i != UINT32_MAX; i = t->v[i].next) {
         struct trace *tr = &t->v[i];
         if (tr->len == n && memcmp(t->ids + tr->start, ids, n * sizeof *ids) == 0) {
@@ -167,7 +167,7 @@ int analysis_traces(struct analysis *a, const struct analysis_view *v,
     }
     free(t.v);
     free(t.ids);
-    analysis_map_free(&t.by_hash);
+    u64map_free(&t.by_hash);
     analysis_query_fini(&q);
     return rc;
 }

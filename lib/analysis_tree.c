@@ -15,7 +15,7 @@ struct tnode {
 struct tree {
     struct tnode *v;
     size_t n, cap;
-    struct analysis_map child;   /* (parent, node) -> tnode index */
+    struct u64map child;   /* (parent, node) -> tnode index */
 };
 
 static int64_t add_tnode(struct tree *t, uint32_t parent, uint32_t node)
@@ -38,10 +38,10 @@ static int64_t add_tnode(struct tree *t, uint32_t parent, uint32_t node)
 
 static int64_t child_of(struct tree *t, uint32_t parent, uint32_t node)
 {
-    uint32_t *slot = analysis_map_slot(&t->child, ((uint64_t)parent << 32) | node);
+    uint32_t *slot = u64map_slot(&t->child, ((uint64_t)parent << 32) | node);
     if (!slot)
         return -1;
-    if (*slot != UINT32_MAX - 1)
+    if (*slot != U64MAP_NEW)
         return *slot;
     int64_t c = add_tnode(t, parent, node);
     if (c >= 0)
@@ -193,7 +193,7 @@ int analysis_tree(struct analysis *a, const struct analysis_view *v,
     else
         rc = report(&q, v, &t, src, json, out, err);
     free(t.v);
-    analysis_map_free(&t.child);
+    u64map_free(&t.child);
     analysis_query_fini(&q);
     return rc;
 }

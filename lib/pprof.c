@@ -11,6 +11,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "lib/u64map.h"
 #include "pprof.pb-c.h"
 
 typedef Perftools__Profiles__Profile PbProfile;
@@ -21,69 +22,13 @@ typedef Perftools__Profiles__Location PbLocation;
 typedef Perftools__Profiles__Line PbLine;
 typedef Perftools__Profiles__Function PbFunction;
 
-/* ---- open-addressing maps: strings -> index, uint64 -> id ---- */
-
-struct u64map {
-    uint64_t *keys;
-    uint64_t *vals;          /* 0 = empty slot */
-    size_t cap, n;
-};
-
-static uint64_t mix64(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 33;
-    return x;
-}
-
-static int u64map_grow(struct u64map *m)
-{
-    size_t cap = m->cap ? m->cap * 2 : 1024;
-    uint64_t *keys = calloc(cap, sizeof *keys), *vals = calloc(cap, sizeof *vals);
-    if (!keys || !vals) {
-        free(keys);
-        free(vals);
-        return -1;
-    }
-    for (size_t i = 0; i < m->cap; i++) {
-        if (!m->vals[i])
-            continue;
-        size_t j = mix64(m->keys[i]) & (cap - 1);
-        while (vals[j])
-            j = (j + 1) & (cap - 1);
-        keys[j] = m->keys[i];
-        vals[j] = m->vals[i];
-    }
-    free(m->keys);
-    free(m->vals);
-    m->keys = keys;
-    m->vals = vals;
-    m->cap = cap;
-    return 0;
-}
-
-/* The slot for key: *found tells whether it holds key already. */
-static size_t u64map_slot(struct u64map *m, uint64_t key, bool *found)
-{
-    size_t j = mix64(key) & (m->cap - 1);
-    while (m->vals[j] && m->keys[j] != key)
-        j = (j + 1) & (m->cap - 1);
-    *found = m->vals[j] != 0;
-    return j;
-}
-
-static void u64map_free(struct u64map *m)
-{
-    free(m->keys);
-    free(m->vals);
-}
+/* ---- the string table: strings -> index, deduplicated by content ---- */
 
 struct strtab {
     char **v;
     size_t n, cap;
-    struct u64map index;     /* hash of content -> chain head (index + 1) */
-    size_t *next;            /* collision chains, parallel to v */
+    struct u64map index;     /* hash of content -> last index with that hash */
+    uint32_t *next;          /* the index before it with the same hash, or UINT32_MAX */
 };
 
 static uint64_t hash_str(const char *s)
@@ -99,34 +44,29 @@ static int64_t strtab_add(struct strtab *t, const char *s)
 {
     if (!s)
         s = "";
-    if (t->index.n * 2 >= t->index.cap && u64map_grow(&t->index))
+    uint32_t *head = u64map_slot(&t->index, hash_str(s));
+    if (!head)
         return -1;
-    uint64_t h = hash_str(s);
-    bool found;
-    size_t slot = u64map_slot(&t->index, h, &found);
-    for (size_t i = found ? t->index.vals[slot] : 0; i; i = t->next[i - 1])
-        if (strcmp(t->v[i - 1], s) == 0)
-            return (int64_t)(i - 1);
+    bool fresh = *head == U64MAP_NEW;
+    for (uint32_t i = fresh ? UINT32_MAX : *head; i != UINT32_MAX; i = t->next[i])
+        if (strcmp(t->v[i], s) == 0)
+            return i;
     if (t->n == t->cap) {
         size_t cap = t->cap ? t->cap * 2 : 256;
         char **v = realloc(t->v, cap * sizeof *v);
-        size_t *next = v ? realloc(t->next, cap * sizeof *next) : NULL;
         if (v)
             t->v = v;
+        uint32_t *next = v ? realloc(t->next, cap * sizeof *next) : NULL;
         if (!next)
             return -1;
         t->next = next;
         t->cap = cap;
     }
-    if (!(t->v[t->n] = strdup(s)))
+    if (t->n >= U64MAP_NEW || !(t->v[t->n] = strdup(s)))
         return -1;
-    t->next[t->n] = found ? t->index.vals[slot] : 0;
-    if (!found) {
-        t->index.keys[slot] = h;
-        t->index.n++;
-    }
-    t->index.vals[slot] = ++t->n;
-    return (int64_t)(t->n - 1);
+    t->next[t->n] = fresh ? UINT32_MAX : *head;
+    *head = (uint32_t)t->n;
+    return (int64_t)t->n++;
 }
 
 static void strtab_free(struct strtab *t)
@@ -176,13 +116,11 @@ static uint64_t function_id(struct pprof_builder *b, const struct symbol_frame *
     int64_t file = strtab_add(&b->strings, f->file ? f->file : "");
     if (name < 0 || file < 0)
         return 0;
-    uint64_t key = (uint64_t)name << 32 | (uint64_t)file;
-    if (b->fn_by_key.n * 2 >= b->fn_by_key.cap && u64map_grow(&b->fn_by_key))
+    uint32_t *slot = u64map_slot(&b->fn_by_key, (uint64_t)name << 32 | (uint64_t)file);
+    if (!slot)
         return 0;
-    bool found;
-    size_t slot = u64map_slot(&b->fn_by_key, key, &found);
-    if (found)
-        return b->fn_by_key.vals[slot];
+    if (*slot != U64MAP_NEW)
+        return *slot;
     PbFunction *fn = malloc(sizeof *fn);
     if (!fn)
         return 0;
@@ -194,9 +132,7 @@ static uint64_t function_id(struct pprof_builder *b, const struct symbol_frame *
         free(fn);
         return 0;
     }
-    b->fn_by_key.keys[slot] = key;
-    b->fn_by_key.vals[slot] = fn->id;
-    b->fn_by_key.n++;
+    *slot = (uint32_t)fn->id;
     return fn->id;
 }
 
@@ -215,12 +151,11 @@ static uint64_t location_id(struct pprof_builder *b, uint64_t pc, bool *alloc)
     int n = symbolizer_lookup(b->sym, &b->prof->maps, pc, SYMBOLIZE_LINES, b->frames,
                               (int)(sizeof b->frames / sizeof *b->frames));
     *alloc = b->frames[n - 1].is_allocator;
-    if (b->loc_by_addr.n * 2 >= b->loc_by_addr.cap && u64map_grow(&b->loc_by_addr))
+    uint32_t *slot = u64map_slot(&b->loc_by_addr, pc);
+    if (!slot)
         return 0;
-    bool found;
-    size_t slot = u64map_slot(&b->loc_by_addr, pc, &found);
-    if (found)
-        return b->loc_by_addr.vals[slot];
+    if (*slot != U64MAP_NEW)
+        return *slot;
     PbLocation *loc = malloc(sizeof *loc);
     PbLine **lines = calloc((size_t)n, sizeof *lines);
     if (!loc || !lines)
@@ -241,9 +176,7 @@ static uint64_t location_id(struct pprof_builder *b, uint64_t pc, bool *alloc)
     }
     if (!push_ptr((void ***)&b->locs, &b->nlocs, &b->caplocs, loc))
         goto fail;
-    b->loc_by_addr.keys[slot] = pc;
-    b->loc_by_addr.vals[slot] = loc->id;
-    b->loc_by_addr.n++;
+    *slot = (uint32_t)loc->id;
     return loc->id;
 fail:
     if (loc)
