@@ -43,10 +43,22 @@ uint64_t arch_call_sp(uint64_t sp, size_t scratch);
  * stands when the trap is reported. */
 const uint8_t *arch_trampoline(size_t *len, size_t *trap_offset);
 
-/* Save and restore regs + extended state of a ptrace-stopped thread. */
+/* Save and restore regs + extended state of a ptrace-stopped thread.
+ * arch_restore reads the extended state back first and writes only what
+ * differs (see arch_xstate_restore_kind). */
 int arch_save(pid_t tid, struct arch_state *st, struct mp_error *err);
 int arch_restore(pid_t tid, const struct arch_state *st, struct mp_error *err);
 void arch_state_free(struct arch_state *st);
+
+/* How the saved extended state must be written back, given what the thread
+ * holds now (both as PTRACE_GETREGSET gave them, len bytes). */
+enum xstate_restore {
+    XSTATE_UNCHANGED,   /* identical: nothing to write */
+    XSTATE_LEGACY_ONLY, /* only the legacy (x87/SSE) area differs */
+    XSTATE_FULL,        /* an extended component (AVX...) differs */
+};
+enum xstate_restore arch_xstate_restore_kind(const void *saved, const void *now,
+                                             size_t len);
 
 /* Registers for calling fn(args...) from the trampoline at `tramp` with
  * stack pointer sp, derived from the saved registers: no syscall restart,
@@ -56,6 +68,15 @@ void arch_prepare_call(const struct arch_regs *saved, struct arch_regs *out,
                        const uint64_t *args, size_t nargs);
 int arch_set_regs(pid_t tid, const struct arch_regs *r, struct mp_error *err);
 int arch_get_regs(pid_t tid, struct arch_regs *r, struct mp_error *err);
+
+/* Register `dwarf_regnum` (the ABI's DWARF numbering, which libunwind's
+ * register numbers follow) of a saved register file: 0, or -1 when the
+ * number names no general-purpose register. */
+int arch_dwarf_reg(const struct arch_regs *r, int dwarf_regnum, uint64_t *val);
+
+/* A register file holding only an instruction and a stack pointer (what
+ * /proc/PID/task/TID/syscall tells of a thread that is not stopped). */
+void arch_regs_from_pc_sp(struct arch_regs *r, uint64_t pc, uint64_t sp);
 
 uint64_t arch_ip(const struct arch_regs *r);
 uint64_t arch_sp(const struct arch_regs *r);

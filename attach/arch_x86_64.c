@@ -1,7 +1,12 @@
 /* arch_x86_64.c - the x86-64 side of a remote call: user_regs_struct,
  * orig_rax and syscall restart, the red zone and 16-byte call alignment,
  * the `call *%rax; int3` trampoline, DF/TF, and NT_X86_XSTATE so that the
- * upper halves of ymm/zmm survive the call. */
+ * upper halves of ymm/zmm survive the call.
+ *
+ * MXCSR and the x87 control word are left as the thread had them: the
+ * System V ABI makes their control bits callee-saved, so whatever modes the
+ * program runs with are modes under which it may itself call into jemalloc
+ * at any call boundary. */
 #include "attach/arch.h"
 
 #include <elf.h>
@@ -21,6 +26,8 @@ _Static_assert(sizeof(struct user_regs_struct) <= sizeof(struct arch_regs),
 #define EFLAGS_DF (1u << 10)
 /* Large enough for every XSAVE layout shipped so far (AMX needs ~11 KiB). */
 #define XSTATE_MAX (16 * 1024)
+/* End of the XSAVE legacy area (512) and header (64): extended components follow. */
+#define XSAVE_HDR_END 576
 
 static struct user_regs_struct *ur(struct arch_regs *r)
 {
@@ -97,15 +104,75 @@ int arch_save(pid_t tid, struct arch_state *st, struct mp_error *err)
     return 0;
 }
 
+enum xstate_restore arch_xstate_restore_kind(const void *saved, const void *now,
+                                             size_t len)
+{
+    if (memcmp(saved, now, len) == 0)
+        return XSTATE_UNCHANGED;
+    /* Bytes XSAVE_HDR_END.. hold the extended components (AVX upper
+     * halves, AVX-512, PKRU...).  The header between only records which
+     * components are in use; equal values make it invisible. */
+    if (len <= XSAVE_HDR_END ||
+        memcmp((const char *)saved + XSAVE_HDR_END, (const char *)now + XSAVE_HDR_END,
+               len - XSAVE_HDR_END) == 0)
+        return XSTATE_LEGACY_ONLY;
+    return XSTATE_FULL;
+}
+
+/* PTRACE_SETREGSET of NT_X86_XSTATE vmallocs and vfrees a kernel buffer
+ * (8 us alone, 20-50 us with the TLB flush while the target's other threads
+ * run); SETFPREGS writes the 512-byte legacy area from the kernel stack.
+ * So: read what the call left, and write only what it changed. */
+static int xstate_restore(pid_t tid, const struct arch_state *st, struct mp_error *err)
+{
+    static uint8_t now[XSTATE_MAX];
+    struct iovec iov = { now, st->xstate_len };
+    enum xstate_restore kind = XSTATE_FULL;
+    if (ptrace(PTRACE_GETREGSET, tid, (void *)NT_X86_XSTATE, &iov) == 0 &&
+        iov.iov_len == st->xstate_len)
+        kind = arch_xstate_restore_kind(st->xstate, now, st->xstate_len);
+    long rc = 0;
+    if (kind == XSTATE_LEGACY_ONLY)
+        rc = ptrace(PTRACE_SETFPREGS, tid, 0, st->xstate);
+    if (kind == XSTATE_FULL || rc < 0) {
+        iov = (struct iovec){ st->xstate, st->xstate_len };
+        rc = ptrace(PTRACE_SETREGSET, tid, (void *)NT_X86_XSTATE, &iov);
+    }
+    if (rc < 0)
+        return mp_error_set(err, "cannot restore the FPU/AVX state of thread %d: %s",
+                            tid, strerror(errno));
+    return 0;
+}
+
 int arch_restore(pid_t tid, const struct arch_state *st, struct mp_error *err)
 {
     /* Extended state first: SETREGS is what makes the kernel see the saved
      * orig_rax/rax again, and it must be the last word. */
-    struct iovec iov = { st->xstate, st->xstate_len };
-    if (ptrace(PTRACE_SETREGSET, tid, (void *)NT_X86_XSTATE, &iov) < 0)
-        return mp_error_set(err, "cannot restore the FPU/AVX state of thread %d: %s",
-                            tid, strerror(errno));
+    if (xstate_restore(tid, st, err) < 0)
+        return -1;
     return arch_set_regs(tid, &st->regs, err);
+}
+
+int arch_dwarf_reg(const struct arch_regs *r, int dwarf_regnum, uint64_t *val)
+{
+    const struct user_regs_struct *u = cur(r);
+    /* DWARF x86-64 order: rax rdx rcx rbx rsi rdi rbp rsp r8..r15, then
+     * the return address column (rip). */
+    const unsigned long long *by_number[] = {
+        &u->rax, &u->rdx, &u->rcx, &u->rbx, &u->rsi, &u->rdi, &u->rbp, &u->rsp,
+        &u->r8, &u->r9, &u->r10, &u->r11, &u->r12, &u->r13, &u->r14, &u->r15, &u->rip,
+    };
+    if (dwarf_regnum < 0 || dwarf_regnum >= (int)(sizeof by_number / sizeof *by_number))
+        return -1;
+    *val = *by_number[dwarf_regnum];
+    return 0;
+}
+
+void arch_regs_from_pc_sp(struct arch_regs *r, uint64_t pc, uint64_t sp)
+{
+    memset(r, 0, sizeof *r);
+    ur(r)->rip = pc;
+    ur(r)->rsp = sp;
 }
 
 void arch_state_free(struct arch_state *st)

@@ -79,14 +79,21 @@ static int read_results(struct remote_stop *s, struct mallctl_call *c,
 {
     if (!c->old)
         return 0;
-    uint64_t oldlen;
-    if (remote_read(s->ctx->pid, base + l->oldlen, &oldlen, sizeof oldlen, err) < 0)
-        return -1;
-    size_t n = oldlen < c->oldlen ? (size_t)oldlen : c->oldlen;
-    if (n && remote_read(s->ctx->pid, base + l->old, c->old, n, err) < 0)
-        return -1;
-    c->oldlen = n;
-    return 0;
+    /* oldlen and the old buffer are adjacent: one read for both. */
+    size_t span = l->old - l->oldlen + c->oldlen;
+    unsigned char *buf = malloc(span);
+    if (!buf)
+        return mp_error_set(err, "out of memory");
+    int rc = remote_read(s->ctx->pid, base + l->oldlen, buf, span, err);
+    if (rc == 0) {
+        uint64_t oldlen;
+        memcpy(&oldlen, buf, sizeof oldlen);
+        size_t n = oldlen < c->oldlen ? (size_t)oldlen : c->oldlen;
+        memcpy(c->old, buf + (l->old - l->oldlen), n);
+        c->oldlen = n;
+    }
+    free(buf);
+    return rc;
 }
 
 static int one_call(struct remote_stop *s, uint64_t fn, struct mallctl_call *c,
@@ -131,10 +138,32 @@ static int batch_body(struct remote_stop *s, void *arg, struct mp_error *err)
     return 0;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Median and p90 of the history ring (sorted copy: at most 1024 values,
+ * computed after the thread was let go). */
+static void update_percentiles(struct target *t)
+{
+    struct target_pause_stats *p = &t->pauses;
+    size_t n = p->calls < PAUSE_HISTORY ? p->calls : PAUSE_HISTORY;
+    double sorted[PAUSE_HISTORY];
+    memcpy(sorted, t->pause_history, n * sizeof *sorted);
+    qsort(sorted, n, sizeof *sorted, cmp_double);
+    p->median_us = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+    size_t k = (n * 9 + 9) / 10;    /* nearest rank: ceil(0.9 n) */
+    p->p90_us = sorted[k - 1];
+}
+
 static void record_pause(struct target *t, const struct remote_report *rep)
 {
     struct target_pause_stats *p = &t->pauses;
+    t->pause_history[p->calls % PAUSE_HISTORY] = rep->pause_us;
     p->calls++;
+    update_percentiles(t);
     p->last_us = rep->pause_us;
     if (rep->pause_us > p->max_us)
         p->max_us = rep->pause_us;

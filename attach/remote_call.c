@@ -91,9 +91,17 @@ int remote_ctx_init(struct remote_ctx *ctx, pid_t pid, uint64_t tramp,
     if (ctx->mem_fd < 0)
         return mp_error_set(err, "cannot open %s: %s (run memprof as root)", path,
                             strerror(errno));
+    size_t trap_off;
+    arch_trampoline(&ctx->tramp_len, &trap_off);
+    if (pread(ctx->mem_fd, ctx->tramp_orig, ctx->tramp_len, (off_t)tramp) !=
+        (ssize_t)ctx->tramp_len) {
+        mp_error_set(err, "cannot read the entry point of process %d: %s", pid,
+                     strerror(errno));
+        remote_ctx_fini(ctx);
+        return -1;
+    }
     if (maps_read_pid(pid, &ctx->maps, err) < 0) {
-        close(ctx->mem_fd);
-        ctx->mem_fd = -1;
+        remote_ctx_fini(ctx);
         return -1;
     }
     return 0;
@@ -273,7 +281,7 @@ static int check_thread(struct remote_stop *s, char *why, size_t whylen)
     }
     if (check_stack(s, why, whylen))
         return 1;
-    return unwind_check_thread(s->ctx->unwind, s->tid, why, whylen) != 0;
+    return unwind_check_thread(s->ctx->unwind, s->tid, &s->saved.regs, why, whylen) != 0;
 }
 
 /* ---- the call ---------------------------------------------------------- */
@@ -296,15 +304,11 @@ static int write_trampoline(struct remote_stop *s, struct mp_error *err)
 {
     size_t len, trap_off;
     const uint8_t *code = arch_trampoline(&len, &trap_off);
-    int fd = s->ctx->mem_fd;
-    if (pread(fd, s->tramp_orig, len, (off_t)s->ctx->tramp) != (ssize_t)len)
-        return mp_error_set(err, "cannot read the entry point of process %d: %s",
-                            s->ctx->pid, strerror(errno));
-    if (pwrite(fd, code, len, (off_t)s->ctx->tramp) != (ssize_t)len)
+    /* Marked first: a partial write must be undone too. */
+    s->tramp_written = true;
+    if (pwrite(s->ctx->mem_fd, code, len, (off_t)s->ctx->tramp) != (ssize_t)len)
         return mp_error_set(err, "cannot write the call trampoline into process %d: %s",
                             s->ctx->pid, strerror(errno));
-    s->tramp_len = len;
-    s->tramp_written = true;
     return 0;
 }
 
@@ -317,7 +321,8 @@ static bool is_fault(int sig)
 /* Run until the trampoline's int3.  Signals that still reach the thread
  * (SIGSTOP, SIGKILL's death) are kept or reported; group-stops are let
  * through (the kernel re-stops the thread when memprof detaches). */
-static int run_to_trap(struct remote_stop *s, uint64_t trap_ip, struct mp_error *err)
+static int run_to_trap(struct remote_stop *s, uint64_t trap_ip, struct arch_regs *r,
+                       struct mp_error *err)
 {
     for (;;) {
         if (ptrace(PTRACE_CONT, s->tid, 0, 0) < 0)
@@ -328,15 +333,14 @@ static int run_to_trap(struct remote_stop *s, uint64_t trap_ip, struct mp_error 
             return gone_error(s, err);
         if (k != STOP_SIGNAL)
             continue;
-        struct arch_regs r;
-        if (arch_get_regs(s->tid, &r, err) < 0)
+        if (arch_get_regs(s->tid, r, err) < 0)
             return gone_error(s, err);
-        if (sig == SIGTRAP && arch_ip(&r) == trap_ip)
+        if (sig == SIGTRAP && arch_ip(r) == trap_ip)
             return 0;
         if (is_fault(sig))
             return mp_error_set(err, "the call faulted with signal %d (%s) at %#llx "
                                 "in thread %d; its state was restored", sig,
-                                strsignal(sig), (unsigned long long)arch_ip(&r), s->tid);
+                                strsignal(sig), (unsigned long long)arch_ip(r), s->tid);
         keep_signal(s, sig);
     }
 }
@@ -352,10 +356,9 @@ int remote_stop_call(struct remote_stop *s, uint64_t fn, const uint64_t *args,
     arch_prepare_call(&s->saved.regs, &r, s->ctx->tramp, fn, sp, args, nargs);
     if (arch_set_regs(s->tid, &r, err) < 0)
         return gone_error(s, err);
-    if (run_to_trap(s, s->ctx->tramp + trap_off, err) < 0)
+    s->ncalls++;
+    if (run_to_trap(s, s->ctx->tramp + trap_off, &r, err) < 0)
         return -1;
-    if (arch_get_regs(s->tid, &r, err) < 0)
-        return gone_error(s, err);
     *ret = arch_return_value(&r);
     return 0;
 }
@@ -383,8 +386,8 @@ static int release(struct remote_stop *s, bool in_signal_stop, struct mp_error *
     if (s->gone)
         return 0;
     if (s->tramp_written &&
-        pwrite(s->ctx->mem_fd, s->tramp_orig, s->tramp_len, (off_t)s->ctx->tramp) !=
-            (ssize_t)s->tramp_len)
+        pwrite(s->ctx->mem_fd, s->ctx->tramp_orig, s->ctx->tramp_len,
+               (off_t)s->ctx->tramp) != (ssize_t)s->ctx->tramp_len)
         rc = mp_error_set(err, "cannot restore the entry point bytes of process %d: %s",
                           s->ctx->pid, strerror(errno));
     if (s->have_state && arch_restore(s->tid, &s->saved, err) < 0)
@@ -418,7 +421,7 @@ static void block_terminal_signals(sigset_t *old)
     sigprocmask(SIG_BLOCK, &set, old);
 }
 
-static enum try_result seize_and_stop(struct remote_stop *s, struct mp_error *err)
+static enum try_result seize(struct remote_stop *s, struct mp_error *err)
 {
     if (ptrace(PTRACE_SEIZE, s->tid, 0, 0) < 0) {
         if (errno == ESRCH)
@@ -427,9 +430,24 @@ static enum try_result seize_and_stop(struct remote_stop *s, struct mp_error *er
                      "debugger attached?)", s->tid, s->ctx->pid, strerror(errno));
         return TRY_FAILED;
     }
+    return TRY_DONE;
+}
+
+/* Stop the seized thread; 0 stopped, else why not. */
+static enum try_result interrupt(struct remote_stop *s, struct mp_error *err)
+{
     if (ptrace(PTRACE_INTERRUPT, s->tid, 0, 0) < 0) {
         ptrace(PTRACE_DETACH, s->tid, 0, 0);
         return TRY_THREAD_GONE;
+    }
+    int w = wait_interrupt(s);
+    if (w < 0)
+        return process_gone(s->ctx->pid) ? (gone_error(s, err), TRY_FAILED)
+                                         : TRY_THREAD_GONE;
+    if (w > 0) {
+        mp_error_set(err, "process %d was stopped (SIGSTOP/SIGTSTP) while memprof "
+                     "attached; resume it with `kill -CONT %d`", s->ctx->pid, s->ctx->pid);
+        return TRY_FAILED;
     }
     return TRY_DONE;
 }
@@ -455,41 +473,66 @@ static enum try_result prepare(struct remote_stop *s, char *why, size_t whylen,
     return TRY_DONE;
 }
 
+/* Phases of one stop, for MEMPROF_TRACE_PAUSES. */
+enum phase { PH_START, PH_STOPPED, PH_CHECKED, PH_BODY, PH_END, PH_COUNT };
+
+static void trace_stop(const struct remote_stop *s, double *t, enum try_result r)
+{
+    FILE *f = s->ctx->trace;
+    if (!f || t[PH_START] == 0)
+        return;
+    for (int i = PH_STOPPED; i < PH_COUNT; i++)  /* a phase skipped took no time */
+        if (t[i] == 0)
+            t[i] = t[i - 1];
+    fprintf(f, "pause tid=%d us=%.1f calls=%u%s stop=%.1f check=%.1f body=%.1f "
+            "release=%.1f\n", (int)s->tid, t[PH_END] - t[PH_START], s->ncalls,
+            r == TRY_UNSAFE ? " refused" : "", t[PH_STOPPED] - t[PH_START],
+            t[PH_CHECKED] - t[PH_STOPPED], t[PH_BODY] - t[PH_CHECKED],
+            t[PH_END] - t[PH_BODY]);
+}
+
+/* Run the body on the stopped, checked thread and let it go. */
+static void run_body(struct remote_stop *s, remote_body_fn body, void *arg, int *body_rc,
+                     double *t, struct mp_error *err)
+{
+    *body_rc = body(s, arg, err);
+    t[PH_BODY] = now_us();
+    bool ran = s->tramp_written;
+    struct mp_error rel;
+    mp_error_clear(&rel);
+    if (release(s, ran, &rel) < 0 && *body_rc == 0) {
+        *err = rel;
+        *body_rc = -1;
+    }
+}
+
 static enum try_result try_thread(struct remote_ctx *ctx, pid_t tid, remote_body_fn body,
                                   void *arg, struct remote_report *rep, char *why,
                                   size_t whylen, int *body_rc, struct mp_error *err)
 {
     struct remote_stop s = { .ctx = ctx, .tid = tid };
+    double t[PH_COUNT] = { 0 };
     sigset_t old;
     block_terminal_signals(&old);
-    double t0 = now_us();
-    enum try_result r = seize_and_stop(&s, err);
+    enum try_result r = seize(&s, err);
     if (r == TRY_DONE) {
-        int w = wait_interrupt(&s);
-        if (w < 0)
-            r = process_gone(ctx->pid) ? (gone_error(&s, err), TRY_FAILED) : TRY_THREAD_GONE;
-        else if (w > 0)
-            r = (mp_error_set(err, "process %d was stopped (SIGSTOP/SIGTSTP) while "
-                              "memprof attached; resume it with `kill -CONT %d`",
-                              ctx->pid, ctx->pid), TRY_FAILED);
-        else
+        t[PH_START] = now_us();
+        r = interrupt(&s, err);
+        t[PH_STOPPED] = now_us();
+        if (r == TRY_DONE)
             r = prepare(&s, why, whylen, err);
+        t[PH_CHECKED] = now_us();
         if (r == TRY_DONE) {
-            *body_rc = body(&s, arg, err);
-            bool ran = s.tramp_written;
-            struct mp_error rel;
-            mp_error_clear(&rel);
-            if (release(&s, ran, &rel) < 0 && *body_rc == 0) {
-                *err = rel;
-                *body_rc = -1;
-            }
+            run_body(&s, body, arg, body_rc, t, err);
         } else if (!s.gone) {
             struct mp_error ignored;
             release(&s, false, &ignored);
         }
+        t[PH_END] = now_us();
     }
-    rep->pause_us = now_us() - t0;
+    rep->pause_us = t[PH_END] - t[PH_START];
     rep->tid = tid;
+    trace_stop(&s, t, r);
     arch_state_free(&s.saved);
     sigprocmask(SIG_SETMASK, &old, NULL);
     return r;

@@ -5,6 +5,7 @@
 #define MEMPROF_REMOTE_CALL_H
 
 #include <signal.h>
+#include <stdio.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -20,8 +21,11 @@ struct remote_ctx {
     pid_t pid;
     int mem_fd;                 /* /proc/PID/mem, for the trampoline */
     uint64_t tramp;             /* where the trampoline goes: ELF entry point */
+    uint8_t tramp_orig[16];     /* the bytes there, read once at init: _start */
+    size_t tramp_len;           /* never changes, and every stop puts them back */
     struct unwind_checker *unwind;
     struct map_list maps;       /* cached for stack headroom; refreshed on miss */
+    FILE *trace;                /* one line per stop (MEMPROF_TRACE_PAUSES), or NULL */
 };
 
 /* One stopped thread. */
@@ -31,8 +35,6 @@ struct remote_stop {
     struct arch_state saved;
     uint64_t saved_sigmask;     /* kernel sigset of the thread */
     bool have_state, mask_changed, tramp_written;
-    uint8_t tramp_orig[16];
-    size_t tramp_len;
     /* Signals the thread dequeued while memprof held it: delivered again
      * exactly once when it is let go. */
     int pending_sig[8];
@@ -40,6 +42,7 @@ struct remote_stop {
     size_t npending;
     bool gone;                  /* the thread or process died */
     uint64_t stack_low;         /* lowest usable address of its stack */
+    unsigned ncalls;            /* remote calls made in this stop */
 };
 
 /* The body of a session: make calls with remote_stop_call. */

@@ -54,6 +54,15 @@ static int entry_point(struct target *t, uint64_t *entry, struct mp_error *err)
     return 0;
 }
 
+/* MEMPROF_TRACE_PAUSES=1 (anything but empty or "0"): the one place
+ * attach/ prints without being handed a FILE, because a benchmark must see
+ * every stop, including those made inside commands that print nothing. */
+static bool trace_requested(void)
+{
+    const char *v = getenv("MEMPROF_TRACE_PAUSES");
+    return v && *v && strcmp(v, "0") != 0;
+}
+
 static int open_parts(struct target *t, struct mp_error *err)
 {
     struct map_list maps = { 0 };
@@ -76,6 +85,7 @@ static int open_parts(struct target *t, struct mp_error *err)
     if (remote_ctx_init(&t->ctx, t->pid, entry, t->unwind, err) < 0)
         return -1;
     t->ctx_ready = true;
+    t->ctx.trace = trace_requested() ? stderr : NULL;
     return 0;
 }
 

@@ -45,7 +45,15 @@ struct target_pause_stats {
     double last_us, max_us;    /* how long the chosen thread was stopped */
     pid_t last_tid;
     unsigned unsafe_retries;   /* threads refused as unsafe (in jemalloc etc.) */
+    double median_us;          /* median over the last (up to 1024) stops */
+    double p90_us;             /* 90th percentile over the same stops */
 };
+
+/* With MEMPROF_TRACE_PAUSES=1 in memprof's environment, attach/ prints one
+ * line per thread stop to stderr:
+ *   pause tid=N us=X calls=K [refused] stop=A check=B body=C release=D
+ * (X from PTRACE_INTERRUPT to the return of PTRACE_DETACH; K remote calls
+ * made in that stop, 0 for a thread refused as unsafe; A..D the phases). */
 
 struct target;
 

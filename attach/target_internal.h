@@ -8,6 +8,10 @@
 #include "attach/target.h"
 #include "attach/unwind_check.h"
 
+/* How many recent stops the median and p90 are taken over: bounded so a
+ * long session costs neither memory nor time. */
+#define PAUSE_HISTORY 1024
+
 struct target {
     pid_t pid;
     char *exe;
@@ -20,6 +24,7 @@ struct target {
     struct remote_ctx ctx;
     bool ctx_ready;
     struct target_pause_stats pauses;
+    double pause_history[PAUSE_HISTORY]; /* ring of the last stops, for median/p90 */
     char *dump_dir;             /* as the target sees it, NULL until created */
     char *dump_dir_host;        /* the same directory as memprof reaches it */
 };

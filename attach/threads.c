@@ -12,12 +12,35 @@
 
 #include "attach/arch.h"
 
+/* The last two numbers of the line: the user stack and instruction
+ * pointers the thread will return to. */
+static void parse_sp_pc(const char *text, struct thread_info *t)
+{
+    uint64_t v[9];
+    int n = 0;
+    const char *p = text;
+    char *end;
+    while (n < 9) {
+        uint64_t x = strtoull(p, &end, 0);
+        if (end == p)
+            break;
+        v[n++] = x;
+        p = end;
+    }
+    if (n == 3 || n == 9) {
+        t->sp = v[n - 2];
+        t->pc = v[n - 1];
+    }
+}
+
 void thread_parse_syscall(const char *text, struct thread_info *t)
 {
     t->in_syscall = false;
     t->syscall_nr = -1;
+    t->sp = t->pc = 0;
     if (strncmp(text, "running", 7) == 0)
         return;
+    parse_sp_pc(text, t);
     char *end;
     long nr = strtol(text, &end, 10);
     if (end == text || nr < 0)

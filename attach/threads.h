@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "lib/error.h"
@@ -25,11 +26,12 @@ struct thread_info {
     char state;                 /* from stat: R S D ... */
     bool in_syscall;
     long syscall_nr;
+    uint64_t sp, pc;            /* from the syscall file when blocked, else 0 */
     enum thread_rank rank;
 };
 
 /* Parse /proc/PID/task/TID/syscall text ("running", "-1 sp pc", or
- * "NR a1..a6 sp pc") into t->in_syscall / t->syscall_nr. */
+ * "NR a1..a6 sp pc") into t->in_syscall / t->syscall_nr / t->sp / t->pc. */
 void thread_parse_syscall(const char *text, struct thread_info *t);
 
 /* The rank of a thread from its comm, state and syscall. */

@@ -1,11 +1,20 @@
-/* unwind_check.c - walks a stopped thread's stack with libunwind-ptrace
- * and refuses it when a frame sits where a lock mallctl may need could be
- * held.  The address space (and its unwind-info cache) lives as long as the
- * target; per-thread _UPT handles are kept too, since they cache the last
- * ELF image they mapped and the same thread is usually chosen again. */
+/* unwind_check.c - walks a stopped thread's stack with libunwind and
+ * refuses it when a frame sits where a lock mallctl may need could be held.
+ *
+ * The address space uses memprof's own accessors: registers come from the
+ * registers remote_call already saved (no PTRACE_PEEKUSER), memory from
+ * unwind_memory's page cache (no PTRACE_PEEKDATA per word).  Only the
+ * lookup of unwind tables is delegated to libunwind-ptrace, with one _UPT
+ * handle per mapped object so that each keeps its ELF image mapped for the
+ * whole session instead of remapping whenever the walk crosses objects.
+ * The address space (and libunwind's register-state cache) lives as long
+ * as the target, and is warmed at open by walking the stacks of threads
+ * blocked in system calls, which needs no stop. */
 #include "attach/unwind_check.h"
 
 #include "attach/jemalloc_find.h"
+#include "attach/threads.h"
+#include "attach/unwind_memory.h"
 
 #include <libunwind-ptrace.h>
 #include <stdio.h>
@@ -13,12 +22,6 @@
 #include <string.h>
 
 #define MAX_FRAMES 128
-#define UPT_CACHE 16
-
-struct upt_slot {
-    pid_t tid;
-    void *upt;
-};
 
 struct unwind_checker {
     pid_t pid;
@@ -28,8 +31,86 @@ struct unwind_checker {
     size_t ncopies;
     struct addr_range *ranges;  /* code of every jemalloc copy */
     size_t nranges;
-    struct upt_slot upts[UPT_CACHE];
-    unsigned next_slot;
+    struct unwind_memory *mem;
+    void **upts;                /* one per mapped object, then one for the rest */
+    const struct arch_regs *regs; /* of the thread being walked */
+};
+
+/* The checker whose walk is in progress.  libunwind hands _UPT's own
+ * argument to the address space's accessors when _UPT_find_proc_info reads
+ * unwind tables, so the accessors cannot rely on their argument; attach/
+ * walks one stack at a time. */
+static struct unwind_checker *walking;
+
+static void *upt_for_ip(struct unwind_checker *u, unw_word_t ip)
+{
+    const struct mapped_object *o = mapped_objects_find(u->objs, ip);
+    size_t i = o ? (size_t)(o - u->objs->v) : u->objs->n;
+    if (!u->upts[i])
+        u->upts[i] = _UPT_create(u->pid);
+    return u->upts[i];
+}
+
+static int find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *pi,
+                          int need_unwind_info, void *arg)
+{
+    (void)arg;
+    void *upt = upt_for_ip(walking, ip);
+    return upt ? _UPT_find_proc_info(as, ip, pi, need_unwind_info, upt) : -UNW_ENOINFO;
+}
+
+static void put_unwind_info(unw_addr_space_t as, unw_proc_info_t *pi, void *arg)
+{
+    (void)arg;
+    _UPT_put_unwind_info(as, pi, NULL);
+}
+
+static int get_dyn_info_list_addr(unw_addr_space_t as, unw_word_t *addr, void *arg)
+{
+    (void)as, (void)addr, (void)arg;
+    return -UNW_ENOINFO;    /* no dynamically registered unwind info */
+}
+
+static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val, int write,
+                      void *arg)
+{
+    (void)as, (void)arg;
+    if (write)
+        return -UNW_EINVAL; /* a check never changes the target */
+    uint64_t v;
+    if (unwind_memory_word(walking->mem, addr, &v) < 0)
+        return -UNW_EINVAL;
+    *val = v;
+    return 0;
+}
+
+static int access_reg(unw_addr_space_t as, unw_regnum_t reg, unw_word_t *val, int write,
+                      void *arg)
+{
+    (void)as, (void)arg;
+    uint64_t v;
+    if (write)
+        return -UNW_EREADONLYREG;
+    if (arch_dwarf_reg(walking->regs, reg, &v) < 0)
+        return -UNW_EBADREG;
+    *val = v;
+    return 0;
+}
+
+static int access_fpreg(unw_addr_space_t as, unw_regnum_t reg, unw_fpreg_t *val,
+                        int write, void *arg)
+{
+    (void)as, (void)reg, (void)val, (void)write, (void)arg;
+    return -UNW_EBADREG;    /* walking a stack needs no FPU register */
+}
+
+static unw_accessors_t accessors = {
+    .find_proc_info = find_proc_info,
+    .put_unwind_info = put_unwind_info,
+    .get_dyn_info_list_addr = get_dyn_info_list_addr,
+    .access_mem = access_mem,
+    .access_reg = access_reg,
+    .access_fpreg = access_fpreg,
 };
 
 static void add_range(struct unwind_checker *u, uint64_t lo, uint64_t hi)
@@ -61,29 +142,58 @@ static void collect_ranges(struct unwind_checker *u)
     }
 }
 
+static void walk(struct unwind_checker *u, const struct arch_regs *regs);
+
+/* Walk the stacks of the threads blocked in a system call now, from the
+ * stack and instruction pointers /proc shows without stopping them: this
+ * fills the page cache and libunwind's unwind-info cache, so the first real
+ * stop does not pay for opening objects and parsing their tables.  The
+ * walks are only as good as the racy reads; nothing is decided from them. */
+static void warm_up(struct unwind_checker *u)
+{
+    struct thread_info *threads;
+    size_t n;
+    struct mp_error ignored;
+    if (threads_list(u->pid, &threads, &n, &ignored) < 0)
+        return;
+    for (size_t i = 0; i < n; i++) {
+        if (!threads[i].in_syscall || !threads[i].pc || !threads[i].sp)
+            continue;
+        struct arch_regs regs;
+        arch_regs_from_pc_sp(&regs, threads[i].pc, threads[i].sp);
+        walk(u, &regs);
+    }
+    free(threads);
+}
+
 struct unwind_checker *unwind_checker_new(pid_t pid, const struct mapped_objects *objs,
                                           const struct jemalloc_copy *copies,
                                           size_t ncopies, struct mp_error *err)
 {
     struct unwind_checker *u = calloc(1, sizeof *u);
-    if (!u) {
+    if (!u || !(u->upts = calloc(objs->n + 1, sizeof *u->upts))) {
+        free(u);
         mp_error_set(err, "out of memory");
         return NULL;
     }
-    u->as = unw_create_addr_space(&_UPT_accessors, 0);
+    u->pid = pid;
+    u->objs = objs;
+    u->copies = copies;
+    u->ncopies = ncopies;
+    u->mem = unwind_memory_new(pid, err);
+    u->as = u->mem ? unw_create_addr_space(&accessors, 0) : NULL;
     if (!u->as) {
-        free(u);
-        mp_error_set(err, "libunwind cannot create an address space for process %d", pid);
+        if (u->mem)
+            mp_error_set(err, "libunwind cannot create an address space for process %d",
+                         pid);
+        unwind_checker_free(u);
         return NULL;
     }
     /* Global caching: code does not change under us, so unwind info found
      * once stays valid for the whole session. */
     unw_set_caching_policy(u->as, UNW_CACHE_GLOBAL);
-    u->pid = pid;
-    u->objs = objs;
-    u->copies = copies;
-    u->ncopies = ncopies;
     collect_ranges(u);
+    warm_up(u);
     return u;
 }
 
@@ -91,25 +201,15 @@ void unwind_checker_free(struct unwind_checker *u)
 {
     if (!u)
         return;
-    for (int i = 0; i < UPT_CACHE; i++)
-        if (u->upts[i].upt)
-            _UPT_destroy(u->upts[i].upt);
-    unw_destroy_addr_space(u->as);
+    for (size_t i = 0; u->upts && i <= u->objs->n; i++)
+        if (u->upts[i])
+            _UPT_destroy(u->upts[i]);
+    free(u->upts);
+    if (u->as)
+        unw_destroy_addr_space(u->as);
+    unwind_memory_free(u->mem);
     free(u->ranges);
     free(u);
-}
-
-static void *upt_for(struct unwind_checker *u, pid_t tid)
-{
-    for (int i = 0; i < UPT_CACHE; i++)
-        if (u->upts[i].upt && u->upts[i].tid == tid)
-            return u->upts[i].upt;
-    struct upt_slot *s = &u->upts[u->next_slot++ % UPT_CACHE];
-    if (s->upt)
-        _UPT_destroy(s->upt);
-    s->upt = _UPT_create(tid);
-    s->tid = tid;
-    return s->upt;
 }
 
 int unwind_libc_name_unsafe(const char *name)
@@ -187,32 +287,58 @@ static int frame_unsafe(const struct unwind_checker *u, uint64_t pc, char *why,
     return 0;
 }
 
-int unwind_check_thread(struct unwind_checker *u, pid_t tid, char *why, size_t whylen)
+/* Walk from regs, calling visit for each frame until it returns nonzero;
+ * returns what visit returned, 0 at the end of the stack, -1 when the walk
+ * cannot start. */
+typedef int (*frame_fn)(struct unwind_checker *u, unw_cursor_t *c, int depth,
+                        uint64_t ip, char *why, size_t whylen);
+
+static int walk_frames(struct unwind_checker *u, const struct arch_regs *regs,
+                       frame_fn visit, char *why, size_t whylen)
 {
-    void *upt = upt_for(u, tid);
-    if (!upt) {
-        snprintf(why, whylen, "libunwind cannot follow thread %d", tid);
-        return -1;
-    }
+    unwind_memory_new_stop(u->mem);
+    walking = u;
+    u->regs = regs;
     unw_cursor_t c;
-    if (unw_init_remote(&c, u->as, upt) < 0) {
-        snprintf(why, whylen, "cannot start unwinding thread %d", tid);
-        return 1;
-    }
-    for (int depth = 0; depth < MAX_FRAMES; depth++) {
+    int rc = unw_init_remote(&c, u->as, u) < 0 ? -1 : 0;
+    for (int depth = 0; rc == 0 && depth < MAX_FRAMES; depth++) {
         unw_word_t ip;
         if (unw_get_reg(&c, UNW_REG_IP, &ip) < 0)
             break;
-        if (unw_is_signal_frame(&c) > 0) {
-            snprintf(why, whylen, "running a signal handler");
-            return 1;
-        }
-        /* Caller frames hold return addresses: look up the call itself. */
-        uint64_t pc = depth == 0 || ip == 0 ? ip : ip - 1;
-        if (frame_unsafe(u, pc, why, whylen))
-            return 1;
+        if (visit && (rc = visit(u, &c, depth, ip, why, whylen)) != 0)
+            break;
         if (unw_step(&c) <= 0)
             break;
     }
-    return 0;
+    walking = NULL;
+    u->regs = NULL;
+    return rc;
+}
+
+static void walk(struct unwind_checker *u, const struct arch_regs *regs)
+{
+    walk_frames(u, regs, NULL, NULL, 0);
+}
+
+static int check_frame(struct unwind_checker *u, unw_cursor_t *c, int depth, uint64_t ip,
+                       char *why, size_t whylen)
+{
+    if (unw_is_signal_frame(c) > 0) {
+        snprintf(why, whylen, "running a signal handler");
+        return 1;
+    }
+    /* Caller frames hold return addresses: look up the call itself. */
+    uint64_t pc = depth == 0 || ip == 0 ? ip : ip - 1;
+    return frame_unsafe(u, pc, why, whylen);
+}
+
+int unwind_check_thread(struct unwind_checker *u, pid_t tid, const struct arch_regs *regs,
+                        char *why, size_t whylen)
+{
+    int rc = walk_frames(u, regs, check_frame, why, whylen);
+    if (rc < 0) {
+        snprintf(why, whylen, "cannot start unwinding thread %d", tid);
+        return 1;
+    }
+    return rc;
 }

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "attach/arch.h"
 #include "attach/mapped_object.h"
 #include "attach/target.h"
 #include "lib/error.h"
@@ -20,9 +21,11 @@ struct unwind_checker *unwind_checker_new(pid_t pid, const struct mapped_objects
                                           size_t ncopies, struct mp_error *err);
 void unwind_checker_free(struct unwind_checker *u);
 
-/* Unwind ptrace-stopped thread tid.  Returns 0 when safe, 1 when unsafe
- * (why says where it is), -1 on error. */
-int unwind_check_thread(struct unwind_checker *u, pid_t tid, char *why, size_t whylen);
+/* Unwind ptrace-stopped thread tid whose registers are regs.  Returns 0
+ * when safe, 1 when unsafe or when its stack cannot be walked (why says
+ * where it is). */
+int unwind_check_thread(struct unwind_checker *u, pid_t tid, const struct arch_regs *regs,
+                        char *why, size_t whylen);
 
 /* Is a libc function name one whose locks a call must not meet? */
 int unwind_libc_name_unsafe(const char *name);
