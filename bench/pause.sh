@@ -1,46 +1,64 @@
 #!/usr/bin/env bash
-# pause.sh - on one heartbeat target in one run: per `prof on`/`prof off`,
-# memprof's pause of the thread it stops (its own pause figures) and the
-# longest gap the never-stopped heartbeat thread sees, against
-# `gdb -batch -ex 'call mallctl(...)'` (which stops every thread: the
-# heartbeat gap is its pause).  Prints medians and the ratio.
+# pause.sh - on one heartbeat target: how long memprof stops the one thread
+# it hijacks for each `prof on`/`prof off` (every stop measured by attach/
+# itself, MEMPROF_TRACE_PAUSES=1: from PTRACE_INTERRUPT to the return of
+# PTRACE_DETACH), and the longest gap the never-stopped heartbeat thread
+# sees meanwhile; against `gdb -batch -ex 'call mallctl(...)'`, which stops
+# every thread (the heartbeat gap is its pause).  Prints median/p90/max and
+# the ratio of medians.  The heartbeat also reports plain descheduling
+# (> 50 us) on a busy machine: its gaps are an upper bound.
 set -u
 : "${MEMPROF:?}" "${TARGETS:?}"
-N=${N:-20}
+N=${N:-200}         # memprof toggles (prof on + prof off = 2 stops each)
+NGDB=${NGDB:-20}    # gdb calls (each takes about a second)
 work=$(mktemp -d /tmp/memprof-bench.XXXXXX)
 MALLOC_CONF=prof:true,prof_active:false "$TARGETS/heartbeat" >"$work/hb" &
 pid=$!
-trap 'kill -9 $pid 2>/dev/null; rm -rf "$work"' EXIT
+trap 'kill -9 $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$work"' EXIT
 until grep -q ready "$work/hb"; do sleep 0.05; done
 
-median() { sort -n | awk '{v[NR]=$1} END {if (NR==0) print "nan"; else if (NR%2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}'; }
-# Longest heartbeat gap printed after line $1 of the heartbeat output.
-gap_since() { tail -n +"$(( $1 + 1 ))" "$work/hb" | awk '/^gap/ {if ($2>m) m=$2} END {print m+0}'; }
+# "median p90 max count" of the numbers on stdin.
+stats() {
+    sort -n | awk '{v[NR]=$1} END {
+        if (NR == 0) { print "nan nan nan 0"; exit }
+        med = NR % 2 ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2
+        k = int((NR * 9 + 9) / 10); if (k < 1) k = 1
+        printf "%.0f %.0f %.0f %d\n", med, v[k], v[NR], NR }'
+}
+# Heartbeat gaps printed after line $1 of its output.
+gaps_since() { tail -n +"$(( $1 + 1 ))" "$work/hb" | awk '/^gap/ {print $2}'; }
 
-# memprof: one session, a batch of toggles; its pause figure after each.
-script=$work/script
-: >"$script"
-for i in $(seq "$N"); do printf 'prof on\ninfo\nprof off\ninfo\n' >>"$script"; done
+# memprof: one session of toggles, nothing else, so every stop is a toggle.
+: >"$work/script"
+for i in $(seq "$N"); do printf 'prof on\nprof off\n' >>"$work/script"; done
 before=$(wc -l <"$work/hb")
-"$MEMPROF" -p "$pid" -x "$script" >"$work/mp.out" 2>&1 || { cat "$work/mp.out"; exit 1; }
-mp_gap=$(gap_since "$before")
-# skip the first stop: it warms the unwinder's caches
-grep -E '^pauses' "$work/mp.out" | sed -E 's/.*last ([0-9.]+) us.*/\1/' | tail -n +2 >"$work/mp.pauses"
-mp_med=$(median <"$work/mp.pauses")
-mp_max=$(sort -n "$work/mp.pauses" | tail -1)
+MEMPROF_TRACE_PAUSES=1 "$MEMPROF" -p "$pid" -x "$work/script" >"$work/mp.out" 2>"$work/mp.err" ||
+    { cat "$work/mp.out" "$work/mp.err"; exit 1; }
+sleep 0.05
+gaps_since "$before" >"$work/mp.gaps"
+grep -E '^pause .* calls=1 ' "$work/mp.err" | grep -v refused |
+    sed -E 's/.* us=([0-9.]+) .*/\1/' >"$work/mp.pauses"
+[ "$(wc -l <"$work/mp.pauses")" -eq $((2 * N)) ] ||
+    { echo "expected $((2 * N)) traced toggles, got $(wc -l <"$work/mp.pauses")"; exit 1; }
+first=$(head -1 "$work/mp.pauses")
+read -r mp_med mp_p90 mp_max mp_n < <(stats <"$work/mp.pauses")
+read -r mg_med mg_p90 mg_max mg_n < <(stats <"$work/mp.gaps")
 
 # gdb: every call stops all threads; the heartbeat gap is the pause.
 : >"$work/gdb.gaps"
-for i in $(seq "$N"); do
+for i in $(seq "$NGDB"); do
     before=$(wc -l <"$work/hb")
-    v=$(( i % 2 ))
-    gdb -p "$pid" -batch -ex "call (int)mallctl(\"prof.active\",0,0,&(char){$v},1)" >/dev/null 2>&1
+    gdb -p "$pid" -batch -ex "call (int)mallctl(\"prof.active\",0,0,&(char){$(( i % 2 ))},1)" \
+        >/dev/null 2>&1
     sleep 0.05
-    gap_since "$before" >>"$work/gdb.gaps"
+    gaps_since "$before" | sort -n | tail -1 >>"$work/gdb.gaps"
 done
-gdb_med=$(median <"$work/gdb.gaps")
+read -r gdb_med gdb_p90 gdb_max gdb_n < <(stats <"$work/gdb.gaps")
 
-printf 'memprof: stopped thread pause median %s us, max %s us (%d stops); other threads longest gap %s us\n' \
-    "$mp_med" "$mp_max" "$(wc -l <"$work/mp.pauses")" "$mp_gap"
-printf 'gdb:     all threads stopped, median %s us per call\n' "$gdb_med"
-awk -v a="$gdb_med" -v b="$mp_med" 'BEGIN {printf "ratio:   gdb / memprof = %.0fx\n", a / b}'
+printf 'memprof: stopped thread, per toggle: median %s us, p90 %s us, max %s us (%d stops; first %.0f us)\n' \
+    "$mp_med" "$mp_p90" "$mp_max" "$mp_n" "$first"
+printf 'memprof: heartbeat thread (never stopped): longest gap %s us over the session (%d gaps > 50 us, median %s us)\n' \
+    "$mg_max" "$mg_n" "$mg_med"
+printf 'gdb:     all threads stopped, heartbeat gap per call: median %s us, p90 %s us, max %s us (%d calls)\n' \
+    "$gdb_med" "$gdb_p90" "$gdb_max" "$gdb_n"
+awk -v a="$gdb_med" -v b="$mp_med" 'BEGIN {printf "ratio:   gdb / memprof (medians) = %.0fx\n", a / b}'
