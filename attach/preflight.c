@@ -118,15 +118,17 @@ static int check_permission(pid_t pid, const struct proc_status *st,
         return 0;
     for (int i = 0; i < 4; i++) {
         if (st->uid[i] != me->euid || st->gid[i] != me->egid)
-            return mp_error_set(err, "process %d (%s) runs as uid %u gid %u and "
-                                "memprof as uid %u gid %u without CAP_SYS_PTRACE: "
-                                "run memprof as the same user (sudo -u) or as root",
+            return mp_error_set(err, "not permitted to trace process %d (%s): it "
+                                "runs as uid %u gid %u and memprof as uid %u gid %u "
+                                "without CAP_SYS_PTRACE: run memprof as the same "
+                                "user (sudo -u) or as root",
                                 pid, st->name, st->uid[1], st->gid[1],
                                 me->euid, me->egid);
     }
     if (st->have_cap_eff && st->cap_eff != 0)
-        return mp_error_set(err, "process %d (%s) holds capabilities (CapEff %llx) "
-                            "memprof lacks: run memprof as root", pid, st->name,
+        return mp_error_set(err, "not permitted to trace process %d (%s): it "
+                            "holds capabilities (CapEff %llx) memprof lacks: run "
+                            "memprof as root", pid, st->name,
                             (unsigned long long)st->cap_eff);
     return 0;
 }
