@@ -46,9 +46,11 @@ static int cmp_sym(const void *a, const void *b)
     return strcmp(x->name, y->name);
 }
 
-/* Count symbols and string bytes of a symbol table section. */
-static void table_size(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, size_t *nsyms,
-                       size_t *nbytes)
+typedef void symbol_fn(void *ctx, const GElf_Sym *sym, const char *name);
+
+/* Call fn for each named symbol of a symbol table section. */
+static void each_symbol(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, symbol_fn *fn,
+                        void *ctx)
 {
     Elf_Data *data = elf_getdata(scn, NULL);
     if (!data || sh->sh_entsize == 0)
@@ -59,40 +61,46 @@ static void table_size(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, size_t *nsyms,
         if (!gelf_getsym(data, (int)i, &sym))
             break;
         const char *name = elf_strptr(elf, sh->sh_link, sym.st_name);
-        if (!name || !*name)
-            continue;
-        (*nsyms)++;
-        *nbytes += strlen(name) + 1;
+        if (name && *name)
+            fn(ctx, &sym, name);
     }
 }
 
-static void table_read(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, bool dynamic,
-                       struct elf_object *obj, size_t *strpos)
+/* First pass: how many symbols, and how many bytes their names take. */
+struct table_size {
+    size_t nsyms, nbytes;
+};
+
+static void count_symbol(void *ctx, const GElf_Sym *sym, const char *name)
 {
-    Elf_Data *data = elf_getdata(scn, NULL);
-    if (!data || sh->sh_entsize == 0)
-        return;
-    size_t n = sh->sh_size / sh->sh_entsize;
-    for (size_t i = 1; i < n; i++) {
-        GElf_Sym sym;
-        if (!gelf_getsym(data, (int)i, &sym))
-            break;
-        const char *name = elf_strptr(elf, sh->sh_link, sym.st_name);
-        if (!name || !*name)
-            continue;
-        size_t len = strlen(name) + 1;
-        char *dst = obj->strings + *strpos;
-        memcpy(dst, name, len);
-        *strpos += len;
-        struct elf_symbol *s = &obj->syms[obj->nsyms++];
-        s->value = sym.st_value;
-        s->size = sym.st_size;
-        s->name = dst;
-        s->type = GELF_ST_TYPE(sym.st_info);
-        s->bind = GELF_ST_BIND(sym.st_info);
-        s->defined = sym.st_shndx != SHN_UNDEF;
-        s->dynamic = dynamic;
-    }
+    struct table_size *ts = ctx;
+    (void)sym;
+    ts->nsyms++;
+    ts->nbytes += strlen(name) + 1;
+}
+
+/* Second pass: copy them into the object. */
+struct table_copy {
+    struct elf_object *obj;
+    size_t strpos;
+    bool dynamic;
+};
+
+static void copy_symbol(void *ctx, const GElf_Sym *sym, const char *name)
+{
+    struct table_copy *tc = ctx;
+    size_t len = strlen(name) + 1;
+    char *dst = tc->obj->strings + tc->strpos;
+    memcpy(dst, name, len);
+    tc->strpos += len;
+    struct elf_symbol *s = &tc->obj->syms[tc->obj->nsyms++];
+    s->value = sym->st_value;
+    s->size = sym->st_size;
+    s->name = dst;
+    s->type = GELF_ST_TYPE(sym->st_info);
+    s->bind = GELF_ST_BIND(sym->st_info);
+    s->defined = sym->st_shndx != SHN_UNDEF;
+    s->dynamic = tc->dynamic;
 }
 
 static void read_notes(Elf_Scn *scn, struct elf_object *obj)
@@ -133,31 +141,30 @@ static int read_sections(Elf *elf, struct elf_object *obj, struct mp_error *err)
     size_t shstrndx;
     if (elf_getshdrstrndx(elf, &shstrndx) != 0)
         shstrndx = 0;
-    size_t nsyms = 0, nbytes = 0;
+    struct table_size size = {0, 0};
     Elf_Scn *scn = NULL;
     while ((scn = elf_nextscn(elf, scn))) {
         GElf_Shdr sh;
         if (!gelf_getshdr(scn, &sh))
             continue;
         if (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM)
-            table_size(elf, scn, &sh, &nsyms, &nbytes);
+            each_symbol(elf, scn, &sh, count_symbol, &size);
     }
-    obj->syms = calloc(nsyms ? nsyms : 1, sizeof *obj->syms);
-    obj->strings = malloc(nbytes ? nbytes : 1);
+    obj->syms = calloc(size.nsyms ? size.nsyms : 1, sizeof *obj->syms);
+    obj->strings = malloc(size.nbytes ? size.nbytes : 1);
     if (!obj->syms || !obj->strings)
         return mp_error_set(err, "%s: out of memory reading symbols", obj->path);
-    size_t strpos = 0;
+    struct table_copy copy = {.obj = obj};
     scn = NULL;
     while ((scn = elf_nextscn(elf, scn))) {
         GElf_Shdr sh;
         if (!gelf_getshdr(scn, &sh))
             continue;
         const char *sname = shstrndx ? elf_strptr(elf, shstrndx, sh.sh_name) : NULL;
-        if (sh.sh_type == SHT_SYMTAB) {
-            obj->has_symtab = true;
-            table_read(elf, scn, &sh, false, obj, &strpos);
-        } else if (sh.sh_type == SHT_DYNSYM) {
-            table_read(elf, scn, &sh, true, obj, &strpos);
+        if (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM) {
+            obj->has_symtab |= sh.sh_type == SHT_SYMTAB;
+            copy.dynamic = sh.sh_type == SHT_DYNSYM;
+            each_symbol(elf, scn, &sh, copy_symbol, &copy);
         } else if (sh.sh_type == SHT_NOTE) {
             if (!obj->build_id_len)
                 read_notes(scn, obj);
