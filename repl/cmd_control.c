@@ -276,9 +276,10 @@ int cmd_info(struct session *s, int argc, char **argv)
     for (size_t i = 1; i < NSTATE; i++)
         fprintf(s->out, "%-20s %s\n", q[i].name, query_text(&q[i], buf, sizeof buf));
     const struct target_pause_stats *ps = target_pauses(s->target);
-    fprintf(s->out, "pauses               %u stops; last %.0f us (thread %d), "
-            "max %.0f us; %u unsafe threads skipped\n", ps->calls, ps->last_us,
-            (int)ps->last_tid, ps->max_us, ps->unsafe_retries);
+    fprintf(s->out, "pauses               %u stops of one thread: last %.0f us (thread %d), "
+            "median %.0f us, p90 %.0f us, max %.0f us; %u unsafe threads skipped\n",
+            ps->calls, ps->last_us, (int)ps->last_tid, ps->median_us, ps->p90_us,
+            ps->max_us, ps->unsafe_retries);
     return 0;
 }
 
