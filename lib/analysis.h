@@ -102,7 +102,8 @@ struct analysis_options {
     uint64_t thread;
     const char *focus, *ignore, *hide;  /* POSIX EREs, or NULL */
     const char *match;      /* peek/list: the function RE */
-    double nodefraction;    /* tree pruning, fraction of the total */
+    double nodefraction;    /* tree and graph pruning, fraction of the total */
+    double edgefraction;    /* graph: edges under this fraction left out */
     int limit;              /* rows to print; <= 0 means all */
 };
 

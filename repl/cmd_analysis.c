@@ -8,7 +8,10 @@
  *
  * A context (node table and symbolized views) lives for one command: the
  * symbolizer keeps its own per-address cache, so building a view again is
- * cheap, and nothing here can outlive a profile or a symbolizer. */
+ * cheap, and nothing here can outlive a profile or a symbolizer.
+ *
+ * The option parser, profile lookup and context set-up are shared with
+ * the picture commands (cmd_pictures.c) through cmd_analysis.h. */
 #include "repl/cmd_analysis.h"
 
 #include <getopt.h>
@@ -101,22 +104,13 @@ const char cmd_load_help[] =
     "Reads a jemalloc (heap_v2) or gperftools heap profile.  NAME defaults to\n"
     "the file's base name; a new profile with a used name shadows the old one.\n";
 
-/* ---- argument parsing ---- */
-
-enum { ALLOW_BASE = 1, ALLOW_NODEFRACTION = 2, MAX_POSITIONAL = 4 };
-
-struct args {
-    struct analysis_options o;
-    bool json;
-    const char *base;
-    char *pos[MAX_POSITIONAL];
-    int npos;
-};
+/* ---- argument parsing (shared with cmd_pictures.c) ---- */
 
 enum {
     OPT_SPACE = 256, OPT_OBJECTS, OPT_INUSE, OPT_ALLOC, OPT_FOCUS, OPT_IGNORE,
     OPT_HIDE, OPT_THREAD, OPT_FUNCTIONS, OPT_LINES, OPT_FILES, OPT_ADDRESSES,
-    OPT_CUM, OPT_BYTES, OPT_JSON, OPT_BASE, OPT_NODEFRACTION,
+    OPT_CUM, OPT_BYTES, OPT_JSON, OPT_BASE, OPT_NODEFRACTION, OPT_EDGEFRACTION,
+    OPT_FOLDED,
 };
 
 static const struct option long_options[] = {
@@ -137,7 +131,20 @@ static const struct option long_options[] = {
     {"json", no_argument, NULL, OPT_JSON},
     {"base", required_argument, NULL, OPT_BASE},
     {"nodefraction", required_argument, NULL, OPT_NODEFRACTION},
+    {"edgefraction", required_argument, NULL, OPT_EDGEFRACTION},
+    {"folded", no_argument, NULL, OPT_FOLDED},
     {NULL, 0, NULL, 0},
+};
+
+/* The options only some commands take, and the CMD_ALLOW_* bit each needs. */
+static const struct {
+    int opt;
+    unsigned allow;
+} restricted[] = {
+    {OPT_BASE, CMD_ALLOW_BASE},
+    {OPT_NODEFRACTION, CMD_ALLOW_NODEFRACTION},
+    {OPT_EDGEFRACTION, CMD_ALLOW_EDGEFRACTION},
+    {OPT_FOLDED, CMD_ALLOW_FOLDED},
 };
 
 static bool parse_u64(const char *s, uint64_t *out)
@@ -154,7 +161,40 @@ static bool is_count(const char *s)
     return s[0] && strspn(s, "0123456789") == strlen(s);
 }
 
-static int set_option(struct args *a, int c, const char *cmd, unsigned allowed)
+static const char *option_name(int c)
+{
+    for (const struct option *o = long_options; o->name; o++)
+        if (o->val == c)
+            return o->name;
+    return "?";
+}
+
+/* Whether option c may be given to this command; says so when not. */
+static bool allowed_here(int c, const char *cmd, unsigned allowed)
+{
+    for (size_t i = 0; i < sizeof restricted / sizeof *restricted; i++) {
+        if (restricted[i].opt == c && !(allowed & restricted[i].allow)) {
+            command_error("%s: --%s does not apply here (see 'help %s')", cmd,
+                          option_name(c), cmd);
+            return false;
+        }
+    }
+    return true;
+}
+
+static int parse_fraction(const char *cmd, int c, double *out)
+{
+    char *end;
+    *out = strtod(optarg, &end);
+    if (*end || end == optarg || !(*out >= 0 && *out <= 1)) {
+        command_error("%s: --%s takes a fraction from 0 to 1 "
+                      "(e.g. 0.01 for 1%%), not '%s'", cmd, option_name(c), optarg);
+        return -1;
+    }
+    return 0;
+}
+
+static int set_option(struct cmd_analysis_args *a, int c, const char *cmd)
 {
     switch (c) {
     case OPT_SPACE: a->o.objects = false; break;
@@ -171,6 +211,10 @@ static int set_option(struct args *a, int c, const char *cmd, unsigned allowed)
     case OPT_CUM: a->o.cum = true; break;
     case OPT_BYTES: a->o.exact = true; break;
     case OPT_JSON: a->json = true; break;
+    case OPT_BASE: a->base = optarg; break;
+    case OPT_FOLDED: a->folded = true; break;
+    case OPT_NODEFRACTION: return parse_fraction(cmd, c, &a->o.nodefraction);
+    case OPT_EDGEFRACTION: return parse_fraction(cmd, c, &a->o.edgefraction);
     case OPT_THREAD:
         if (!parse_u64(optarg, &a->o.thread)) {
             command_error("%s: --thread takes a thread id (a number, see the "
@@ -179,36 +223,16 @@ static int set_option(struct args *a, int c, const char *cmd, unsigned allowed)
         }
         a->o.has_thread = true;
         break;
-    case OPT_BASE:
-        if (!(allowed & ALLOW_BASE))
-            goto not_here;
-        a->base = optarg;
-        break;
-    case OPT_NODEFRACTION: {
-        char *end;
-        if (!(allowed & ALLOW_NODEFRACTION))
-            goto not_here;
-        a->o.nodefraction = strtod(optarg, &end);
-        if (*end || end == optarg || a->o.nodefraction < 0 || a->o.nodefraction > 1) {
-            command_error("%s: --nodefraction takes a fraction from 0 to 1 "
-                          "(e.g. 0.01 for 1%%), not '%s'", cmd, optarg);
-            return -1;
-        }
-        break;
-    }
     }
     return 0;
-not_here:
-    command_error("%s: %s does not apply here (see 'help %s')", cmd,
-                  c == OPT_BASE ? "--base" : "--nodefraction", cmd);
-    return -1;
 }
 
-static int parse_args(int argc, char **argv, unsigned allowed, struct args *a)
+int cmd_analysis_parse(int argc, char **argv, unsigned allowed, struct cmd_analysis_args *a)
 {
     const char *cmd = argv[0];
     memset(a, 0, sizeof *a);
     a->o.nodefraction = 0.005;
+    a->o.edgefraction = 0.001;
     optind = 0;      /* a fresh getopt scan for every command */
     opterr = 0;
     int c;
@@ -221,11 +245,11 @@ static int parse_args(int argc, char **argv, unsigned allowed, struct args *a)
                 command_error("%s: unknown option '%s' (see 'help %s')", cmd, what, cmd);
             return -1;
         }
-        if (set_option(a, c, cmd, allowed) < 0)
+        if (!allowed_here(c, cmd, allowed) || set_option(a, c, cmd) < 0)
             return -1;
     }
     for (int i = optind; i < argc; i++) {
-        if (a->npos == MAX_POSITIONAL) {
+        if (a->npos == CMD_MAX_POSITIONAL) {
             command_error("%s: too many arguments at '%s' (usage: see 'help %s')",
                           cmd, argv[i], cmd);
             return -1;
@@ -236,7 +260,7 @@ static int parse_args(int argc, char **argv, unsigned allowed, struct args *a)
 }
 
 /* Split positionals into a row count and a profile name (top, traces). */
-static int count_and_dump(struct args *a, const char *cmd, int first,
+static int count_and_dump(struct cmd_analysis_args *a, const char *cmd, int first,
                           const char **dump, int default_limit)
 {
     a->o.limit = default_limit;
@@ -263,7 +287,7 @@ static int count_and_dump(struct args *a, const char *cmd, int first,
 
 /* ---- profiles and contexts ---- */
 
-static struct session_dump *find_dump(struct session *s, const char *name)
+struct session_dump *cmd_analysis_find_dump(struct session *s, const char *name)
 {
     struct session_dump *d = session_find_dump(s, name);
     if (d)
@@ -285,28 +309,43 @@ static struct analysis *new_context(struct session *s, enum analysis_granularity
     return a;
 }
 
+int cmd_analysis_open(struct session *s, const char *cmd, enum analysis_granularity g,
+                      struct session_dump *d, struct session_dump *base,
+                      struct cmd_analysis_views *w)
+{
+    memset(w, 0, sizeof *w);
+    w->ctx = new_context(s, g);
+    if (!w->ctx)
+        return -1;
+    struct mp_error err = {{0}};
+    w->src = (struct analysis_source){d->name, base ? base->name : NULL};
+    w->base = base ? analysis_view(w->ctx, base->profile, &err) : NULL;
+    w->v = !base || w->base ? analysis_view(w->ctx, d->profile, &err) : NULL;
+    if (w->v)
+        return 0;
+    command_error("%s: %s", cmd, err.msg);
+    analysis_free(w->ctx);
+    w->ctx = NULL;
+    return -1;
+}
+
 typedef int report_fn(struct analysis *, const struct analysis_view *,
                       const struct analysis_options *, const struct analysis_source *,
                       bool, FILE *, struct mp_error *);
 
 /* Build the context and view(s), run the report, say what went wrong. */
-static int run(struct session *s, const char *cmd, report_fn *fn, struct args *a,
+static int run(struct session *s, const char *cmd, report_fn *fn, struct cmd_analysis_args *a,
                struct session_dump *d, struct session_dump *base)
 {
-    struct analysis *ctx = new_context(s, a->o.granularity);
-    if (!ctx)
+    struct cmd_analysis_views w;
+    if (cmd_analysis_open(s, cmd, a->o.granularity, d, base, &w) < 0)
         return -1;
     struct mp_error err = {{0}};
-    struct analysis_source src = {d->name, base ? base->name : NULL};
-    const struct analysis_view *vb = base ? analysis_view(ctx, base->profile, &err) : NULL;
-    const struct analysis_view *v = !base || vb ? analysis_view(ctx, d->profile, &err) : NULL;
-    int rc = -1;
-    if (v && (!base || vb))
-        rc = fn ? fn(ctx, v, &a->o, &src, a->json, s->out, &err)
-                : analysis_top(ctx, v, vb, &a->o, &src, a->json, s->out, &err);
+    int rc = fn ? fn(w.ctx, w.v, &a->o, &w.src, a->json, s->out, &err)
+                : analysis_top(w.ctx, w.v, w.base, &a->o, &w.src, a->json, s->out, &err);
     if (rc < 0)
         command_error("%s: %s", cmd, err.msg);
-    analysis_free(ctx);
+    analysis_free(w.ctx);
     return rc;
 }
 
@@ -314,13 +353,13 @@ static int run(struct session *s, const char *cmd, report_fn *fn, struct args *a
 
 int cmd_top(struct session *s, int argc, char **argv)
 {
-    struct args a;
+    struct cmd_analysis_args a;
     const char *dump;
-    if (parse_args(argc, argv, ALLOW_BASE, &a) < 0 ||
+    if (cmd_analysis_parse(argc, argv, CMD_ALLOW_BASE, &a) < 0 ||
         count_and_dump(&a, argv[0], 0, &dump, 10) < 0)
         return -1;
-    struct session_dump *d = find_dump(s, dump);
-    struct session_dump *base = d && a.base ? find_dump(s, a.base) : NULL;
+    struct session_dump *d = cmd_analysis_find_dump(s, dump);
+    struct session_dump *base = d && a.base ? cmd_analysis_find_dump(s, a.base) : NULL;
     if (!d || (a.base && !base))
         return -1;
     return run(s, argv[0], NULL, &a, d, base);
@@ -328,11 +367,11 @@ int cmd_top(struct session *s, int argc, char **argv)
 
 int cmd_traces(struct session *s, int argc, char **argv)
 {
-    struct args a;
+    struct cmd_analysis_args a;
     const char *dump;
-    if (parse_args(argc, argv, 0, &a) < 0 || count_and_dump(&a, argv[0], 0, &dump, 10) < 0)
+    if (cmd_analysis_parse(argc, argv, 0, &a) < 0 || count_and_dump(&a, argv[0], 0, &dump, 10) < 0)
         return -1;
-    struct session_dump *d = find_dump(s, dump);
+    struct session_dump *d = cmd_analysis_find_dump(s, dump);
     return d ? run(s, argv[0], analysis_traces, &a, d, NULL) : -1;
 }
 
@@ -340,15 +379,15 @@ int cmd_traces(struct session *s, int argc, char **argv)
 static int pattern_command(struct session *s, int argc, char **argv, report_fn *fn,
                            const char *usage)
 {
-    struct args a;
-    if (parse_args(argc, argv, 0, &a) < 0)
+    struct cmd_analysis_args a;
+    if (cmd_analysis_parse(argc, argv, 0, &a) < 0)
         return -1;
     if (a.npos < 1 || a.npos > 2) {
         command_error("%s: usage: %s", argv[0], usage);
         return -1;
     }
     a.o.match = a.pos[0];
-    struct session_dump *d = find_dump(s, a.npos == 2 ? a.pos[1] : NULL);
+    struct session_dump *d = cmd_analysis_find_dump(s, a.npos == 2 ? a.pos[1] : NULL);
     return d ? run(s, argv[0], fn, &a, d, NULL) : -1;
 }
 
@@ -367,8 +406,8 @@ int cmd_list(struct session *s, int argc, char **argv)
             return -1;
         }
     }
-    struct args a;
-    if (parse_args(argc, argv, 0, &a) < 0)
+    struct cmd_analysis_args a;
+    if (cmd_analysis_parse(argc, argv, 0, &a) < 0)
         return -1;
     if (a.npos < 1 || a.npos > 2) {
         command_error("list: usage: %s", cmd_list_usage);
@@ -376,20 +415,20 @@ int cmd_list(struct session *s, int argc, char **argv)
     }
     a.o.match = a.pos[0];
     a.o.granularity = ANALYSIS_LINES;
-    struct session_dump *d = find_dump(s, a.npos == 2 ? a.pos[1] : NULL);
+    struct session_dump *d = cmd_analysis_find_dump(s, a.npos == 2 ? a.pos[1] : NULL);
     return d ? run(s, argv[0], analysis_list, &a, d, NULL) : -1;
 }
 
 int cmd_tree(struct session *s, int argc, char **argv)
 {
-    struct args a;
-    if (parse_args(argc, argv, ALLOW_NODEFRACTION, &a) < 0)
+    struct cmd_analysis_args a;
+    if (cmd_analysis_parse(argc, argv, CMD_ALLOW_NODEFRACTION, &a) < 0)
         return -1;
     if (a.npos > 1) {
         command_error("tree: usage: %s", cmd_tree_usage);
         return -1;
     }
-    struct session_dump *d = find_dump(s, a.npos ? a.pos[0] : NULL);
+    struct session_dump *d = cmd_analysis_find_dump(s, a.npos ? a.pos[0] : NULL);
     return d ? run(s, argv[0], analysis_tree, &a, d, NULL) : -1;
 }
 
@@ -401,8 +440,8 @@ static struct session_dump *previous_dump(struct session *s)
 
 int cmd_diff(struct session *s, int argc, char **argv)
 {
-    struct args a;
-    if (parse_args(argc, argv, 0, &a) < 0)
+    struct cmd_analysis_args a;
+    if (cmd_analysis_parse(argc, argv, 0, &a) < 0)
         return -1;
     const char *names[2] = {NULL, NULL};
     int nnames = 0;
@@ -422,8 +461,8 @@ int cmd_diff(struct session *s, int argc, char **argv)
                       "with 'dump' or 'load FILE', or name them: diff A B", s->ndumps);
         return -1;
     }
-    struct session_dump *older = nnames ? find_dump(s, names[0]) : previous_dump(s);
-    struct session_dump *newer = older ? find_dump(s, nnames == 2 ? names[1] : NULL) : NULL;
+    struct session_dump *older = nnames ? cmd_analysis_find_dump(s, names[0]) : previous_dump(s);
+    struct session_dump *newer = older ? cmd_analysis_find_dump(s, nnames == 2 ? names[1] : NULL) : NULL;
     if (!older || !newer)
         return -1;
     if (older == newer) {

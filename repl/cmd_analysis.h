@@ -1,9 +1,18 @@
 /* cmd_analysis.h - usage, summary and help texts of the analysis commands
  * (top, traces, peek, tree, list, diff, dumps, load), for the command
  * table in commands.c.  They are arrays so they can initialise a static
- * table. */
+ * table.
+ *
+ * Also the pieces other analysis-like commands (cmd_pictures.c) share with
+ * them: the option parser, finding a profile by name, and a context with
+ * the views of one or two profiles. */
 #ifndef MEMPROF_CMD_ANALYSIS_H
 #define MEMPROF_CMD_ANALYSIS_H
+
+#include <stdbool.h>
+
+#include "lib/analysis.h"
+#include "repl/session.h"
 
 extern const char cmd_top_usage[], cmd_top_summary[], cmd_top_help[];
 extern const char cmd_traces_usage[], cmd_traces_summary[], cmd_traces_help[];
@@ -13,5 +22,45 @@ extern const char cmd_list_usage[], cmd_list_summary[], cmd_list_help[];
 extern const char cmd_diff_usage[], cmd_diff_summary[], cmd_diff_help[];
 extern const char cmd_dumps_usage[], cmd_dumps_summary[], cmd_dumps_help[];
 extern const char cmd_load_usage[], cmd_load_summary[], cmd_load_help[];
+
+/* ---- shared with the other analysis-like commands ---- */
+
+/* Options only some commands take: the rest are refused with a message. */
+enum {
+    CMD_ALLOW_BASE = 1 << 0,          /* --base DUMP */
+    CMD_ALLOW_NODEFRACTION = 1 << 1,  /* --nodefraction F */
+    CMD_ALLOW_EDGEFRACTION = 1 << 2,  /* --edgefraction F */
+    CMD_ALLOW_FOLDED = 1 << 3,        /* --folded */
+};
+#define CMD_MAX_POSITIONAL 4
+
+struct cmd_analysis_args {
+    struct analysis_options o;   /* nodefraction 0.005, edgefraction 0.001 */
+    bool json, folded;
+    const char *base;
+    char *pos[CMD_MAX_POSITIONAL];   /* the non-option arguments, in order */
+    int npos;
+};
+
+/* Parse a command's argv (options anywhere, "--" ends them).  Returns 0, or
+ * -1 after printing what is wrong. */
+int cmd_analysis_parse(int argc, char **argv, unsigned allowed,
+                       struct cmd_analysis_args *a);
+
+/* The session profile called name (NULL: the latest), or NULL after saying
+ * there is none. */
+struct session_dump *cmd_analysis_find_dump(struct session *s, const char *name);
+
+/* A context at granularity g with the view of d and, when base is not
+ * NULL, of base.  The caller frees w->ctx with analysis_free. */
+struct cmd_analysis_views {
+    struct analysis *ctx;
+    const struct analysis_view *v, *base;
+    struct analysis_source src;
+};
+/* Returns 0, or -1 after printing "CMD: what went wrong". */
+int cmd_analysis_open(struct session *s, const char *cmd, enum analysis_granularity g,
+                      struct session_dump *d, struct session_dump *base,
+                      struct cmd_analysis_views *w);
 
 #endif
