@@ -476,7 +476,8 @@ static enum try_result prepare(struct remote_stop *s, char *why, size_t whylen,
 /* Phases of one stop, for MEMPROF_TRACE_PAUSES. */
 enum phase { PH_START, PH_STOPPED, PH_CHECKED, PH_BODY, PH_END, PH_COUNT };
 
-static void trace_stop(const struct remote_stop *s, double *t, enum try_result r)
+static void trace_stop(const struct remote_stop *s, double *t, enum try_result r,
+                       const char *why)
 {
     FILE *f = s->ctx->trace;
     if (!f || t[PH_START] == 0)
@@ -484,11 +485,12 @@ static void trace_stop(const struct remote_stop *s, double *t, enum try_result r
     for (int i = PH_STOPPED; i < PH_COUNT; i++)  /* a phase skipped took no time */
         if (t[i] == 0)
             t[i] = t[i - 1];
-    fprintf(f, "pause tid=%d us=%.1f calls=%u%s stop=%.1f check=%.1f body=%.1f "
-            "release=%.1f\n", (int)s->tid, t[PH_END] - t[PH_START], s->ncalls,
-            r == TRY_UNSAFE ? " refused" : "", t[PH_STOPPED] - t[PH_START],
-            t[PH_CHECKED] - t[PH_STOPPED], t[PH_BODY] - t[PH_CHECKED],
-            t[PH_END] - t[PH_BODY]);
+    fprintf(f, "pause tid=%d us=%.1f calls=%u stop=%.1f check=%.1f body=%.1f "
+            "release=%.1f%s%s%s\n", (int)s->tid, t[PH_END] - t[PH_START], s->ncalls,
+            t[PH_STOPPED] - t[PH_START], t[PH_CHECKED] - t[PH_STOPPED],
+            t[PH_BODY] - t[PH_CHECKED], t[PH_END] - t[PH_BODY],
+            r == TRY_UNSAFE ? " refused (" : "", r == TRY_UNSAFE ? why : "",
+            r == TRY_UNSAFE ? ")" : "");
 }
 
 /* Run the body on the stopped, checked thread and let it go. */
@@ -532,7 +534,7 @@ static enum try_result try_thread(struct remote_ctx *ctx, pid_t tid, remote_body
     }
     rep->pause_us = t[PH_END] - t[PH_START];
     rep->tid = tid;
-    trace_stop(&s, t, r);
+    trace_stop(&s, t, r, why);
     arch_state_free(&s.saved);
     sigprocmask(SIG_SETMASK, &old, NULL);
     return r;

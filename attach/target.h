@@ -51,7 +51,7 @@ struct target_pause_stats {
 
 /* With MEMPROF_TRACE_PAUSES=1 in memprof's environment, attach/ prints one
  * line per thread stop to stderr:
- *   pause tid=N us=X calls=K [refused] stop=A check=B body=C release=D
+ *   pause tid=N us=X calls=K stop=A check=B body=C release=D [refused (WHY)]
  * (X from PTRACE_INTERRUPT to the return of PTRACE_DETACH; K remote calls
  * made in that stop, 0 for a thread refused as unsafe; A..D the phases). */
 

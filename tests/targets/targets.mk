@@ -6,7 +6,7 @@
 
 TARGET_DIR    = $(BUILD)/targets
 # Binaries built from a source of another name (see the rules below).
-TARGET_EXTRA  = $(TARGET_DIR)/static_nopie
+TARGET_EXTRA  = $(TARGET_DIR)/static_nopie $(TARGET_DIR)/unsafe_ctor.so
 TARGET_CFLAGS = -std=gnu11 -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer -Wall -Wextra -Werror -pthread
 TARGET_SRC    = $(sort $(wildcard tests/targets/*.c))
 TARGET_BIN    = $(TARGET_SRC:tests/targets/%.c=$(TARGET_DIR)/%) $(TARGET_EXTRA)
@@ -45,3 +45,13 @@ $(TARGET_DIR)/static_rjem: tests/targets/static_rjem.c $(TARGET_DIR)/jemalloc_rj
 $(TARGET_DIR)/static_nopie: tests/targets/static_rjem.c $(TARGET_DIR)/jemalloc_rjem.o $(wildcard tests/targets/*.h)
 	$(CC) $(TARGET_CFLAGS) -no-pie -fno-PIE -o $@ $< $(TARGET_DIR)/jemalloc_rjem.o $(STATIC_LIBS)
 	@! nm -D $@ | grep -q mallctl || { echo "$@: mallctl leaked into .dynsym"; rm -f $@; exit 1; }
+
+# unsafe_frames exports unsafe_frames_block (-rdynamic) for the constructor
+# of unsafe_ctor.so, which it dlopen()s.
+$(TARGET_DIR)/unsafe_frames: tests/targets/unsafe_frames.c $(wildcard tests/targets/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(TARGET_CFLAGS) -rdynamic -o $@ $< $(JEMALLOC_LIBS) -ldl -lm
+
+$(TARGET_DIR)/unsafe_ctor.so: tests/targets/lib/unsafe_ctor.c tests/targets/unsafe_frames.h
+	@mkdir -p $(dir $@)
+	$(CC) $(TARGET_CFLAGS) -shared -fPIC -o $@ $<

@@ -1,0 +1,169 @@
+/* unsafe_frames.c - a main thread parked in a restartable read() with a
+ * frame on its stack where mallctl must never be called, beside a helper
+ * thread that is a fine choice.  Both threads are blocked in read(), so
+ * they rank equally and memprof tries the main thread (lower tid) first:
+ * it must refuse it and use the helper.
+ *
+ *   unsafe_frames signal  FIFO [alone]  read() inside a SIGUSR1 handler
+ *   unsafe_frames dlopen  FIFO LIB      read() inside LIB's constructor,
+ *                                       under dlopen (loader lock held)
+ *   unsafe_frames extent  FIFO          read() inside a jemalloc extent
+ *                                       alloc hook, under mallocx()
+ *
+ * "alone": no helper thread, so every thread is unsafe.  Prints "helper
+ * TID" (when there is one) and "ready" once parked, then, after the test
+ * writes the message into FIFO, "unsafe read ok" if it arrived whole and
+ * "finished" when the main thread is back from the unsafe place. */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jemalloc/jemalloc.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+
+#include "target_common.h"
+#include "unsafe_frames.h"
+
+static const char *fifo;
+
+/* Called where it hurts: says ready, blocks, checks the message. */
+void unsafe_frames_block(void)
+{
+    int fd = open(fifo, O_RDWR);  /* O_RDWR: open does not wait for a writer */
+    char buf[256];
+    const char ready[] = "ready\n";
+    if (write(1, ready, sizeof ready - 1) < 0)
+        _exit(3);
+    ssize_t n = read(fd, buf, sizeof buf);
+    const char *verdict = n == (ssize_t)strlen(UNSAFE_MESSAGE) &&
+                                  memcmp(buf, UNSAFE_MESSAGE, (size_t)n) == 0
+                              ? "unsafe read ok\n" : "UNSAFE READ BAD\n";
+    if (write(1, verdict, strlen(verdict)) < 0)
+        _exit(3);
+    close(fd);
+}
+
+static volatile pid_t helper_tid;
+
+static void *helper(void *arg)
+{
+    (void)arg;
+    helper_tid = (pid_t)syscall(SYS_gettid);
+    int p[2];
+    if (pipe(p) < 0)
+        return NULL;
+    char c;
+    for (;;)
+        if (read(p[0], &c, 1) < 0 && errno != EINTR)
+            return NULL;
+}
+
+static pid_t start_helper(void)
+{
+    pthread_t t;
+    pthread_create(&t, NULL, helper, NULL);
+    while (!helper_tid)
+        usleep(1000);
+    return helper_tid;
+}
+
+static void on_usr1(int sig)
+{
+    (void)sig;
+    unsafe_frames_block();
+}
+
+static void in_signal_handler(void)
+{
+    struct sigaction sa = { .sa_handler = on_usr1 };
+    sigaction(SIGUSR1, &sa, NULL);
+    raise(SIGUSR1);
+}
+
+static void in_constructor(const char *lib)
+{
+    setenv("UNSAFE_FRAMES_FIFO", fifo, 1);
+    if (!dlopen(lib, RTLD_NOW)) {
+        printf("dlopen: %s\n", dlerror());
+        exit(2);
+    }
+}
+
+/* ---- extent hooks: jemalloc calls alloc with its own frames below ---- */
+
+static bool armed;   /* block once, in the first allocation after arenas.create */
+
+/* size bytes aligned to align: map more, unmap the ends. */
+static void *map_aligned(size_t size, size_t align)
+{
+    size_t len = size + align;
+    char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return NULL;
+    char *start = (char *)(((uintptr_t)p + align - 1) & ~(uintptr_t)(align - 1));
+    if (start > p)
+        munmap(p, (size_t)(start - p));
+    if (start + size < p + len)
+        munmap(start + size, (size_t)(p + len - (start + size)));
+    return start;
+}
+
+static void *hook_alloc(extent_hooks_t *h, void *addr, size_t size, size_t align,
+                        bool *zero, bool *commit, unsigned arena)
+{
+    (void)h, (void)arena;
+    if (armed) {
+        armed = false;
+        unsafe_frames_block();
+    }
+    if (addr)
+        return NULL;   /* no growing in place */
+    void *p = map_aligned(size, align < 4096 ? 4096 : align);
+    if (p)
+        *zero = *commit = true;
+    return p;
+}
+
+static extent_hooks_t hooks = { .alloc = hook_alloc };
+
+static void in_jemalloc(void)
+{
+    extent_hooks_t *hp = &hooks;
+    unsigned arena;
+    size_t len = sizeof arena;
+    if (mallctl("arenas.create", &arena, &len, &hp, sizeof hp) != 0) {
+        printf("arenas.create failed\n");
+        exit(2);
+    }
+    armed = true;
+    void *p = mallocx(8 << 20, MALLOCX_ARENA(arena) | MALLOCX_TCACHE_NONE);
+    printf("mallocx %s\n", p ? "ok" : "failed");
+}
+
+int main(int argc, char **argv)
+{
+    setvbuf(stdout, NULL, _IONBF, 0);
+    if (argc < 3) {
+        fprintf(stderr, "usage: unsafe_frames signal|dlopen|extent FIFO [alone|LIB]\n");
+        return 2;
+    }
+    fifo = argv[2];
+    bool alone = argc > 3 && strcmp(argv[3], "alone") == 0;
+    if (!alone)
+        printf("helper %d\n", (int)start_helper());
+    if (strcmp(argv[1], "signal") == 0)
+        in_signal_handler();
+    else if (strcmp(argv[1], "dlopen") == 0 && argc > 3)
+        in_constructor(argv[3]);
+    else if (strcmp(argv[1], "extent") == 0)
+        in_jemalloc();
+    else
+        return 2;
+    printf("finished\n");
+    pause();
+    return 0;
+}
