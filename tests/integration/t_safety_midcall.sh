@@ -1,0 +1,88 @@
+# What happens while the hijacked thread is inside mallctl, made to block
+# there deterministically: `mallctl prof.dump FIFO` makes the target's
+# thread wait in open() of a FIFO until the test opens it for reading.
+# The target (sleepers read) is single-threaded and itself blocked in read()
+# on another FIFO: getting the whole message afterwards proves its
+# registers and syscall restart survived.
+#  - the target is killed with SIGKILL mid-call: memprof says so, exits 1;
+#  - memprof gets SIGTERM, SIGINT, SIGHUP or SIGQUIT mid-call: it finishes
+#    the call, restores, detaches; only then does the signal act (SIGQUIT,
+#    which memprof does not handle, then kills it: harmless by then);
+#  - the target gets SIGSTOP mid-call: memprof finishes and detaches, the
+#    process stays stopped, and runs normally after SIGCONT.
+. "$SRCDIR/tests/integration/lib.sh"
+
+MESSAGE='memprof-fifo-message-0123456789'
+mkfifo "$WORK/dumpfifo"
+
+# Start a sleeper and memprof on it; return once the hijacked thread waits
+# to create the dump FIFO (jemalloc uses creat, 85; open 2 / openat 257 too).
+start_blocked_call() {
+    rm -f "$WORK/readfifo"; mkfifo "$WORK/readfifo"
+    start_target sleepers read "$WORK/readfifo"
+    # A background job starts with SIGINT/SIGQUIT ignored: give memprof the
+    # defaults a user's would have (memprof handles INT, TERM, HUP; QUIT kills).
+    env --default-signal=INT,QUIT "$MEMPROF" -p "$PID" -e "mallctl prof.dump $WORK/dumpfifo" \
+        >"$WORK/mp.out" 2>"$WORK/mp.err" &
+    MP=$!
+    local i
+    for i in $(seq 200); do
+        case "$(cut -d' ' -f1 "/proc/$PID/syscall" 2>/dev/null)" in
+        2|85|257) [ "$(tracer_of "$PID")" = "$MP" ] && return 0 ;;
+        esac
+        sleep 0.05
+    done
+    die "the target never blocked in open() of the dump FIFO: $(cat "$WORK/mp.err")"
+}
+release_dump() { cat "$WORK/dumpfifo" >"$WORK/dump.out"; }
+wait_mp() { wait "$MP"; MPRC=$?; }
+# The target's own check: its parked read() gets the whole message.
+check_reader() {
+    printf '%s\n' "$MESSAGE" >"$WORK/readfifo"
+    for i in $(seq 50); do grep -q 'read ok\|READ BAD' "$TARGET_OUT" && break; sleep 0.1; done
+    grep -q 'read ok' "$TARGET_OUT" || die "reader: $(tail -2 "$TARGET_OUT")"
+}
+# Is signal $2 pending (delivered but blocked) in process $1?
+signal_pending() {
+    local mask
+    mask=$(awk '/^ShdPnd:/ {print $2}' "/proc/$1/status")
+    (( (0x$mask >> ($2 - 1)) & 1 ))
+}
+
+# --- the target dies mid-call ---------------------------------------------
+start_blocked_call
+kill -9 "$PID"
+wait_mp
+[ "$MPRC" = 1 ] || die "memprof exited $MPRC after the target died: $(cat "$WORK/mp.err")"
+grep -q "process $PID exited during the call" "$WORK/mp.err" || die "stderr: $(cat "$WORK/mp.err")"
+
+# --- memprof is signalled mid-call ------------------------------------------
+for sig in TERM INT HUP QUIT; do
+    start_blocked_call
+    kill -s "$sig" "$MP"
+    num=$(kill -l "$sig")
+    for i in $(seq 50); do signal_pending "$MP" "$num" && break; sleep 0.02; done
+    signal_pending "$MP" "$num" || die "SIG$sig is not held pending by memprof mid-call"
+    [ "$(tracer_of "$PID")" = "$MP" ] || die "memprof let go of the call on SIG$sig"
+    release_dump
+    wait_mp
+    [ "$MPRC" = $((128 + num)) ] || die "memprof exited $MPRC, not by SIG$sig afterwards"
+    grep -q '^heap_v2/' "$WORK/dump.out" || die "the dump did not complete after SIG$sig"
+    assert_untouched "$PID"
+    check_reader
+    assert_untouched "$PID"
+done
+
+# --- the target is stopped mid-call -------------------------------------------
+start_blocked_call
+kill -STOP "$PID"
+release_dump
+wait_mp
+[ "$MPRC" = 0 ] || die "memprof exited $MPRC with the target stopped: $(cat "$WORK/mp.err")"
+for i in $(seq 50); do [ "$(state_of "$PID")" = T ] && break; sleep 0.1; done
+[ "$(state_of "$PID")" = T ] || die "the target's stop was lost (state $(state_of "$PID"))"
+[ "$(tracer_of "$PID")" = 0 ] || die "the stopped target is still traced"
+kill -CONT "$PID"
+check_reader
+assert_untouched "$PID"
+assert_no_dump_dirs
