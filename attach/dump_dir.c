@@ -43,27 +43,37 @@ static char *target_tmpdir(pid_t pid)
     return found ? found : strdup("/tmp");
 }
 
-/* When the target shares memprof's root, use plain paths: the directory
- * can then still be removed after the target has exited. */
-static bool same_root(pid_t pid)
+static bool same_inode(const char *a, const char *b)
 {
-    char path[64];
-    struct stat a, b;
-    snprintf(path, sizeof path, "/proc/%d/root", pid);
-    return stat(path, &a) == 0 && stat("/", &b) == 0 && a.st_dev == b.st_dev &&
-           a.st_ino == b.st_ino;
+    struct stat x, y;
+    return stat(a, &x) == 0 && stat(b, &y) == 0 && x.st_dev == y.st_dev &&
+           x.st_ino == y.st_ino;
+}
+
+/* When the target shares memprof's root directory *and* mount namespace,
+ * use plain paths: the directory can then still be removed after the target
+ * has exited.  The same root in another mount namespace (unshare --mount, a
+ * private /tmp) is not the same filesystem view. */
+static bool same_view(pid_t pid)
+{
+    char root[64], ns[64];
+    snprintf(root, sizeof root, "/proc/%d/root", pid);
+    snprintf(ns, sizeof ns, "/proc/%d/ns/mnt", pid);
+    return same_inode(root, "/") && same_inode(ns, "/proc/self/ns/mnt");
 }
 
 static int make_dir(struct target *t, struct mp_error *err)
 {
     char *tmp = target_tmpdir(t->pid);
     char host[4200];
-    if (same_root(t->pid))
+    if (same_view(t->pid))
         snprintf(host, sizeof host, "%s/memprof.XXXXXX", tmp);
     else
         snprintf(host, sizeof host, "/proc/%d/root%s/memprof.XXXXXX", t->pid, tmp);
     if (!mkdtemp(host)) {
-        mp_error_set(err, "cannot create a dump directory in %s of process %d: %s",
+        mp_error_set(err, "cannot create a dump directory in %s of process %d (as "
+                     "the process sees it): %s; the process writes its dumps in its "
+                     "TMPDIR or /tmp, which must exist and be writable",
                      tmp, t->pid, strerror(errno));
         free(tmp);
         return -1;
