@@ -199,4 +199,29 @@ int analysis_list(struct analysis *a, const struct analysis_view *v,
                   const struct analysis_options *o, const struct analysis_source *src,
                   bool json, FILE *out, struct mp_error *err);
 
+/* ---- pictures (analysis_flame.c, analysis_graph.c) ---- */
+
+struct analysis_flame_options {
+    bool folded;            /* collapsed stacks ("a;b;c 123") instead of SVG */
+    int width;              /* SVG width in pixels; 0: 1200 */
+    double min_width;       /* SVG: frames narrower than this many pixels
+                             * are left out; 0: 0.1 */
+};
+
+/* A flame graph of v (roots at the bottom, widths by the ranking index),
+ * or with base non-NULL of the growth from base to v (only stacks that
+ * grew).  Honours the common options; --json does not apply. */
+int analysis_flame(struct analysis *a, const struct analysis_view *v,
+                   const struct analysis_view *base, const struct analysis_options *o,
+                   const struct analysis_source *src, const struct analysis_flame_options *f,
+                   FILE *out, struct mp_error *err);
+
+/* The call graph of v as Graphviz DOT, jeprof style: a node per function
+ * (flat and cum), an edge per caller -> callee weighted by what flows
+ * through it, nodes under o->nodefraction and edges under o->edgefraction
+ * of the total left out. */
+int analysis_graph(struct analysis *a, const struct analysis_view *v,
+                   const struct analysis_options *o, const struct analysis_source *src,
+                   FILE *out, struct mp_error *err);
+
 #endif

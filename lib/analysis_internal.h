@@ -7,6 +7,7 @@
 #include <json-c/json.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "lib/analysis.h"
 #include "lib/u64map.h"
@@ -34,5 +35,23 @@ int analysis_json_emit(json_object *o, FILE *out, struct mp_error *err);
 
 /* Whether any stack filter is active (changes the totals shown). */
 bool analysis_filtered(const struct analysis_query *q);
+
+/* Make room for need elements in a growable array *vp of *cap elements of
+ * elem bytes (doubling, at least 256).  Returns 0, or -1 when out of
+ * memory (the array is left as it was). */
+static inline int analysis_reserve(void *vp, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return 0;
+    size_t n = *cap ? *cap : 256;
+    while (n < need)
+        n *= 2;
+    void *grown = realloc(*(void **)vp, n * elem);
+    if (!grown)
+        return -1;
+    *(void **)vp = grown;
+    *cap = n;
+    return 0;
+}
 
 #endif

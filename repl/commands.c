@@ -2,6 +2,7 @@
  * and dispatch.  `help` prints from this table. */
 #include "repl/commands.h"
 #include "repl/cmd_analysis.h"
+#include "repl/cmd_pictures.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -64,6 +65,8 @@ const struct command command_table[] = {
     {"tree", cmd_tree_usage, cmd_tree_summary, cmd_tree_help, cmd_tree, 0},
     {"list", cmd_list_usage, cmd_list_summary, cmd_list_help, cmd_list, 0},
     {"diff", cmd_diff_usage, cmd_diff_summary, cmd_diff_help, cmd_diff, 0},
+    {"flame", cmd_flame_usage, cmd_flame_summary, cmd_flame_help, cmd_flame, 0},
+    {"graph", cmd_graph_usage, cmd_graph_summary, cmd_graph_help, cmd_graph, 0},
     {"pprof", "pprof FILE [DUMP]", "write a profile in pprof's format",
      "Writes the profile (default: the latest) to FILE as gzip-compressed\n"
      "profile.proto, symbolized with functions, files, lines and inlined\n"

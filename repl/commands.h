@@ -40,6 +40,6 @@ void command_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 command_fn cmd_help, cmd_quit, cmd_attach, cmd_detach, cmd_info, cmd_prof,
            cmd_dump, cmd_mallctl, cmd_jemalloc, cmd_sleep;
 command_fn cmd_top, cmd_traces, cmd_peek, cmd_tree, cmd_list, cmd_diff,
-           cmd_dumps, cmd_load, cmd_pprof;
+           cmd_dumps, cmd_load, cmd_pprof, cmd_flame, cmd_graph;
 
 #endif

@@ -1,0 +1,278 @@
+/* analysis_graph.c - `graph`: the call graph as Graphviz DOT, the picture
+ * jeprof --dot/--svg draws.  A node per function (or line, file, address)
+ * with its flat and cum, its box growing with flat; an edge per caller ->
+ * callee pair weighted by what was allocated through that call.  Like cum,
+ * an edge counts once per stack even when recursion repeats it; a
+ * function calling itself draws no edge (its cum already says it).
+ * Nodes under --nodefraction and edges under --edgefraction of the total
+ * are left out, as jeprof does (defaults 0.005 and 0.001). */
+#include "lib/analysis_internal.h"
+
+#include <math.h>
+#include <string.h>
+
+struct graph_edge {
+    uint32_t caller, callee;
+    uint32_t stamp;            /* last stack that added to it */
+    double value;
+};
+
+struct graph {
+    const struct analysis_query *q;
+    double *flat, *cum;        /* per node, in the ranking index */
+    uint32_t *stamp;           /* per node: last stack that added to cum */
+    uint32_t now;              /* the stack being added, from 1 */
+    struct graph_edge *edges;
+    size_t nedges, edges_cap;
+    struct u64map edge_of;     /* (caller, callee) -> index in edges */
+    uint32_t *dot_id;          /* per node: N<id> in the output, 0 = left out */
+};
+
+/* ---- sums ---- */
+
+static struct graph_edge *edge(struct graph *g, uint32_t caller, uint32_t callee)
+{
+    uint32_t *slot = u64map_slot(&g->edge_of, (uint64_t)caller << 32 | callee);
+    if (!slot)
+        return NULL;
+    if (*slot == U64MAP_NEW) {
+        if (analysis_reserve(&g->edges, &g->edges_cap, g->nedges + 1, sizeof *g->edges) < 0)
+            return NULL;
+        g->edges[g->nedges] = (struct graph_edge){caller, callee, 0, 0};
+        *slot = (uint32_t)g->nedges++;
+    }
+    return &g->edges[*slot];
+}
+
+/* One stack (innermost first): flat to its innermost node, cum to each of
+ * its nodes once, each caller -> callee pair once. */
+static int add_stack(struct graph *g, const uint32_t *ids, size_t n, double value)
+{
+    g->now++;
+    g->flat[ids[0]] += value;
+    for (size_t k = 0; k < n; k++) {
+        if (g->stamp[ids[k]] != g->now) {
+            g->stamp[ids[k]] = g->now;
+            g->cum[ids[k]] += value;
+        }
+        if (k + 1 == n || ids[k + 1] == ids[k])
+            continue;
+        struct graph_edge *e = edge(g, ids[k + 1], ids[k]);
+        if (!e)
+            return -1;
+        if (e->stamp != g->now) {
+            e->stamp = g->now;
+            e->value += value;
+        }
+    }
+    return 0;
+}
+
+static int sum_stacks(struct analysis_query *q, const struct analysis_view *v, struct graph *g,
+                      double *shown)
+{
+    size_t nn = q->a->nnodes ? q->a->nnodes : 1;
+    g->flat = calloc(nn, sizeof *g->flat);
+    g->cum = calloc(nn, sizeof *g->cum);
+    g->stamp = calloc(nn, sizeof *g->stamp);
+    g->dot_id = calloc(nn, sizeof *g->dot_id);
+    if (!g->flat || !g->cum || !g->stamp || !g->dot_id)
+        return -1;
+    for (size_t i = 0; i < v->profile->nstacks; i++) {
+        const uint32_t *ids;
+        size_t n;
+        if (!analysis_stack_nodes(q, v, i, &ids, &n))
+            continue;
+        double value = analysis_key(q->opt, analysis_stack_amount(q, v->profile, i));
+        *shown += value;
+        if (n > 0 && value != 0 && add_stack(g, ids, n, value) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* ---- what is drawn, in which order ---- */
+
+static int node_order(const void *pa, const void *pb, void *graph)
+{
+    const struct graph *g = graph;
+    uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+    if (g->flat[a] != g->flat[b])
+        return g->flat[a] > g->flat[b] ? -1 : 1;
+    if (g->cum[a] != g->cum[b])
+        return g->cum[a] > g->cum[b] ? -1 : 1;
+    return strcmp(g->q->a->nodes[a].name, g->q->a->nodes[b].name);
+}
+
+/* The nodes at or over min, heaviest first; numbers them in dot_id. */
+static uint32_t *kept_nodes(struct graph *g, double min, size_t *n)
+{
+    size_t nn = g->q->a->nnodes;
+    uint32_t *kept = malloc((nn ? nn : 1) * sizeof *kept);
+    *n = 0;
+    if (!kept)
+        return NULL;
+    for (size_t i = 0; i < nn; i++)
+        if (g->cum[i] > 0 && g->cum[i] >= min)
+            kept[(*n)++] = (uint32_t)i;
+    qsort_r(kept, *n, sizeof *kept, node_order, g);
+    for (size_t i = 0; i < *n; i++)
+        g->dot_id[kept[i]] = (uint32_t)i + 1;
+    return kept;
+}
+
+static int edge_order(const void *pa, const void *pb, void *graph)
+{
+    const struct graph *g = graph;
+    const struct graph_edge *a = pa, *b = pb;
+    if (a->value != b->value)
+        return a->value > b->value ? -1 : 1;
+    if (g->dot_id[a->caller] != g->dot_id[b->caller])
+        return g->dot_id[a->caller] < g->dot_id[b->caller] ? -1 : 1;
+    return g->dot_id[a->callee] < g->dot_id[b->callee] ? -1 : 1;
+}
+
+/* Keeps the edges at or over min between kept nodes, heaviest first. */
+static size_t keep_edges(struct graph *g, double min)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < g->nedges; i++) {
+        const struct graph_edge *e = &g->edges[i];
+        if (e->value > 0 && e->value >= min && g->dot_id[e->caller] && g->dot_id[e->callee])
+            g->edges[kept++] = *e;
+    }
+    qsort_r(g->edges, kept, sizeof *g->edges, edge_order, g);
+    return kept;
+}
+
+/* ---- DOT ---- */
+
+/* s inside a DOT "..." string: quotes and backslashes escaped (DOT reads
+ * \n, \l, \r as line breaks), line breaks in s as spaces. */
+static void put_dot_string(FILE *out, const char *s)
+{
+    for (const char *c = s; *c; c++) {
+        if (*c == '"' || *c == '\\')
+            putc('\\', out);
+        putc(*c == '\n' || *c == '\r' ? ' ' : *c, out);
+    }
+}
+
+struct dot {
+    FILE *out;
+    const struct analysis_query *q;
+    struct graph *g;
+    double total;
+};
+
+static void put_amount(const struct dot *d, const char *what, double v)
+{
+    char b[32], pct[16];
+    fprintf(d->out, "%s %s%s (%s)", what, analysis_format(d->q->opt, v, false, b, sizeof b),
+            d->q->opt->objects ? " objects" : "",
+            analysis_percent(v, d->total, pct, sizeof pct));
+}
+
+static void put_legend(const struct dot *d, const struct analysis_source *src, double shown,
+                       size_t nodes, size_t edges)
+{
+    const struct analysis_options *o = d->q->opt;
+    char b[32], nmin[32], emin[32];
+    fputs("  legend [shape=plaintext, fontsize=16, label=\"", d->out);
+    put_dot_string(d->out, src && src->name ? src->name : "profile");
+    fprintf(d->out, "\\lTotal: %s %s%s\\l", analysis_format(o, d->total, false, b, sizeof b),
+            o->objects ? "objects " : "", o->alloc ? "allocated" : "in use");
+    if (analysis_filtered(d->q)) {
+        put_amount(d, "Shown after --focus/--ignore:", shown);
+        fputs("\\l", d->out);
+    }
+    fprintf(d->out, "%zu nodes (under %s left out), %zu edges (under %s left out)\\l\"];\n",
+            nodes, analysis_format(o, o->nodefraction * d->total, false, nmin, sizeof nmin),
+            edges, analysis_format(o, o->edgefraction * d->total, false, emin, sizeof emin));
+}
+
+static void put_node(const struct dot *d, uint32_t node)
+{
+    double flat = d->g->flat[node];
+    /* The font, and so the box, grows with the square root of flat: the
+     * box's area then follows flat. */
+    double fontsize = 8 + (d->total > 0 ? 42 * sqrt(fabs(flat) / d->total) : 0);
+    fprintf(d->out, "  N%u [label=\"", d->g->dot_id[node]);
+    put_dot_string(d->out, d->q->a->nodes[node].name);
+    fputs("\\n", d->out);
+    put_amount(d, "flat", flat);
+    fputs("\\n", d->out);
+    put_amount(d, "cum", d->g->cum[node]);
+    fprintf(d->out, "\", shape=box, fontsize=%.1f];\n", fontsize);
+}
+
+static void put_edge(const struct dot *d, const struct graph_edge *e)
+{
+    char b[32];
+    double share = d->total > 0 ? fmin(1, 3 * e->value / d->total) : 0;
+    /* dot slows down and may crash on huge weights: jeprof caps them too. */
+    double weight = fmin(pow(e->value, 0.7), 100000);
+    fprintf(d->out, "  N%u -> N%u [label=\"%s\", weight=%d, penwidth=%.2f];\n",
+            d->g->dot_id[e->caller], d->g->dot_id[e->callee],
+            analysis_format(d->q->opt, e->value, false, b, sizeof b), (int)weight,
+            1 + 4 * share);
+}
+
+static int print_dot(const struct dot *d, const struct analysis_source *src, double shown,
+                     FILE *out)
+{
+    const struct analysis_options *o = d->q->opt;
+    size_t nnodes;
+    uint32_t *nodes = kept_nodes(d->g, o->nodefraction * d->total, &nnodes);
+    if (!nodes)
+        return -1;
+    size_t nedges = keep_edges(d->g, o->edgefraction * d->total);
+    fprintf(out, "digraph \"memprof\" {\n  node [fontname=\"Helvetica\"];\n  edge [fontname=\"Helvetica\"];\n");
+    put_legend(d, src, shown, nnodes, nedges);
+    for (size_t i = 0; i < nnodes; i++)
+        put_node(d, nodes[i]);
+    for (size_t i = 0; i < nedges; i++)
+        put_edge(d, &d->g->edges[i]);
+    fputs("}\n", out);
+    free(nodes);
+    return 0;
+}
+
+static int check_fractions(const struct analysis_options *o, struct mp_error *err)
+{
+    const char *bad = !(o->nodefraction >= 0 && o->nodefraction <= 1) ? "--nodefraction"
+                    : !(o->edgefraction >= 0 && o->edgefraction <= 1) ? "--edgefraction" : NULL;
+    if (!bad)
+        return 0;
+    return mp_error_set(err, "%s %g is not a fraction: give a value from 0 to 1, "
+                        "e.g. 0.01 to leave out what is under 1%% of the total", bad,
+                        bad[2] == 'n' ? o->nodefraction : o->edgefraction);
+}
+
+int analysis_graph(struct analysis *a, const struct analysis_view *v,
+                   const struct analysis_options *o, const struct analysis_source *src,
+                   FILE *out, struct mp_error *err)
+{
+    if (check_fractions(o, err) < 0)
+        return -1;
+    struct analysis_query q;
+    if (analysis_query_init(&q, a, o, &v->profile, 1, err) < 0)
+        return -1;
+    struct graph g = {.q = &q};
+    double shown = 0;
+    int rc = sum_stacks(&q, v, &g, &shown);
+    if (rc == 0) {
+        struct dot d = {out, &q, &g, analysis_key(o, analysis_total(&q, v->profile))};
+        rc = print_dot(&d, src, shown, out);
+    }
+    if (rc < 0)
+        mp_error_set(err, "out of memory");
+    free(g.flat);
+    free(g.cum);
+    free(g.stamp);
+    free(g.dot_id);
+    free(g.edges);
+    u64map_free(&g.edge_of);
+    analysis_query_fini(&q);
+    return rc;
+}

@@ -1,0 +1,272 @@
+/* cmd_pictures.c - the picture commands: `flame` (a flame graph as SVG or
+ * folded stacks) and `graph` (the call graph as DOT, or an image made by
+ * Graphviz's dot).  Options are the analysis commands' (cmd_analysis.h);
+ * the drawing is lib/analysis_flame.c and lib/analysis_graph.c.
+ *
+ * A picture is made in memory and written out only when it is whole, so a
+ * command that fails leaves no half-written file behind. */
+#include "repl/cmd_pictures.h"
+
+#include <errno.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "lib/analysis.h"
+#include "repl/cmd_analysis.h"
+#include "repl/commands.h"
+
+/* ---- help texts ---- */
+
+#define PICTURE_OPTIONS                                                         \
+    "FILE '-' writes the text (SVG, folded or DOT) to standard output.\n"       \
+    "The options of 'top' apply (see 'help top'): --objects, --alloc,\n"        \
+    "--focus RE, --ignore RE, --hide RE, --thread ID, --functions, --lines,\n"  \
+    "--files, --addresses.  DUMP is a profile name from 'dumps'; without one,\n" \
+    "the latest profile is used.\n"
+
+const char cmd_flame_usage[] = "flame FILE [DUMP] [--folded] [--base DUMP] [options]";
+const char cmd_flame_summary[] = "a flame graph of the memory (SVG, or folded stacks)";
+const char cmd_flame_help[] =
+    "Writes a flame graph to FILE: a self-contained SVG (no script needed),\n"
+    "outermost frames at the bottom, each frame as wide as the memory\n"
+    "allocated through it (objects with --objects); hovering over a frame\n"
+    "shows its function, amount and share of the total.  Frames narrower\n"
+    "than 0.1 pixel are left out.  Colours are fixed by the function's name.\n"
+    "  --folded       write collapsed stacks instead ('outer;...;inner BYTES'\n"
+    "                 per line, whole bytes) for flamegraph.pl or speedscope\n"
+    "  --base DUMP    draw only what grew since DUMP (stacks matched by symbol)\n"
+    PICTURE_OPTIONS;
+
+const char cmd_graph_usage[] =
+    "graph FILE [DUMP] [--nodefraction F] [--edgefraction F] [options]";
+const char cmd_graph_summary[] = "the call graph (DOT, or SVG/PNG/PDF via Graphviz)";
+const char cmd_graph_help[] =
+    "Writes the call graph, jeprof style: a box per function with its flat\n"
+    "and cum (the box grows with flat), an arrow per caller -> callee with\n"
+    "the memory allocated through that call.  FILE ending in .dot (or .gv)\n"
+    "gets Graphviz's DOT text; .svg, .png or .pdf is drawn by Graphviz's\n"
+    "'dot' program (Debian package graphviz).\n"
+    "  --nodefraction F   leave out functions under F of the total (0.005)\n"
+    "  --edgefraction F   leave out arrows under F of the total (0.001)\n"
+    PICTURE_OPTIONS;
+
+/* ---- making a picture ---- */
+
+typedef int draw_fn(const struct cmd_analysis_views *w, const struct cmd_analysis_args *a,
+                    FILE *out, struct mp_error *err);
+
+static int draw_flame(const struct cmd_analysis_views *w, const struct cmd_analysis_args *a,
+                      FILE *out, struct mp_error *err)
+{
+    struct analysis_flame_options fo = {.folded = a->folded};
+    return analysis_flame(w->ctx, w->v, w->base, &a->o, &w->src, &fo, out, err);
+}
+
+static int draw_graph(const struct cmd_analysis_views *w, const struct cmd_analysis_args *a,
+                      FILE *out, struct mp_error *err)
+{
+    return analysis_graph(w->ctx, w->v, &a->o, &w->src, out, err);
+}
+
+/* FILE [DUMP], and no --json: check and find the profiles. */
+static int pick_profiles(struct session *s, const char *cmd, const char *usage,
+                         const struct cmd_analysis_args *a, struct session_dump **d,
+                         struct session_dump **base)
+{
+    if (a->json) {
+        command_error("%s: --json does not apply: the output is a picture", cmd);
+        return -1;
+    }
+    if (a->npos < 1 || a->npos > 2) {
+        command_error("%s: usage: %s", cmd, usage);
+        return -1;
+    }
+    *d = cmd_analysis_find_dump(s, a->npos == 2 ? a->pos[1] : NULL);
+    *base = *d && a->base ? cmd_analysis_find_dump(s, a->base) : NULL;
+    if (!*d || (a->base && !*base))
+        return -1;
+    if (*base == *d) {
+        command_error("%s: --base %s is the profile drawn, so nothing grew; name an "
+                      "older profile (see 'dumps')", cmd, a->base);
+        return -1;
+    }
+    return 0;
+}
+
+/* The picture of d (growth from base when set) as text in *text. */
+static int make_picture(struct session *s, const char *cmd, const struct cmd_analysis_args *a,
+                        struct session_dump *d, struct session_dump *base, draw_fn *draw,
+                        char **text, size_t *len)
+{
+    struct cmd_analysis_views w;
+    if (cmd_analysis_open(s, cmd, a->o.granularity, d, base, &w) < 0)
+        return -1;
+    struct mp_error err = {{0}};
+    FILE *mem = open_memstream(text, len);
+    int rc = mem ? draw(&w, a, mem, &err) : mp_error_set(&err, "out of memory");
+    if (mem && fclose(mem) != 0 && rc == 0)
+        rc = mp_error_set(&err, "out of memory");
+    if (rc < 0)
+        command_error("%s: %s", cmd, err.msg);
+    analysis_free(w.ctx);
+    return rc;
+}
+
+/* ---- writing it out ---- */
+
+static int write_file(const char *cmd, const char *path, const char *text, size_t len)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        command_error("%s: cannot write %s: %s", cmd, path, strerror(errno));
+        return -1;
+    }
+    bool ok = fwrite(text, 1, len, f) == len;
+    int saved = errno;
+    if (fclose(f) != 0 && ok) {
+        ok = false;
+        saved = errno;
+    }
+    if (!ok)
+        command_error("%s: writing %s failed: %s", cmd, path, strerror(saved));
+    return ok ? 0 : -1;
+}
+
+static int wait_for(pid_t pid, int *status)
+{
+    while (waitpid(pid, status, 0) < 0)
+        if (errno != EINTR)
+            return -1;
+    return 0;
+}
+
+/* dot -T<format> -o path, reading the DOT text from a temporary file; no
+ * shell, so a file name is never interpreted. */
+static int spawn_dot(const char *cmd, const char *format, const char *path, const char *dotfile)
+{
+    char tflag[16];
+    snprintf(tflag, sizeof tflag, "-T%s", format);
+    char *args[] = {"dot", tflag, "-o", (char *)path, (char *)dotfile, NULL};
+    pid_t pid;
+    int rc = posix_spawnp(&pid, "dot", NULL, NULL, args, environ);
+    if (rc == ENOENT) {
+        command_error("%s: cannot draw %s: Graphviz's 'dot' program is not installed "
+                      "(not found in PATH).  Install it (Debian/Ubuntu: apt-get install "
+                      "graphviz), or write the graph as DOT text: %s FILE.dot", cmd, path, cmd);
+        return -1;
+    }
+    int status;
+    if (rc != 0 || wait_for(pid, &status) < 0) {
+        command_error("%s: could not run dot: %s", cmd, strerror(rc ? rc : errno));
+        return -1;
+    }
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+        return 0;
+    if (WIFEXITED(status))
+        command_error("%s: dot %s failed with exit status %d (its message is above); "
+                      "write FILE.dot to see the DOT text", cmd, tflag, WEXITSTATUS(status));
+    else
+        command_error("%s: dot %s was killed by signal %d", cmd, tflag, WTERMSIG(status));
+    return -1;
+}
+
+static int render_with_dot(const char *cmd, const char *format, const char *path,
+                           const char *text, size_t len)
+{
+    const char *tmpdir = getenv("TMPDIR");
+    char dotfile[4096];
+    snprintf(dotfile, sizeof dotfile, "%s/memprof-graph.XXXXXX",
+             tmpdir && *tmpdir ? tmpdir : "/tmp");
+    int fd = mkstemp(dotfile);
+    if (fd < 0) {
+        command_error("%s: cannot make a temporary file for dot (%s: %s); set TMPDIR "
+                      "to a writable directory", cmd, dotfile, strerror(errno));
+        return -1;
+    }
+    close(fd);
+    int rc = write_file(cmd, dotfile, text, len);
+    if (rc == 0)
+        rc = spawn_dot(cmd, format, path, dotfile);
+    unlink(dotfile);
+    return rc;
+}
+
+/* The Graphviz output format FILE's ending asks for: NULL for DOT text,
+ * "" when the ending is not one graph knows. */
+static const char *graph_format(const char *path)
+{
+    static const char *const images[] = {"svg", "png", "pdf"};
+    const char *dot = strrchr(path, '.');
+    if (strcmp(path, "-") == 0 || (dot && (strcmp(dot, ".dot") == 0 || strcmp(dot, ".gv") == 0)))
+        return NULL;
+    for (size_t i = 0; dot && i < sizeof images / sizeof *images; i++)
+        if (strcmp(dot + 1, images[i]) == 0)
+            return images[i];
+    return "";
+}
+
+/* Text to FILE, or to the session's output for '-'. */
+static int deliver_text(struct session *s, const char *cmd, const char *path,
+                        const char *text, size_t len)
+{
+    if (strcmp(path, "-") != 0)
+        return write_file(cmd, path, text, len);
+    if (fwrite(text, 1, len, s->out) == len)
+        return 0;
+    command_error("%s: could not write the output", cmd);
+    return -1;
+}
+
+/* ---- the commands ---- */
+
+static void say_written(struct session *s, const char *path, const char *dump, const char *what)
+{
+    if (strcmp(path, "-") != 0)
+        fprintf(s->out, "%s: %s written to %s\n", dump, what, path);
+}
+
+int cmd_flame(struct session *s, int argc, char **argv)
+{
+    struct cmd_analysis_args a;
+    struct session_dump *d, *base;
+    if (cmd_analysis_parse(argc, argv, CMD_ALLOW_BASE | CMD_ALLOW_FOLDED, &a) < 0 ||
+        pick_profiles(s, argv[0], cmd_flame_usage, &a, &d, &base) < 0)
+        return -1;
+    char *text = NULL;
+    size_t len = 0;
+    int rc = make_picture(s, argv[0], &a, d, base, draw_flame, &text, &len);
+    if (rc == 0)
+        rc = deliver_text(s, argv[0], a.pos[0], text, len);
+    if (rc == 0)
+        say_written(s, a.pos[0], d->name, a.folded ? "folded stacks" : "flame graph");
+    free(text);
+    return rc;
+}
+
+int cmd_graph(struct session *s, int argc, char **argv)
+{
+    struct cmd_analysis_args a;
+    struct session_dump *d, *base;
+    if (cmd_analysis_parse(argc, argv, CMD_ALLOW_NODEFRACTION | CMD_ALLOW_EDGEFRACTION, &a) < 0 ||
+        pick_profiles(s, argv[0], cmd_graph_usage, &a, &d, &base) < 0)
+        return -1;
+    const char *format = graph_format(a.pos[0]);
+    if (format && !*format) {
+        command_error("graph: cannot tell what to write from the name '%s': end it in "
+                      ".dot (Graphviz text), .svg, .png or .pdf", a.pos[0]);
+        return -1;
+    }
+    char *text = NULL;
+    size_t len = 0;
+    int rc = make_picture(s, argv[0], &a, d, NULL, draw_graph, &text, &len);
+    if (rc == 0)
+        rc = format ? render_with_dot(argv[0], format, a.pos[0], text, len)
+                    : deliver_text(s, argv[0], a.pos[0], text, len);
+    if (rc == 0)
+        say_written(s, a.pos[0], d->name, "call graph");
+    free(text);
+    return rc;
+}
