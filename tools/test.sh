@@ -2,14 +2,30 @@
 # tools/test.sh - one command from a fresh clone to the whole test suite:
 # installs what is missing, builds, runs the unit and integration tests,
 # all of them again with memprof built under ASan+UBSan, and a short
-# fuzzing pass over every parser.
-set -eu
+# fuzzing pass over every parser.  Ends with one line counting every unit
+# check and integration test of both runs: "total: N passed, N failed".
+set -u
 cd "$(dirname "$0")/.."
-bash tools/deps.sh
-[ -f Makefile ] || ./configure >/dev/null
-make -s -j2
+bash tools/deps.sh || exit 1
+[ -f Makefile ] || ./configure >/dev/null || exit 1
+make -s -j2 || exit 1
+log=$(mktemp /tmp/memprof-test.XXXXXX)
+trap 'rm -f "$log"' EXIT
 status=0
-make -s check || status=1
-make -s check SANITIZE=1 || status=1
-make -s fuzz FUZZ_SECONDS="${FUZZ_SECONDS:-20}" || status=1
+make -s -k check 2>&1 | tee -a "$log"; [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+make -s -k check SANITIZE=1 2>&1 | tee -a "$log"; [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+make -s fuzz FUZZ_SECONDS="${FUZZ_SECONDS:-20}" >"$log.fuzz" 2>&1 || { status=1; tail -40 "$log.fuzz"; }
+grep -E '^(fuzzing|Done [0-9]+ runs)' "$log.fuzz"
+rm -f "$log.fuzz"
+# Unit: "100%: Checks: N, Failures: F, Errors: E"; integration: "N passed, M failed".
+awk '
+    /Checks: [0-9]+, Failures: [0-9]+, Errors: [0-9]+/ {
+        gsub(/,/, ""); for (i = 1; i <= NF; i++) {
+            if ($i == "Checks:") c = $(i + 1); if ($i == "Failures:") f = $(i + 1); if ($i == "Errors:") e = $(i + 1)
+        }
+        pass += c - f - e; fail += f + e
+    }
+    /^[0-9]+ passed, [0-9]+ failed$/ { pass += $1; fail += $3 }
+    END { printf "total: %d passed, %d failed\n", pass, fail; exit fail > 0 }
+' "$log" || status=1
 exit $status
