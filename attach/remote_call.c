@@ -217,6 +217,12 @@ struct rseq_cs_desc {
     uint64_t start_ip, post_commit_offset, abort_ip;
 };
 
+bool remote_rseq_ip_inside(uint64_t ip, uint64_t start_ip, uint64_t post_commit_offset)
+{
+    /* Unsigned difference: an ip below start_ip wraps to a huge value. */
+    return ip >= start_ip && ip - start_ip < post_commit_offset;
+}
+
 /* 1 when the thread stands inside a registered rseq critical section:
  * moving its IP away would make the kernel drop the section silently. */
 static int in_rseq_section(struct remote_stop *s, uint64_t ip)
@@ -233,7 +239,7 @@ static int in_rseq_section(struct remote_stop *s, uint64_t ip)
     struct rseq_cs_desc cs;
     if (remote_read(s->ctx->pid, cs_ptr, &cs, sizeof cs, &ignored) < 0)
         return 1;   /* cannot tell: be safe */
-    return ip >= cs.start_ip && ip - cs.start_ip < cs.post_commit_offset;
+    return remote_rseq_ip_inside(ip, cs.start_ip, cs.post_commit_offset);
 }
 
 static const struct map_entry *stack_mapping(struct remote_ctx *ctx, uint64_t sp)

@@ -77,6 +77,12 @@ int remote_read(pid_t pid, uint64_t addr, void *buf, size_t len, struct mp_error
 int remote_write(pid_t pid, uint64_t addr, const void *buf, size_t len,
                  struct mp_error *err);
 
+/* The rseq rule: is ip inside the critical section that starts at start_ip
+ * and commits at start_ip + post_commit_offset (end excluded)?  A thread
+ * stopped there must not be moved: the kernel would drop its section
+ * without the abort the section relies on. */
+bool remote_rseq_ip_inside(uint64_t ip, uint64_t start_ip, uint64_t post_commit_offset);
+
 /* The signal-mask rule: what a hijacked thread blocks during the call
  * (everything but the synchronous, forced signals). */
 uint64_t remote_call_sigmask(uint64_t saved);

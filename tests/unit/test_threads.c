@@ -25,6 +25,13 @@ START_TEST(parses_syscall_file)
     ck_assert(!t.in_syscall);
     t = thread(1, "a", 'S', "-1 0x7ffd 0x7f12\n");
     ck_assert(!t.in_syscall);
+    ck_assert_uint_eq(t.sp, 0x7ffd);
+    ck_assert_uint_eq(t.pc, 0x7f12);
+    t = thread(1, "a", 'S', "0 0x3 0x7ffd1000 0x100 0x0 0x0 0x0 0x7ffd0f00 0x7f0012\n");
+    ck_assert_uint_eq(t.sp, 0x7ffd0f00);   /* the stack and ip to return to */
+    ck_assert_uint_eq(t.pc, 0x7f0012);
+    t = thread(1, "a", 'R', "running\n");
+    ck_assert_uint_eq(t.sp, 0);
 }
 END_TEST
 
