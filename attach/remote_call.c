@@ -162,17 +162,29 @@ static int gone_error(struct remote_stop *s, struct mp_error *err)
                         s->tid, s->ctx->pid);
 }
 
-/* Keep a signal the thread dequeued while held, to give it back later. */
+/* Kept signals after the first go back through the kernel's queue. */
+static void requeue_signal(pid_t pid, pid_t tid, int sig, siginfo_t *info)
+{
+    if (syscall(SYS_rt_tgsigqueueinfo, pid, tid, sig, info) < 0)
+        syscall(SYS_tgkill, pid, tid, sig);
+}
+
+/* Keep a signal the thread dequeued while held, to give it back later.
+ * Past the table's room it goes straight back to the thread's queue
+ * (out of order, but never lost): the caller suppresses it. */
 static void keep_signal(struct remote_stop *s, int sig)
 {
-    if (s->npending == sizeof s->pending_sig / sizeof s->pending_sig[0])
-        return;
-    siginfo_t *info = &s->pending_info[s->npending];
-    memset(info, 0, sizeof *info);
-    if (ptrace(PTRACE_GETSIGINFO, s->tid, 0, info) < 0) {
-        info->si_signo = sig;
-        info->si_code = SI_TKILL;
+    siginfo_t info;
+    memset(&info, 0, sizeof info);
+    if (ptrace(PTRACE_GETSIGINFO, s->tid, 0, &info) < 0) {
+        info.si_signo = sig;
+        info.si_code = SI_TKILL;
     }
+    if (s->npending == sizeof s->pending_sig / sizeof s->pending_sig[0]) {
+        requeue_signal(s->ctx->pid, s->tid, sig, &info);
+        return;
+    }
+    s->pending_info[s->npending] = info;
     s->pending_sig[s->npending++] = sig;
 }
 
@@ -331,6 +343,7 @@ static int run_to_trap(struct remote_stop *s, uint64_t trap_ip, struct arch_regs
                        struct mp_error *err)
 {
     for (;;) {
+        s->at_signal_stop = false;
         if (ptrace(PTRACE_CONT, s->tid, 0, 0) < 0)
             return gone_error(s, err);
         int sig = 0;
@@ -339,6 +352,7 @@ static int run_to_trap(struct remote_stop *s, uint64_t trap_ip, struct arch_regs
             return gone_error(s, err);
         if (k != STOP_SIGNAL)
             continue;
+        s->at_signal_stop = true;
         if (arch_get_regs(s->tid, r, err) < 0)
             return gone_error(s, err);
         if (sig == SIGTRAP && arch_ip(r) == trap_ip)
@@ -376,26 +390,22 @@ static int set_sigmask(pid_t tid, uint64_t mask)
     return (int)ptrace(PTRACE_SETSIGMASK, tid, sizeof mask, &mask);
 }
 
-/* Kept signals after the first go back through the kernel's queue. */
-static void requeue_signal(pid_t pid, pid_t tid, int sig, siginfo_t *info)
-{
-    if (syscall(SYS_rt_tgsigqueueinfo, pid, tid, sig, info) < 0)
-        syscall(SYS_tgkill, pid, tid, sig);
-}
-
 /* Undo everything, in reverse, and detach.  in_signal_stop: the thread is
  * in a signal-delivery-stop (after a call), where PTRACE_DETACH can inject
  * the first kept signal with its original siginfo. */
 static int release(struct remote_stop *s, bool in_signal_stop, struct mp_error *err)
 {
     int rc = 0;
-    if (s->gone)
-        return 0;
+    /* The trampoline is the process's, not the thread's: put its bytes back
+     * even when only the thread died (harmless if the process is gone). */
     if (s->tramp_written &&
         pwrite(s->ctx->mem_fd, s->ctx->tramp_orig, s->ctx->tramp_len,
-               (off_t)s->ctx->tramp) != (ssize_t)s->ctx->tramp_len)
+               (off_t)s->ctx->tramp) != (ssize_t)s->ctx->tramp_len && !s->gone)
         rc = mp_error_set(err, "cannot restore the entry point bytes of process %d: %s",
                           s->ctx->pid, strerror(errno));
+    s->tramp_written = false;
+    if (s->gone)
+        return rc;
     if (s->have_state && arch_restore(s->tid, &s->saved, err) < 0)
         rc = -1;
     if (s->mask_changed && set_sigmask(s->tid, s->saved_sigmask) < 0)
@@ -505,10 +515,9 @@ static void run_body(struct remote_stop *s, remote_body_fn body, void *arg, int 
 {
     *body_rc = body(s, arg, err);
     t[PH_BODY] = now_us();
-    bool ran = s->tramp_written;
     struct mp_error rel;
     mp_error_clear(&rel);
-    if (release(s, ran, &rel) < 0 && *body_rc == 0) {
+    if (release(s, s->at_signal_stop, &rel) < 0 && *body_rc == 0) {
         *err = rel;
         *body_rc = -1;
     }

@@ -35,6 +35,8 @@ struct remote_stop {
     struct arch_state saved;
     uint64_t saved_sigmask;     /* kernel sigset of the thread */
     bool have_state, mask_changed, tramp_written;
+    bool at_signal_stop;        /* in a signal-delivery-stop (trap or fault): a
+                                 * detach there can inject a kept signal */
     /* Signals the thread dequeued while memprof held it: delivered again
      * exactly once when it is let go. */
     int pending_sig[8];
