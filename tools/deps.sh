@@ -10,6 +10,7 @@ packages=(
     clang libclang-rt-14-dev                # make fuzz (libFuzzer)
     redis-server redis-tools                # integration: a real third-party server
     strace gdb procps python3 time tmux     # tests and benchmarks
+    graphviz                                # graph: dot renders .svg/.png/.pdf
 )
 missing=()
 for p in "${packages[@]}"; do
