@@ -17,15 +17,19 @@ struct graph_edge {
     double value;
 };
 
+struct graph_node {
+    double flat, cum;          /* in the ranking index */
+    uint32_t stamp;            /* last stack that added to cum */
+    uint32_t dot_id;           /* N<id> in the output, 0 = left out */
+};
+
 struct graph {
     const struct analysis_query *q;
-    double *flat, *cum;        /* per node, in the ranking index */
-    uint32_t *stamp;           /* per node: last stack that added to cum */
+    struct graph_node *node;   /* per analysis node */
     uint32_t now;              /* the stack being added, from 1 */
     struct graph_edge *edges;
     size_t nedges, edges_cap;
     struct u64map edge_of;     /* (caller, callee) -> index in edges */
-    uint32_t *dot_id;          /* per node: N<id> in the output, 0 = left out */
 };
 
 /* ---- sums ---- */
@@ -49,11 +53,12 @@ static struct graph_edge *edge(struct graph *g, uint32_t caller, uint32_t callee
 static int add_stack(struct graph *g, const uint32_t *ids, size_t n, double value)
 {
     g->now++;
-    g->flat[ids[0]] += value;
+    g->node[ids[0]].flat += value;
     for (size_t k = 0; k < n; k++) {
-        if (g->stamp[ids[k]] != g->now) {
-            g->stamp[ids[k]] = g->now;
-            g->cum[ids[k]] += value;
+        struct graph_node *x = &g->node[ids[k]];
+        if (x->stamp != g->now) {
+            x->stamp = g->now;
+            x->cum += value;
         }
         if (k + 1 == n || ids[k + 1] == ids[k])
             continue;
@@ -71,12 +76,8 @@ static int add_stack(struct graph *g, const uint32_t *ids, size_t n, double valu
 static int sum_stacks(struct analysis_query *q, const struct analysis_view *v, struct graph *g,
                       double *shown)
 {
-    size_t nn = q->a->nnodes ? q->a->nnodes : 1;
-    g->flat = calloc(nn, sizeof *g->flat);
-    g->cum = calloc(nn, sizeof *g->cum);
-    g->stamp = calloc(nn, sizeof *g->stamp);
-    g->dot_id = calloc(nn, sizeof *g->dot_id);
-    if (!g->flat || !g->cum || !g->stamp || !g->dot_id)
+    g->node = calloc(q->a->nnodes ? q->a->nnodes : 1, sizeof *g->node);
+    if (!g->node)
         return -1;
     for (size_t i = 0; i < v->profile->nstacks; i++) {
         const uint32_t *ids;
@@ -97,10 +98,11 @@ static int node_order(const void *pa, const void *pb, void *graph)
 {
     const struct graph *g = graph;
     uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
-    if (g->flat[a] != g->flat[b])
-        return g->flat[a] > g->flat[b] ? -1 : 1;
-    if (g->cum[a] != g->cum[b])
-        return g->cum[a] > g->cum[b] ? -1 : 1;
+    const struct graph_node *x = &g->node[a], *y = &g->node[b];
+    if (x->flat != y->flat)
+        return x->flat > y->flat ? -1 : 1;
+    if (x->cum != y->cum)
+        return x->cum > y->cum ? -1 : 1;
     return strcmp(g->q->a->nodes[a].name, g->q->a->nodes[b].name);
 }
 
@@ -113,11 +115,11 @@ static uint32_t *kept_nodes(struct graph *g, double min, size_t *n)
     if (!kept)
         return NULL;
     for (size_t i = 0; i < nn; i++)
-        if (g->cum[i] > 0 && g->cum[i] >= min)
+        if (g->node[i].cum > 0 && g->node[i].cum >= min)
             kept[(*n)++] = (uint32_t)i;
     qsort_r(kept, *n, sizeof *kept, node_order, g);
     for (size_t i = 0; i < *n; i++)
-        g->dot_id[kept[i]] = (uint32_t)i + 1;
+        g->node[kept[i]].dot_id = (uint32_t)i + 1;
     return kept;
 }
 
@@ -127,9 +129,10 @@ static int edge_order(const void *pa, const void *pb, void *graph)
     const struct graph_edge *a = pa, *b = pb;
     if (a->value != b->value)
         return a->value > b->value ? -1 : 1;
-    if (g->dot_id[a->caller] != g->dot_id[b->caller])
-        return g->dot_id[a->caller] < g->dot_id[b->caller] ? -1 : 1;
-    return g->dot_id[a->callee] < g->dot_id[b->callee] ? -1 : 1;
+    uint32_t ca = g->node[a->caller].dot_id, cb = g->node[b->caller].dot_id;
+    if (ca != cb)
+        return ca < cb ? -1 : 1;
+    return g->node[a->callee].dot_id < g->node[b->callee].dot_id ? -1 : 1;
 }
 
 /* Keeps the edges at or over min between kept nodes, heaviest first. */
@@ -138,7 +141,8 @@ static size_t keep_edges(struct graph *g, double min)
     size_t kept = 0;
     for (size_t i = 0; i < g->nedges; i++) {
         const struct graph_edge *e = &g->edges[i];
-        if (e->value > 0 && e->value >= min && g->dot_id[e->caller] && g->dot_id[e->callee])
+        if (e->value > 0 && e->value >= min && g->node[e->caller].dot_id &&
+            g->node[e->callee].dot_id)
             g->edges[kept++] = *e;
     }
     qsort_r(g->edges, kept, sizeof *g->edges, edge_order, g);
@@ -193,16 +197,16 @@ static void put_legend(const struct dot *d, const struct analysis_source *src, d
 
 static void put_node(const struct dot *d, uint32_t node)
 {
-    double flat = d->g->flat[node];
+    const struct graph_node *x = &d->g->node[node];
     /* The font, and so the box, grows with the square root of flat: the
      * box's area then follows flat. */
-    double fontsize = 8 + (d->total > 0 ? 42 * sqrt(fabs(flat) / d->total) : 0);
-    fprintf(d->out, "  N%u [label=\"", d->g->dot_id[node]);
+    double fontsize = 8 + (d->total > 0 ? 42 * sqrt(fabs(x->flat) / d->total) : 0);
+    fprintf(d->out, "  N%u [label=\"", x->dot_id);
     put_dot_string(d->out, d->q->a->nodes[node].name);
     fputs("\\n", d->out);
-    put_amount(d, "flat", flat);
+    put_amount(d, "flat", x->flat);
     fputs("\\n", d->out);
-    put_amount(d, "cum", d->g->cum[node]);
+    put_amount(d, "cum", x->cum);
     fprintf(d->out, "\", shape=box, fontsize=%.1f];\n", fontsize);
 }
 
@@ -213,7 +217,7 @@ static void put_edge(const struct dot *d, const struct graph_edge *e)
     /* dot slows down and may crash on huge weights: jeprof caps them too. */
     double weight = fmin(pow(e->value, 0.7), 100000);
     fprintf(d->out, "  N%u -> N%u [label=\"%s\", weight=%d, penwidth=%.2f];\n",
-            d->g->dot_id[e->caller], d->g->dot_id[e->callee],
+            d->g->node[e->caller].dot_id, d->g->node[e->callee].dot_id,
             analysis_format(d->q->opt, e->value, false, b, sizeof b), (int)weight,
             1 + 4 * share);
 }
@@ -267,10 +271,7 @@ int analysis_graph(struct analysis *a, const struct analysis_view *v,
     }
     if (rc < 0)
         mp_error_set(err, "out of memory");
-    free(g.flat);
-    free(g.cum);
-    free(g.stamp);
-    free(g.dot_id);
+    free(g.node);
     free(g.edges);
     u64map_free(&g.edge_of);
     analysis_query_fini(&q);

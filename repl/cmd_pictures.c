@@ -222,10 +222,23 @@ static int deliver_text(struct session *s, const char *cmd, const char *path,
 
 /* ---- the commands ---- */
 
-static void say_written(struct session *s, const char *path, const char *dump, const char *what)
+/* Make the picture and write it to FILE: as it is, or drawn by dot in the
+ * given Graphviz format (NULL: as it is). */
+static int run_picture(struct session *s, const char *cmd, const struct cmd_analysis_args *a,
+                       struct session_dump *d, struct session_dump *base, draw_fn *draw,
+                       const char *format, const char *what)
 {
-    if (strcmp(path, "-") != 0)
-        fprintf(s->out, "%s: %s written to %s\n", dump, what, path);
+    const char *path = a->pos[0];
+    char *text = NULL;
+    size_t len = 0;
+    int rc = make_picture(s, cmd, a, d, base, draw, &text, &len);
+    if (rc == 0)
+        rc = format ? render_with_dot(cmd, format, path, text, len)
+                    : deliver_text(s, cmd, path, text, len);
+    if (rc == 0 && strcmp(path, "-") != 0)
+        fprintf(s->out, "%s: %s written to %s\n", d->name, what, path);
+    free(text);
+    return rc;
 }
 
 int cmd_flame(struct session *s, int argc, char **argv)
@@ -235,15 +248,8 @@ int cmd_flame(struct session *s, int argc, char **argv)
     if (cmd_analysis_parse(argc, argv, CMD_ALLOW_BASE | CMD_ALLOW_FOLDED, &a) < 0 ||
         pick_profiles(s, argv[0], cmd_flame_usage, &a, &d, &base) < 0)
         return -1;
-    char *text = NULL;
-    size_t len = 0;
-    int rc = make_picture(s, argv[0], &a, d, base, draw_flame, &text, &len);
-    if (rc == 0)
-        rc = deliver_text(s, argv[0], a.pos[0], text, len);
-    if (rc == 0)
-        say_written(s, a.pos[0], d->name, a.folded ? "folded stacks" : "flame graph");
-    free(text);
-    return rc;
+    return run_picture(s, argv[0], &a, d, base, draw_flame, NULL,
+                       a.folded ? "folded stacks" : "flame graph");
 }
 
 int cmd_graph(struct session *s, int argc, char **argv)
@@ -259,14 +265,5 @@ int cmd_graph(struct session *s, int argc, char **argv)
                       ".dot (Graphviz text), .svg, .png or .pdf", a.pos[0]);
         return -1;
     }
-    char *text = NULL;
-    size_t len = 0;
-    int rc = make_picture(s, argv[0], &a, d, NULL, draw_graph, &text, &len);
-    if (rc == 0)
-        rc = format ? render_with_dot(argv[0], format, a.pos[0], text, len)
-                    : deliver_text(s, argv[0], a.pos[0], text, len);
-    if (rc == 0)
-        say_written(s, a.pos[0], d->name, "call graph");
-    free(text);
-    return rc;
+    return run_picture(s, argv[0], &a, d, NULL, draw_graph, format, "call graph");
 }
