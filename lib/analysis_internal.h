@@ -1,6 +1,6 @@
 /* analysis_internal.h - pieces shared by the analysis engine's files and
  * by nothing else: hashing, the header lines and JSON envelope every
- * report starts with. */
+ * report starts with, growable arrays. */
 #ifndef MEMPROF_ANALYSIS_INTERNAL_H
 #define MEMPROF_ANALYSIS_INTERNAL_H
 
