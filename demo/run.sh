@@ -5,7 +5,10 @@
 # turns sampling off, and shows where the memory is and what grew.
 set -eu
 : "${MEMPROF:?}" "${SERVICE:?}"
-work=$(mktemp -d /tmp/memprof-demo.XXXXXX)
+# The dumps and pictures stay in $out for a look afterwards.
+out=${DEMO_OUT:-/tmp/memprof-demo}
+mkdir -p "$out"
+work=$(mktemp -d /tmp/memprof-demo-run.XXXXXX)
 pid=
 finish() { [ -n "$pid" ] && kill "$pid" 2>/dev/null; wait 2>/dev/null; rm -rf "$work"; }
 trap finish EXIT
@@ -23,12 +26,15 @@ echo "== memprof -p $pid: attach, profile for a few seconds, dump twice, analyse
     -e 'prof sample 17' \
     -e 'prof on' \
     -e 'sleep 2' \
-    -e "dump $work/before.heap --name before" \
+    -e "dump $out/before.heap --name before" \
     -e 'sleep 3' \
-    -e "dump $work/after.heap --name after" \
+    -e "dump $out/after.heap --name after" \
     -e 'prof off' \
     -e 'top 8 after' \
     -e 'diff before after' \
+    -e "flame $out/growth.svg --base before after" \
+    -e "graph $out/after.svg after" \
+    -e "pprof $out/after.pb.gz after" \
     -e 'info'
 echo
 state=$(awk '/^State:/ {print $2, $3}' /proc/$pid/status)
@@ -39,4 +45,5 @@ echo "== memprof directories left in /tmp: $left"
 kill "$pid"
 wait "$pid" 2>/dev/null || true
 pid=
-echo "== demo finished"
+echo "== demo finished; dumps and pictures in $out:"
+ls -l "$out"
