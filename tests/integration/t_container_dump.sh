@@ -5,12 +5,18 @@
 # dump location is missing or read-only gets a clear error.
 . "$SRCDIR/tests/integration/lib.sh"
 
-# Run $TARGETS/plain under unshare with /tmp mounted as MOUNT_OPTS says;
+# The private /tmp hides everything under the real one, and the build (and
+# so $TARGETS) may live there: run a copy of the target from /var/tmp.
+bindir=$(mktemp -d /var/tmp/memprof-contained.XXXXXX)
+trap 'cleanup; rm -rf "$bindir"' EXIT
+cp "$TARGETS/plain" "$bindir/plain"
+
+# Run the target under unshare with /tmp mounted as MOUNT_OPTS says;
 # sets PID to the target itself (unshare's child).
 start_contained() {
     local out="$WORK/contained.$RANDOM.stdout"
     MALLOC_CONF=prof:true,prof_active:false unshare --mount --propagation private --fork \
-        sh -c "mount -t tmpfs -o $1 memprof-test /tmp && exec \"$TARGETS/plain\"" \
+        sh -c "mount -t tmpfs -o $1 memprof-test /tmp && exec \"$bindir/plain\"" \
         >"$out" 2>"$WORK/contained.stderr" &
     local ns=$!
     PIDS+=("$ns")
