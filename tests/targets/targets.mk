@@ -5,8 +5,11 @@
 # shared libjemalloc, unless a rule below says otherwise.
 
 TARGET_DIR    = $(BUILD)/targets
-# Binaries built from a source of another name (see the rules below).
-TARGET_EXTRA  = $(TARGET_DIR)/static_nopie $(TARGET_DIR)/unsafe_ctor.so
+# Binaries built from a source of another name (see the rules below): the
+# plain program again with glibc malloc only, and with jemalloc linked in
+# statically under a renamed prefix (PIE and not).
+TARGET_EXTRA  = $(TARGET_DIR)/nojemalloc $(TARGET_DIR)/static_rjem \
+                $(TARGET_DIR)/static_nopie $(TARGET_DIR)/unsafe_ctor.so
 TARGET_CFLAGS = -std=gnu11 -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer -Wall -Wextra -Werror -pthread
 TARGET_SRC    = $(sort $(wildcard tests/targets/*.c))
 TARGET_BIN    = $(TARGET_SRC:tests/targets/%.c=$(TARGET_DIR)/%) $(TARGET_EXTRA)
@@ -22,7 +25,7 @@ $(TARGET_DIR)/%: tests/targets/%.c $(wildcard tests/targets/*.h)
 
 
 # glibc malloc only (for LD_PRELOAD tests and the no-jemalloc error).
-$(TARGET_DIR)/nojemalloc: tests/targets/nojemalloc.c $(wildcard tests/targets/*.h)
+$(TARGET_DIR)/nojemalloc: tests/targets/plain.c $(wildcard tests/targets/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(TARGET_CFLAGS) -o $@ $< -lm
 
@@ -38,11 +41,11 @@ $(TARGET_DIR)/jemalloc_rjem.o: $(JEMALLOC_PIC)
 	rm -f $@.tmp
 
 STATIC_LIBS = -lstdc++ -lpthread -ldl -lm
-$(TARGET_DIR)/static_rjem: tests/targets/static_rjem.c $(TARGET_DIR)/jemalloc_rjem.o $(wildcard tests/targets/*.h)
+$(TARGET_DIR)/static_rjem: tests/targets/plain.c $(TARGET_DIR)/jemalloc_rjem.o $(wildcard tests/targets/*.h)
 	$(CC) $(TARGET_CFLAGS) -pie -fPIE -o $@ $< $(TARGET_DIR)/jemalloc_rjem.o $(STATIC_LIBS)
 	@! nm -D $@ | grep -q mallctl || { echo "$@: mallctl leaked into .dynsym"; rm -f $@; exit 1; }
 
-$(TARGET_DIR)/static_nopie: tests/targets/static_rjem.c $(TARGET_DIR)/jemalloc_rjem.o $(wildcard tests/targets/*.h)
+$(TARGET_DIR)/static_nopie: tests/targets/plain.c $(TARGET_DIR)/jemalloc_rjem.o $(wildcard tests/targets/*.h)
 	$(CC) $(TARGET_CFLAGS) -no-pie -fno-PIE -o $@ $< $(TARGET_DIR)/jemalloc_rjem.o $(STATIC_LIBS)
 	@! nm -D $@ | grep -q mallctl || { echo "$@: mallctl leaked into .dynsym"; rm -f $@; exit 1; }
 
