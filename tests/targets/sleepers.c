@@ -2,12 +2,17 @@
  * this thread) asleep in nanosleep ("sleepers sleep") or blocked in read()
  * on a FIFO ("sleepers read FIFO").  Interrupting it
  * for a remote call must not shorten its sleep; the reader must get the
- * whole message in one read with no EINTR.  Prints "SLEEP EARLY"/"READ BAD"
- * on a violation, "read ok" when the test's message arrived intact, and
- * "sleeps N" after each sleep. */
+ * whole message in one read with no EINTR.  It also runs with SIGUSR1 and
+ * SIGRTMIN+3 blocked and on a sigaltstack of its own, which a call must
+ * leave as they were (a thread that restores itself with rt_sigreturn
+ * takes both from its frame).  Prints "SLEEP EARLY"/"READ BAD"/"CONTEXT
+ * BAD" on a violation, "read ok" when the test's message arrived intact
+ * and the context is unchanged, and "sleeps N" after each sleep. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
 
 #include "target_common.h"
 
@@ -15,6 +20,37 @@
 #define SLEEP_S 1.5
 
 static const char *fifo;
+static char altstack[64 * 1024];
+
+static void context_set(void)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGUSR1);
+    sigaddset(&set, SIGRTMIN + 3);
+    sigprocmask(SIG_BLOCK, &set, NULL);
+    stack_t ss = { .ss_sp = altstack, .ss_size = sizeof altstack, .ss_flags = 0 };
+    sigaltstack(&ss, NULL);
+}
+
+/* The mask and altstack context_set() left; exit 1 if anything changed. */
+static void context_check(void)
+{
+    sigset_t now;
+    stack_t ss;
+    sigprocmask(SIG_BLOCK, NULL, &now);
+    sigaltstack(NULL, &ss);
+    int bad_mask = 0;
+    for (int sig = 1; sig < SIGRTMIN + 8; sig++)
+        bad_mask |= sigismember(&now, sig) != (sig == SIGUSR1 || sig == SIGRTMIN + 3);
+    if (bad_mask || ss.ss_sp != altstack || ss.ss_size != sizeof altstack ||
+        ss.ss_flags != 0) {
+        printf("CONTEXT BAD mask=%d altstack=%p/%zu/%d\n", bad_mask, ss.ss_sp,
+               ss.ss_size, ss.ss_flags);
+        fflush(stdout);
+        _exit(1);
+    }
+}
 
 static void sleeper(void)
 {
@@ -28,6 +64,7 @@ static void sleeper(void)
             fflush(stdout);
             _exit(1);
         }
+        context_check();
         printf("sleeps %u\n", n);
         fflush(stdout);
     }
@@ -45,6 +82,7 @@ static void reader(void)
         fflush(stdout);
         _exit(1);
     }
+    context_check();
     printf("read ok\n");
     fflush(stdout);
     pause();
@@ -52,6 +90,7 @@ static void reader(void)
 
 int main(int argc, char **argv)
 {
+    context_set();
     if (argc >= 3 && strcmp(argv[1], "read") == 0) {
         fifo = argv[2];
         reader();
