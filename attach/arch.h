@@ -38,10 +38,13 @@ size_t arch_red_zone(void);
  * (sp - red_zone - scratch) rounded down to the ABI's call alignment. */
 uint64_t arch_call_sp(uint64_t sp, size_t scratch);
 
-/* Trampoline code: calls the function whose address arch_setup_call() put
- * in a register, then traps.  *trap_offset is where the instruction pointer
- * stands when the trap is reported. */
-const uint8_t *arch_trampoline(size_t *len, size_t *trap_offset);
+/* Trampoline code: calls the function whose address arch_prepare_call()
+ * put in a register, keeps its result in a register the next step leaves
+ * alone, points the stack at the self-restore frame and enters
+ * rt_sigreturn.  *stop_offset is where the instruction pointer stands at
+ * that system call's entry stop.  There is no trap: a thread whose tracer
+ * vanished restores itself instead of dying. */
+const uint8_t *arch_trampoline(size_t *len, size_t *stop_offset);
 
 /* Save and restore regs + extended state of a ptrace-stopped thread.
  * arch_restore reads the extended state back first and writes only what
@@ -61,11 +64,52 @@ enum xstate_restore arch_xstate_restore_kind(const void *saved, const void *now,
                                              size_t len);
 
 /* Registers for calling fn(args...) from the trampoline at `tramp` with
- * stack pointer sp, derived from the saved registers: no syscall restart,
- * direction and trap flags cleared. */
+ * stack pointer sp, derived from the saved registers: no syscall restart
+ * (also skips the rt_sigreturn a thread may be stopped at), direction and
+ * trap flags cleared, `frame_sp` (arch_frame.sigreturn_sp) where the
+ * trampoline finds it after the call. */
 void arch_prepare_call(const struct arch_regs *saved, struct arch_regs *out,
-                       uint64_t tramp, uint64_t fn, uint64_t sp,
+                       uint64_t tramp, uint64_t fn, uint64_t sp, uint64_t frame_sp,
                        const uint64_t *args, size_t nargs);
+
+/* ---- the self-restore frame ------------------------------------------
+ * Before a thread is redirected, a signal frame holding its saved state is
+ * built below its red zone; the trampoline ends in rt_sigreturn on it.
+ * memprof stops the thread at that system call's entry and skips it (it
+ * restores exactly itself); if memprof dies, the kernel detaches and the
+ * thread restores itself: registers, extended state, signal mask, and
+ * the interrupted system call re-entered. */
+struct arch_frame {
+    uint8_t *img;           /* bytes to write at `base` */
+    size_t len;
+    uint64_t base;          /* lowest address written */
+    uint64_t low;           /* lowest address reserved: scratch goes below */
+    uint64_t sigreturn_sp;  /* stack pointer at rt_sigreturn */
+};
+
+/* When the saved registers show a system call the kernel would restart on
+ * resume: the address of its 2-byte instruction (to check with
+ * arch_is_syscall_insn), else 0. */
+uint64_t arch_restart_pc(const struct arch_regs *r);
+#define ARCH_SYSCALL_INSN_LEN 2
+bool arch_is_syscall_insn(const uint8_t *code);
+
+/* Build the frame for a thread stopped with state st and signal mask
+ * sigmask.  Returns -1 (err set) when the extended state cannot be put in
+ * a frame the kernel accepts. */
+int arch_frame_build(const struct arch_state *st, uint64_t sigmask,
+                     struct arch_frame *f, struct mp_error *err);
+void arch_frame_free(struct arch_frame *f);
+
+/* Is the thread, in a syscall-entry stop with registers r, at the
+ * trampoline's rt_sigreturn (tramp_end = trampoline + stop_offset)? */
+bool arch_at_sigreturn_entry(const struct arch_regs *r, uint64_t tramp_end);
+/* The called function's result, read at that stop. */
+uint64_t arch_call_result(const struct arch_regs *r);
+/* From that stop: registers that skip the system call now and enter it
+ * again on return to user space (the thread still restores itself if let
+ * go), so that an interrupt can stop it where an exact restore works. */
+void arch_prepare_resigreturn(const struct arch_regs *at_entry, struct arch_regs *out);
 int arch_set_regs(pid_t tid, const struct arch_regs *r, struct mp_error *err);
 int arch_get_regs(pid_t tid, struct arch_regs *r, struct mp_error *err);
 

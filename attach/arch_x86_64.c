@@ -1,7 +1,9 @@
 /* arch_x86_64.c - the x86-64 side of a remote call: user_regs_struct,
  * orig_rax and syscall restart, the red zone and 16-byte call alignment,
- * the `call *%rax; int3` trampoline, DF/TF, and NT_X86_XSTATE so that the
- * upper halves of ymm/zmm survive the call.
+ * the `call *%rax; ...; rt_sigreturn` trampoline, DF/TF, NT_X86_XSTATE so
+ * that the upper halves of ymm/zmm survive the call, and the rt_sigframe
+ * (arch/x86/kernel/signal_64.c, fpu/signal.c) a thread restores itself
+ * from when memprof dies mid-call.
  *
  * MXCSR and the x87 control word are left as the thread had them: the
  * System V ABI makes their control bits callee-saved, so whatever modes the
@@ -9,6 +11,7 @@
  * at any call boundary. */
 #include "attach/arch.h"
 
+#include <cpuid.h>
 #include <elf.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -51,13 +54,20 @@ uint64_t arch_call_sp(uint64_t sp, size_t scratch)
     return (sp - RED_ZONE - scratch) & ~(uint64_t)15;
 }
 
-const uint8_t *arch_trampoline(size_t *len, size_t *trap_offset)
+const uint8_t *arch_trampoline(size_t *len, size_t *stop_offset)
 {
-    /* call *%rax ; int3 -- a real call keeps a CET shadow stack balanced,
-     * and the trap reports with rip just past the int3. */
-    static const uint8_t code[] = { 0xff, 0xd0, 0xcc };
+    /* A real call keeps a CET shadow stack balanced.  mallctl returns an
+     * int: %edi carries it past `mov $15, %eax` (rt_sigreturn ignores its
+     * arguments); %rbx, callee-saved, holds the frame's stack pointer. */
+    static const uint8_t code[] = {
+        0xff, 0xd0,                     /* call *%rax      */
+        0x89, 0xc7,                     /* mov %eax, %edi  */
+        0x48, 0x89, 0xdc,               /* mov %rbx, %rsp  */
+        0xb8, 0x0f, 0x00, 0x00, 0x00,   /* mov $15, %eax   */
+        0x0f, 0x05,                     /* syscall         */
+    };
     *len = sizeof code;
-    *trap_offset = sizeof code;
+    *stop_offset = sizeof code;
     return code;
 }
 
@@ -183,17 +193,19 @@ void arch_state_free(struct arch_state *st)
 }
 
 void arch_prepare_call(const struct arch_regs *saved, struct arch_regs *out,
-                       uint64_t tramp, uint64_t fn, uint64_t sp,
+                       uint64_t tramp, uint64_t fn, uint64_t sp, uint64_t frame_sp,
                        const uint64_t *args, size_t nargs)
 {
     *out = *saved;
     struct user_regs_struct *r = ur(out);
     /* orig_rax = -1: the kernel must not "restart" the interrupted syscall
-     * on top of our call when the thread resumes. */
+     * on top of our call when the thread resumes, nor run the
+     * rt_sigreturn it may stand at. */
     r->orig_rax = (unsigned long long)-1;
     r->rip = tramp;
     r->rax = fn;
     r->rsp = sp;
+    r->rbx = frame_sp;
     r->eflags &= ~(unsigned long long)(EFLAGS_DF | EFLAGS_TF);
     unsigned long long *slot[ARCH_MAX_ARGS] = { &r->rdi, &r->rsi, &r->rdx,
                                                 &r->rcx, &r->r8, &r->r9 };
@@ -237,4 +249,231 @@ enum syscall_class arch_syscall_class(long nr)
     default:
         return SYSCALL_OTHER;
     }
+}
+
+/* ---- the self-restore frame -------------------------------------------- */
+
+#define ERESTARTSYS 512
+#define ERESTARTNOINTR 513
+#define ERESTARTNOHAND 514
+#define ERESTART_RESTARTBLOCK 516
+#define FP_XSTATE_MAGIC1 0x46505853u
+#define FP_XSTATE_MAGIC2 0x46505845u
+#define UC_FP_XSTATE 0x1
+#define UC_SIGCONTEXT_SS 0x2
+#define UC_STRICT_RESTORE_SS 0x4
+#define SW_RESERVED_OFF 464     /* fxregs_state.sw_reserved */
+#define XFEATURE_TILEDATA 18    /* enabled per task (XFD): not in every sigframe */
+#define SIGINFO_SIZE 128
+
+/* The kernel's struct ucontext and sigcontext_64 (uapi), spelled out: the
+ * libc types differ in the mask size and names. */
+struct k_sigcontext {
+    uint64_t r8, r9, r10, r11, r12, r13, r14, r15;
+    uint64_t di, si, bp, bx, dx, ax, cx, sp, ip, flags;
+    uint16_t cs, gs, fs, ss;
+    uint64_t err, trapno, oldmask, cr2, fpstate;
+    uint64_t reserved1[8];
+};
+struct k_ucontext {
+    uint64_t uc_flags, uc_link;
+    uint64_t ss_sp;
+    int32_t ss_flags, ss_pad;
+    uint64_t ss_size;
+    struct k_sigcontext mc;
+    uint64_t sigmask;
+};
+_Static_assert(sizeof(struct k_sigcontext) == 256, "sigcontext_64 layout");
+_Static_assert(offsetof(struct k_ucontext, mc) == 40, "ucontext layout");
+_Static_assert(offsetof(struct k_ucontext, sigmask) == 296, "ucontext layout");
+
+/* struct _fpx_sw_bytes: tells rt_sigreturn the frame has full XSAVE state. */
+struct fpx_sw_bytes {
+    uint32_t magic1, extended_size;
+    uint64_t xfeatures;
+    uint32_t xstate_size, padding[7];
+};
+_Static_assert(sizeof(struct fpx_sw_bytes) == 48, "fpx_sw_bytes layout");
+
+uint64_t arch_restart_pc(const struct arch_regs *r)
+{
+    const struct user_regs_struct *u = cur(r);
+    if ((long long)u->orig_rax < 0)
+        return 0;
+    switch (-(long long)u->rax) {
+    case ERESTARTSYS: case ERESTARTNOINTR: case ERESTARTNOHAND:
+    case ERESTART_RESTARTBLOCK:
+        return u->rip - ARCH_SYSCALL_INSN_LEN;
+    default:
+        return 0;
+    }
+}
+
+bool arch_is_syscall_insn(const uint8_t *code)
+{
+    /* syscall, or int $0x80: both re-entered by rip -= 2. */
+    return (code[0] == 0x0f && code[1] == 0x05) || (code[0] == 0xcd && code[1] == 0x80);
+}
+
+/* The registers a thread resumes with after rt_sigreturn, which sets
+ * orig_rax = -1 and so never restarts anything: apply the restart the
+ * kernel would have made on resume.  -ERESTART_RESTARTBLOCK cannot be
+ * resumed through restart_syscall (rt_sigreturn resets the restart block
+ * to "return -EINTR"): re-issue the original call with its arguments (a
+ * relative timeout starts over: it waits longer, never shorter), or give
+ * -EINTR when the original is unknown (already in restart_syscall), as a
+ * signal handler would have. */
+static void resume_regs(const struct user_regs_struct *u, uint64_t *rax, uint64_t *rip)
+{
+    *rax = u->rax;
+    *rip = u->rip;
+    if ((long long)u->orig_rax < 0)
+        return;
+    switch (-(long long)u->rax) {
+    case ERESTARTSYS: case ERESTARTNOINTR: case ERESTARTNOHAND:
+        *rax = u->orig_rax;
+        *rip -= ARCH_SYSCALL_INSN_LEN;
+        break;
+    case ERESTART_RESTARTBLOCK:
+        if (u->orig_rax == SYS_restart_syscall) {
+            *rax = (uint64_t)-EINTR;
+        } else {
+            *rax = u->orig_rax;
+            *rip -= ARCH_SYSCALL_INSN_LEN;
+        }
+        break;
+    }
+}
+
+static void fill_sigcontext(struct k_sigcontext *mc, const struct user_regs_struct *u)
+{
+    mc->r8 = u->r8; mc->r9 = u->r9; mc->r10 = u->r10; mc->r11 = u->r11;
+    mc->r12 = u->r12; mc->r13 = u->r13; mc->r14 = u->r14; mc->r15 = u->r15;
+    mc->di = u->rdi; mc->si = u->rsi; mc->bp = u->rbp; mc->bx = u->rbx;
+    mc->dx = u->rdx; mc->cx = u->rcx; mc->sp = u->rsp;
+    mc->flags = u->eflags;
+    mc->cs = (uint16_t)u->cs;
+    mc->ss = (uint16_t)u->ss;   /* restored as is: UC_STRICT_RESTORE_SS */
+    resume_regs(u, &mc->ax, &mc->ip);
+}
+
+/* Bytes of the standard-format XSAVE area the frame carries: up to the end
+ * of the last user feature (CPUID 0xD gives each one's offset and size),
+ * never more than the kernel gave.  AMX tile data is left out: a task
+ * without AMX permission has a smaller signal frame and the kernel would
+ * refuse the whole extended state. */
+static size_t frame_xstate_size(uint64_t xfeatures, size_t have)
+{
+    /* CPUID traps to the hypervisor in a VM (tens of us per stop): the
+     * answer for the last feature set is kept, they never change. */
+    static uint64_t cached_features;
+    static size_t cached_end;
+    if (xfeatures == cached_features && cached_end)
+        return cached_end <= have ? cached_end : 0;
+    size_t end = XSAVE_HDR_END;
+    for (unsigned i = 2; i < 63; i++) {
+        unsigned a, b, c, d;
+        if (!(xfeatures >> i & 1) || !__get_cpuid_count(0xd, i, &a, &b, &c, &d))
+            continue;
+        if (b + a > end)
+            end = b + a;
+    }
+    cached_features = xfeatures;
+    cached_end = end;
+    return end <= have ? end : 0;
+}
+
+static int frame_xstate(const struct arch_state *st, uint8_t *fp, size_t *size,
+                        struct mp_error *err)
+{
+    uint64_t xcr0;  /* ptrace puts the user XCR0 where signal frames put sw bytes */
+    memcpy(&xcr0, (const uint8_t *)st->xstate + SW_RESERVED_OFF, sizeof xcr0);
+    uint64_t xfeatures = xcr0 & ~(1ull << XFEATURE_TILEDATA);
+    size_t n = frame_xstate_size(xfeatures, st->xstate_len);
+    if (st->xstate_len < XSAVE_HDR_END || n == 0)
+        return mp_error_set(err, "the FPU state of %zu bytes does not fit a signal "
+                            "frame", st->xstate_len);
+    memcpy(fp, st->xstate, n);
+    struct fpx_sw_bytes sw = { .magic1 = FP_XSTATE_MAGIC1,
+                               .extended_size = (uint32_t)n + 4,
+                               .xfeatures = xfeatures, .xstate_size = (uint32_t)n };
+    memcpy(fp + SW_RESERVED_OFF, &sw, sizeof sw);
+    uint32_t magic2 = FP_XSTATE_MAGIC2;
+    memcpy(fp + n, &magic2, sizeof magic2);
+    *size = n + 4;
+    return 0;
+}
+
+/* Layout, from the thread's stack pointer down: red zone; XSAVE area +
+ * MAGIC2, 64-byte aligned (XRSTOR faults otherwise); siginfo room and
+ * ucontext (rt_sigreturn checks the whole rt_sigframe is accessible);
+ * the pretcode slot at sigreturn_sp - 8, which the trampoline's call
+ * overwrites with its return address (rt_sigreturn never reads it). */
+int arch_frame_build(const struct arch_state *st, uint64_t sigmask,
+                     struct arch_frame *f, struct mp_error *err)
+{
+    memset(f, 0, sizeof *f);
+    const struct user_regs_struct *u = cur(&st->regs);
+    uint8_t *fpbuf = calloc(1, XSTATE_MAX + 8);
+    size_t fplen = 0;
+    if (!fpbuf)
+        return mp_error_set(err, "out of memory");
+    if (frame_xstate(st, fpbuf, &fplen, err) < 0) {
+        free(fpbuf);
+        return -1;
+    }
+    uint64_t fp = (u->rsp - RED_ZONE - fplen) & ~(uint64_t)63;
+    uint64_t uc = (fp - sizeof(struct k_ucontext) - SIGINFO_SIZE) & ~(uint64_t)15;
+    f->base = uc;
+    f->low = uc - 16;
+    f->sigreturn_sp = uc;
+    f->len = fp + fplen - uc;
+    f->img = calloc(1, f->len);
+    if (!f->img) {
+        free(fpbuf);
+        return mp_error_set(err, "out of memory");
+    }
+    memcpy(f->img + (fp - uc), fpbuf, fplen);
+    free(fpbuf);
+    struct k_ucontext k = { .uc_flags = UC_FP_XSTATE | UC_SIGCONTEXT_SS |
+                                        UC_STRICT_RESTORE_SS,
+                            /* Not a valid ss_flags mode: sigaltstack()
+                             * fails (-EINVAL, ignored by rt_sigreturn)
+                             * and the thread keeps its own altstack. */
+                            .ss_flags = 3,
+                            .sigmask = sigmask };
+    fill_sigcontext(&k.mc, u);
+    k.mc.oldmask = sigmask;
+    k.mc.fpstate = fp;
+    memcpy(f->img, &k, sizeof k);
+    return 0;
+}
+
+void arch_frame_free(struct arch_frame *f)
+{
+    free(f->img);
+    f->img = NULL;
+}
+
+bool arch_at_sigreturn_entry(const struct arch_regs *r, uint64_t tramp_end)
+{
+    const struct user_regs_struct *u = cur(r);
+    /* At a syscall-entry stop rax is -ENOSYS (entry_SYSCALL_64 puts it
+     * there); at the exit stop of the skipped call orig_rax is -1. */
+    return u->orig_rax == SYS_rt_sigreturn && u->rip == tramp_end &&
+           u->rax == (unsigned long long)-ENOSYS;
+}
+
+uint64_t arch_call_result(const struct arch_regs *r)
+{
+    return cur(r)->rdi;
+}
+
+void arch_prepare_resigreturn(const struct arch_regs *at_entry, struct arch_regs *out)
+{
+    *out = *at_entry;
+    struct user_regs_struct *u = ur(out);
+    u->orig_rax = (unsigned long long)-1;
+    u->rax = SYS_rt_sigreturn;
+    u->rip -= ARCH_SYSCALL_INSN_LEN;
 }

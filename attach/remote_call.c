@@ -2,10 +2,17 @@
  * PTRACE_SEIZE one thread, PTRACE_INTERRUPT, wait with __WALL, keep any
  * signal it dequeued meanwhile, save registers, xstate and signal mask,
  * refuse it inside an rseq critical section or with a frame in the
- * allocator/loader/unwinder, block its asynchronous signals, call through
- * a `call; int3` trampoline written at the ELF entry point, restore all of
- * it exactly, detach re-delivering the kept signal.  memprof itself blocks
- * its terminal signals for the whole stop so it cannot die mid-call. */
+ * allocator/loader/unwinder, write a signal frame of its saved state below
+ * its red zone, block its asynchronous signals, call through a trampoline
+ * at the ELF entry point that ends in rt_sigreturn on that frame, take the
+ * thread back at that syscall's entry stop (PTRACE_SYSCALL), restore all
+ * of it exactly from an interrupt stop, detach re-delivering kept signals.
+ *
+ * memprof blocks its terminal signals for the whole stop; should it still
+ * die (SIGKILL) at any point after the redirect, the kernel detaches and
+ * the thread runs its rt_sigreturn: it restores itself (FIELD-NOTES §3
+ * rule 11).  Only the trampoline bytes then stay at the entry point: dead
+ * code, since _start never runs again. */
 #include "attach/remote_call.h"
 
 #include <errno.h>
@@ -31,7 +38,7 @@
 #define ROUND_SLEEP_NS 2000000  /* let refused threads leave the allocator */
 #define MIN_HEADROOM (64 * 1024) /* stack mallctl may use below the scratch */
 
-enum stop_kind { STOP_GONE, STOP_INTERRUPT, STOP_GROUP, STOP_SIGNAL, STOP_OTHER };
+enum stop_kind { STOP_GONE, STOP_INTERRUPT, STOP_GROUP, STOP_SIGNAL, STOP_SYSCALL, STOP_OTHER };
 
 enum try_result { TRY_DONE, TRY_UNSAFE, TRY_THREAD_GONE, TRY_FAILED };
 
@@ -91,8 +98,8 @@ int remote_ctx_init(struct remote_ctx *ctx, pid_t pid, uint64_t tramp,
     if (ctx->mem_fd < 0)
         return mp_error_set(err, "cannot open %s: %s (run memprof as root)", path,
                             strerror(errno));
-    size_t trap_off;
-    arch_trampoline(&ctx->tramp_len, &trap_off);
+    size_t stop_off;
+    arch_trampoline(&ctx->tramp_len, &stop_off);
     if (pread(ctx->mem_fd, ctx->tramp_orig, ctx->tramp_len, (off_t)tramp) !=
         (ssize_t)ctx->tramp_len) {
         mp_error_set(err, "cannot read the entry point of process %d: %s", pid,
@@ -150,6 +157,8 @@ static enum stop_kind wait_stop(pid_t tid, int *sig)
     int event = st >> 16;
     if (event == PTRACE_EVENT_STOP)
         return *sig == SIGTRAP ? STOP_INTERRUPT : STOP_GROUP;
+    if (event == 0 && *sig == (SIGTRAP | 0x80))   /* PTRACE_O_TRACESYSGOOD */
+        return STOP_SYSCALL;
     return event == 0 ? STOP_SIGNAL : STOP_OTHER;
 }
 
@@ -207,6 +216,7 @@ static int wait_interrupt(struct remote_stop *s)
         case STOP_SIGNAL:
             keep_signal(s, sig);
             break;
+        case STOP_SYSCALL:
         case STOP_OTHER:
             break;
         }
@@ -307,9 +317,9 @@ static int check_thread(struct remote_stop *s, char *why, size_t whylen)
 int remote_stop_scratch(struct remote_stop *s, size_t size, uint64_t *addr,
                         uint64_t *sp, struct mp_error *err)
 {
-    uint64_t cur = arch_sp(&s->saved.regs);
-    uint64_t base = (cur - arch_red_zone() - size) & ~(uint64_t)15;
-    uint64_t call_sp = arch_call_sp(cur, size);
+    /* Below the self-restore frame, which stays put for the whole stop. */
+    uint64_t call_sp = (s->frame.low - size) & ~(uint64_t)15;
+    uint64_t base = call_sp;
     if (s->stack_low && call_sp - s->stack_low < MIN_HEADROOM)
         return mp_error_set(err, "thread %d has too little stack for %zu bytes of "
                             "arguments", s->tid, size);
@@ -320,8 +330,8 @@ int remote_stop_scratch(struct remote_stop *s, size_t size, uint64_t *addr,
 
 static int write_trampoline(struct remote_stop *s, struct mp_error *err)
 {
-    size_t len, trap_off;
-    const uint8_t *code = arch_trampoline(&len, &trap_off);
+    size_t len, stop_off;
+    const uint8_t *code = arch_trampoline(&len, &stop_off);
     /* Marked first: a partial write must be undone too. */
     s->tramp_written = true;
     if (pwrite(s->ctx->mem_fd, code, len, (off_t)s->ctx->tramp) != (ssize_t)len)
@@ -336,27 +346,35 @@ static bool is_fault(int sig)
            sig == SIGSYS || sig == SIGTRAP;
 }
 
-/* Run until the trampoline's int3.  Signals that still reach the thread
- * (SIGSTOP, SIGKILL's death) are kept or reported; group-stops are let
- * through (the kernel re-stops the thread when memprof detaches). */
-static int run_to_trap(struct remote_stop *s, uint64_t trap_ip, struct arch_regs *r,
-                       struct mp_error *err)
+/* Run until the trampoline's rt_sigreturn entry stop.  The thread's own
+ * system calls inside the call (prof.dump opens and writes a file) stop at
+ * entry and exit too: they are just resumed.  Signals that still reach the
+ * thread (SIGSTOP, SIGKILL's death) are kept or reported; group-stops are
+ * let through (the kernel re-stops the thread when memprof detaches). */
+static int run_to_sigreturn(struct remote_stop *s, uint64_t stop_ip, struct arch_regs *r,
+                            struct mp_error *err)
 {
     for (;;) {
         s->at_signal_stop = false;
-        if (ptrace(PTRACE_CONT, s->tid, 0, 0) < 0)
+        if (ptrace(PTRACE_SYSCALL, s->tid, 0, 0) < 0)
             return gone_error(s, err);
         int sig = 0;
         enum stop_kind k = wait_stop(s->tid, &sig);
         if (k == STOP_GONE)
             return gone_error(s, err);
-        if (k != STOP_SIGNAL)
+        if (k != STOP_SIGNAL && k != STOP_SYSCALL)
             continue;
-        s->at_signal_stop = true;
         if (arch_get_regs(s->tid, r, err) < 0)
             return gone_error(s, err);
-        if (sig == SIGTRAP && arch_ip(r) == trap_ip)
-            return 0;
+        if (k == STOP_SYSCALL) {
+            if (arch_at_sigreturn_entry(r, stop_ip)) {
+                s->at_sigreturn = true;
+                s->at_regs = *r;
+                return 0;
+            }
+            continue;
+        }
+        s->at_signal_stop = true;
         if (is_fault(sig))
             return mp_error_set(err, "the call faulted with signal %d (%s) at %#llx "
                                 "in thread %d; its state was restored", sig,
@@ -370,16 +388,40 @@ int remote_stop_call(struct remote_stop *s, uint64_t fn, const uint64_t *args,
 {
     if (!s->tramp_written && write_trampoline(s, err) < 0)
         return -1;
-    size_t len, trap_off;
-    arch_trampoline(&len, &trap_off);
+    size_t len, stop_off;
+    arch_trampoline(&len, &stop_off);
     struct arch_regs r;
-    arch_prepare_call(&s->saved.regs, &r, s->ctx->tramp, fn, sp, args, nargs);
+    /* From the previous call's rt_sigreturn entry stop too: orig_rax = -1
+     * skips that system call, the frame stays where it is. */
+    arch_prepare_call(&s->saved.regs, &r, s->ctx->tramp, fn, sp, s->frame.sigreturn_sp,
+                      args, nargs);
     if (arch_set_regs(s->tid, &r, err) < 0)
         return gone_error(s, err);
+    s->at_sigreturn = false;
     s->ncalls++;
-    if (run_to_trap(s, s->ctx->tramp + trap_off, &r, err) < 0)
+    if (run_to_sigreturn(s, s->ctx->tramp + stop_off, &r, err) < 0)
         return -1;
-    *ret = arch_return_value(&r);
+    *ret = arch_call_result(&r);
+    return 0;
+}
+
+/* From the rt_sigreturn entry stop to an interrupt (or group-stop) stop:
+ * only there does an exact restore of orig_rax/rax make the kernel restart
+ * the interrupted system call itself, with its restart block (which
+ * rt_sigreturn would reset: a nanosleep would end early with EINTR) and
+ * with restart-or-EINTR decided by the handler of any signal pending.  The
+ * rt_sigreturn is skipped but re-entered on return to user space, so the
+ * thread still restores itself if memprof dies in between. */
+static int leave_sigreturn(struct remote_stop *s, struct mp_error *err)
+{
+    struct arch_regs r;
+    arch_prepare_resigreturn(&s->at_regs, &r);
+    if (arch_set_regs(s->tid, &r, err) < 0 || ptrace(PTRACE_INTERRUPT, s->tid, 0, 0) < 0 ||
+        ptrace(PTRACE_CONT, s->tid, 0, 0) < 0)
+        return gone_error(s, err);
+    s->at_sigreturn = false;
+    if (wait_interrupt(s) < 0)
+        return gone_error(s, err);
     return 0;
 }
 
@@ -396,32 +438,37 @@ static int set_sigmask(pid_t tid, uint64_t mask)
 static int release(struct remote_stop *s, bool in_signal_stop, struct mp_error *err)
 {
     int rc = 0;
+    if (!s->gone) {
+        /* Mask first, registers last, trampoline bytes after the detach:
+         * until the exact registers are set the thread's next instruction
+         * may be the trampoline's rt_sigreturn, which must stay intact for
+         * as long as it can restore itself from its frame. */
+        if (s->mask_changed && set_sigmask(s->tid, s->saved_sigmask) < 0)
+            rc = mp_error_set(err, "cannot restore the signal mask of thread %d: %s",
+                              s->tid, strerror(errno));
+        if (s->have_state && arch_restore(s->tid, &s->saved, err) < 0)
+            rc = -1;
+        size_t first = 0;
+        int inject = 0;
+        if (in_signal_stop && s->npending > 0) {
+            ptrace(PTRACE_SETSIGINFO, s->tid, 0, &s->pending_info[0]);
+            inject = s->pending_sig[0];
+            first = 1;
+        }
+        if (ptrace(PTRACE_DETACH, s->tid, 0, (void *)(long)inject) < 0 && errno != ESRCH)
+            rc = mp_error_set(err, "cannot detach from thread %d: %s", s->tid,
+                              strerror(errno));
+        for (size_t i = first; i < s->npending; i++)
+            requeue_signal(s->ctx->pid, s->tid, s->pending_sig[i], &s->pending_info[i]);
+    }
     /* The trampoline is the process's, not the thread's: put its bytes back
      * even when only the thread died (harmless if the process is gone). */
     if (s->tramp_written &&
         pwrite(s->ctx->mem_fd, s->ctx->tramp_orig, s->ctx->tramp_len,
-               (off_t)s->ctx->tramp) != (ssize_t)s->ctx->tramp_len && !s->gone)
+               (off_t)s->ctx->tramp) != (ssize_t)s->ctx->tramp_len && !s->gone && rc == 0)
         rc = mp_error_set(err, "cannot restore the entry point bytes of process %d: %s",
                           s->ctx->pid, strerror(errno));
     s->tramp_written = false;
-    if (s->gone)
-        return rc;
-    if (s->have_state && arch_restore(s->tid, &s->saved, err) < 0)
-        rc = -1;
-    if (s->mask_changed && set_sigmask(s->tid, s->saved_sigmask) < 0)
-        rc = mp_error_set(err, "cannot restore the signal mask of thread %d: %s",
-                          s->tid, strerror(errno));
-    size_t first = 0;
-    int inject = 0;
-    if (in_signal_stop && s->npending > 0) {
-        ptrace(PTRACE_SETSIGINFO, s->tid, 0, &s->pending_info[0]);
-        inject = s->pending_sig[0];
-        first = 1;
-    }
-    if (ptrace(PTRACE_DETACH, s->tid, 0, (void *)(long)inject) < 0 && errno != ESRCH)
-        rc = mp_error_set(err, "cannot detach from thread %d: %s", s->tid, strerror(errno));
-    for (size_t i = first; i < s->npending; i++)
-        requeue_signal(s->ctx->pid, s->tid, s->pending_sig[i], &s->pending_info[i]);
     return rc;
 }
 
@@ -439,7 +486,8 @@ static void block_terminal_signals(sigset_t *old)
 
 static enum try_result seize(struct remote_stop *s, struct mp_error *err)
 {
-    if (ptrace(PTRACE_SEIZE, s->tid, 0, 0) < 0) {
+    /* TRACESYSGOOD: syscall stops (SIGTRAP|0x80) are told from real SIGTRAPs. */
+    if (ptrace(PTRACE_SEIZE, s->tid, 0, (void *)(long)PTRACE_O_TRACESYSGOOD) < 0) {
         if (errno == ESRCH)
             return TRY_THREAD_GONE;
         mp_error_set(err, "cannot trace thread %d of process %d: %s (is another "
@@ -468,6 +516,62 @@ static enum try_result interrupt(struct remote_stop *s, struct mp_error *err)
     return TRY_DONE;
 }
 
+/* 0 when the self-restore frame can re-enter the thread's interrupted
+ * system call the way the kernel would (rip - 2 is a syscall instruction),
+ * 1 when not (why set). */
+static int check_restart_insn(struct remote_stop *s, char *why, size_t whylen)
+{
+    uint64_t pc = arch_restart_pc(&s->saved.regs);
+    uint8_t code[ARCH_SYSCALL_INSN_LEN];
+    struct mp_error ignored;
+    if (!pc)
+        return 0;
+    if (remote_read(s->ctx->pid, pc, code, sizeof code, &ignored) == 0 &&
+        arch_is_syscall_insn(code))
+        return 0;
+    snprintf(why, whylen, "no system call instruction at %#llx to restart",
+             (unsigned long long)pc);
+    return 1;
+}
+
+/* The frame the thread restores itself from if memprof dies: written
+ * before anything redirects it, below its red zone, with enough stack
+ * left under it for the calls. */
+static enum try_result write_frame(struct remote_stop *s, char *why, size_t whylen,
+                                   struct mp_error *err)
+{
+    if (check_restart_insn(s, why, whylen))
+        return TRY_UNSAFE;
+    if (arch_frame_build(&s->saved, s->saved_sigmask, &s->frame, err) < 0)
+        return TRY_FAILED;
+    if (s->stack_low && s->frame.low - s->stack_low < MIN_HEADROOM) {
+        snprintf(why, whylen, "too little stack below its signal frame");
+        return TRY_UNSAFE;
+    }
+    if (remote_write(s->ctx->pid, s->frame.base, s->frame.img, s->frame.len, err) < 0)
+        return TRY_FAILED;
+    return TRY_DONE;
+}
+
+/* Kept signals the call's mask blocks go back to the thread's queue now:
+ * they wait there during the calls and are delivered in order once the
+ * original mask is back, by memprof or by the thread's own rt_sigreturn
+ * if memprof dies.  Unblockable and forced ones stay kept until release. */
+static void requeue_blocked(struct remote_stop *s, uint64_t call_mask)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < s->npending; i++) {
+        int sig = s->pending_sig[i];
+        if (sig != SIGSTOP && sig != SIGKILL && (call_mask >> (sig - 1) & 1)) {
+            requeue_signal(s->ctx->pid, s->tid, sig, &s->pending_info[i]);
+            continue;
+        }
+        s->pending_sig[kept] = sig;
+        s->pending_info[kept++] = s->pending_info[i];
+    }
+    s->npending = kept;
+}
+
 static enum try_result prepare(struct remote_stop *s, char *why, size_t whylen,
                                struct mp_error *err)
 {
@@ -481,11 +585,16 @@ static enum try_result prepare(struct remote_stop *s, char *why, size_t whylen,
     }
     if (check_thread(s, why, whylen))
         return TRY_UNSAFE;
-    if (set_sigmask(s->tid, remote_call_sigmask(s->saved_sigmask)) < 0) {
+    enum try_result r = write_frame(s, why, whylen, err);
+    if (r != TRY_DONE)
+        return r;
+    uint64_t call_mask = remote_call_sigmask(s->saved_sigmask);
+    if (set_sigmask(s->tid, call_mask) < 0) {
         mp_error_set(err, "cannot block signals of thread %d: %s", s->tid, strerror(errno));
         return TRY_FAILED;
     }
     s->mask_changed = true;
+    requeue_blocked(s, call_mask);
     return TRY_DONE;
 }
 
@@ -517,6 +626,10 @@ static void run_body(struct remote_stop *s, remote_body_fn body, void *arg, int 
     t[PH_BODY] = now_us();
     struct mp_error rel;
     mp_error_clear(&rel);
+    if (s->at_sigreturn && leave_sigreturn(s, &rel) < 0 && *body_rc == 0) {
+        *err = rel;
+        *body_rc = -1;
+    }
     if (release(s, s->at_signal_stop, &rel) < 0 && *body_rc == 0) {
         *err = rel;
         *body_rc = -1;
@@ -551,6 +664,7 @@ static enum try_result try_thread(struct remote_ctx *ctx, pid_t tid, remote_body
     rep->tid = tid;
     trace_stop(&s, t, r, why);
     arch_state_free(&s.saved);
+    arch_frame_free(&s.frame);
     sigprocmask(SIG_SETMASK, &old, NULL);
     return r;
 }

@@ -1,6 +1,8 @@
 /* remote_call.h - running functions on one thread of a live process while
  * its other threads keep running: pick a thread, seize and interrupt it,
- * check it is safe, save its state, call, restore it exactly, detach. */
+ * check it is safe, save its state (also as a signal frame on its stack,
+ * so that it restores itself if memprof dies), call, restore it exactly,
+ * detach. */
 #ifndef MEMPROF_REMOTE_CALL_H
 #define MEMPROF_REMOTE_CALL_H
 
@@ -35,8 +37,11 @@ struct remote_stop {
     struct arch_state saved;
     uint64_t saved_sigmask;     /* kernel sigset of the thread */
     bool have_state, mask_changed, tramp_written;
-    bool at_signal_stop;        /* in a signal-delivery-stop (trap or fault): a
+    bool at_signal_stop;        /* in a signal-delivery-stop (a fault): a
                                  * detach there can inject a kept signal */
+    bool at_sigreturn;          /* in the trampoline's rt_sigreturn entry stop */
+    struct arch_regs at_regs;   /* the registers there */
+    struct arch_frame frame;    /* the self-restore frame, written before any call */
     /* Signals the thread dequeued while memprof held it: delivered again
      * exactly once when it is let go. */
     int pending_sig[8];

@@ -1,12 +1,18 @@
 /* test_attach_arch.c - the x86-64 frame arithmetic of a remote call: the
  * red zone is skipped, the call stack pointer is 16-byte aligned, scratch
- * space fits between them, the trampoline is `call *%rax; int3`, the
- * signal mask keeps forced signals deliverable, the extended state is
- * written back exactly when (and as far as) it changed, and DWARF register
- * numbers name the right saved registers. */
+ * space fits between them, the trampoline ends in rt_sigreturn with no
+ * trap, the self-restore frame has the kernel's layout and re-enters an
+ * interrupted system call as the kernel would, the signal mask keeps
+ * forced signals deliverable, the extended state is written back exactly
+ * when (and as far as) it changed, and DWARF register numbers name the
+ * right saved registers. */
+#include <errno.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <sys/user.h>
 
 #include "attach/arch.h"
 #include "attach/remote_call.h"
@@ -25,13 +31,15 @@ START_TEST(call_sp_skips_red_zone_and_aligns)
 }
 END_TEST
 
-START_TEST(trampoline_is_call_rax_int3)
+START_TEST(trampoline_ends_in_rt_sigreturn)
 {
-    size_t len, trap;
-    const uint8_t *code = arch_trampoline(&len, &trap);
-    ck_assert_uint_eq(len, 3);
-    ck_assert_uint_eq(trap, 3);
-    ck_assert_mem_eq(code, "\xff\xd0\xcc", 3);
+    size_t len, stop;
+    const uint8_t *code = arch_trampoline(&len, &stop);
+    ck_assert_uint_eq(len, 14);
+    ck_assert_uint_eq(stop, 14);
+    /* call *%rax; mov %eax,%edi; mov %rbx,%rsp; mov $15,%eax; syscall */
+    ck_assert_mem_eq(code, "\xff\xd0\x89\xc7\x48\x89\xdc\xb8\x0f\0\0\0\x0f\x05", 14);
+    ck_assert_ptr_null(memchr(code, 0xcc, len));
 }
 END_TEST
 
@@ -40,10 +48,152 @@ START_TEST(prepare_call_sets_abi_registers)
     struct arch_regs saved, r;
     memset(&saved, 0xab, sizeof saved);
     uint64_t args[5] = { 1, 2, 3, 4, 5 };
-    arch_prepare_call(&saved, &r, 0x1000, 0x2000, 0x7ff0, args, 5);
+    arch_prepare_call(&saved, &r, 0x1000, 0x2000, 0x7ff0, 0x8000, args, 5);
+    struct user_regs_struct *u = (struct user_regs_struct *)r.words;
     ck_assert_uint_eq(arch_ip(&r), 0x1000);
     ck_assert_uint_eq(arch_sp(&r), 0x7ff0);
     ck_assert_uint_eq(arch_return_value(&r), 0x2000);  /* rax = function */
+    ck_assert_uint_eq(u->rbx, 0x8000);                 /* the frame, callee-saved */
+    ck_assert_uint_eq(u->orig_rax, (unsigned long long)-1);
+}
+END_TEST
+
+/* A thread state as ptrace gives it: regs and a 2432-byte XSAVE area whose
+ * sw_reserved bytes hold XCR0 (x87|SSE|AVX). */
+static void fake_state(struct arch_state *st, uint64_t rip, uint64_t rax, uint64_t orig)
+{
+    memset(st, 0, sizeof *st);
+    struct user_regs_struct *u = (struct user_regs_struct *)st->regs.words;
+    u->rsp = 0x7ffd1000;
+    u->rip = rip;
+    u->rax = rax;
+    u->orig_rax = orig;
+    u->rbx = 0x1111;
+    u->r15 = 0x1515;
+    u->cs = 0x33;
+    u->ss = 0x2b;
+    u->eflags = 0x246;
+    st->xstate_len = 2432;
+    st->xstate = calloc(1, st->xstate_len);
+    uint64_t xcr0 = 7;
+    memcpy((uint8_t *)st->xstate + 464, &xcr0, sizeof xcr0);
+    memset((uint8_t *)st->xstate + 576, 0x5a, 256);     /* AVX upper halves */
+}
+
+/* The ucontext fields rt_sigreturn reads, by the kernel's offsets. */
+static uint64_t uc_word(const struct arch_frame *f, size_t off)
+{
+    uint64_t v;
+    memcpy(&v, f->img + off, sizeof v);
+    return v;
+}
+#define UC_MC 40
+#define MC(i) (UC_MC + 8 * (i))     /* r8..r15 di si bp bx dx ax cx sp ip flags */
+
+START_TEST(frame_has_kernel_layout)
+{
+    struct arch_state st;
+    fake_state(&st, 0x401000, 5, (uint64_t)-1);
+    struct arch_frame f;
+    struct mp_error err;
+    ck_assert_int_eq(arch_frame_build(&st, 0x1234, &f, &err), 0);
+    ck_assert_uint_eq(f.sigreturn_sp % 16, 0);
+    ck_assert_uint_eq(f.base, f.sigreturn_sp);
+    ck_assert(f.base + f.len <= 0x7ffd1000 - 128);       /* below the red zone */
+    ck_assert(f.low + 8 <= f.sigreturn_sp);              /* pretcode slot reserved */
+    ck_assert_uint_eq(uc_word(&f, 0), 7);                /* FP_XSTATE|SS|STRICT_SS */
+    ck_assert_uint_eq(uc_word(&f, 296), 0x1234);         /* uc_sigmask: the original */
+    ck_assert_uint_eq((uint32_t)uc_word(&f, 24), 3);     /* altstack left alone */
+    ck_assert_uint_eq(uc_word(&f, MC(11)), 0x1111);      /* rbx */
+    ck_assert_uint_eq(uc_word(&f, MC(7)), 0x1515);       /* r15 */
+    ck_assert_uint_eq(uc_word(&f, MC(15)), 0x7ffd1000);  /* rsp */
+    ck_assert_uint_eq(uc_word(&f, MC(16)), 0x401000);    /* rip */
+    ck_assert_uint_eq(uc_word(&f, MC(13)), 5);           /* rax */
+    uint64_t segs = uc_word(&f, MC(18));
+    ck_assert_uint_eq(segs & 0xffff, 0x33);              /* cs */
+    ck_assert_uint_eq(segs >> 48, 0x2b);                 /* ss */
+    uint64_t fp = uc_word(&f, MC(23));
+    ck_assert_uint_eq(fp % 64, 0);
+    ck_assert(fp >= f.sigreturn_sp + 304 + 128);         /* after ucontext + siginfo */
+    const uint8_t *x = f.img + (fp - f.base);
+    uint32_t magic1, xsize, magic2;
+    memcpy(&magic1, x + 464, 4);
+    memcpy(&xsize, x + 480, 4);
+    ck_assert_uint_eq(magic1, 0x46505853);
+    ck_assert_uint_eq(xsize, 832);                       /* through the AVX component */
+    memcpy(&magic2, x + xsize, 4);
+    ck_assert_uint_eq(magic2, 0x46505845);
+    ck_assert_uint_eq(x[600], 0x5a);
+    ck_assert(fp + xsize + 4 <= f.base + f.len);
+    arch_frame_free(&f);
+    arch_state_free(&st);
+}
+END_TEST
+
+/* rax and rip the frame resumes with, for a thread stopped with these. */
+static void frame_resume(uint64_t rax, uint64_t orig, uint64_t *rax_out, uint64_t *rip_out)
+{
+    struct arch_state st;
+    fake_state(&st, 0x401002, rax, orig);
+    struct arch_frame f;
+    struct mp_error err;
+    ck_assert_int_eq(arch_frame_build(&st, 0, &f, &err), 0);
+    *rax_out = uc_word(&f, MC(13));
+    *rip_out = uc_word(&f, MC(16));
+    arch_frame_free(&f);
+    arch_state_free(&st);
+}
+
+START_TEST(frame_restarts_interrupted_syscalls)
+{
+    uint64_t rax, rip;
+    for (int e = 512; e <= 514; e++) {           /* ERESTARTSYS/NOINTR/NOHAND */
+        frame_resume((uint64_t)-e, SYS_read, &rax, &rip);
+        ck_assert_uint_eq(rax, SYS_read);
+        ck_assert_uint_eq(rip, 0x401000);
+    }
+    /* ERESTART_RESTARTBLOCK: re-issued, since rt_sigreturn voids the
+     * restart block; unknown original (restart_syscall): EINTR. */
+    frame_resume((uint64_t)-516, SYS_clock_nanosleep, &rax, &rip);
+    ck_assert_uint_eq(rax, SYS_clock_nanosleep);
+    ck_assert_uint_eq(rip, 0x401000);
+    frame_resume((uint64_t)-516, SYS_restart_syscall, &rax, &rip);
+    ck_assert_uint_eq(rax, (uint64_t)-EINTR);
+    ck_assert_uint_eq(rip, 0x401002);
+    frame_resume(7, SYS_read, &rax, &rip);       /* completed: untouched */
+    ck_assert_uint_eq(rax, 7);
+    ck_assert_uint_eq(rip, 0x401002);
+    struct arch_state st;
+    fake_state(&st, 0x401002, (uint64_t)-512, SYS_read);
+    ck_assert_uint_eq(arch_restart_pc(&st.regs), 0x401000);
+    arch_state_free(&st);
+    fake_state(&st, 0x401002, (uint64_t)-512, (uint64_t)-1);
+    ck_assert_uint_eq(arch_restart_pc(&st.regs), 0);
+    arch_state_free(&st);
+    ck_assert(arch_is_syscall_insn((const uint8_t *)"\x0f\x05"));
+    ck_assert(!arch_is_syscall_insn((const uint8_t *)"\x90\x90"));
+}
+END_TEST
+
+START_TEST(sigreturn_entry_and_resigreturn)
+{
+    struct arch_regs r;
+    memset(&r, 0, sizeof r);
+    struct user_regs_struct *u = (struct user_regs_struct *)r.words;
+    u->orig_rax = SYS_rt_sigreturn;
+    u->rip = 0x100e;
+    u->rax = (unsigned long long)-ENOSYS;
+    u->rdi = 42;
+    ck_assert(arch_at_sigreturn_entry(&r, 0x100e));
+    ck_assert(!arch_at_sigreturn_entry(&r, 0x1000));
+    ck_assert_uint_eq(arch_call_result(&r), 42);
+    struct arch_regs out;
+    arch_prepare_resigreturn(&r, &out);
+    const struct user_regs_struct *o = (const struct user_regs_struct *)out.words;
+    ck_assert_uint_eq(o->orig_rax, (unsigned long long)-1);  /* skipped now */
+    ck_assert_uint_eq(o->rax, SYS_rt_sigreturn);             /* entered again */
+    ck_assert_uint_eq(o->rip, 0x100c);
+    ck_assert(!arch_at_sigreturn_entry(&out, 0x100e));       /* the exit stop */
 }
 END_TEST
 
@@ -99,8 +249,11 @@ static Suite *arch_suite(void)
     Suite *s = suite_create("attach_arch");
     TCase *tc = tcase_create("x86_64");
     tcase_add_test(tc, call_sp_skips_red_zone_and_aligns);
-    tcase_add_test(tc, trampoline_is_call_rax_int3);
+    tcase_add_test(tc, trampoline_ends_in_rt_sigreturn);
     tcase_add_test(tc, prepare_call_sets_abi_registers);
+    tcase_add_test(tc, frame_has_kernel_layout);
+    tcase_add_test(tc, frame_restarts_interrupted_syscalls);
+    tcase_add_test(tc, sigreturn_entry_and_resigreturn);
     tcase_add_test(tc, sigmask_keeps_forced_signals);
     tcase_add_test(tc, xstate_restore_kind_by_changed_area);
     tcase_add_test(tc, dwarf_registers_follow_the_abi);
