@@ -75,3 +75,36 @@ toggles() {
         printf 'prof on\nprof off\ndump\n' >>"$WORK/toggles"
     done
 }
+
+# assert_text_intact PID PROGRAM: every executable mapping of PROGRAM (the
+# executable's base name) and of libjemalloc holds its file's bytes, so no
+# trampoline or other change was left in the process's code.
+assert_text_intact() {
+python3 - "$1" "$2" <<'PY' || die "process $1: code differs from its files"
+import sys
+pid, program = sys.argv[1], sys.argv[2]
+checked = 0
+with open(f"/proc/{pid}/maps") as maps, open(f"/proc/{pid}/mem", "rb") as mem:
+    for line in maps:
+        f = line.split()
+        if len(f) < 6 or "x" not in f[1] or not f[5].startswith("/"):
+            continue
+        if not (f[5].endswith("/" + program) or "libjemalloc" in f[5]):
+            continue
+        start, end = (int(x, 16) for x in f[0].split("-"))
+        mem.seek(start)
+        live = mem.read(end - start)
+        with open(f[5], "rb") as obj:
+            obj.seek(int(f[2], 16))
+            disk = obj.read(end - start)
+        n = min(len(live), len(disk))
+        if live[:n] != disk[:n]:
+            bad = next(i for i in range(n) if live[i] != disk[i])
+            print(f"{f[5]}: byte at 0x{start + bad:x} differs", file=sys.stderr)
+            sys.exit(1)
+        checked += 1
+if checked < 2:
+    print("found no executable mappings to compare", file=sys.stderr)
+    sys.exit(1)
+PY
+}

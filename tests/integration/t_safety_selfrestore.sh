@@ -63,12 +63,15 @@ wait_line() {
         grep -q 'BAD\|EARLY\|CORRUPT' "$TARGET_OUT" && break; alive "$1" || break; sleep 0.1; done
     die "target: $(tail -2 "$TARGET_OUT")"
 }
-# A normal session afterwards: prof on/off/dump all work, nothing left over.
+# A normal session afterwards: prof on/off/dump all work, nothing left over,
+# and it puts back the entry-point bytes the dead memprof left (from the
+# file, not from what it finds in memory).
 later_session() {
     toggles 3
     mp -p "$PID" -x "$WORK/toggles"
     assert_ok
     assert_untouched "$PID"
+    assert_text_intact "$PID" "$(basename "$(readlink "/proc/$PID/exe")")"
 }
 
 for how in kill stop; do
