@@ -118,6 +118,12 @@ int main(int argc, char **argv)
     }
     session_free(&s);  /* detaches and removes the dump directory */
     free(steps);
+    /* Output that never arrived (a full disk, a closed pipe) is a failure,
+     * not a silent success. */
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "memprof: cannot write the output: %s\n", strerror(errno));
+        rc = -1;
+    }
     if (frontend_stop_signal)
         return 128 + frontend_stop_signal;
     return rc ? 1 : 0;

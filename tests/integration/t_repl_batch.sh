@@ -48,4 +48,8 @@ assert_err 'needs a process'
 mp -e 'attach notapid'
 [ "$RC" -eq 1 ] || die "attach notapid: expected 1"
 assert_err 'not a process id'
+# output that cannot be written is a failure, not a silent success
+"$MEMPROF" -e help >/dev/full 2>"$WORK/full.err"; rc=$?
+[ "$rc" -eq 1 ] || die "writing to /dev/full: expected exit 1, got $rc"
+grep -q 'cannot write the output' "$WORK/full.err" || die "no message for a failed write"
 echo "batch modes ok"
