@@ -94,10 +94,30 @@ uint64_t arch_restart_pc(const struct arch_regs *r);
 #define ARCH_SYSCALL_INSN_LEN 2
 bool arch_is_syscall_insn(const uint8_t *code);
 
+/* A system call the kernel resumes through its restart block (relative
+ * sleeps, timed futex and poll waits): where it was issued, its number,
+ * its arguments. */
+struct arch_syscall {
+    uint64_t pc;
+    long nr;
+    uint64_t args[ARCH_MAX_ARGS];
+};
+enum restart_block {
+    RESTART_BLOCK_NONE,      /* not stopped in such a call */
+    RESTART_BLOCK_CALL,      /* stopped in one: *call complete */
+    RESTART_BLOCK_CONTINUED, /* in restart_syscall, continuing one after an
+                              * earlier stop: call->nr = -1 (gone from the
+                              * registers), pc and args the original's */
+};
+enum restart_block arch_restart_block(const struct arch_regs *r, struct arch_syscall *call);
+
 /* Build the frame for a thread stopped with state st and signal mask
- * sigmask.  Returns -1 (err set) when the extended state cannot be put in
- * a frame the kernel accepts. */
-int arch_frame_build(const struct arch_state *st, uint64_t sigmask,
+ * sigmask.  rt_sigreturn voids the kernel's restart block, so a call
+ * continued through restart_syscall is re-issued as `reissue_nr` (its
+ * original number, learnt at an earlier stop), or, when that is -1,
+ * returns EINTR.  Returns -1 (err set) when the extended state cannot be
+ * put in a frame the kernel accepts. */
+int arch_frame_build(const struct arch_state *st, uint64_t sigmask, long reissue_nr,
                      struct arch_frame *f, struct mp_error *err);
 void arch_frame_free(struct arch_frame *f);
 

@@ -315,15 +315,30 @@ bool arch_is_syscall_insn(const uint8_t *code)
     return (code[0] == 0x0f && code[1] == 0x05) || (code[0] == 0xcd && code[1] == 0x80);
 }
 
+enum restart_block arch_restart_block(const struct arch_regs *r, struct arch_syscall *call)
+{
+    const struct user_regs_struct *u = cur(r);
+    if ((long long)u->orig_rax < 0 || u->rax != (unsigned long long)-ERESTART_RESTARTBLOCK)
+        return RESTART_BLOCK_NONE;
+    /* restart_syscall takes no arguments: the registers still hold the
+     * original call's. */
+    *call = (struct arch_syscall){
+        .pc = u->rip - ARCH_SYSCALL_INSN_LEN,
+        .nr = u->orig_rax == SYS_restart_syscall ? -1 : (long)u->orig_rax,
+        .args = { u->rdi, u->rsi, u->rdx, u->r10, u->r8, u->r9 },
+    };
+    return call->nr < 0 ? RESTART_BLOCK_CONTINUED : RESTART_BLOCK_CALL;
+}
+
 /* The registers a thread resumes with after rt_sigreturn, which sets
  * orig_rax = -1 and so never restarts anything: apply the restart the
  * kernel would have made on resume.  -ERESTART_RESTARTBLOCK cannot be
  * resumed through restart_syscall (rt_sigreturn resets the restart block
  * to "return -EINTR"): re-issue the original call with its arguments (a
  * relative timeout starts over: it waits longer, never shorter), or give
- * -EINTR when the original is unknown (already in restart_syscall), as a
- * signal handler would have. */
-static void resume_regs(const struct user_regs_struct *u, uint64_t *rax, uint64_t *rip)
+ * -EINTR when the original is unknown, as a signal handler would have. */
+static void resume_regs(const struct user_regs_struct *u, long reissue_nr, uint64_t *rax,
+                        uint64_t *rip)
 {
     *rax = u->rax;
     *rip = u->rip;
@@ -334,18 +349,21 @@ static void resume_regs(const struct user_regs_struct *u, uint64_t *rax, uint64_
         *rax = u->orig_rax;
         *rip -= ARCH_SYSCALL_INSN_LEN;
         break;
-    case ERESTART_RESTARTBLOCK:
-        if (u->orig_rax == SYS_restart_syscall) {
+    case ERESTART_RESTARTBLOCK: {
+        long nr = u->orig_rax == SYS_restart_syscall ? reissue_nr : (long)u->orig_rax;
+        if (nr < 0) {
             *rax = (uint64_t)-EINTR;
         } else {
-            *rax = u->orig_rax;
+            *rax = (uint64_t)nr;
             *rip -= ARCH_SYSCALL_INSN_LEN;
         }
         break;
     }
+    }
 }
 
-static void fill_sigcontext(struct k_sigcontext *mc, const struct user_regs_struct *u)
+static void fill_sigcontext(struct k_sigcontext *mc, const struct user_regs_struct *u,
+                            long reissue_nr)
 {
     mc->r8 = u->r8; mc->r9 = u->r9; mc->r10 = u->r10; mc->r11 = u->r11;
     mc->r12 = u->r12; mc->r13 = u->r13; mc->r14 = u->r14; mc->r15 = u->r15;
@@ -354,7 +372,7 @@ static void fill_sigcontext(struct k_sigcontext *mc, const struct user_regs_stru
     mc->flags = u->eflags;
     mc->cs = (uint16_t)u->cs;
     mc->ss = (uint16_t)u->ss;   /* restored as is: UC_STRICT_RESTORE_SS */
-    resume_regs(u, &mc->ax, &mc->ip);
+    resume_regs(u, reissue_nr, &mc->ax, &mc->ip);
 }
 
 /* Bytes of the standard-format XSAVE area the frame carries: up to the end
@@ -409,7 +427,7 @@ static int frame_xstate(const struct arch_state *st, uint8_t *fp, size_t *size,
  * ucontext (rt_sigreturn checks the whole rt_sigframe is accessible);
  * the pretcode slot at sigreturn_sp - 8, which the trampoline's call
  * overwrites with its return address (rt_sigreturn never reads it). */
-int arch_frame_build(const struct arch_state *st, uint64_t sigmask,
+int arch_frame_build(const struct arch_state *st, uint64_t sigmask, long reissue_nr,
                      struct arch_frame *f, struct mp_error *err)
 {
     memset(f, 0, sizeof *f);
@@ -442,7 +460,7 @@ int arch_frame_build(const struct arch_state *st, uint64_t sigmask,
                              * and the thread keeps its own altstack. */
                             .ss_flags = 3,
                             .sigmask = sigmask };
-    fill_sigcontext(&k.mc, u);
+    fill_sigcontext(&k.mc, u, reissue_nr);
     k.mc.oldmask = sigmask;
     k.mc.fpstate = fp;
     memcpy(f->img, &k, sizeof k);

@@ -558,6 +558,32 @@ static int check_restart_insn(struct remote_stop *s, char *why, size_t whylen)
     return 1;
 }
 
+/* The number the self-restore frame re-issues a restart-block call as: the
+ * call's own when the registers show it, and remembered for the thread;
+ * when they show restart_syscall continuing one, the remembered number if
+ * the thread, instruction and arguments match, else -1 (EINTR). */
+long remote_reissue_nr(struct remote_ctx *ctx, pid_t tid, const struct arch_regs *regs)
+{
+    struct arch_syscall call;
+    enum restart_block kind = arch_restart_block(regs, &call);
+    if (kind == RESTART_BLOCK_NONE)
+        return -1;
+    struct restart_memo *memo = NULL;
+    for (size_t i = 0; i < RESTART_MEMO_SLOTS && !memo; i++)
+        if (ctx->restart_memo[i].tid == tid)
+            memo = &ctx->restart_memo[i];
+    if (kind == RESTART_BLOCK_CALL) {
+        if (!memo)
+            memo = &ctx->restart_memo[ctx->restart_memo_next++ % RESTART_MEMO_SLOTS];
+        *memo = (struct restart_memo){ .tid = tid, .call = call };
+        return call.nr;
+    }
+    if (memo && memo->call.pc == call.pc &&
+        memcmp(memo->call.args, call.args, sizeof call.args) == 0)
+        return memo->call.nr;
+    return -1;
+}
+
 /* The frame the thread restores itself from if memprof dies: written
  * before anything redirects it, below its red zone, with enough stack
  * left under it for the calls. */
@@ -566,7 +592,8 @@ static enum try_result write_frame(struct remote_stop *s, char *why, size_t whyl
 {
     if (check_restart_insn(s, why, whylen))
         return TRY_UNSAFE;
-    if (arch_frame_build(&s->saved, s->saved_sigmask, &s->frame, err) < 0)
+    long nr = remote_reissue_nr(s->ctx, s->tid, &s->saved.regs);
+    if (arch_frame_build(&s->saved, s->saved_sigmask, nr, &s->frame, err) < 0)
         return TRY_FAILED;
     if (s->stack_low && s->frame.low - s->stack_low < MIN_HEADROOM) {
         snprintf(why, whylen, "too little stack below its signal frame");

@@ -18,6 +18,15 @@
 #include "lib/error.h"
 #include "lib/maps.h"
 
+/* A restart-block system call seen on a thread at a stop.  Once memprof
+ * lets the thread go it continues the call through restart_syscall, and
+ * only this remembers which call it was (see arch_frame_build). */
+struct restart_memo {
+    pid_t tid;                  /* 0: free */
+    struct arch_syscall call;
+};
+#define RESTART_MEMO_SLOTS 32
+
 /* Long-lived per target. */
 struct remote_ctx {
     pid_t pid;
@@ -28,6 +37,8 @@ struct remote_ctx {
     struct unwind_checker *unwind;
     struct map_list maps;       /* cached for stack headroom; refreshed on miss */
     FILE *trace;                /* one line per stop (MEMPROF_TRACE_PAUSES), or NULL */
+    struct restart_memo restart_memo[RESTART_MEMO_SLOTS];
+    unsigned restart_memo_next; /* the slot a new thread takes */
 };
 
 /* One stopped thread. */
@@ -93,5 +104,10 @@ bool remote_rseq_ip_inside(uint64_t ip, uint64_t start_ip, uint64_t post_commit_
 /* The signal-mask rule: what a hijacked thread blocks during the call
  * (everything but the synchronous, forced signals). */
 uint64_t remote_call_sigmask(uint64_t saved);
+
+/* The system call number the self-restore frame of thread tid, stopped
+ * with regs, re-issues (arch_frame_build's reissue_nr); remembers the
+ * call for later stops of the thread. */
+long remote_reissue_nr(struct remote_ctx *ctx, pid_t tid, const struct arch_regs *regs);
 
 #endif

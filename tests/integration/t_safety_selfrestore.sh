@@ -9,7 +9,10 @@
 #  - sleepers read: its parked read() restarts (-ERESTARTSYS re-entered) and
 #    gets the whole message, its signal mask and sigaltstack unchanged;
 #  - sleepers sleep: its nanosleep (-ERESTART_RESTARTBLOCK, re-issued) does
-#    not end early or with EINTR, mask and altstack unchanged;
+#    not end early or with EINTR, mask and altstack unchanged.  The session
+#    stops the thread twice (attach, then the call), so at the second stop
+#    it is already in restart_syscall: the number to re-issue is the one
+#    memprof remembered from the first;
 #  - avx_redzone: ymm0-14, general registers and red zone intact;
 # the process is not traced, not stopped, and a new memprof session works.
 . "$SRCDIR/tests/integration/lib.sh"

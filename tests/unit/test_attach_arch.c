@@ -96,7 +96,7 @@ START_TEST(frame_has_kernel_layout)
     fake_state(&st, 0x401000, 5, (uint64_t)-1);
     struct arch_frame f;
     struct mp_error err;
-    ck_assert_int_eq(arch_frame_build(&st, 0x1234, &f, &err), 0);
+    ck_assert_int_eq(arch_frame_build(&st, 0x1234, -1, &f, &err), 0);
     ck_assert_uint_eq(f.sigreturn_sp % 16, 0);
     ck_assert_uint_eq(f.base, f.sigreturn_sp);
     ck_assert(f.base + f.len <= 0x7ffd1000 - 128);       /* below the red zone */
@@ -131,17 +131,23 @@ START_TEST(frame_has_kernel_layout)
 END_TEST
 
 /* rax and rip the frame resumes with, for a thread stopped with these. */
-static void frame_resume(uint64_t rax, uint64_t orig, uint64_t *rax_out, uint64_t *rip_out)
+static void frame_resume_as(uint64_t rax, uint64_t orig, long reissue, uint64_t *rax_out,
+                            uint64_t *rip_out)
 {
     struct arch_state st;
     fake_state(&st, 0x401002, rax, orig);
     struct arch_frame f;
     struct mp_error err;
-    ck_assert_int_eq(arch_frame_build(&st, 0, &f, &err), 0);
+    ck_assert_int_eq(arch_frame_build(&st, 0, reissue, &f, &err), 0);
     *rax_out = uc_word(&f, MC(13));
     *rip_out = uc_word(&f, MC(16));
     arch_frame_free(&f);
     arch_state_free(&st);
+}
+
+static void frame_resume(uint64_t rax, uint64_t orig, uint64_t *rax_out, uint64_t *rip_out)
+{
+    frame_resume_as(rax, orig, -1, rax_out, rip_out);
 }
 
 START_TEST(frame_restarts_interrupted_syscalls)
@@ -160,6 +166,12 @@ START_TEST(frame_restarts_interrupted_syscalls)
     frame_resume((uint64_t)-516, SYS_restart_syscall, &rax, &rip);
     ck_assert_uint_eq(rax, (uint64_t)-EINTR);
     ck_assert_uint_eq(rip, 0x401002);
+    /* ...unless an earlier stop saw the original: re-issued as that. */
+    frame_resume_as((uint64_t)-516, SYS_restart_syscall, SYS_nanosleep, &rax, &rip);
+    ck_assert_uint_eq(rax, SYS_nanosleep);
+    ck_assert_uint_eq(rip, 0x401000);
+    frame_resume_as((uint64_t)-516, SYS_clock_nanosleep, SYS_nanosleep, &rax, &rip);
+    ck_assert_uint_eq(rax, SYS_clock_nanosleep);   /* the registers' own wins */
     frame_resume(7, SYS_read, &rax, &rip);       /* completed: untouched */
     ck_assert_uint_eq(rax, 7);
     ck_assert_uint_eq(rip, 0x401002);
@@ -172,6 +184,54 @@ START_TEST(frame_restarts_interrupted_syscalls)
     arch_state_free(&st);
     ck_assert(arch_is_syscall_insn((const uint8_t *)"\x0f\x05"));
     ck_assert(!arch_is_syscall_insn((const uint8_t *)"\x90\x90"));
+}
+END_TEST
+
+/* Registers of a thread stopped in a restart-block call `orig` issued at
+ * 0x401000 with first argument arg0. */
+static struct arch_regs restart_block_regs(uint64_t orig, uint64_t arg0)
+{
+    struct arch_regs r;
+    memset(&r, 0, sizeof r);
+    struct user_regs_struct *u = (struct user_regs_struct *)r.words;
+    u->rip = 0x401002;
+    u->rax = (uint64_t)-516;
+    u->orig_rax = orig;
+    u->rdi = arg0;
+    u->rsi = 0x7ffd0000;
+    return r;
+}
+
+START_TEST(restart_block_number_remembered_per_thread)
+{
+    struct remote_ctx ctx;
+    memset(&ctx, 0, sizeof ctx);
+    struct arch_regs sleeping = restart_block_regs(SYS_clock_nanosleep, 1);
+    struct arch_regs continued = restart_block_regs(SYS_restart_syscall, 1);
+    struct arch_regs other_args = restart_block_regs(SYS_restart_syscall, 2);
+    struct arch_syscall call;
+    ck_assert_int_eq(arch_restart_block(&sleeping, &call), RESTART_BLOCK_CALL);
+    ck_assert_uint_eq(call.pc, 0x401000);
+    ck_assert_int_eq(call.nr, SYS_clock_nanosleep);
+    ck_assert_int_eq(arch_restart_block(&continued, &call), RESTART_BLOCK_CONTINUED);
+    ck_assert_int_eq(call.nr, -1);
+    /* Never seen: unknown.  Seen on thread 7: known on 7 only, and only
+     * for the same call (instruction and arguments). */
+    ck_assert_int_eq(remote_reissue_nr(&ctx, 7, &continued), -1);
+    ck_assert_int_eq(remote_reissue_nr(&ctx, 7, &sleeping), SYS_clock_nanosleep);
+    ck_assert_int_eq(remote_reissue_nr(&ctx, 7, &continued), SYS_clock_nanosleep);
+    ck_assert_int_eq(remote_reissue_nr(&ctx, 8, &continued), -1);
+    ck_assert_int_eq(remote_reissue_nr(&ctx, 7, &other_args), -1);
+    /* A thread's newer call replaces its older one. */
+    struct arch_regs polling = restart_block_regs(SYS_poll, 1);
+    ck_assert_int_eq(remote_reissue_nr(&ctx, 7, &polling), SYS_poll);
+    ck_assert_int_eq(remote_reissue_nr(&ctx, 7, &continued), SYS_poll);
+    /* Not a restart-block call at all. */
+    struct arch_regs reading = restart_block_regs(SYS_read, 1);
+    struct user_regs_struct *u = (struct user_regs_struct *)reading.words;
+    u->rax = (uint64_t)-512;
+    ck_assert_int_eq(arch_restart_block(&reading, &call), RESTART_BLOCK_NONE);
+    ck_assert_int_eq(remote_reissue_nr(&ctx, 7, &reading), -1);
 }
 END_TEST
 
@@ -253,6 +313,7 @@ static Suite *arch_suite(void)
     tcase_add_test(tc, prepare_call_sets_abi_registers);
     tcase_add_test(tc, frame_has_kernel_layout);
     tcase_add_test(tc, frame_restarts_interrupted_syscalls);
+    tcase_add_test(tc, restart_block_number_remembered_per_thread);
     tcase_add_test(tc, sigreturn_entry_and_resigreturn);
     tcase_add_test(tc, sigmask_keeps_forced_signals);
     tcase_add_test(tc, xstate_restore_kind_by_changed_area);
