@@ -108,3 +108,22 @@ if checked < 2:
     sys.exit(1)
 PY
 }
+
+# start_blocked_dump [PREFIX...]: memprof (run behind PREFIX, e.g. env ...)
+# calls `mallctl prof.dump $WORK/dumpfifo` on $PID in the background ($MP,
+# output in $WORK/mp.out and mp.err); return once the hijacked thread waits
+# in open() of that FIFO (creat 85; open 2 / openat 257 too), which jemalloc
+# 5.3 does until someone opens it for reading, with memprof tracing it.
+start_blocked_dump() {
+    [ -p "$WORK/dumpfifo" ] || mkfifo "$WORK/dumpfifo"
+    "$@" "$MEMPROF" -p "$PID" -e "mallctl prof.dump $WORK/dumpfifo" >"$WORK/mp.out" 2>"$WORK/mp.err" &
+    MP=$!
+    local i
+    for i in $(seq 200); do
+        case "$(cut -d' ' -f1 "/proc/$PID/syscall" 2>/dev/null)" in
+        2|85|257) [ "$(tracer_of "$PID")" = "$MP" ] && return 0 ;;
+        esac
+        sleep 0.05
+    done
+    die "the target never blocked in open() of the dump FIFO: $(cat "$WORK/mp.err")"
+}

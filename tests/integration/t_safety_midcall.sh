@@ -13,26 +13,14 @@
 . "$SRCDIR/tests/integration/lib.sh"
 
 MESSAGE='memprof-fifo-message-0123456789'
-mkfifo "$WORK/dumpfifo"
 
-# Start a sleeper and memprof on it; return once the hijacked thread waits
-# to create the dump FIFO (jemalloc uses creat, 85; open 2 / openat 257 too).
+# Start a sleeper and memprof on it, blocked in its dump (start_blocked_dump).
 start_blocked_call() {
     rm -f "$WORK/readfifo"; mkfifo "$WORK/readfifo"
     start_target sleepers read "$WORK/readfifo"
     # A background job starts with SIGINT/SIGQUIT ignored: give memprof the
     # defaults a user's would have (memprof handles INT, TERM, HUP; QUIT kills).
-    env --default-signal=INT,QUIT "$MEMPROF" -p "$PID" -e "mallctl prof.dump $WORK/dumpfifo" \
-        >"$WORK/mp.out" 2>"$WORK/mp.err" &
-    MP=$!
-    local i
-    for i in $(seq 200); do
-        case "$(cut -d' ' -f1 "/proc/$PID/syscall" 2>/dev/null)" in
-        2|85|257) [ "$(tracer_of "$PID")" = "$MP" ] && return 0 ;;
-        esac
-        sleep 0.05
-    done
-    die "the target never blocked in open() of the dump FIFO: $(cat "$WORK/mp.err")"
+    start_blocked_dump env --default-signal=INT,QUIT
 }
 release_dump() { cat "$WORK/dumpfifo" >"$WORK/dump.out"; }
 wait_mp() { wait "$MP"; MPRC=$?; }

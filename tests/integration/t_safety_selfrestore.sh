@@ -17,23 +17,8 @@
 # the process is not traced, not stopped, and a new memprof session works.
 . "$SRCDIR/tests/integration/lib.sh"
 
-mkfifo "$WORK/dumpfifo"
 MESSAGE='memprof-fifo-message-0123456789'
 
-# Start memprof on $PID; return once the hijacked thread waits to create
-# the dump FIFO (creat 85; open 2 / openat 257 too) with memprof tracing it.
-start_blocked_call() {
-    "$MEMPROF" -p "$PID" -e "mallctl prof.dump $WORK/dumpfifo" >"$WORK/mp.out" 2>"$WORK/mp.err" &
-    MP=$!
-    local i
-    for i in $(seq 200); do
-        case "$(cut -d' ' -f1 "/proc/$PID/syscall" 2>/dev/null)" in
-        2|85|257) [ "$(tracer_of "$PID")" = "$MP" ] && return 0 ;;
-        esac
-        sleep 0.05
-    done
-    die "the target never blocked in open() of the dump FIFO: $(cat "$WORK/mp.err")"
-}
 # memprof dies: by SIGKILL, or SIGSTOP (the dump is opened meanwhile, so the
 # thread runs on to its next syscall stop and waits there) then SIGKILL.
 kill_memprof() {
@@ -81,7 +66,7 @@ for how in kill stop; do
     # --- blocked in read(): -ERESTARTSYS --------------------------------------
     rm -f "$WORK/readfifo"; mkfifo "$WORK/readfifo"
     start_target sleepers read "$WORK/readfifo"
-    start_blocked_call
+    start_blocked_dump
     kill_memprof "$how"
     for i in $(seq 50); do [ "$(tracer_of "$PID")" = 0 ] && break; sleep 0.05; done
     assert_untouched "$PID"
@@ -92,7 +77,7 @@ for how in kill stop; do
 
     # --- asleep in nanosleep: -ERESTART_RESTARTBLOCK ---------------------------
     start_target sleepers sleep
-    start_blocked_call
+    start_blocked_dump
     kill_memprof "$how"
     assert_untouched "$PID"
     n=$(grep -c '^sleeps' "$TARGET_OUT")
@@ -104,7 +89,7 @@ for how in kill stop; do
 
     # --- spinning with live AVX registers and red zone -------------------------
     start_target avx_redzone
-    start_blocked_call
+    start_blocked_dump
     kill_memprof "$how"
     assert_untouched "$PID"
     n=$(grep -c '^rounds' "$TARGET_OUT")
