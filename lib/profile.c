@@ -1,6 +1,6 @@
 /* profile.c - reads heap profiles (jemalloc heap_v2, jemalloc 3.x and
  * gperftools text heap profiles) into struct profile, unsampling every line
- * as jeprof does, in one pass over a mapped file.
+ * as jeprof does, in one pass over a buffer or over a file read in chunks.
  *
  * Speed matters (dumps of hundreds of MB): lines are found with memchr,
  * numbers are parsed by hand, and everything lands in a few arrays grown
@@ -58,6 +58,7 @@ struct reader {
     char *buf;
     size_t bufcap;
     bool eof;
+    int read_errno;          /* why reading stopped early (ENOMEM, EIO...), or 0 */
 };
 
 /* ---- unsampling (jeprof AdjustSamples) ---- */
@@ -128,6 +129,7 @@ static bool refill(struct reader *r)
         char *nb = malloc(cap);
         if (!nb) {
             r->eof = true;
+            r->read_errno = ENOMEM;
             return false;
         }
         memcpy(nb, r->p, keep);
@@ -144,7 +146,9 @@ static bool refill(struct reader *r)
         n = read(r->fd, r->buf + keep, r->bufcap - keep);
     while (n < 0 && errno == EINTR);
     if (n <= 0) {
-        r->eof = true;     /* a read error reads as the end: the file is then truncated */
+        r->eof = true;
+        if (n < 0)
+            r->read_errno = errno;
         return false;
     }
     r->end += n;
@@ -783,9 +787,21 @@ static int not_a_profile(struct reader *r, const char *why)
     return mp_error_set(r->err, "%s: not a heap profile: %s", r->name, why);
 }
 
-static int detect_failure(struct reader *r, const struct line *l, const char *data, size_t len)
+static bool is_prefix_of(const char *data, size_t len, const char *magic)
+{
+    size_t n = strlen(magic);
+    return memcmp(data, magic, len < n ? len : n) == 0;
+}
+
+/* Why the text at data (the first chunk: a file's first MiB, or all of a
+ * buffer) is no heap profile.  Decided before any line is taken, so a
+ * binary file's megabytes-long "first line" is never read whole. */
+static int detect_failure(struct reader *r, const char *data, size_t len)
 {
     const unsigned char *u = (const unsigned char *)data;
+    const char *e = memchr(data, '\n', len);
+    if (!e)
+        e = data + len;
     if (len >= 2 && u[0] == 0x1f && u[1] == 0x8b)
         return not_a_profile(r, "it is gzip-compressed, probably a pprof protobuf profile "
                              "(memprof reads jemalloc's text heap dumps; use jeprof or "
@@ -793,27 +809,35 @@ static int detect_failure(struct reader *r, const struct line *l, const char *da
     if (len >= 3 && u[0] == 0x0a && u[2] == 0x08)
         return not_a_profile(r, "it looks like an uncompressed pprof protobuf profile "
                              "(memprof reads jemalloc's text heap dumps)");
-    if (starts_with(l->s, l->e, "--- symbol"))
+    if (starts_with(data, e, "--- symbol"))
         return not_a_profile(r, "it is a symbolized pprof profile, which memprof does not read");
-    if (starts_with(l->s, l->e, "---") || (len >= 8 && memcmp(data, "\0\0\0\0", 4) == 0))
+    if (starts_with(data, e, "---") || (len >= 8 && memcmp(data, "\0\0\0\0", 4) == 0))
         return not_a_profile(r, "it looks like a gperftools CPU or contention profile");
-    if (memchr(l->s, '\0', (size_t)(l->e - l->s)))
+    if (memchr(data, '\0', (size_t)(e - data)))
         return not_a_profile(r, "its first line holds binary data");
     char q[40];
     return mp_error_set(r->err, "%s:1: not a heap profile: the first line should start with "
                         "'heap_v2/' (jemalloc) or 'heap profile:' (jemalloc 3.x, gperftools), "
-                        "found %s", r->name, quote(l->s, l->e, q, sizeof q));
+                        "found %s", r->name, quote(data, e, q, sizeof q));
 }
 
 static int read_profile(struct reader *r, const char *data, size_t len)
 {
+    if (len == 0)
+        return mp_error_set(r->err, "%s: the file is empty, not a heap profile", r->name);
+    size_t lead = 0;        /* spaces next_line trims */
+    while (lead < len && is_space(data[lead]))
+        lead++;
+    if (lead == len || (!is_prefix_of(data + lead, len - lead, "heap_v2/") &&
+                        !is_prefix_of(data + lead, len - lead, "heap profile:")))
+        return detect_failure(r, data + lead, len - lead);
     struct line l;
-    if (len == 0 || !next_line(r, &l))
+    if (!next_line(r, &l))
         return mp_error_set(r->err, "%s: the file is empty, not a heap profile", r->name);
     bool v2 = starts_with(l.s, l.e, "heap_v2/");
     bool legacy = starts_with(l.s, l.e, "heap profile:");
-    if (!v2 && !legacy)
-        return detect_failure(r, &l, data, len);
+    if (!v2 && !legacy)     /* a file shorter than the magic: l is all of it */
+        return detect_failure(r, l.s, (size_t)(l.e - l.s));
     if (!l.complete)
         return fail(r, "the file ends inside the header line (truncated?)");
     if (v2) {
@@ -889,7 +913,9 @@ static struct profile *parse_with(struct reader *r, const char *name, struct mp_
     if (r->fd >= 0)
         refill(r);           /* the first chunk, for format detection */
     int rc = read_profile(r, r->p, (size_t)(r->end - r->p));
-    if (rc == 0)
+    if (r->read_errno)      /* not the end of the file: never take it for a truncation */
+        rc = mp_error_set(err, "%s: cannot read it: %s", p->name, strerror(r->read_errno));
+    else if (rc == 0)
         rc = finish(r);
     free(r->slots);
     if (rc) {

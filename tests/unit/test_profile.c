@@ -634,6 +634,43 @@ START_TEST(load_refuses_non_files)
 }
 END_TEST
 
+/* A file whose first "line" is larger than a read chunk: refused from the
+ * first chunk (it once was read whole, and the detection then looked at
+ * the freed first buffer), as a zero-filled file, as text, and as a
+ * profile magic preceded by spaces it still is one. */
+static void write_file(const char *path, const char *head, char fill, size_t n)
+{
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(head, f);
+    for (size_t i = 0; i < n; i++)
+        fputc(fill, f);
+    fclose(f);
+}
+
+START_TEST(load_huge_first_line)
+{
+    char path[] = "/tmp/test_profile_big.XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    write_file(path, "", '\0', 3u << 20);
+    ck_assert_ptr_null(profile_load_file(path, &err));
+    ck_assert_ptr_nonnull(strstr(err.msg, "not a heap profile: it looks like a gperftools CPU"));
+    write_file(path, "", 'x', 3u << 20);
+    ck_assert_ptr_null(profile_load_file(path, &err));
+    ck_assert_ptr_nonnull(strstr(err.msg, ":1: not a heap profile: the first line should start"
+                                          " with 'heap_v2/'"));
+    ck_assert_ptr_nonnull(strstr(err.msg, "found 'xxxx"));
+    write_file(path, "  heap_v2/524288\n  t*: 1: 16 [0: 0]\nMAPPED_LIBRARIES:\n", ' ', 0);
+    struct profile *p = profile_load_file(path, &err);
+    ck_assert_msg(p != NULL, "%s", err.msg);
+    ck_assert_uint_eq(p->sample_rate, 524288);
+    profile_free(p);
+    unlink(path);
+}
+END_TEST
+
 /* tests/unit/data/jemalloc_unsampled.heap: made by gen_unsampled.c with
  * MALLOC_CONF=prof:true,prof_active:true,lg_prof_sample:0.
  * jeprof --text: "Total: 1.6 MB"; --inuse_objects: "Total: 122 objects". */
@@ -723,6 +760,7 @@ static Suite *profile_suite(void)
 
     tc = tcase_create("files");
     tcase_add_test(tc, load_refuses_non_files);
+    tcase_add_test(tc, load_huge_first_line);
     tcase_add_test(tc, real_dump_unsampled);
     tcase_add_test(tc, real_dump_sampled);
     suite_add_tcase(s, tc);
