@@ -45,11 +45,16 @@ read -r mp_med mp_p90 mp_max mp_n < <(stats <"$work/mp.pauses")
 read -r mg_med mg_p90 mg_max mg_n < <(stats <"$work/mp.gaps")
 
 # gdb: every call stops all threads; the heartbeat gap is the pause.
+# The new value is a string literal, which gdb copies into the process
+# (by calling its malloc): "\001" is true, "" (just its NUL) false.
 : >"$work/gdb.gaps"
 for i in $(seq "$NGDB"); do
     before=$(wc -l <"$work/hb")
-    gdb -p "$pid" -batch -ex "call (int)mallctl(\"prof.active\",0,0,&(char){$(( i % 2 ))},1)" \
-        >/dev/null 2>&1
+    if [ $(( i % 2 )) = 1 ]; then value='"\001"'; else value='""'; fi
+    gdb -p "$pid" -batch -ex "call (int)mallctl(\"prof.active\",0,0,$value,1)" \
+        >"$work/gdb.out" 2>&1
+    grep -q '^\$1 = 0$' "$work/gdb.out" ||
+        { echo "gdb's mallctl call failed:"; cat "$work/gdb.out"; exit 1; }
     sleep 0.05
     gaps_since "$before" | sort -n | tail -1 >>"$work/gdb.gaps"
 done
@@ -59,6 +64,6 @@ printf 'memprof: stopped thread, per toggle: median %s us, p90 %s us, max %s us 
     "$mp_med" "$mp_p90" "$mp_max" "$mp_n" "$first"
 printf 'memprof: heartbeat thread (never stopped): longest gap %s us over the session (%d gaps > 50 us, median %s us)\n' \
     "$mg_max" "$mg_n" "$mg_med"
-printf 'gdb:     all threads stopped, heartbeat gap per call: median %s us, p90 %s us, max %s us (%d calls)\n' \
+printf 'gdb:     all threads stopped, heartbeat gap per mallctl call: median %s us, p90 %s us, max %s us (%d calls)\n' \
     "$gdb_med" "$gdb_p90" "$gdb_max" "$gdb_n"
-awk -v a="$gdb_med" -v b="$mp_med" 'BEGIN {printf "ratio:   gdb / memprof (medians) = %.0fx\n", a / b}'
+awk -v a="$gdb_med" -v b="$mp_med" 'BEGIN {printf "ratio:   gdb pause (heartbeat gap) / memprof stop (timed by memprof), medians = %.0fx\n", a / b}'
