@@ -54,7 +54,7 @@ alive() {
 
 # --- attach/safety helpers ---------------------------------------------------
 #   assert_untouched PID   alive, not stopped, not traced (after memprof quit)
-#   assert_no_dump_dirs    no memprof.* directory left in /tmp
+#   assert_no_dump_dirs    no memprof.* directory left in $TMPDIR
 #   toggles N              N×(prof on, prof off, dump) as a memprof script in $WORK/toggles
 tracer_of() { awk '/^TracerPid:/ {print $2}' "/proc/$1/status" 2>/dev/null; }
 state_of()  { awk '/^State:/ {print $2}' "/proc/$1/status" 2>/dev/null; }
@@ -63,9 +63,13 @@ assert_untouched() {
     [ "$(tracer_of "$1")" = 0 ] || die "process $1 still traced by $(tracer_of "$1")"
     case "$(state_of "$1")" in T|t) die "process $1 left stopped" ;; esac
 }
+# run.sh gives each test its own TMPDIR, which the targets inherit and
+# memprof makes its dump directories in: nothing another run leaves in
+# /tmp is seen here, nor removed by a test.
+dump_dirs() { find "${TMPDIR:-/tmp}" -maxdepth 1 -name 'memprof.*' 2>/dev/null; }
 assert_no_dump_dirs() {
     local left
-    left=$(find /tmp -maxdepth 1 -name 'memprof.*' -newer "$WORK" 2>/dev/null)
+    left=$(dump_dirs)
     [ -z "$left" ] || die "dump directories left behind: $left"
 }
 toggles() {
@@ -127,3 +131,19 @@ start_blocked_dump() {
     done
     die "the target never blocked in open() of the dump FIFO: $(cat "$WORK/mp.err")"
 }
+
+# check_reader FIFO: a sleepers target parked in read() of FIFO gets the
+# whole message in one read, its context unchanged ("read ok").
+FIFO_MESSAGE='memprof-fifo-message-0123456789'
+check_reader() {
+    printf '%s\n' "$FIFO_MESSAGE" >"$1"
+    local i
+    for i in $(seq 50); do grep -q 'read ok\|BAD' "$TARGET_OUT" && break; sleep 0.1; done
+    grep -q 'read ok' "$TARGET_OUT" ||
+        die "reader: $(grep -m1 BAD "$TARGET_OUT" || tail -2 "$TARGET_OUT")"
+}
+
+# The in-use total of an alloc_sites dump as memprof prints it: 78.1 MiB
+# allocated; leak_small's 1 KiB blocks are sampled (about one per KiB), so
+# the estimate varies by a few tenths of a MiB either way.
+ALLOC_SITES_TOTAL='(77\.[5-9]|78\.[0-9]) MiB'

@@ -15,8 +15,9 @@ for t in "${tests[@]}"; do
     case "$t" in /*) ;; *) [ -f "$t" ] || t="$here/$t" ;; esac
     name=$(basename "$t" .sh)
     work=$(mktemp -d /tmp/memprof-test.XXXXXX)
+    mkdir "$work/tmp"
     start=$(date +%s.%N)
-    if (cd "$work" && WORK="$work" timeout 600 bash "$t") >"$work/log" 2>&1; then
+    if (cd "$work" && WORK="$work" TMPDIR="$work/tmp" timeout 600 bash "$t") >"$work/log" 2>&1; then
         pass=$((pass + 1)); status=ok
     else
         fail=$((fail + 1)); status=FAIL; failed+=("$name")

@@ -4,7 +4,7 @@
 . "$SRCDIR/tests/integration/lib.sh"
 mkdir -p "$WORK/bin" "$WORK/root$WORK/bin"
 cp "$TARGETS/alloc_sites" "$WORK/bin/"
-MALLOC_CONF=prof:true,prof_active:true "$WORK/bin/alloc_sites" "$WORK" >/dev/null \
+MALLOC_CONF=prof:true,prof_active:true,lg_prof_sample:10 "$WORK/bin/alloc_sites" "$WORK" >/dev/null \
     || die "alloc_sites failed"
 mv "$WORK/bin/alloc_sites" "$WORK/root$WORK/bin/"
 

@@ -15,7 +15,8 @@ cp "$TARGETS/plain" "$bindir/plain"
 # sets PID to the target itself (unshare's child).
 start_contained() {
     local out="$WORK/contained.$RANDOM.stdout"
-    MALLOC_CONF=prof:true,prof_active:false unshare --mount --propagation private --fork \
+    # Its TMPDIR (the test's, under the real /tmp) is hidden there: unset.
+    env -u TMPDIR MALLOC_CONF=prof:true,prof_active:false unshare --mount --propagation private --fork \
         sh -c "mount -t tmpfs -o $1 memprof-test /tmp && exec \"$bindir/plain\"" \
         >"$out" 2>"$WORK/contained.stderr" &
     local ns=$!

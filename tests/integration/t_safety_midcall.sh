@@ -12,7 +12,6 @@
 #    process stays stopped, and runs normally after SIGCONT.
 . "$SRCDIR/tests/integration/lib.sh"
 
-MESSAGE='memprof-fifo-message-0123456789'
 
 # Start a sleeper and memprof on it, blocked in its dump (start_blocked_dump).
 start_blocked_call() {
@@ -25,11 +24,6 @@ start_blocked_call() {
 release_dump() { cat "$WORK/dumpfifo" >"$WORK/dump.out"; }
 wait_mp() { wait "$MP"; MPRC=$?; }
 # The target's own check: its parked read() gets the whole message.
-check_reader() {
-    printf '%s\n' "$MESSAGE" >"$WORK/readfifo"
-    for i in $(seq 50); do grep -q 'read ok\|READ BAD' "$TARGET_OUT" && break; sleep 0.1; done
-    grep -q 'read ok' "$TARGET_OUT" || die "reader: $(tail -2 "$TARGET_OUT")"
-}
 # Is signal $2 pending (delivered but blocked) in process $1?
 signal_pending() {
     local mask
@@ -57,7 +51,7 @@ for sig in TERM INT HUP QUIT; do
     [ "$MPRC" = $((128 + num)) ] || die "memprof exited $MPRC, not by SIG$sig afterwards"
     grep -q '^heap_v2/' "$WORK/dump.out" || die "the dump did not complete after SIG$sig"
     assert_untouched "$PID"
-    check_reader
+    check_reader "$WORK/readfifo"
     assert_untouched "$PID"
 done
 
@@ -71,6 +65,6 @@ for i in $(seq 50); do [ "$(state_of "$PID")" = T ] && break; sleep 0.1; done
 [ "$(state_of "$PID")" = T ] || die "the target's stop was lost (state $(state_of "$PID"))"
 [ "$(tracer_of "$PID")" = 0 ] || die "the stopped target is still traced"
 kill -CONT "$PID"
-check_reader
+check_reader "$WORK/readfifo"
 assert_untouched "$PID"
 assert_no_dump_dirs

@@ -17,7 +17,6 @@
 # the process is not traced, not stopped, and a new memprof session works.
 . "$SRCDIR/tests/integration/lib.sh"
 
-MESSAGE='memprof-fifo-message-0123456789'
 
 # memprof dies: by SIGKILL, or SIGSTOP (the dump is opened meanwhile, so the
 # thread runs on to its next syscall stop and waits there) then SIGKILL.
@@ -38,12 +37,7 @@ kill_memprof() {
     wait "$MP" 2>/dev/null
     wait "$CAT"
     grep -q '^heap_v2/' "$WORK/dump.out" || die "the dump did not complete after memprof died"
-    rm -rf $(find /tmp -maxdepth 1 -name 'memprof.*' -newer "$WORK")
-}
-check_reader() {
-    printf '%s\n' "$MESSAGE" >"$WORK/readfifo"
-    for i in $(seq 50); do grep -q 'read ok\|BAD' "$TARGET_OUT" && break; sleep 0.1; done
-    grep -q 'read ok' "$TARGET_OUT" || die "reader: $(grep -m1 BAD "$TARGET_OUT" || tail -2 "$TARGET_OUT")"
+    rm -rf $(dump_dirs)     # what the killed memprof could not remove
 }
 # Wait for line $2 in the target's output (a new round or sleep).
 wait_line() {
@@ -72,7 +66,7 @@ for how in kill stop; do
     assert_untouched "$PID"
     grep -q BAD "$TARGET_OUT" && die "$how: $(grep BAD "$TARGET_OUT")"
     later_session
-    check_reader
+    check_reader "$WORK/readfifo"
     assert_untouched "$PID"
 
     # --- asleep in nanosleep: -ERESTART_RESTARTBLOCK ---------------------------

@@ -17,8 +17,6 @@ mkfifo "$WORK/fifo"
 start_target sleepers read "$WORK/fifo"
 mp -p "$PID" -x "$WORK/toggles"
 assert_ok
-printf 'memprof-fifo-message-0123456789\n' >"$WORK/fifo"
-for i in $(seq 50); do grep -q 'read ok\|READ BAD' "$TARGET_OUT" && break; sleep 0.1; done
-grep -q 'read ok' "$TARGET_OUT" || die "reader: $(tail -2 "$TARGET_OUT")"
+check_reader "$WORK/fifo"
 assert_untouched "$PID"
 assert_no_dump_dirs

@@ -11,7 +11,7 @@ check_target_clean() {
     tracer=$(awk '/^TracerPid:/ {print $2}' /proc/$PID/status)
     [ "$tracer" = 0 ] || die "target still traced by $tracer ($1)"
     [ "$st" != T ] && [ "$st" != t ] || die "target left stopped ($1)"
-    ls -d /proc/$PID/root/tmp/memprof.* 2>/dev/null && die "dump directory left behind ($1)"
+    ls -d "/proc/$PID/root$TMPDIR"/memprof.* 2>/dev/null && die "dump directory left behind ($1)"
     return 0
 }
 
@@ -34,6 +34,8 @@ for sig in TERM HUP INT; do
         grep -q 'stacks' "$WORK/out.$sig" && break
         sleep 0.05
     done
+    # the session's directory is where the checks below look for it
+    [ -n "$(dump_dirs)" ] || die "no session directory in $TMPDIR during the session"
     kill -"$sig" "$mpid"
     for i in $(seq 100); do kill -0 "$mpid" 2>/dev/null || break; sleep 0.05; done
     kill -0 "$mpid" 2>/dev/null && die "memprof ignored SIG$sig"
