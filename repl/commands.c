@@ -28,7 +28,9 @@ const struct command command_table[] = {
      "Shows the pid, executable, jemalloc version and where it was found,\n"
      "config.prof, opt.prof, opt.prof_active, prof.active, prof.lg_sample,\n"
      "opt.lg_prof_interval, opt.prof_prefix, prof.gdump, the number of threads,\n"
-     "and how long memprof stopped a thread (last and maximum).",
+     "and how long memprof stopped a thread: the number of stops, the last\n"
+     "(and which thread), median, p90 and maximum, and how many unsafe threads\n"
+     "it passed over.",
      cmd_info, CMD_NEEDS_TARGET},
     {"jemalloc", "jemalloc [N]", "list the process's jemalloc copies, or pick one",
      "A process can hold several copies of jemalloc (a static one in the\n"
@@ -49,7 +51,9 @@ const struct command command_table[] = {
     {"dump", "dump [FILE] [--name NAME]", "take a heap profile from the process",
      "The process writes its profile into a private directory memprof made for\n"
      "this session; memprof reads it back, removes it there, keeps it in the\n"
-     "session (see 'dumps') and, given FILE, saves a copy at FILE.",
+     "session (see 'dumps') and, given FILE, saves a copy at FILE.  It is\n"
+     "named NAME, or dump1, dump2... in order.  A FILE starting with '-' is\n"
+     "refused (write ./-name).",
      cmd_dump, CMD_NEEDS_TARGET},
     {"mallctl", "mallctl NAME [VALUE] [--type TYPE]", "read or write any mallctl name",
      "Reads NAME, or writes VALUE to it.  Types come from memprof's table of\n"

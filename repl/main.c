@@ -1,7 +1,8 @@
 /* main.c - memprof's command line: attach to a process (-p) and/or load
  * profile files, then run commands from -e/-x, stdin, or the prompt.
- * Exit status: 0 when every command succeeded, 1 at the first failure in
- * batch mode, 2 for usage errors.  Every exit path detaches cleanly. */
+ * Exit status: 0 when every command succeeded (always, at the prompt), 1
+ * at the first failure in batch mode or when the output cannot be
+ * written, 2 for command-line errors.  Every exit path detaches cleanly. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -15,14 +16,14 @@
 #define MEMPROF_VERSION "0.1.0"
 
 static const char usage_text[] =
-    "usage: memprof [-p PID] [-e CMD]... [-x FILE] [--sysroot DIR] [--exe PATH] [PROFILE...]\n"
+    "usage: memprof [-p PID] [-e CMD]... [-x FILE]... [--sysroot DIR] [--exe PATH] [PROFILE...]\n"
     "\n"
     "Attach to a running process's jemalloc heap profiler, and analyse heap\n"
     "profiles, interactively or in batch.\n"
     "\n"
     "  -p, --pid PID        attach to process PID\n"
     "  -e, --eval CMD       run CMD (repeatable, in order), then exit\n"
-    "  -x, --script FILE    run the commands in FILE, then exit\n"
+    "  -x, --script FILE    run the commands in FILE (repeatable), then exit\n"
     "      --sysroot DIR    find the profile's objects under DIR\n"
     "      --exe PATH       the main executable (when it moved since the dump)\n"
     "  -h, --help           this text\n"
