@@ -199,6 +199,20 @@ static int read_small_file(const char *path, char *buf, size_t cap, size_t *len)
     return 0;
 }
 
+int preflight_read_status(const char *path, struct proc_status *out)
+{
+    char buf[8192];
+    size_t len;
+    struct mp_error ignored;
+    if (read_small_file(path, buf, sizeof buf, &len) < 0)
+        return -1;
+    if (preflight_parse_status(buf, len, out, &ignored) < 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    return 0;
+}
+
 static void my_identity(struct tracer_identity *me)
 {
     me->euid = geteuid();

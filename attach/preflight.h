@@ -35,6 +35,10 @@ struct tracer_identity {
     bool cap_sys_ptrace;
 };
 
+/* Read and parse a status file (/proc/PID/status, /proc/PID/task/TID/
+ * status).  Returns 0, or -1 with errno set. */
+int preflight_read_status(const char *path, struct proc_status *out);
+
 /* Decide from a parsed status whether pid can be attached.  yama_scope is
  * /proc/sys/kernel/yama/ptrace_scope, or -1 when Yama is absent. */
 int preflight_check_status(pid_t pid, const struct proc_status *st,

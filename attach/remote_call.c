@@ -14,6 +14,7 @@
  * rule 11).  Only the trampoline bytes then stay at the entry point: dead
  * code, since _start never runs again. */
 #include "attach/remote_call.h"
+#include "attach/preflight.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -508,14 +509,51 @@ static void block_terminal_signals(sigset_t *old)
     sigprocmask(SIG_BLOCK, &set, old);
 }
 
+#ifndef PTRACE_O_SUSPEND_SECCOMP
+#define PTRACE_O_SUSPEND_SECCOMP (1 << 21)
+#endif
+
+static bool thread_seccomp_filtered(pid_t pid, pid_t tid)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/task/%d/status", pid, tid);
+    struct proc_status st;
+    return preflight_read_status(path, &st) < 0 || st.seccomp != 0;
+}
+
+/* TRACESYSGOOD: syscall stops (SIGTRAP|0x80) are told from real SIGTRAPs.
+ * SUSPEND_SECCOMP: memprof skips the trampoline's rt_sigreturn by setting
+ * its number to -1 at the entry stop, and the kernel runs the thread's
+ * seccomp filter after that stop: an allow-list filter (systemd's
+ * SystemCallFilter=, containers) would kill the process for "system call
+ * -1".  Suspending needs CAP_SYS_ADMIN; without it a filtered thread is
+ * refused, an unfiltered one is fine. */
 static enum try_result seize(struct remote_stop *s, struct mp_error *err)
 {
-    /* TRACESYSGOOD: syscall stops (SIGTRAP|0x80) are told from real SIGTRAPs. */
-    if (ptrace(PTRACE_SEIZE, s->tid, 0, (void *)(long)PTRACE_O_TRACESYSGOOD) < 0) {
+    struct remote_ctx *ctx = s->ctx;
+    long opts = PTRACE_O_TRACESYSGOOD;
+    if (!ctx->cannot_suspend_seccomp)
+        opts |= PTRACE_O_SUSPEND_SECCOMP;
+    int rc = (int)ptrace(PTRACE_SEIZE, s->tid, 0, (void *)opts);
+    if (rc < 0 && (opts & PTRACE_O_SUSPEND_SECCOMP) && (errno == EPERM || errno == EINVAL)) {
+        opts &= ~(long)PTRACE_O_SUSPEND_SECCOMP;
+        rc = (int)ptrace(PTRACE_SEIZE, s->tid, 0, (void *)opts);
+        if (rc == 0)
+            ctx->cannot_suspend_seccomp = true;
+    }
+    if (rc < 0) {
         if (errno == ESRCH)
             return TRY_THREAD_GONE;
         mp_error_set(err, "cannot trace thread %d of process %d: %s (is another "
-                     "debugger attached?)", s->tid, s->ctx->pid, strerror(errno));
+                     "debugger attached?)", s->tid, ctx->pid, strerror(errno));
+        return TRY_FAILED;
+    }
+    if (!(opts & PTRACE_O_SUSPEND_SECCOMP) && thread_seccomp_filtered(ctx->pid, s->tid)) {
+        ptrace(PTRACE_DETACH, s->tid, 0, 0);
+        mp_error_set(err, "process %d runs under a seccomp filter, which could kill it "
+                     "for the system call memprof skips after each call; memprof "
+                     "suspends the filter while it holds a thread, which needs "
+                     "CAP_SYS_ADMIN: run memprof as root", ctx->pid);
         return TRY_FAILED;
     }
     return TRY_DONE;

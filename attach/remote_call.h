@@ -37,6 +37,7 @@ struct remote_ctx {
     struct unwind_checker *unwind;
     struct map_list maps;       /* cached for stack headroom; refreshed on miss */
     FILE *trace;                /* one line per stop (MEMPROF_TRACE_PAUSES), or NULL */
+    bool cannot_suspend_seccomp; /* PTRACE_O_SUSPEND_SECCOMP refused (no CAP_SYS_ADMIN) */
     struct restart_memo restart_memo[RESTART_MEMO_SLOTS];
     unsigned restart_memo_next; /* the slot a new thread takes */
 };

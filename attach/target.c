@@ -27,23 +27,17 @@ static char *read_exe(pid_t pid)
 
 static void read_owner(struct target *t)
 {
-    char path[64], buf[8192];
+    char path[64];
     snprintf(path, sizeof path, "/proc/%d/status", t->pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
     struct proc_status st;
-    struct mp_error ignored;
-    if (n > 0 && preflight_parse_status(buf, (size_t)n, &st, &ignored) == 0) {
+    if (preflight_read_status(path, &st) == 0) {
         t->euid = st.uid[1];
         t->egid = st.gid[1];
     }
 }
 
 /* The trampoline lives at the program's ELF entry point: _start runs once
- * at start-up and never again, so no thread can execute the int3. */
+ * at start-up and never again, so no thread can run into the trampoline. */
 static int entry_point(struct target *t, uint64_t *entry, struct mp_error *err)
 {
     const struct mapped_object *exe = mapped_objects_exe(&t->objs);
