@@ -408,6 +408,44 @@ static int run_to_sigreturn(struct remote_stop *s, uint64_t stop_ip, struct arch
     }
 }
 
+static int set_sigmask(pid_t tid, uint64_t mask)
+{
+    return (int)ptrace(PTRACE_SETSIGMASK, tid, sizeof mask, &mask);
+}
+
+/* Kept signals the call's mask blocks go back to the thread's queue now:
+ * they wait there during the calls and are delivered in order once the
+ * original mask is back, by memprof or by the thread's own rt_sigreturn
+ * if memprof dies.  Unblockable and forced ones stay kept until release. */
+static void requeue_blocked(struct remote_stop *s, uint64_t call_mask)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < s->npending; i++) {
+        int sig = s->pending_sig[i];
+        if (sig != SIGSTOP && sig != SIGKILL && (call_mask >> (sig - 1) & 1)) {
+            requeue_signal(s->ctx->pid, s->tid, sig, &s->pending_info[i]);
+            continue;
+        }
+        s->pending_sig[kept] = sig;
+        s->pending_info[kept++] = s->pending_info[i];
+    }
+    s->npending = kept;
+}
+
+/* The call's signal mask, set once the thread's registers point at the
+ * trampoline: from then on a memprof that dies leaves a thread that puts
+ * its own mask back (rt_sigreturn), never one detached with this mask. */
+static int block_signals(struct remote_stop *s, struct mp_error *err)
+{
+    uint64_t call_mask = remote_call_sigmask(s->saved_sigmask);
+    if (set_sigmask(s->tid, call_mask) < 0)
+        return mp_error_set(err, "cannot block signals of thread %d: %s", s->tid,
+                            strerror(errno));
+    s->mask_changed = true;
+    requeue_blocked(s, call_mask);
+    return 0;
+}
+
 int remote_stop_call(struct remote_stop *s, uint64_t fn, const uint64_t *args,
                      size_t nargs, uint64_t sp, uint64_t *ret, struct mp_error *err)
 {
@@ -422,6 +460,8 @@ int remote_stop_call(struct remote_stop *s, uint64_t fn, const uint64_t *args,
                       args, nargs);
     if (arch_set_regs(s->tid, &r, err) < 0)
         return gone_error(s, err);
+    if (!s->mask_changed && block_signals(s, err) < 0)
+        return -1;
     s->at_sigreturn = false;
     s->ncalls++;
     if (run_to_sigreturn(s, s->ctx->tramp + stop_off, &r, err) < 0)
@@ -451,11 +491,6 @@ static int leave_sigreturn(struct remote_stop *s, struct mp_error *err)
 }
 
 /* ---- letting go --------------------------------------------------------- */
-
-static int set_sigmask(pid_t tid, uint64_t mask)
-{
-    return (int)ptrace(PTRACE_SETSIGMASK, tid, sizeof mask, &mask);
-}
 
 /* Undo everything, in reverse, and detach.  in_signal_stop: the thread is
  * in a signal-delivery-stop (after a call), where PTRACE_DETACH can inject
@@ -642,25 +677,6 @@ static enum try_result write_frame(struct remote_stop *s, char *why, size_t whyl
     return TRY_DONE;
 }
 
-/* Kept signals the call's mask blocks go back to the thread's queue now:
- * they wait there during the calls and are delivered in order once the
- * original mask is back, by memprof or by the thread's own rt_sigreturn
- * if memprof dies.  Unblockable and forced ones stay kept until release. */
-static void requeue_blocked(struct remote_stop *s, uint64_t call_mask)
-{
-    size_t kept = 0;
-    for (size_t i = 0; i < s->npending; i++) {
-        int sig = s->pending_sig[i];
-        if (sig != SIGSTOP && sig != SIGKILL && (call_mask >> (sig - 1) & 1)) {
-            requeue_signal(s->ctx->pid, s->tid, sig, &s->pending_info[i]);
-            continue;
-        }
-        s->pending_sig[kept] = sig;
-        s->pending_info[kept++] = s->pending_info[i];
-    }
-    s->npending = kept;
-}
-
 static enum try_result prepare(struct remote_stop *s, char *why, size_t whylen,
                                struct mp_error *err)
 {
@@ -677,13 +693,6 @@ static enum try_result prepare(struct remote_stop *s, char *why, size_t whylen,
     enum try_result r = write_frame(s, why, whylen, err);
     if (r != TRY_DONE)
         return r;
-    uint64_t call_mask = remote_call_sigmask(s->saved_sigmask);
-    if (set_sigmask(s->tid, call_mask) < 0) {
-        mp_error_set(err, "cannot block signals of thread %d: %s", s->tid, strerror(errno));
-        return TRY_FAILED;
-    }
-    s->mask_changed = true;
-    requeue_blocked(s, call_mask);
     return TRY_DONE;
 }
 
