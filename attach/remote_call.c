@@ -773,6 +773,8 @@ int remote_session(struct remote_ctx *ctx, remote_body_fn body, void *arg,
     memset(rep, 0, sizeof *rep);
     char why[256] = "";
     pid_t last_tid = 0;
+    if (ctx->unwind)
+        unwind_checker_recheck(ctx->unwind);
     for (int round = 0; round < MAX_ROUNDS; round++) {
         struct thread_info *threads;
         size_t n;

@@ -189,12 +189,24 @@ struct unwind_checker *unwind_checker_new(pid_t pid, const struct mapped_objects
         unwind_checker_free(u);
         return NULL;
     }
-    /* Global caching: code does not change under us, so unwind info found
-     * once stays valid for the whole session. */
+    /* Global caching: unwind info found once stays valid until the code
+     * mappings change (unwind_checker_recheck). */
     unw_set_caching_policy(u->as, UNW_CACHE_GLOBAL);
     collect_ranges(u);
     warm_up(u);
     return u;
+}
+
+void unwind_checker_recheck(struct unwind_checker *u)
+{
+    if (unwind_memory_recheck(u->mem) == 0)
+        return;
+    unw_flush_cache(u->as, 0, 0);
+    for (size_t i = 0; i <= u->objs->n; i++)
+        if (u->upts[i]) {
+            _UPT_destroy(u->upts[i]);
+            u->upts[i] = NULL;
+        }
 }
 
 void unwind_checker_free(struct unwind_checker *u)

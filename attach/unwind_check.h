@@ -21,6 +21,11 @@ struct unwind_checker *unwind_checker_new(pid_t pid, const struct mapped_objects
                                           size_t ncopies, struct mp_error *err);
 void unwind_checker_free(struct unwind_checker *u);
 
+/* Before a session's stops: when the process's code mappings changed since
+ * the last walk (dlclose, dlopen), forget every page and every piece of
+ * unwind information kept from before, so no walk reads stale code. */
+void unwind_checker_recheck(struct unwind_checker *u);
+
 /* Unwind ptrace-stopped thread tid whose registers are regs.  Returns 0
  * when safe, 1 when unsafe or when its stack cannot be walked (why says
  * where it is). */

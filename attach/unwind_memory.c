@@ -29,7 +29,6 @@ struct unwind_memory {
     struct page persistent[PERSISTENT_SLOTS];
     struct page volatile_[VOLATILE_SLOTS];
     unsigned stop;              /* current stop number, starts at 1 */
-    unsigned long reads;
 };
 
 struct unwind_memory *unwind_memory_new(pid_t pid, struct mp_error *err)
@@ -65,16 +64,56 @@ void unwind_memory_new_stop(struct unwind_memory *m)
     m->stop++;
 }
 
-bool unwind_memory_persistent(const struct unwind_memory *m, uint64_t addr)
+static bool entry_persistent(const struct map_entry *e)
 {
-    const struct map_entry *e = maps_find(&m->maps, addr);
-    return e && !e->w && !e->shared &&
-           (map_entry_is_file(e) || strcmp(e->path, "[vdso]") == 0);
+    return !e->w && !e->shared && (map_entry_is_file(e) || strcmp(e->path, "[vdso]") == 0);
 }
 
-unsigned long unwind_memory_reads(const struct unwind_memory *m)
+static bool persistent(const struct unwind_memory *m, uint64_t addr)
 {
-    return m->reads;
+    const struct map_entry *e = maps_find(&m->maps, addr);
+    return e && entry_persistent(e);
+}
+
+/* The next persistent entry of l from index *i on, or NULL. */
+static const struct map_entry *next_persistent(const struct map_list *l, size_t *i)
+{
+    for (; *i < l->n; (*i)++)
+        if (entry_persistent(&l->v[*i]))
+            return &l->v[(*i)++];
+    return NULL;
+}
+
+static bool same_code(const struct map_list *a, const struct map_list *b)
+{
+    size_t i = 0, k = 0;
+    for (;;) {
+        const struct map_entry *x = next_persistent(a, &i), *y = next_persistent(b, &k);
+        if (!x || !y)
+            return !x && !y;
+        if (x->start != y->start || x->end != y->end || x->offset != y->offset ||
+            x->inode != y->inode || x->dev_major != y->dev_major ||
+            x->dev_minor != y->dev_minor || x->x != y->x)
+            return false;
+    }
+}
+
+int unwind_memory_recheck(struct unwind_memory *m)
+{
+    struct map_list now;
+    struct mp_error ignored;
+    int rc = -1;
+    if (maps_read_pid(m->pid, &now, &ignored) == 0) {
+        rc = same_code(&m->maps, &now) ? 0 : 1;
+        maps_free(&m->maps);
+        m->maps = now;
+    }
+    if (rc != 0)
+        for (int i = 0; i < PERSISTENT_SLOTS; i++) {
+            free(m->persistent[i].data);
+            m->persistent[i].data = NULL;
+        }
+    return rc;
 }
 
 static int read_page(struct unwind_memory *m, struct page *p, uint64_t addr)
@@ -82,7 +121,6 @@ static int read_page(struct unwind_memory *m, struct page *p, uint64_t addr)
     if (!p->data && !(p->data = malloc(PAGE)))
         return -1;
     struct iovec local = { p->data, PAGE }, remote = { (void *)addr, PAGE };
-    m->reads++;
     if (process_vm_readv(m->pid, &local, 1, &remote, 1, 0) != (ssize_t)PAGE) {
         p->addr = 0;
         p->stop = 0;
@@ -121,7 +159,7 @@ static const uint8_t *volatile_page(struct unwind_memory *m, uint64_t addr)
 
 static const uint8_t *page_of(struct unwind_memory *m, uint64_t page)
 {
-    return unwind_memory_persistent(m, page) ? persistent_page(m, page)
+    return persistent(m, page) ? persistent_page(m, page)
                                              : volatile_page(m, page);
 }
 

@@ -14,10 +14,16 @@
 
 struct unwind_memory;
 
-/* Reads /proc/PID/maps once: what is read-only now is taken to stay so
- * (code that is unmapped and replaced mid-session is not followed). */
+/* Reads /proc/PID/maps: what is read-only now is taken to stay so until
+ * unwind_memory_recheck says otherwise. */
 struct unwind_memory *unwind_memory_new(pid_t pid, struct mp_error *err);
 void unwind_memory_free(struct unwind_memory *m);
+
+/* Read /proc/PID/maps again.  When the read-only file mappings changed (an
+ * object unloaded, another mapped in its place), forget every kept page
+ * and return 1; 0 when they are the same; -1, forgetting them too, when
+ * maps cannot be read (the process is gone). */
+int unwind_memory_recheck(struct unwind_memory *m);
 
 /* Forget the pages that may change (stacks): call when a new stop begins. */
 void unwind_memory_new_stop(struct unwind_memory *m);
@@ -25,10 +31,5 @@ void unwind_memory_new_stop(struct unwind_memory *m);
 /* The 8 bytes at addr.  0, or -1 when the memory cannot be read. */
 int unwind_memory_word(struct unwind_memory *m, uint64_t addr, uint64_t *val);
 
-/* Would the page holding addr be kept across stops? */
-bool unwind_memory_persistent(const struct unwind_memory *m, uint64_t addr);
-
-/* Counters for tests and benchmarks: pages read from the target so far. */
-unsigned long unwind_memory_reads(const struct unwind_memory *m);
 
 #endif
