@@ -26,7 +26,7 @@ struct arch_state {
     size_t xstate_len;     /* size the kernel reported */
 };
 
-/* Maximum number of integer arguments arch_setup_call() passes. */
+/* Maximum number of integer arguments arch_prepare_call() passes. */
 #define ARCH_MAX_ARGS 6
 
 /* Bytes below the stack pointer that leaf code may use without moving it
@@ -34,9 +34,10 @@ struct arch_state {
 size_t arch_red_zone(void);
 
 /* The stack pointer to enter a call with when `scratch` bytes of argument
- * data must live just above it, below the interrupted code's red zone:
- * (sp - red_zone - scratch) rounded down to the ABI's call alignment. */
-uint64_t arch_call_sp(uint64_t sp, size_t scratch);
+ * data must live just above it, all below address `below` (the lowest
+ * byte of the self-restore frame, itself under the red zone):
+ * (below - scratch) rounded down to the ABI's call alignment. */
+uint64_t arch_call_sp(uint64_t below, size_t scratch);
 
 /* Trampoline code: calls the function whose address arch_prepare_call()
  * put in a register, keeps its result in a register the next step leaves
@@ -144,7 +145,6 @@ void arch_regs_from_pc_sp(struct arch_regs *r, uint64_t pc, uint64_t sp);
 
 uint64_t arch_ip(const struct arch_regs *r);
 uint64_t arch_sp(const struct arch_regs *r);
-uint64_t arch_return_value(const struct arch_regs *r);
 
 /* What interrupting a thread blocked in system call `nr` does to it. */
 enum syscall_class {

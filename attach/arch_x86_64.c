@@ -47,11 +47,11 @@ size_t arch_red_zone(void)
     return RED_ZONE;
 }
 
-uint64_t arch_call_sp(uint64_t sp, size_t scratch)
+uint64_t arch_call_sp(uint64_t below, size_t scratch)
 {
     /* The ABI wants rsp % 16 == 0 right before `call`; the trampoline's
      * call then pushes the return address like a real caller would. */
-    return (sp - RED_ZONE - scratch) & ~(uint64_t)15;
+    return (below - scratch) & ~(uint64_t)15;
 }
 
 const uint8_t *arch_trampoline(size_t *len, size_t *stop_offset)
@@ -221,11 +221,6 @@ uint64_t arch_ip(const struct arch_regs *r)
 uint64_t arch_sp(const struct arch_regs *r)
 {
     return cur(r)->rsp;
-}
-
-uint64_t arch_return_value(const struct arch_regs *r)
-{
-    return cur(r)->rax;
 }
 
 enum syscall_class arch_syscall_class(long nr)

@@ -343,12 +343,11 @@ int remote_stop_scratch(struct remote_stop *s, size_t size, uint64_t *addr,
                         uint64_t *sp, struct mp_error *err)
 {
     /* Below the self-restore frame, which stays put for the whole stop. */
-    uint64_t call_sp = (s->frame.low - size) & ~(uint64_t)15;
-    uint64_t base = call_sp;
+    uint64_t call_sp = arch_call_sp(s->frame.low, size);
     if (s->stack_low && call_sp - s->stack_low < MIN_HEADROOM)
         return mp_error_set(err, "thread %d has too little stack for %zu bytes of "
                             "arguments", s->tid, size);
-    *addr = base;
+    *addr = call_sp;
     *sp = call_sp;
     return 0;
 }

@@ -18,15 +18,15 @@
 #include "attach/remote_call.h"
 #include "tests/unit/unit.h"
 
-START_TEST(call_sp_skips_red_zone_and_aligns)
+START_TEST(call_sp_keeps_scratch_below_and_aligns)
 {
     ck_assert_uint_eq(arch_red_zone(), 128);
-    for (uint64_t sp = 0x7ffd0000; sp < 0x7ffd0040; sp++)
+    for (uint64_t below = 0x7ffd0000; below < 0x7ffd0040; below++)
         for (size_t scratch = 0; scratch < 100; scratch += 7) {
-            uint64_t csp = arch_call_sp(sp, scratch);
+            uint64_t csp = arch_call_sp(below, scratch);
             ck_assert_uint_eq(csp % 16, 0);
-            ck_assert(csp + scratch <= sp - 128);     /* scratch below the red zone */
-            ck_assert(sp - 128 - scratch - csp < 16); /* no more than alignment lost */
+            ck_assert(csp + scratch <= below);        /* scratch below the frame */
+            ck_assert(below - scratch - csp < 16);    /* no more than alignment lost */
         }
 }
 END_TEST
@@ -52,7 +52,13 @@ START_TEST(prepare_call_sets_abi_registers)
     struct user_regs_struct *u = (struct user_regs_struct *)r.words;
     ck_assert_uint_eq(arch_ip(&r), 0x1000);
     ck_assert_uint_eq(arch_sp(&r), 0x7ff0);
-    ck_assert_uint_eq(arch_return_value(&r), 0x2000);  /* rax = function */
+    ck_assert_uint_eq(u->rax, 0x2000);                 /* the function */
+    ck_assert_uint_eq(u->rdi, 1);                      /* System V argument order */
+    ck_assert_uint_eq(u->rsi, 2);
+    ck_assert_uint_eq(u->rdx, 3);
+    ck_assert_uint_eq(u->rcx, 4);
+    ck_assert_uint_eq(u->r8, 5);
+    ck_assert_uint_eq(u->r9, 0xababababababababu);     /* not passed: kept */
     ck_assert_uint_eq(u->rbx, 0x8000);                 /* the frame, callee-saved */
     ck_assert_uint_eq(u->orig_rax, (unsigned long long)-1);
 }
@@ -308,7 +314,7 @@ static Suite *arch_suite(void)
 {
     Suite *s = suite_create("attach_arch");
     TCase *tc = tcase_create("x86_64");
-    tcase_add_test(tc, call_sp_skips_red_zone_and_aligns);
+    tcase_add_test(tc, call_sp_keeps_scratch_below_and_aligns);
     tcase_add_test(tc, trampoline_ends_in_rt_sigreturn);
     tcase_add_test(tc, prepare_call_sets_abi_registers);
     tcase_add_test(tc, frame_has_kernel_layout);
