@@ -50,8 +50,6 @@ static void arena_free(struct analysis_arena *ar)
     }
 }
 
-/* ---- hashing ---- */
-
 /* ---- the node table ---- */
 
 /* What makes two frames the same node at a granularity.  Names are

@@ -353,10 +353,9 @@ static void put_heading(const struct svg *g, double shown)
 
 static void print_svg(FILE *out, const struct analysis_query *q,
                       const struct analysis_source *src, const struct layout *l,
-                      const struct analysis_flame_options *fo, double shown, double total)
+                      int width, double shown, double total)
 {
-    struct svg g = {out, q, src, src && src->base_name, fo->width > 0 ? fo->width : 1200, 0,
-                    0, total};
+    struct svg g = {out, q, src, src && src->base_name, width, 0, 0, total};
     g.height = SVG_TOP + (int)(l->max_depth + 1) * SVG_FRAME_H + SVG_PAD;
     g.scale = shown > 0 ? (g.width - 2 * SVG_PAD) / shown : 0;
     fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
@@ -388,7 +387,7 @@ static int draw(struct analysis_query *q, const struct flame *f, const struct an
     struct layout l = {.min_value = shown * min_px / (width - 2 * SVG_PAD)};
     int rc = lay_out(f, &l);
     if (rc == 0)
-        print_svg(out, q, src, &l, fo, shown, total);
+        print_svg(out, q, src, &l, width, shown, total);
     free(l.v);
     return rc;
 }

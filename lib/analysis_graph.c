@@ -222,9 +222,9 @@ static void put_edge(const struct dot *d, const struct graph_edge *e)
             1 + 4 * share);
 }
 
-static int print_dot(const struct dot *d, const struct analysis_source *src, double shown,
-                     FILE *out)
+static int print_dot(const struct dot *d, const struct analysis_source *src, double shown)
 {
+    FILE *out = d->out;
     const struct analysis_options *o = d->q->opt;
     size_t nnodes;
     uint32_t *nodes = kept_nodes(d->g, o->nodefraction * d->total, &nnodes);
@@ -242,22 +242,12 @@ static int print_dot(const struct dot *d, const struct analysis_source *src, dou
     return 0;
 }
 
-static int check_fractions(const struct analysis_options *o, struct mp_error *err)
-{
-    const char *bad = !(o->nodefraction >= 0 && o->nodefraction <= 1) ? "--nodefraction"
-                    : !(o->edgefraction >= 0 && o->edgefraction <= 1) ? "--edgefraction" : NULL;
-    if (!bad)
-        return 0;
-    return mp_error_set(err, "%s %g is not a fraction: give a value from 0 to 1, "
-                        "e.g. 0.01 to leave out what is under 1%% of the total", bad,
-                        bad[2] == 'n' ? o->nodefraction : o->edgefraction);
-}
-
 int analysis_graph(struct analysis *a, const struct analysis_view *v,
                    const struct analysis_options *o, const struct analysis_source *src,
                    FILE *out, struct mp_error *err)
 {
-    if (check_fractions(o, err) < 0)
+    if (analysis_check_fraction("--nodefraction", o->nodefraction, err) < 0 ||
+        analysis_check_fraction("--edgefraction", o->edgefraction, err) < 0)
         return -1;
     struct analysis_query q;
     if (analysis_query_init(&q, a, o, &v->profile, 1, err) < 0)
@@ -267,7 +257,7 @@ int analysis_graph(struct analysis *a, const struct analysis_view *v,
     int rc = sum_stacks(&q, v, &g, &shown);
     if (rc == 0) {
         struct dot d = {out, &q, &g, analysis_key(o, analysis_total(&q, v->profile))};
-        rc = print_dot(&d, src, shown, out);
+        rc = print_dot(&d, src, shown);
     }
     if (rc < 0)
         mp_error_set(err, "out of memory");

@@ -1,6 +1,6 @@
 /* analysis_internal.h - pieces shared by the analysis engine's files and
- * by nothing else: hashing, the header lines and JSON envelope every
- * report starts with, growable arrays. */
+ * by nothing else: the header lines and JSON envelope every report starts
+ * with, growable arrays. */
 #ifndef MEMPROF_ANALYSIS_INTERNAL_H
 #define MEMPROF_ANALYSIS_INTERNAL_H
 
@@ -12,7 +12,8 @@
 #include "lib/analysis.h"
 #include "lib/u64map.h"
 
-/* A 64-bit mixer for pointer and address keys. */
+/* 0 when value is a fraction from 0 to 1; else -1, err naming option. */
+int analysis_check_fraction(const char *option, double value, struct mp_error *err);
 
 /* "Total: 53.1 MiB in use, 28106 objects (dump2, 1234 stacks)" and, when
  * a filter is active, a second line with what the filters kept. */

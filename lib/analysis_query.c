@@ -231,6 +231,15 @@ bool analysis_stack_nodes(struct analysis_query *q, const struct analysis_view *
     return true;
 }
 
+int analysis_check_fraction(const char *option, double value, struct mp_error *err)
+{
+    if (value >= 0 && value <= 1)
+        return 0;
+    return mp_error_set(err, "%s %g is not a fraction: give a value from 0 to 1, "
+                        "e.g. 0.01 to leave out what is under 1%% of the total", option,
+                        value);
+}
+
 /* ---- formatting ---- */
 
 char *analysis_format_bytes(double bytes, bool exact, bool plus, char *buf, size_t len)

@@ -179,10 +179,8 @@ int analysis_tree(struct analysis *a, const struct analysis_view *v,
                   const struct analysis_options *o, const struct analysis_source *src,
                   bool json, FILE *out, struct mp_error *err)
 {
-    if (o->nodefraction < 0 || o->nodefraction > 1)
-        return mp_error_set(err, "--nodefraction %g is not a fraction: give a value "
-                            "from 0 to 1, e.g. 0.01 to hide nodes under 1%% of the total",
-                            o->nodefraction);
+    if (analysis_check_fraction("--nodefraction", o->nodefraction, err) < 0)
+        return -1;
     struct analysis_query q;
     if (analysis_query_init(&q, a, o, &v->profile, 1, err) < 0)
         return -1;

@@ -6,22 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t mix64(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ULL;
-    x ^= x >> 33;
-    return x;
-}
+#include "lib/u64map.h"
 
 bool sym_u64map_get(const struct sym_u64map *m, uint64_t key, uint64_t *val)
 {
     if (!m->cap)
         return false;
     size_t mask = m->cap - 1;
-    for (size_t i = mix64(key) & mask;; i = (i + 1) & mask) {
+    for (size_t i = u64map_mix(key) & mask;; i = (i + 1) & mask) {
         const struct sym_u64map_slot *s = &m->slots[i];
         if (!s->val_plus1)
             return false;
@@ -36,7 +28,7 @@ static void place(struct sym_u64map_slot *slots, size_t cap, uint64_t key,
                   uint64_t val_plus1)
 {
     size_t mask = cap - 1;
-    size_t i = mix64(key) & mask;
+    size_t i = u64map_mix(key) & mask;
     while (slots[i].val_plus1 && slots[i].key != key)
         i = (i + 1) & mask;
     slots[i].key = key;

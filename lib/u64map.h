@@ -20,7 +20,8 @@ struct u64map {
 uint32_t *u64map_slot(struct u64map *m, uint64_t key);
 void u64map_free(struct u64map *m);
 
-/* A 64-bit mixer (the finaliser of MurmurHash3) for hashing keys. */
+/* A 64-bit mixer (splitmix64's finaliser) for hashing keys; also used by
+ * the symbolizer's own map (sym_table.c). */
 uint64_t u64map_mix(uint64_t h);
 
 #endif
