@@ -145,17 +145,21 @@ static uint64_t mapping_id(struct pprof_builder *b, uint64_t addr)
 }
 
 /* The location for one call site (return address - 1); *alloc tells
- * whether it lies in the allocator.  0 on allocation failure. */
+ * whether it lies in the allocator.  0 on allocation failure.  A site is
+ * symbolized once: loc_by_addr keeps its id and allocator bit (id << 1 |
+ * alloc). */
 static uint64_t location_id(struct pprof_builder *b, uint64_t pc, bool *alloc)
 {
-    int n = symbolizer_lookup(b->sym, &b->prof->maps, pc, SYMBOLIZE_LINES, b->frames,
-                              (int)(sizeof b->frames / sizeof *b->frames));
-    *alloc = b->frames[n - 1].is_allocator;
     uint32_t *slot = u64map_slot(&b->loc_by_addr, pc);
     if (!slot)
         return 0;
-    if (*slot != U64MAP_NEW)
-        return *slot;
+    if (*slot != U64MAP_NEW) {
+        *alloc = *slot & 1;
+        return *slot >> 1;
+    }
+    int n = symbolizer_lookup(b->sym, &b->prof->maps, pc, SYMBOLIZE_LINES, b->frames,
+                              (int)(sizeof b->frames / sizeof *b->frames));
+    *alloc = b->frames[n - 1].is_allocator;
     PbLocation *loc = malloc(sizeof *loc);
     PbLine **lines = calloc((size_t)n, sizeof *lines);
     if (!loc || !lines)
@@ -176,7 +180,7 @@ static uint64_t location_id(struct pprof_builder *b, uint64_t pc, bool *alloc)
     }
     if (!push_ptr((void ***)&b->locs, &b->nlocs, &b->caplocs, loc))
         goto fail;
-    *slot = (uint32_t)loc->id;
+    *slot = (uint32_t)(loc->id << 1 | *alloc);
     return loc->id;
 fail:
     if (loc)
