@@ -46,9 +46,11 @@ static int cmp_sym(const void *a, const void *b)
     return strcmp(x->name, y->name);
 }
 
-typedef void symbol_fn(void *ctx, const GElf_Sym *sym, const char *name);
+typedef void symbol_fn(void *ctx, const GElf_Sym *sym, const char *name, size_t len);
 
-/* Call fn for each named symbol of a symbol table section. */
+/* Call fn for each named symbol of a symbol table section, its name cut
+ * at '@': versioned definitions keep "@@GLIBC_2.34" in .symtab names (in
+ * debug files), and no C or C++ name contains '@'. */
 static void each_symbol(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, symbol_fn *fn,
                         void *ctx)
 {
@@ -61,8 +63,9 @@ static void each_symbol(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, symbol_fn *
         if (!gelf_getsym(data, (int)i, &sym))
             break;
         const char *name = elf_strptr(elf, sh->sh_link, sym.st_name);
-        if (name && *name)
-            fn(ctx, &sym, name);
+        size_t len = name ? strcspn(name, "@") : 0;
+        if (len > 0)
+            fn(ctx, &sym, name, len);
     }
 }
 
@@ -71,12 +74,12 @@ struct table_size {
     size_t nsyms, nbytes;
 };
 
-static void count_symbol(void *ctx, const GElf_Sym *sym, const char *name)
+static void count_symbol(void *ctx, const GElf_Sym *sym, const char *name, size_t len)
 {
     struct table_size *ts = ctx;
-    (void)sym;
+    (void)sym, (void)name;
     ts->nsyms++;
-    ts->nbytes += strlen(name) + 1;
+    ts->nbytes += len + 1;
 }
 
 /* Second pass: copy them into the object. */
@@ -86,13 +89,13 @@ struct table_copy {
     bool dynamic;
 };
 
-static void copy_symbol(void *ctx, const GElf_Sym *sym, const char *name)
+static void copy_symbol(void *ctx, const GElf_Sym *sym, const char *name, size_t len)
 {
     struct table_copy *tc = ctx;
-    size_t len = strlen(name) + 1;
     char *dst = tc->obj->strings + tc->strpos;
     memcpy(dst, name, len);
-    tc->strpos += len;
+    dst[len] = '\0';
+    tc->strpos += len + 1;
     struct elf_symbol *s = &tc->obj->syms[tc->obj->nsyms++];
     s->value = sym->st_value;
     s->size = sym->st_size;

@@ -253,13 +253,8 @@ static const struct sym_name *symbol_name(struct symbolizer *s, struct sym_objec
         return NULL;
     struct sym_name *n = &o->names[sym - tab->syms];
     if (!n->name) {
-        /* Versioned definitions keep "@@GLIBC_2.34" in .symtab names (in
-         * debug files); no C or C++ name contains '@', so cut there. */
-        const char *at = strchr(sym->name, '@');
-        const char *raw = at ? sym_intern_len(s->strings, sym->name, (size_t)(at - sym->name))
-                             : sym->name;
-        n->name = display_name(s, raw);
-        n->is_allocator = raw && symbol_is_allocator_name(raw);
+        n->name = display_name(s, sym->name);
+        n->is_allocator = symbol_is_allocator_name(sym->name);
     }
     return n->name ? n : NULL;
 }

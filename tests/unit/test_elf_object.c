@@ -96,6 +96,20 @@ START_TEST(bias_of_shared_library_finds_hidden_symbol)
 }
 END_TEST
 
+/* .symtab's "fixlib_versioned@@FIXLIB_1" is read as its plain name, for
+ * lookups by name and by address alike. */
+START_TEST(versioned_names_lose_their_version)
+{
+    struct elf_object *lib = open_fixture("libfixture.so");
+    const struct elf_symbol *sym = elf_object_symbol_named(lib, "fixlib_versioned");
+    ck_assert_ptr_nonnull(sym);
+    ck_assert_ptr_eq(elf_object_symbol_at(lib, sym->value), sym);
+    ck_assert_str_eq(elf_object_symbol_named(lib, "fixlib_function")->name, "fixlib_function");
+    ck_assert_ptr_null(elf_object_symbol_named(lib, "fixlib_versioned@@FIXLIB_1"));
+    elf_object_free(lib);
+}
+END_TEST
+
 START_TEST(bias_fails_for_offset_outside_every_segment)
 {
     struct elf_object *obj = open_fixture("prog_pie");
@@ -225,6 +239,7 @@ static Suite *elf_object_suite(void)
     tcase_add_test(tc, bias_of_non_pie_is_zero);
     tcase_add_test(tc, bias_of_shared_library_finds_hidden_symbol);
     tcase_add_test(tc, bias_fails_for_offset_outside_every_segment);
+    tcase_add_test(tc, versioned_names_lose_their_version);
     tcase_add_test(tc, symbol_at_sized_symbol_covers_its_range_only);
     tcase_add_test(tc, symbol_at_falls_back_to_unsized_function);
     tcase_add_test(tc, symbol_at_prefers_plain_alias);
