@@ -177,13 +177,14 @@ static int render_with_dot(const char *cmd, const char *format, const char *path
                            const char *text, size_t len)
 {
     const char *tmpdir = getenv("TMPDIR");
+    if (!tmpdir || !*tmpdir)
+        tmpdir = "/tmp";
     char dotfile[4096];
-    snprintf(dotfile, sizeof dotfile, "%s/memprof-graph.XXXXXX",
-             tmpdir && *tmpdir ? tmpdir : "/tmp");
+    snprintf(dotfile, sizeof dotfile, "%s/memprof-graph.XXXXXX", tmpdir);
     int fd = mkstemp(dotfile);
     if (fd < 0) {
-        command_error("%s: cannot make a temporary file for dot (%s: %s); set TMPDIR "
-                      "to a writable directory", cmd, dotfile, strerror(errno));
+        command_error("%s: cannot make a temporary file for dot in %s: %s; set TMPDIR "
+                      "to a writable directory", cmd, tmpdir, strerror(errno));
         return -1;
     }
     close(fd);

@@ -108,4 +108,36 @@ assert_err '--json does not apply'
 mp "$B" -e 'graph - --base b.heap'
 assert_fail
 assert_err '--base does not apply'
+mp "$B" -e 'flame'
+assert_fail
+assert_err 'flame: usage: flame FILE'
+mp "$A" "$B" -e "flame $WORK/same.svg --base b.heap"
+assert_fail
+assert_err '--base b\.heap is the profile drawn, so nothing grew'
+mp "$B" -e "flame $WORK/no/such/dir/f.svg"
+assert_fail
+assert_err "cannot write $WORK/no/such/dir/f\.svg: No such file or directory"
+mp "$B" -e 'flame /dev/full'
+assert_fail
+assert_err 'writing /dev/full failed: No space left on device'
+
+# dot that fails, that is killed, that cannot be run; no temporary directory
+fake_dot() {
+    mkdir -p "$WORK/fake"
+    printf '#!/bin/sh\n%s\n' "$1" >"$WORK/fake/dot"
+    chmod "${2:-755}" "$WORK/fake/dot"
+    OUT=$(PATH="$WORK/fake" "$MEMPROF" "$B" -e "graph $WORK/fake.svg" 2>"$WORK/err"); RC=$?
+    ERR=$(cat "$WORK/err")
+    [ "$RC" -eq 1 ] || die "dot '$1' (mode ${2:-755}): exit $RC, want 1: $ERR"
+}
+fake_dot 'exit 3'
+assert_err 'dot -Tsvg failed with exit status 3'
+fake_dot 'kill -9 $$'
+assert_err 'dot -Tsvg was killed by signal 9'
+fake_dot 'exit 0' 644
+assert_err 'could not run dot: Permission denied'
+OUT=$(TMPDIR=/nonexistent-memprof "$MEMPROF" "$B" -e "graph $WORK/t.svg" 2>"$WORK/err"); RC=$?
+ERR=$(cat "$WORK/err")
+[ "$RC" -eq 1 ] || die "no temporary directory: exit $RC"
+assert_err 'cannot make a temporary file for dot in /nonexistent-memprof: No such file or directory; set TMPDIR'
 echo ok

@@ -136,6 +136,19 @@ START_TEST(frame_has_kernel_layout)
 }
 END_TEST
 
+START_TEST(frame_refuses_a_short_fpu_state)
+{
+    struct arch_state st;
+    fake_state(&st, 0x401000, 5, (uint64_t)-1);
+    st.xstate_len = 512;            /* legacy area only: no XSAVE header */
+    struct arch_frame f;
+    struct mp_error err;
+    ck_assert_int_eq(arch_frame_build(&st, 0, -1, &f, &err), -1);
+    ck_assert_str_eq(err.msg, "the FPU state of 512 bytes does not fit a signal frame");
+    arch_state_free(&st);
+}
+END_TEST
+
 /* rax and rip the frame resumes with, for a thread stopped with these. */
 static void frame_resume_as(uint64_t rax, uint64_t orig, long reissue, uint64_t *rax_out,
                             uint64_t *rip_out)
@@ -318,6 +331,7 @@ static Suite *arch_suite(void)
     tcase_add_test(tc, trampoline_ends_in_rt_sigreturn);
     tcase_add_test(tc, prepare_call_sets_abi_registers);
     tcase_add_test(tc, frame_has_kernel_layout);
+    tcase_add_test(tc, frame_refuses_a_short_fpu_state);
     tcase_add_test(tc, frame_restarts_interrupted_syscalls);
     tcase_add_test(tc, restart_block_number_remembered_per_thread);
     tcase_add_test(tc, sigreturn_entry_and_resigreturn);

@@ -71,6 +71,15 @@ START_TEST(refuses_each_reason)
     ck_assert_ptr_nonnull(strstr(err.msg, "ptrace_scope is 1"));
     ck_assert(check(status_text('S', 0, 0, 0), root, 3, &err) < 0);
     ck_assert_ptr_nonnull(strstr(err.msg, "disabled"));
+    /* same user, but the process holds capabilities memprof lacks */
+    char caps[1024];
+    snprintf(caps, sizeof caps, "%s", status_text('S', 0, 0, 1000));
+    char *cap = strstr(caps, "CapEff:\t0000000000000000");
+    ck_assert_ptr_nonnull(cap);
+    memcpy(cap + 8, "00000000a80425fb", 16);
+    ck_assert(check(caps, user, 0, &err) < 0);
+    ck_assert_ptr_nonnull(strstr(err.msg, "holds capabilities (CapEff a80425fb) memprof "
+                                          "lacks: run memprof as root"));
 }
 END_TEST
 
