@@ -3,11 +3,13 @@
 # installs what is missing, builds, runs the unit and integration tests,
 # all of them again with memprof built under ASan+UBSan, and a short
 # fuzzing pass over every parser.  Ends with one line counting every unit
-# check and integration test of both runs: "total: N passed, N failed".
+# check and integration test of both runs, "total: N passed, N failed",
+# and "result: all passed" or "result: FAILED" (exit status 0 or 1).
 set -u
 cd "$(dirname "$0")/.."
 bash tools/deps.sh || exit 1
-[ -f Makefile ] || ./configure >/dev/null || exit 1
+# (re)configure when there is no Makefile or it is older than its sources
+{ [ Makefile -nt Makefile.in ] && [ Makefile -nt configure ]; } || ./configure >/dev/null || exit 1
 make -s -j2 || exit 1
 log=$(mktemp /tmp/memprof-test.XXXXXX)
 trap 'rm -f "$log"' EXIT
@@ -28,4 +30,7 @@ awk '
     /^[0-9]+ passed, [0-9]+ failed$/ { pass += $1; fail += $3 }
     END { printf "total: %d passed, %d failed\n", pass, fail; exit fail > 0 }
 ' "$log" || status=1
+# A build or fuzzing failure counts no test: say so rather than let the
+# total above read as a pass.
+[ $status -eq 0 ] && echo "result: all passed" || echo "result: FAILED (see above)"
 exit $status

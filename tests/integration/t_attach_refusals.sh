@@ -12,7 +12,7 @@ assert_untouched "$PID"
 
 start_target plain
 kill -STOP "$PID"
-sleep 0.2
+for i in $(seq 50); do [ "$(state_of "$PID")" = T ] && break; sleep 0.05; done
 mp -p "$PID" -e 'prof on'
 assert_fail
 assert_err 'stopped'

@@ -8,9 +8,15 @@ start_target sleepers sleep
 toggles 20
 mp -p "$PID" -x "$WORK/toggles"
 assert_ok
-sleep 3.2
-grep -q 'SLEEP EARLY' "$TARGET_OUT" && die "$(grep 'SLEEP EARLY' "$TARGET_OUT")"
-grep -q '^sleeps 2' "$TARGET_OUT" || die "sleeper made no progress"
+# two more whole sleeps (1.5 s each) after the session, none early
+n=$(grep -c '^sleeps' "$TARGET_OUT")
+for i in $(seq 80); do
+    grep -q "^sleeps $((n + 2))\$" "$TARGET_OUT" && break
+    grep -q 'EARLY\|BAD' "$TARGET_OUT" && break
+    sleep 0.1
+done
+grep -q 'EARLY\|BAD' "$TARGET_OUT" && die "$(grep 'EARLY\|BAD' "$TARGET_OUT")"
+grep -q "^sleeps $((n + 2))\$" "$TARGET_OUT" || die "sleeper made no progress"
 assert_untouched "$PID"
 
 mkfifo "$WORK/fifo"
