@@ -85,32 +85,9 @@ int remote_write(pid_t pid, uint64_t addr, const void *buf, size_t len,
     return 0;
 }
 
-/* A memprof that died mid-call leaves its trampoline at the entry point
- * (dead code, harmless).  Taking those bytes for the originals would make
- * every later session "restore" them; read the real ones from the file. */
-static int tramp_orig_from_file(struct remote_ctx *ctx, struct mp_error *err)
-{
-    size_t len, stop_off;
-    const uint8_t *code = arch_trampoline(&len, &stop_off);
-    if (memcmp(ctx->tramp_orig, code, len) != 0)
-        return 0;
-    const struct map_entry *e = maps_find(&ctx->maps, ctx->tramp);
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%d/exe", ctx->pid);
-    int fd = e ? open(path, O_RDONLY | O_CLOEXEC) : -1;
-    ssize_t n = fd < 0 ? -1 : pread(fd, ctx->tramp_orig, len,
-                                    (off_t)(e->offset + (ctx->tramp - e->start)));
-    if (fd >= 0)
-        close(fd);
-    if (n != (ssize_t)len)
-        return mp_error_set(err, "process %d's entry point holds a trampoline left "
-                            "by an earlier memprof, and its original bytes cannot "
-                            "be read from %s", ctx->pid, path);
-    return 0;
-}
-
 int remote_ctx_init(struct remote_ctx *ctx, pid_t pid, uint64_t tramp,
-                    struct unwind_checker *unwind, struct mp_error *err)
+                    const uint8_t *tramp_orig, struct unwind_checker *unwind,
+                    struct mp_error *err)
 {
     memset(ctx, 0, sizeof *ctx);
     ctx->pid = pid;
@@ -125,14 +102,8 @@ int remote_ctx_init(struct remote_ctx *ctx, pid_t pid, uint64_t tramp,
                             strerror(errno));
     size_t stop_off;
     arch_trampoline(&ctx->tramp_len, &stop_off);
-    if (pread(ctx->mem_fd, ctx->tramp_orig, ctx->tramp_len, (off_t)tramp) !=
-        (ssize_t)ctx->tramp_len) {
-        mp_error_set(err, "cannot read the entry point of process %d: %s", pid,
-                     strerror(errno));
-        remote_ctx_fini(ctx);
-        return -1;
-    }
-    if (maps_read_pid(pid, &ctx->maps, err) < 0 || tramp_orig_from_file(ctx, err) < 0) {
+    memcpy(ctx->tramp_orig, tramp_orig, ctx->tramp_len);
+    if (maps_read_pid(pid, &ctx->maps, err) < 0) {
         remote_ctx_fini(ctx);
         return -1;
     }

@@ -27,12 +27,14 @@ struct restart_memo {
 };
 #define RESTART_MEMO_SLOTS 32
 
+#define REMOTE_TRAMP_MAX 16         /* bytes of the longest trampoline */
+
 /* Long-lived per target. */
 struct remote_ctx {
     pid_t pid;
     int mem_fd;                 /* /proc/PID/mem, for the trampoline */
     uint64_t tramp;             /* where the trampoline goes: ELF entry point */
-    uint8_t tramp_orig[16];     /* the bytes there, read once at init: _start */
+    uint8_t tramp_orig[REMOTE_TRAMP_MAX]; /* the bytes there (from the file): _start */
     size_t tramp_len;           /* never changes, and every stop puts them back */
     struct unwind_checker *unwind;
     struct map_list maps;       /* cached for stack headroom; refreshed on miss */
@@ -73,8 +75,11 @@ struct remote_report {
     unsigned unsafe_retries;
 };
 
+/* tramp: where the trampoline goes; tramp_orig: the bytes there, as the
+ * executable's file holds them. */
 int remote_ctx_init(struct remote_ctx *ctx, pid_t pid, uint64_t tramp,
-                    struct unwind_checker *unwind, struct mp_error *err);
+                    const uint8_t *tramp_orig, struct unwind_checker *unwind,
+                    struct mp_error *err);
 void remote_ctx_fini(struct remote_ctx *ctx);
 
 /* Choose a safe thread, run body on it, let it go.  Returns body's result,

@@ -37,14 +37,27 @@ static void read_owner(struct target *t)
 }
 
 /* The trampoline lives at the program's ELF entry point: _start runs once
- * at start-up and never again, so no thread can run into the trampoline. */
-static int entry_point(struct target *t, uint64_t *entry, struct mp_error *err)
+ * at start-up and never again, so no thread can run into the trampoline.
+ * Its original bytes come from the executable's file, not from memory: a
+ * memprof that died mid-call leaves its trampoline there (dead code,
+ * harmless), and taking that for the original would keep it forever. */
+static int entry_point(struct target *t, const struct map_list *maps, uint64_t *entry,
+                       uint8_t *orig, size_t len, struct mp_error *err)
 {
     const struct mapped_object *exe = mapped_objects_exe(&t->objs);
     if (!exe || !exe->elf->entry)
         return mp_error_set(err, "cannot find the entry point of process %d's "
                             "executable %s", t->pid, t->exe);
     *entry = exe->elf->entry + exe->bias;
+    uint64_t off;
+    int fd = mapped_object_file_offset(exe, *entry, &off) == 0
+                 ? mapped_object_open_file(t->pid, maps, exe->path) : -1;
+    ssize_t n = fd < 0 ? -1 : pread(fd, orig, len, (off_t)off);
+    if (fd >= 0)
+        close(fd);
+    if (n != (ssize_t)len)
+        return mp_error_set(err, "cannot read the entry point of process %d's "
+                            "executable %s from its file", t->pid, exe->path);
     return 0;
 }
 
@@ -63,6 +76,14 @@ static int open_parts(struct target *t, struct mp_error *err)
     if (maps_read_pid(t->pid, &maps, err) < 0)
         return -1;
     int rc = mapped_objects_load(t->pid, &maps, &t->objs, err);
+    uint64_t entry = 0;
+    uint8_t entry_bytes[REMOTE_TRAMP_MAX];
+    size_t tramp_len, stop_off;
+    arch_trampoline(&tramp_len, &stop_off);
+    if (tramp_len > sizeof entry_bytes)
+        rc = mp_error_set(err, "internal error: the trampoline outgrew REMOTE_TRAMP_MAX");
+    if (rc == 0)
+        rc = entry_point(t, &maps, &entry, entry_bytes, tramp_len, err);
     maps_free(&maps);
     if (rc < 0)
         return -1;
@@ -70,13 +91,10 @@ static int open_parts(struct target *t, struct mp_error *err)
     if (n < 0)
         return -1;
     t->ncopies = (size_t)n;
-    uint64_t entry = 0;
-    if (entry_point(t, &entry, err) < 0)
-        return -1;
     t->unwind = unwind_checker_new(t->pid, &t->objs, t->copies, t->ncopies, err);
     if (!t->unwind)
         return -1;
-    if (remote_ctx_init(&t->ctx, t->pid, entry, t->unwind, err) < 0)
+    if (remote_ctx_init(&t->ctx, t->pid, entry, entry_bytes, t->unwind, err) < 0)
         return -1;
     t->ctx_ready = true;
     t->ctx.trace = trace_requested() ? stderr : NULL;
