@@ -35,7 +35,6 @@
 #endif
 
 #define MAX_ROUNDS 100          /* rounds of candidates before giving up */
-#define CANDIDATES_PER_ROUND 8
 #define ROUND_SLEEP_NS 2000000  /* let refused threads leave the allocator */
 #define MIN_HEADROOM (64 * 1024) /* stack mallctl may use below the scratch */
 
@@ -750,7 +749,7 @@ int remote_session(struct remote_ctx *ctx, remote_body_fn body, void *arg,
         size_t n;
         if (threads_list(ctx->pid, &threads, &n, err) < 0)
             return -1;
-        for (size_t i = 0; i < n && i < CANDIDATES_PER_ROUND; i++) {
+        for (size_t i = 0; i < n && i < THREADS_CANDIDATES; i++) {
             int body_rc = -1;
             unsigned retries = rep->unsafe_retries;
             enum try_result r = try_thread(ctx, threads[i].tid, body, arg, rep, why,

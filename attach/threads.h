@@ -40,6 +40,9 @@ enum thread_rank thread_rank(const struct thread_info *t);
 /* Order candidates: best rank first, then by tid. */
 void threads_sort(struct thread_info *v, size_t n);
 
+/* How many of the best-ranked threads a session tries per round. */
+#define THREADS_CANDIDATES 8
+
 /* List and rank the live threads of pid.  *out is malloc'd. */
 int threads_list(pid_t pid, struct thread_info **out, size_t *n, struct mp_error *err);
 

@@ -156,7 +156,9 @@ static void warm_up(struct unwind_checker *u)
     struct mp_error ignored;
     if (threads_list(u->pid, &threads, &n, &ignored) < 0)
         return;
-    for (size_t i = 0; i < n; i++) {
+    /* Only the threads a session would try first (the list is ranked): a
+     * process with thousands of threads must not cost thousands of walks. */
+    for (size_t i = 0; i < n && i < THREADS_CANDIDATES; i++) {
         if (!threads[i].in_syscall || !threads[i].pc || !threads[i].sp)
             continue;
         struct arch_regs regs;
