@@ -8,22 +8,10 @@
 
 #include "target_common.h"
 
-static void *worker(void *arg)
-{
-    (void)arg;
-    void *keep[256] = { 0 };
-    unsigned seed = 1;
-    for (;;) {
-        churn(keep, 256, &seed);
-        usleep(1000);
-    }
-    return NULL;
-}
-
 int main(void)
 {
     pthread_t t;
-    pthread_create(&t, NULL, worker, NULL);
+    pthread_create(&t, NULL, churn_forever, NULL);
     announce_ready();
     pthread_join(t, NULL);
     return 0;

@@ -36,4 +36,17 @@ static inline void churn(void **keep, size_t nkeep, unsigned *seed)
     }
 }
 
+/* A thread body that churns forever, pausing 1 ms between rounds. */
+static inline void *churn_forever(void *arg)
+{
+    (void)arg;
+    void *keep[256] = { 0 };
+    unsigned seed = 1;
+    for (;;) {
+        churn(keep, 256, &seed);
+        usleep(1000);
+    }
+    return NULL;
+}
+
 #endif
