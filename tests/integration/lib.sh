@@ -8,15 +8,52 @@
 #   assert_ok / assert_fail       check $RC
 #   assert_out REGEX / assert_no_out REGEX / assert_err REGEX
 #   alive PID                     the process still exists (and is no zombie)
+#
+#   check NAME CMD...             one named check: runs CMD, prints
+#                                 "pass: NAME" or "FAIL: NAME"; a failed
+#                                 check fails the test at its end
+#   wait_until SECS WHAT CMD...   polls CMD until it succeeds; dies saying
+#                                 WHAT after SECS (times $SLOW: 4 under
+#                                 sanitizers) -- never a fixed sleep
 set -u
 PIDS=()
+CHECKS_FAILED=0
 cleanup() {
+    local rc=$?
     for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
     wait 2>/dev/null
+    [ "$rc" -eq 0 ] && [ "$CHECKS_FAILED" -gt 0 ] && exit 1
+    exit "$rc"
 }
 trap cleanup EXIT
 
+# Deadlines stretch under ASan/UBSan (run.sh exports SLOW).
+SLOW=${SLOW:-1}
+
 die() { echo "FAIL: $*" >&2; exit 1; }
+
+check() {
+    local name=$1; shift
+    if "$@"; then
+        echo "pass: $name"
+    else
+        echo "FAIL: $name" >&2
+        echo "FAIL: $name"
+        CHECKS_FAILED=$((CHECKS_FAILED + 1))
+    fi
+}
+
+wait_until() {
+    local secs=$1 what=$2; shift 2
+    local deadline
+    deadline=$(awk -v s="$secs" -v k="$SLOW" 'BEGIN { printf "%d", s * k * 20 }')
+    local i=0
+    while ! "$@"; do
+        i=$((i + 1))
+        [ "$i" -ge "$deadline" ] && die "timed out after $(awk -v s="$secs" -v k="$SLOW" 'BEGIN{print s*k}') s waiting for: $what"
+        sleep 0.05
+    done
+}
 
 start_target() {
     local name=$1; shift
