@@ -3,13 +3,13 @@
  * <prefix>mallctlnametomib", computes its runtime address, and checks the
  * process really runs those bytes before anyone calls them. */
 #include "attach/jemalloc_find.h"
+#include "attach/remote_call.h"
 
 #include <elf.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #define VERIFY_BYTES 16
@@ -59,8 +59,8 @@ static bool code_matches(pid_t pid, const struct mapped_object *o, uint64_t addr
     if (fd < 0 || mapped_object_file_offset(o, addr, &off) < 0 ||
         pread(fd, file, sizeof file, (off_t)off) != (ssize_t)sizeof file)
         return false;
-    struct iovec local = { mem, sizeof mem }, remote = { (void *)addr, sizeof mem };
-    if (process_vm_readv(pid, &local, 1, &remote, 1, 0) != (ssize_t)sizeof mem)
+    struct mp_error ignored;
+    if (remote_read(pid, addr, mem, sizeof mem, &ignored) < 0)
         return false;
     return memcmp(file, mem, sizeof mem) == 0;
 }

@@ -1,6 +1,7 @@
 /* mapped_object.c - opens the ELF objects a live process executes, through
  * its own view of the filesystem, and works out where each one is loaded. */
 #include "attach/mapped_object.h"
+#include "attach/threads.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,12 +16,16 @@
  * is not readable. */
 int mapped_object_open_file(pid_t pid, const struct map_list *maps, const char *path)
 {
+    /* A live thread's directory when the main thread has exited: it has
+     * no map_files, so root is the way in then. */
+    char dir[64];
+    threads_proc_dir(pid, dir, sizeof dir);
     for (size_t i = 0; i < maps->n; i++) {
         const struct map_entry *e = &maps->v[i];
         if (strcmp(e->path, path) != 0)
             continue;
         char mf[96];
-        snprintf(mf, sizeof mf, "/proc/%d/map_files/%llx-%llx", pid,
+        snprintf(mf, sizeof mf, "%s/map_files/%llx-%llx", dir,
                  (unsigned long long)e->start, (unsigned long long)e->end);
         int fd = open(mf, O_RDONLY | O_CLOEXEC);
         if (fd >= 0)
@@ -28,7 +33,7 @@ int mapped_object_open_file(pid_t pid, const struct map_list *maps, const char *
         break;
     }
     char root[4200];
-    snprintf(root, sizeof root, "/proc/%d/root%s", pid, path);
+    snprintf(root, sizeof root, "%s/root%s", dir, path);
     return open(root, O_RDONLY | O_CLOEXEC);
 }
 
@@ -88,9 +93,10 @@ static int load_one(pid_t pid, const struct map_list *maps, const struct map_ent
 
 static ino_t exe_inode(pid_t pid)
 {
-    char path[64];
+    char path[96];
     struct stat st;
-    snprintf(path, sizeof path, "/proc/%d/exe", pid);
+    threads_proc_dir(pid, path, sizeof path - 4);
+    strcat(path, "/exe");
     return stat(path, &st) == 0 ? st.st_ino : 0;
 }
 

@@ -9,9 +9,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/nsfs.h>
+#include <sys/auxv.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "attach/threads.h"
+
 #define CAP_SYS_PTRACE_BIT 19
+#define CAP_SYS_ADMIN_BIT 21
 
 /* The value after "Key:" on one line, or NULL. */
 static const char *field(const char *line, size_t len, const char *key)
@@ -58,6 +65,17 @@ static void parse_line(const char *line, size_t len, struct proc_status *out)
     } else if ((v = field(line, len, "CapEff"))) {
         out->cap_eff = strtoull(v, NULL, 16);
         out->have_cap_eff = true;
+    } else if ((v = field(line, len, "CapPrm"))) {
+        out->cap_prm = strtoull(v, NULL, 16);
+        out->have_cap_prm = true;
+    } else if ((v = field(line, len, "NSpid"))) {
+        /* "NSpid:\t1234\t7": outermost first, the process's own last */
+        for (char *end; ; v = end) {
+            long n = strtol(v, &end, 10);
+            if (end == v)
+                break;
+            out->nspid_inner = (pid_t)n;
+        }
     }
 }
 
@@ -103,34 +121,87 @@ static int check_tracer(pid_t pid, const struct proc_status *st, struct mp_error
     if (st->tgid != pid)
         return mp_error_set(err, "%d is a thread of process %d, not a process: "
                             "use -p %d", pid, st->tgid, st->tgid);
+    if (st->tracer_pid != 0 && strcmp(st->tracer_comm, "memprof") == 0)
+        return mp_error_set(err, "process %d (%s) is already traced by memprof "
+                            "(pid %d), which holds one of its threads for a call: "
+                            "wait for that session to end or end it", pid, st->name,
+                            st->tracer_pid);
     if (st->tracer_pid != 0)
         return mp_error_set(err, "process %d (%s) is already traced by process %d "
-                            "(a debugger, strace or another memprof): a thread "
-                            "can have only one tracer; detach it and retry",
-                            pid, st->name, st->tracer_pid);
+                            "(%s): a thread can have only one tracer; detach it and "
+                            "retry", pid, st->name, st->tracer_pid,
+                            st->tracer_comm[0] ? st->tracer_comm : "a debugger or strace");
     return 0;
 }
 
+static bool ids_differ(const unsigned *ids)
+{
+    return ids[0] != ids[1] || ids[0] != ids[2];
+}
+
+/* The kernel's rule (ptrace_may_access): without CAP_SYS_PTRACE in the
+ * target's user namespace, the real, effective and saved ids must all be
+ * the tracer's, the process dumpable, and its permitted capabilities a
+ * subset of the tracer's. */
 static int check_permission(pid_t pid, const struct proc_status *st,
                             const struct tracer_identity *me, struct mp_error *err)
 {
-    if (me->cap_sys_ptrace)
+    if (me->cap_sys_ptrace || me->owns_target_userns)
         return 0;
-    for (int i = 0; i < 4; i++) {
-        if (st->uid[i] != me->euid || st->gid[i] != me->egid)
-            return mp_error_set(err, "not permitted to trace process %d (%s): it "
-                                "runs as uid %u gid %u and memprof as uid %u gid %u "
-                                "without CAP_SYS_PTRACE: run memprof as the same "
-                                "user (sudo -u) or as root",
-                                pid, st->name, st->uid[1], st->gid[1],
-                                me->euid, me->egid);
-    }
-    if (st->have_cap_eff && st->cap_eff != 0)
+    if (ids_differ(st->uid) || ids_differ(st->gid))
+        return mp_error_set(err, "not permitted to trace process %d (%s): it runs a "
+                            "setuid/setgid program, so its real and effective ids "
+                            "differ (uid real %u effective %u saved %u, gid real %u "
+                            "effective %u saved %u) and no single unprivileged user "
+                            "may trace it; this needs CAP_SYS_PTRACE: run memprof "
+                            "as root", pid, st->name, st->uid[0], st->uid[1],
+                            st->uid[2], st->gid[0], st->gid[1], st->gid[2]);
+    if (st->uid[0] != me->euid || st->gid[0] != me->egid)
         return mp_error_set(err, "not permitted to trace process %d (%s): it "
-                            "holds capabilities (CapEff %llx) memprof lacks: run "
-                            "memprof as root", pid, st->name,
-                            (unsigned long long)st->cap_eff);
+                            "runs as uid %u gid %u and memprof as uid %u gid %u "
+                            "without CAP_SYS_PTRACE: run memprof as the same "
+                            "user (sudo -u) or as root",
+                            pid, st->name, st->uid[1], st->gid[1],
+                            me->euid, me->egid);
+    if (st->non_dumpable)
+        return mp_error_set(err, "not permitted to trace process %d (%s), though it "
+                            "runs as memprof's own user: it is non-dumpable "
+                            "(prctl PR_SET_DUMPABLE 0, or it changed credentials), "
+                            "and tracing it needs CAP_SYS_PTRACE: run memprof as "
+                            "root", pid, st->name);
+    uint64_t caps = st->have_cap_prm ? st->cap_prm : st->have_cap_eff ? st->cap_eff : 0;
+    if (caps & ~me->cap_prm)
+        return mp_error_set(err, "not permitted to trace process %d (%s), though it "
+                            "runs as memprof's own user: it holds capabilities "
+                            "memprof lacks (CapPrm %llx), and tracing it needs "
+                            "CAP_SYS_PTRACE: run memprof as root", pid, st->name,
+                            (unsigned long long)caps);
     return 0;
+}
+
+/* Suspending a seccomp filter (PTRACE_O_SUSPEND_SECCOMP, see remote_call.c)
+ * needs CAP_SYS_ADMIN, and a tracer that is not itself filtered. */
+static int check_seccomp(pid_t pid, const struct proc_status *st,
+                         const struct tracer_identity *me, struct mp_error *err)
+{
+    if (st->seccomp == 1)
+        return mp_error_set(err, "process %d (%s) runs in strict seccomp mode: "
+                            "the kernel would kill it for any system call mallctl "
+                            "makes, so memprof will not call into it", pid, st->name);
+    if (st->seccomp != 2 || (me->cap_sys_admin && me->seccomp == 0))
+        return 0;
+    const char *why = me->seccomp != 0
+        ? "memprof itself runs under seccomp, and the kernel lets only an "
+          "unfiltered tracer suspend a filter: run memprof outside the sandbox "
+          "that filters it"
+        : me->euid == 0
+        ? "memprof runs as root but without CAP_SYS_ADMIN (a container or a "
+          "dropped capability set): give it CAP_SYS_ADMIN"
+        : "that needs CAP_SYS_ADMIN: run memprof as root";
+    return mp_error_set(err, "process %d (%s) runs under a seccomp filter, which could "
+                        "kill it for the system call memprof skips after each call; "
+                        "memprof suspends the filter while it holds a thread, and %s",
+                        pid, st->name, why);
 }
 
 static int check_yama(pid_t pid, const struct tracer_identity *me, int scope,
@@ -157,11 +228,7 @@ int preflight_check_status(pid_t pid, const struct proc_status *st,
     if (check_state(pid, st, err) < 0 || check_tracer(pid, st, err) < 0 ||
         check_permission(pid, st, me, err) < 0 || check_yama(pid, me, yama_scope, err) < 0)
         return -1;
-    if (st->seccomp == 1)
-        return mp_error_set(err, "process %d (%s) runs in strict seccomp mode: "
-                            "the kernel would kill it for any system call mallctl "
-                            "makes, so memprof will not call into it", pid, st->name);
-    return 0;
+    return check_seccomp(pid, st, me, err);
 }
 
 int preflight_check_elf_header(pid_t pid, const unsigned char *hdr, size_t len,
@@ -215,16 +282,54 @@ int preflight_read_status(const char *path, struct proc_status *out)
 
 static void my_identity(struct tracer_identity *me)
 {
+    memset(me, 0, sizeof *me);
     me->euid = geteuid();
     me->egid = getegid();
-    me->cap_sys_ptrace = false;
     char buf[4096];
     size_t len;
     struct proc_status self;
     struct mp_error ignored;
     if (read_small_file("/proc/self/status", buf, sizeof buf, &len) == 0 &&
-        preflight_parse_status(buf, len, &self, &ignored) == 0 && self.have_cap_eff)
+        preflight_parse_status(buf, len, &self, &ignored) == 0) {
         me->cap_sys_ptrace = (self.cap_eff >> CAP_SYS_PTRACE_BIT) & 1;
+        me->cap_sys_admin = (self.cap_eff >> CAP_SYS_ADMIN_BIT) & 1;
+        me->cap_prm = self.cap_prm;
+        me->seccomp = self.seccomp > 0 ? self.seccomp : 0;
+    }
+}
+
+/* The target's user namespace is a descendant of memprof's, created by
+ * memprof's effective user (`unshare -U` by the same user): the kernel
+ * gives that user every capability inside it. */
+static bool owns_userns(const char *proc_dir)
+{
+    char path[96];
+    snprintf(path, sizeof path, "%s/ns/user", proc_dir);
+    struct stat mine, theirs;
+    if (stat("/proc/self/ns/user", &mine) < 0 || stat(path, &theirs) < 0 ||
+        mine.st_ino == theirs.st_ino)
+        return false;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    uid_t owner;
+    bool owned = ioctl(fd, NS_GET_OWNER_UID, &owner) == 0 && owner == geteuid();
+    /* ...and created from memprof's namespace or one of its descendants. */
+    for (int depth = 0; owned && depth < 32; depth++) {
+        int parent = ioctl(fd, NS_GET_PARENT);
+        close(fd);
+        fd = parent;
+        struct stat st;
+        if (fd < 0 || fstat(fd, &st) < 0) {
+            owned = false;
+            break;
+        }
+        if (st.st_ino == mine.st_ino && st.st_dev == mine.st_dev)
+            break;
+    }
+    if (fd >= 0)
+        close(fd);
+    return owned;
 }
 
 static int yama_scope(void)
@@ -236,10 +341,10 @@ static int yama_scope(void)
     return atoi(buf);
 }
 
-static int check_exe(pid_t pid, struct mp_error *err)
+static int check_exe(pid_t pid, const char *proc_dir, struct mp_error *err)
 {
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%d/exe", pid);
+    char path[96];
+    snprintf(path, sizeof path, "%s/exe", proc_dir);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return mp_error_set(err, "cannot open the executable of process %d (%s): %s",
@@ -250,10 +355,73 @@ static int check_exe(pid_t pid, struct mp_error *err)
     return preflight_check_elf_header(pid, hdr, n > 0 ? (size_t)n : 0, err);
 }
 
+int preflight_check_proc_view(pid_t self_pid, const char *proc_self, struct mp_error *err)
+{
+    if (!proc_self)
+        return mp_error_set(err, "/proc is not mounted (or /proc/self is unreadable): "
+                            "memprof reads processes through /proc; mount it");
+    char mine[32];
+    snprintf(mine, sizeof mine, "%d", self_pid);
+    if (strcmp(proc_self, mine) != 0)
+        return mp_error_set(err, "the /proc mounted here belongs to another pid "
+                            "namespace (memprof is pid %d, but /proc/self is %s), so "
+                            "its pids name other processes than memprof's own: "
+                            "memprof was probably started with `nsenter -m` without "
+                            "`-p`; enter the pid namespace too (nsenter -m -p), or "
+                            "run memprof outside the mount namespace",
+                            self_pid, proc_self);
+    return 0;
+}
+
+static int check_proc_view(struct mp_error *err)
+{
+    char link[32];
+    ssize_t n = readlink("/proc/self", link, sizeof link - 1);
+    if (n >= 0)
+        link[n] = 0;
+    return preflight_check_proc_view(getpid(), n >= 0 ? link : NULL, err);
+}
+
+/* The status of a live thread, when the main thread has exited but others
+ * run on: they hold the state and tracer that matter.  Tgid stays pid. */
+static void live_thread_status(pid_t pid, struct proc_status *st)
+{
+    if (st->state != 'Z' && st->state != 'X')
+        return;
+    pid_t tid = threads_live_tid(pid);
+    char path[96];
+    struct proc_status live;
+    snprintf(path, sizeof path, "/proc/%d/task/%d/status", pid, tid);
+    if (tid > 0 && tid != pid && preflight_read_status(path, &live) == 0)
+        *st = live;
+}
+
+static void tracer_comm(pid_t tracer, char *buf, size_t len)
+{
+    char path[64], comm[64];
+    size_t n;
+    buf[0] = 0;
+    snprintf(path, sizeof path, "/proc/%d/comm", tracer);
+    if (tracer > 0 && read_small_file(path, comm, sizeof comm, &n) == 0) {
+        comm[strcspn(comm, "\n")] = 0;
+        snprintf(buf, len, "%.15s", comm);
+    }
+}
+
+/* A non-dumpable process's /proc entries belong to root (of its user
+ * namespace), whatever its own ids. */
+static bool non_dumpable(const char *proc_dir, const struct proc_status *st)
+{
+    struct stat sb;
+    return stat(proc_dir, &sb) == 0 && sb.st_uid != st->uid[1];
+}
+
 int preflight_run(pid_t pid, struct mp_error *err)
 {
     if (pid <= 0)
         return mp_error_set(err, "%d is not a process id", pid);
+    if (check_proc_view(err) < 0)
+        return -1;
     char path[64], buf[8192];
     size_t len;
     snprintf(path, sizeof path, "/proc/%d/status", pid);
@@ -266,9 +434,34 @@ int preflight_run(pid_t pid, struct mp_error *err)
     struct proc_status st;
     if (preflight_parse_status(buf, len, &st, err) < 0)
         return mp_error_prefix(err, "%s", path);
+    char dir[64];
+    threads_proc_dir(pid, dir, sizeof dir);
+    live_thread_status(pid, &st);
+    tracer_comm(st.tracer_pid, st.tracer_comm, sizeof st.tracer_comm);
+    st.non_dumpable = non_dumpable(dir, &st);
     struct tracer_identity me;
     my_identity(&me);
+    me.owns_target_userns = owns_userns(dir);
     if (preflight_check_status(pid, &st, &me, yama_scope(), err) < 0)
         return -1;
-    return check_exe(pid, err);
+    return check_exe(pid, dir, err);
+}
+
+bool preflight_secure_exec(pid_t pid)
+{
+    char path[96];
+    threads_proc_dir(pid, path, sizeof path - 8);
+    strcat(path, "/auxv");
+    uint64_t aux[2 * 64];
+    size_t len;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    ssize_t n = read(fd, aux, sizeof aux);
+    close(fd);
+    len = n > 0 ? (size_t)n / sizeof aux[0] : 0;
+    for (size_t i = 0; i + 1 < len && aux[i] != AT_NULL; i += 2)
+        if (aux[i] == AT_SECURE)
+            return aux[i + 1] != 0;
+    return false;
 }

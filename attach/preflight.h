@@ -20,19 +20,30 @@ struct proc_status {
     uid_t uid[4];            /* real, effective, saved, fs */
     gid_t gid[4];
     int seccomp;             /* 0 none, 1 strict, 2 filter; -1 unknown */
-    uint64_t cap_eff;
-    bool have_cap_eff;
+    uint64_t cap_eff, cap_prm;
+    bool have_cap_eff, have_cap_prm;
+    pid_t nspid_inner;       /* last NSpid number: the pid in its own namespace */
+    /* Not in the status text: preflight_run fills these from elsewhere. */
+    char tracer_comm[16];    /* comm of tracer_pid, "" when unknown */
+    bool non_dumpable;       /* its /proc entries belong to root, not to it */
 };
 
 /* Parse status text.  Returns 0, or -1 when it is not status text. */
 int preflight_parse_status(const char *text, size_t len, struct proc_status *out,
                            struct mp_error *err);
 
-/* Who memprof is: its credentials and whether it holds CAP_SYS_PTRACE. */
+/* Who memprof is: its credentials and capabilities, as they count for
+ * one target. */
 struct tracer_identity {
     uid_t euid;
     gid_t egid;
     bool cap_sys_ptrace;
+    bool owns_target_userns; /* the target lives in a user namespace memprof's
+                              * user created (unshare -U): memprof holds every
+                              * capability there, as the kernel counts them */
+    uint64_t cap_prm;        /* memprof's permitted capabilities */
+    bool cap_sys_admin;      /* needed to suspend a seccomp filter */
+    int seccomp;             /* memprof's own seccomp mode (0: none) */
 };
 
 /* Read and parse a status file (/proc/PID/status, /proc/PID/task/TID/
@@ -49,7 +60,18 @@ int preflight_check_status(pid_t pid, const struct proc_status *st,
 int preflight_check_elf_header(pid_t pid, const unsigned char *hdr, size_t len,
                                struct mp_error *err);
 
-/* All of the above on the live process. */
+/* The /proc memprof sees must be its own pid namespace's: under
+ * `nsenter -m` without -p it is another's, and its pids name other
+ * processes than ptrace's.  self_pid is getpid(), proc_self what /proc/self
+ * links to (NULL when unreadable). */
+int preflight_check_proc_view(pid_t self_pid, const char *proc_self, struct mp_error *err);
+
+/* All of the above on the live process.  A process whose main thread has
+ * exited is judged by a live thread. */
 int preflight_run(pid_t pid, struct mp_error *err);
+
+/* Whether the process runs in secure-execution mode (AT_SECURE: setuid,
+ * setgid or file capabilities), where jemalloc ignores MALLOC_CONF. */
+bool preflight_secure_exec(pid_t pid);
 
 #endif

@@ -61,10 +61,24 @@ uint64_t remote_call_sigmask(uint64_t saved)
     return mask;
 }
 
+/* process_vm_readv/writev through pid, or through a live thread when the
+ * main thread has exited (its own memory map is gone: ESRCH). */
+static ssize_t vm_rw(pid_t pid, const struct iovec *local, const struct iovec *remote,
+                     bool write)
+{
+    ssize_t n = write ? process_vm_writev(pid, local, 1, remote, 1, 0)
+                      : process_vm_readv(pid, local, 1, remote, 1, 0);
+    pid_t tid;
+    if (n < 0 && errno == ESRCH && (tid = threads_live_tid(pid)) > 0 && tid != pid)
+        n = write ? process_vm_writev(tid, local, 1, remote, 1, 0)
+                  : process_vm_readv(tid, local, 1, remote, 1, 0);
+    return n;
+}
+
 int remote_read(pid_t pid, uint64_t addr, void *buf, size_t len, struct mp_error *err)
 {
     struct iovec local = { buf, len }, remote = { (void *)addr, len };
-    ssize_t n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+    ssize_t n = vm_rw(pid, &local, &remote, false);
     if (n != (ssize_t)len)
         return mp_error_set(err, "cannot read %zu bytes at %#llx in process %d: %s",
                             len, (unsigned long long)addr, pid,
@@ -76,7 +90,7 @@ int remote_write(pid_t pid, uint64_t addr, const void *buf, size_t len,
                  struct mp_error *err)
 {
     struct iovec local = { (void *)buf, len }, remote = { (void *)addr, len };
-    ssize_t n = process_vm_writev(pid, &local, 1, &remote, 1, 0);
+    ssize_t n = vm_rw(pid, &local, &remote, true);
     if (n != (ssize_t)len)
         return mp_error_set(err, "cannot write %zu bytes at %#llx in process %d: %s",
                             len, (unsigned long long)addr, pid,
@@ -92,9 +106,12 @@ int remote_ctx_init(struct remote_ctx *ctx, pid_t pid, uint64_t tramp,
     ctx->pid = pid;
     ctx->tramp = tramp;
     ctx->unwind = unwind;
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%d/mem", pid);
-    /* /proc/PID/mem can write read-only text, process_vm_writev cannot. */
+    char path[96];
+    threads_proc_dir(pid, path, sizeof path - 4);
+    strcat(path, "/mem");
+    /* /proc/PID/mem can write read-only text, process_vm_writev cannot.
+     * The open file reaches the process's memory for as long as the
+     * process lives, even after the thread it was opened through exits. */
     ctx->mem_fd = open(path, O_RDWR | O_CLOEXEC);
     if (ctx->mem_fd < 0)
         return mp_error_set(err, "cannot open %s: %s (run memprof as root)", path,
@@ -119,20 +136,11 @@ void remote_ctx_fini(struct remote_ctx *ctx)
 
 /* ---- stops ---------------------------------------------------------- */
 
+/* Gone when no thread is left: a main thread that called pthread_exit is
+ * a zombie while the others run on. */
 static bool process_gone(pid_t pid)
 {
-    char path[64], buf[512];
-    snprintf(path, sizeof path, "/proc/%d/stat", pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return true;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-        return true;
-    buf[n] = 0;
-    char *p = strrchr(buf, ')');
-    return !p || p[1] == 0 || p[2] == 'Z' || p[2] == 'X';
+    return threads_live_tid(pid) < 0;
 }
 
 static enum stop_kind wait_stop(pid_t tid, int *sig)

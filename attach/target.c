@@ -12,12 +12,14 @@
 
 #include "attach/jemalloc_find.h"
 #include "attach/preflight.h"
+#include "attach/session_lock.h"
 #include "attach/threads.h"
 
 static char *read_exe(pid_t pid)
 {
-    char path[64], buf[4096];
-    snprintf(path, sizeof path, "/proc/%d/exe", pid);
+    char path[96], buf[4096];
+    threads_proc_dir(pid, path, sizeof path - 4);
+    strcat(path, "/exe");
     ssize_t n = readlink(path, buf, sizeof buf - 1);
     if (n < 0)
         return strdup("?");
@@ -38,9 +40,7 @@ static void read_owner(struct target *t)
 
 /* The trampoline lives at the program's ELF entry point: _start runs once
  * at start-up and never again, so no thread can run into the trampoline.
- * Its original bytes come from the executable's file, not from memory: a
- * memprof that died mid-call leaves its trampoline there (dead code,
- * harmless), and taking that for the original would keep it forever. */
+ * Its original bytes come from the executable's file, not from memory. */
 static int entry_point(struct target *t, const struct map_list *maps, uint64_t *entry,
                        uint8_t *orig, size_t len, struct mp_error *err)
 {
@@ -58,6 +58,35 @@ static int entry_point(struct target *t, const struct map_list *maps, uint64_t *
     if (n != (ssize_t)len)
         return mp_error_set(err, "cannot read the entry point of process %d's "
                             "executable %s from its file", t->pid, exe->path);
+    return 0;
+}
+
+/* What the entry point holds now.  A memprof that died mid-call leaves its
+ * trampoline there, and that memprof's thread may still be inside a call
+ * that returns into it and restores itself: those bytes must stay for good.
+ * This session then writes nothing there (it puts back what it found).
+ * Anything else than the file's bytes or the trampoline is code someone
+ * changed: memprof will not write over it. */
+static int entry_live(struct target *t, uint64_t entry, uint8_t *orig, size_t len,
+                      struct mp_error *err)
+{
+    size_t tramp_len, stop_off;
+    const uint8_t *tramp = arch_trampoline(&tramp_len, &stop_off);
+    if (tramp_len != len)
+        return mp_error_set(err, "internal error: trampoline length changed");
+    uint8_t live[REMOTE_TRAMP_MAX];
+    if (remote_read(t->pid, entry, live, len, err) < 0)
+        return mp_error_prefix(err, "the entry point of process %d", t->pid);
+    if (memcmp(live, orig, len) == 0)
+        return 0;
+    if (memcmp(live, tramp, len) != 0)
+        return mp_error_set(err, "the entry point of process %d (%#llx) holds other "
+                            "bytes than its executable's file and memprof's call "
+                            "trampoline: something changed its code there (a "
+                            "debugger's breakpoint?), and memprof will not write "
+                            "over it", t->pid, (unsigned long long)entry);
+    memcpy(orig, live, len);
+    t->entry_kept = true;
     return 0;
 }
 
@@ -84,6 +113,8 @@ static int open_parts(struct target *t, struct mp_error *err)
         rc = mp_error_set(err, "internal error: the trampoline outgrew REMOTE_TRAMP_MAX");
     if (rc == 0)
         rc = entry_point(t, &maps, &entry, entry_bytes, tramp_len, err);
+    if (rc == 0)
+        rc = entry_live(t, entry, entry_bytes, tramp_len, err);
     maps_free(&maps);
     if (rc < 0)
         return -1;
@@ -101,16 +132,44 @@ static int open_parts(struct target *t, struct mp_error *err)
     return 0;
 }
 
+/* The session lock comes first, before any thread is stopped, and its
+ * refusal before any other: a second memprof learns which memprof holds
+ * the process, not that a thread of it "is traced" or "stopped".  When the
+ * lock cannot be taken at all, preflight usually says why (gone, not ours). */
+static int lock_target(pid_t pid, int *lock_fd, struct mp_error *err)
+{
+    char dir[64];
+    struct mp_error lock_err;
+    threads_proc_dir(pid, dir, sizeof dir);
+    *lock_fd = session_lock_take(pid, dir, &lock_err);
+    if (*lock_fd == SESSION_LOCK_HELD) {
+        *err = lock_err;
+        return -1;
+    }
+    if (preflight_run(pid, err) < 0)
+        return -1;
+    if (*lock_fd < 0) {
+        *err = lock_err;
+        return -1;
+    }
+    return 0;
+}
+
 struct target *target_open(pid_t pid, struct mp_error *err)
 {
-    if (preflight_run(pid, err) < 0)
+    int lock_fd;
+    if (lock_target(pid, &lock_fd, err) < 0) {
+        session_lock_release(lock_fd);
         return NULL;
+    }
     struct target *t = calloc(1, sizeof *t);
     if (!t) {
+        session_lock_release(lock_fd);
         mp_error_set(err, "out of memory");
         return NULL;
     }
     t->pid = pid;
+    t->lock_fd = lock_fd;
     t->exe = read_exe(pid);
     t->ctx.mem_fd = -1;
     read_owner(t);
@@ -132,6 +191,8 @@ void target_close(struct target *t)
     jemalloc_copies_free(t->copies, t->ncopies);
     mapped_objects_free(&t->objs);
     free(t->exe);
+    /* Last: only now may another memprof write at the entry point. */
+    session_lock_release(t->lock_fd);
     free(t);
 }
 
@@ -175,12 +236,36 @@ size_t target_jemalloc_selected(const struct target *t)
     return t->selected;
 }
 
+/* The thread just used ran with its seccomp filter suspended (seize() in
+ * remote_call.c asks for that whenever memprof may): the operator is told
+ * once per session, since the calls' own system calls were not filtered. */
+static void note_seccomp(struct target *t)
+{
+    if (t->seccomp_suspended || !t->pauses.last_tid || t->ctx.cannot_suspend_seccomp)
+        return;
+    char path[96];
+    struct proc_status st;
+    snprintf(path, sizeof path, "/proc/%d/task/%d/status", t->pid, (int)t->pauses.last_tid);
+    if (preflight_read_status(path, &st) < 0 || st.seccomp != 2)
+        return;
+    t->seccomp_suspended = true;
+    if (t->notes)
+        fprintf(t->notes, "note: process %d runs under a seccomp filter; memprof "
+                "suspended it (PTRACE_O_SUSPEND_SECCOMP) for thread %d while that "
+                "thread ran memprof's calls, so their system calls (a dump's "
+                "openat and write) were not filtered; the filter applies again "
+                "once memprof lets the thread go\n", t->pid, (int)t->pauses.last_tid);
+}
+
 int target_mallctl(struct target *t, struct mallctl_call *calls, size_t n,
                    struct mp_error *err)
 {
     if (n == 0)
         return 0;
-    return mallctl_batch_run(t, calls, n, err);
+    session_lock_drain(t->lock_fd);
+    int rc = mallctl_batch_run(t, calls, n, err);
+    note_seccomp(t);
+    return rc;
 }
 
 int target_read_string(struct target *t, uint64_t addr, char *buf, size_t len,
@@ -208,4 +293,24 @@ int target_read_string(struct target *t, uint64_t addr, char *buf, size_t len,
 const struct target_pause_stats *target_pauses(const struct target *t)
 {
     return &t->pauses;
+}
+
+void target_set_notes(struct target *t, FILE *notes)
+{
+    t->notes = notes;
+}
+
+bool target_entry_kept(const struct target *t)
+{
+    return t->entry_kept;
+}
+
+bool target_seccomp_suspended(const struct target *t)
+{
+    return t->seccomp_suspended;
+}
+
+bool target_secure_exec(const struct target *t)
+{
+    return preflight_secure_exec(t->pid);
 }

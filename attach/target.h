@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "lib/error.h"
@@ -57,12 +58,16 @@ struct target_pause_stats {
 
 struct target;
 
-/* Check the process (gone, zombie, stopped, traced, permissions, 32-bit,
- * seccomp, Yama) and find its jemalloc copies.  Stops nothing. */
+/* Take the session lock (one memprof per process: a second is refused with
+ * the holder's pid), check the process (gone, zombie, stopped, traced,
+ * permissions, 32-bit, seccomp, Yama) and find its jemalloc copies.  Stops
+ * nothing.  A process whose main thread has exited is reached through a
+ * live thread. */
 struct target *target_open(pid_t pid, struct mp_error *err);
 
 /* Detach from anything still attached, remove the session's dump directory
- * in the target's filesystem, free.  Safe on NULL. */
+ * in the target's filesystem, release the session lock, free.  Safe on
+ * NULL. */
 void target_close(struct target *t);
 
 pid_t target_pid(const struct target *t);
@@ -87,6 +92,22 @@ int target_read_string(struct target *t, uint64_t addr, char *buf, size_t len,
                        struct mp_error *err);
 
 const struct target_pause_stats *target_pauses(const struct target *t);
+
+/* Where attach/ writes notes on what it did to the process that the
+ * operator must know (once per session); NULL (the default): nowhere. */
+void target_set_notes(struct target *t, FILE *notes);
+
+/* A trampoline an earlier memprof left at the entry point (it died while a
+ * thread was in a call, which may still return there): this session uses
+ * those bytes and leaves them. */
+bool target_entry_kept(const struct target *t);
+
+/* A call ran with its thread's seccomp filter suspended. */
+bool target_seccomp_suspended(const struct target *t);
+
+/* The process runs in secure-execution mode (setuid, setgid or file
+ * capabilities: AT_SECURE), where jemalloc ignores MALLOC_CONF. */
+bool target_secure_exec(const struct target *t);
 
 /* The session's private dump directory as the target sees it (created on
  * first use: mode 0700, owned by the target's user, unpredictable name,

@@ -27,6 +27,11 @@ struct target {
     double pause_history[PAUSE_HISTORY]; /* ring of the last stops, for median/p90 */
     char *dump_dir;             /* as the target sees it, NULL until created */
     char *dump_dir_host;        /* the same directory as memprof reaches it */
+    int lock_fd;                /* session_lock.h: one memprof per process */
+    bool entry_kept;            /* a dead memprof's trampoline sits at the entry
+                                 * point: used, never removed */
+    bool seccomp_suspended;     /* a call ran with the thread's filter suspended */
+    FILE *notes;                /* target_set_notes */
 };
 
 /* Run the calls on one stopped thread (mallctl_batch.c). */

@@ -113,10 +113,17 @@ static int read_stat(pid_t pid, struct thread_info *t)
     return 0;
 }
 
+static bool exited_state(char state)
+{
+    return state == 'Z' || state == 'X';
+}
+
 static int read_thread(pid_t pid, struct thread_info *t)
 {
     char path[96], buf[256];
-    if (read_stat(pid, t) < 0)
+    /* An exited thread (a main thread left as a zombie by pthread_exit)
+     * cannot be traced: it is no candidate. */
+    if (read_stat(pid, t) < 0 || exited_state(t->state))
         return -1;
     snprintf(path, sizeof path, "/proc/%d/task/%d/syscall", pid, t->tid);
     if (read_text(path, buf, sizeof buf) < 0)
@@ -157,7 +164,7 @@ int threads_list(pid_t pid, struct thread_info **out, size_t *n, struct mp_error
         if (tid <= 0 || push(&v, &cnt, &cap, tid) < 0)
             continue;
         if (read_thread(pid, &v[cnt - 1]) < 0)
-            cnt--;      /* exited meanwhile */
+            cnt--;      /* exited */
     }
     closedir(d);
     if (cnt == 0) {
@@ -184,4 +191,41 @@ int threads_count(pid_t pid)
             n++;
     closedir(d);
     return n;
+}
+
+static bool thread_alive(pid_t pid, pid_t tid)
+{
+    struct thread_info t = { .tid = tid };
+    return read_stat(pid, &t) == 0 && !exited_state(t.state);
+}
+
+pid_t threads_live_tid(pid_t pid)
+{
+    if (thread_alive(pid, pid))
+        return pid;
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/task", pid);
+    DIR *d = opendir(path);
+    if (!d)
+        return -1;
+    pid_t best = -1;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        pid_t tid = (pid_t)atoi(de->d_name);
+        if (tid > 0 && tid != pid && (best < 0 || tid < best) && thread_alive(pid, tid))
+            best = tid;
+    }
+    closedir(d);
+    return best;
+}
+
+int threads_proc_dir(pid_t pid, char *buf, size_t len)
+{
+    pid_t tid = threads_live_tid(pid);
+    if (tid < 0 || tid == pid) {
+        snprintf(buf, len, "/proc/%d", pid);
+        return tid < 0 ? -1 : 0;
+    }
+    snprintf(buf, len, "/proc/%d/task/%d", pid, tid);
+    return 0;
 }

@@ -49,4 +49,18 @@ int threads_list(pid_t pid, struct thread_info **out, size_t *n, struct mp_error
 /* How many threads pid has now, or -1. */
 int threads_count(pid_t pid);
 
+/* A thread of pid that has not exited: pid itself while the main thread
+ * lives, else the lowest-numbered live thread (a main thread that called
+ * pthread_exit stays a zombie while the others run, and its /proc entries
+ * no longer reach the process's memory, files or namespaces); -1 when the
+ * whole process is gone. */
+pid_t threads_live_tid(pid_t pid);
+
+/* Where the process's /proc entries (maps, mem, exe, root, environ, ns/)
+ * can be read: "/proc/PID" while the main thread lives, else
+ * "/proc/PID/task/TID" of a live thread.  Chosen afresh at each call, so a
+ * thread that exits is replaced.  Returns 0, or -1 when the process is gone
+ * (buf then holds "/proc/PID", whose opens fail with the usual errors). */
+int threads_proc_dir(pid_t pid, char *buf, size_t len);
+
 #endif

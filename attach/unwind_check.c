@@ -47,7 +47,7 @@ static void *upt_for_ip(struct unwind_checker *u, unw_word_t ip)
     const struct mapped_object *o = mapped_objects_find(u->objs, ip);
     size_t i = o ? (size_t)(o - u->objs->v) : u->objs->n;
     if (!u->upts[i])
-        u->upts[i] = _UPT_create(u->pid);
+        u->upts[i] = _UPT_create(threads_live_tid(u->pid)); /* reads its maps */
     return u->upts[i];
 }
 

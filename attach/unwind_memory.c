@@ -9,8 +9,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/uio.h>
 
+#include "attach/remote_call.h"
 #include "lib/maps.h"
 
 #define PAGE 4096u
@@ -120,8 +120,8 @@ static int read_page(struct unwind_memory *m, struct page *p, uint64_t addr)
 {
     if (!p->data && !(p->data = malloc(PAGE)))
         return -1;
-    struct iovec local = { p->data, PAGE }, remote = { (void *)addr, PAGE };
-    if (process_vm_readv(m->pid, &local, 1, &remote, 1, 0) != (ssize_t)PAGE) {
+    struct mp_error ignored;
+    if (remote_read(m->pid, addr, p->data, PAGE, &ignored) < 0) {
         p->addr = 0;
         p->stop = 0;
         return -1;

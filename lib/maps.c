@@ -1,6 +1,7 @@
 /* maps.c - parser for /proc/PID/maps text (live or copied into a dump). */
 #include "lib/maps.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -159,41 +160,92 @@ int maps_parse(const char *text, size_t len, bool strict, struct map_list *out,
     return 0;
 }
 
-int maps_read_pid(int pid, struct map_list *out, struct mp_error *err)
+/* The whole text of a /proc file into *buf (malloc'd). */
+static int read_proc_text(const char *path, char **buf, size_t *len, struct mp_error *err)
 {
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%d/maps", pid);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return mp_error_set(err, "cannot read %s: %s", path, strerror(errno));
-    size_t cap = 1 << 16, len = 0;
-    char *buf = malloc(cap);
+    size_t cap = 1 << 16;
+    *len = 0;
+    *buf = malloc(cap);
     for (;;) {
-        if (!buf) {
+        if (!*buf) {
             close(fd);
             return mp_error_set(err, "out of memory");
         }
-        ssize_t r = read(fd, buf + len, cap - len);
+        ssize_t r = read(fd, *buf + *len, cap - *len);
         if (r < 0) {
             if (errno == EINTR)
                 continue;
             int e = errno;
-            free(buf);
+            free(*buf);
+            *buf = NULL;
             close(fd);
             return mp_error_set(err, "cannot read %s: %s", path, strerror(e));
         }
         if (r == 0)
             break;
-        len += (size_t)r;
-        if (len == cap) {
+        *len += (size_t)r;
+        if (*len == cap) {
             cap *= 2;
-            char *nb = realloc(buf, cap);
+            char *nb = realloc(*buf, cap);
             if (!nb)
-                free(buf);
-            buf = nb;
+                free(*buf);
+            *buf = nb;
         }
     }
     close(fd);
+    return 0;
+}
+
+/* A process whose main thread has exited (pthread_exit) keeps running in
+ * its other threads, but the main thread's maps read empty: its memory
+ * map is reachable only through a live thread's task directory. */
+static int read_live_thread_maps(int pid, char **buf, size_t *len, char *path,
+                                 size_t pathlen)
+{
+    char dir[64];
+    snprintf(dir, sizeof dir, "/proc/%d/task", pid);
+    DIR *d = opendir(dir);
+    if (!d)
+        return -1;
+    struct dirent *de;
+    int rc = -1;
+    while (rc < 0 && (de = readdir(d))) {
+        int tid = atoi(de->d_name);
+        struct mp_error ignored;
+        if (tid <= 0 || tid == pid)
+            continue;
+        snprintf(path, pathlen, "/proc/%d/task/%d/maps", pid, tid);
+        if (read_proc_text(path, buf, len, &ignored) < 0)
+            continue;
+        if (*len > 0)
+            rc = 0;
+        else
+            free(*buf);
+    }
+    closedir(d);
+    return rc;
+}
+
+int maps_read_pid(int pid, struct map_list *out, struct mp_error *err)
+{
+    char path[96];
+    snprintf(path, sizeof path, "/proc/%d/maps", pid);
+    char *buf;
+    size_t len;
+    if (read_proc_text(path, &buf, &len, err) < 0)
+        return -1;
+    if (len == 0) {
+        char *live;
+        size_t live_len;
+        if (read_live_thread_maps(pid, &live, &live_len, path, sizeof path) == 0) {
+            free(buf);
+            buf = live;
+            len = live_len;
+        }
+    }
     int rc = maps_parse(buf, len, true, out, err);
     free(buf);
     if (rc)

@@ -37,7 +37,8 @@ int maps_parse_line(const char *line, size_t len, struct map_entry *out,
 int maps_parse(const char *text, size_t len, bool strict, struct map_list *out,
                struct mp_error *err);
 
-/* Read and parse /proc/PID/maps. */
+/* Read and parse /proc/PID/maps (through a live thread when the main
+ * thread has exited). */
 int maps_read_pid(int pid, struct map_list *out, struct mp_error *err);
 
 /* The entry holding addr, or NULL.  Entries must be sorted (they are, as

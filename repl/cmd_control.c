@@ -146,6 +146,17 @@ static void state_warn(struct session *s, struct query *q)
                 "values, but cannot profile this process\n");
         return;
     }
+    if ((opt->ret != 0 || !opt->v.b) && target_secure_exec(s->target)) {
+        /* setuid, setgid, file capabilities: jemalloc ignores MALLOC_CONF */
+        fprintf(stderr, "warning: heap profiling was not enabled when this process "
+                "started (opt.prof is false), and jemalloc cannot enable it later. "
+                "It runs in secure-execution mode (setuid, setgid or file "
+                "capabilities), where jemalloc ignores %s: put "
+                "prof:true,prof_active:false in /etc/malloc.conf (a symbolic link "
+                "whose target is the options) or in a malloc_conf built into the "
+                "program, and restart it\n", var);
+        return;
+    }
     if (opt->ret != 0 || !opt->v.b) {
         fprintf(stderr, "warning: heap profiling was not enabled when this process "
                 "started (opt.prof is false), and jemalloc cannot enable it later. "
@@ -200,6 +211,7 @@ int cmd_attach(struct session *s, int argc, char **argv)
         command_error("%s", err.msg);
         return -1;
     }
+    target_set_notes(s->target, stderr);
     session_drop_symbolizer(s);
     const struct jemalloc_copy *c = selected_copy(s);
     fprintf(s->out, "attached to process %ld (%s): %smallctl in %s\n", pid,
@@ -280,6 +292,14 @@ int cmd_info(struct session *s, int argc, char **argv)
             "median %.0f us, p90 %.0f us, max %.0f us; %u unsafe threads skipped\n",
             ps->calls, ps->last_us, (int)ps->last_tid, ps->median_us, ps->p90_us,
             ps->max_us, ps->unsafe_retries);
+    fprintf(s->out, "entry point          %s\n", target_entry_kept(s->target)
+            ? "holds the call trampoline an earlier memprof left (it died while a "
+              "thread was in a call); this session uses it and leaves it"
+            : "the executable's own bytes, between stops");
+    fprintf(s->out, "seccomp filter       %s\n", target_seccomp_suspended(s->target)
+            ? "suspended for the thread memprof held during each call "
+              "(PTRACE_O_SUSPEND_SECCOMP)"
+            : "not suspended so far");
     return 0;
 }
 

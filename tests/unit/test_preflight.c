@@ -25,8 +25,11 @@ static int check(const char *text, struct tracer_identity me, int yama, struct m
     return preflight_check_status(100, &st, &me, yama, err);
 }
 
-static const struct tracer_identity root = { 0, 0, true };
-static const struct tracer_identity user = { 1000, 1000, false };
+static const struct tracer_identity root = { .euid = 0, .egid = 0, .cap_sys_ptrace = true };
+static const struct tracer_identity user = { .euid = 1000, .egid = 1000 };
+static const struct tracer_identity root_admin = {
+    .euid = 0, .egid = 0, .cap_sys_ptrace = true, .cap_sys_admin = true,
+};
 
 START_TEST(parses_fields)
 {
@@ -48,7 +51,8 @@ START_TEST(accepts_sleeping_untraced)
 {
     struct mp_error err;
     ck_assert_int_eq(check(status_text('S', 0, 0, 0), root, 1, &err), 0);
-    ck_assert_int_eq(check(status_text('R', 0, 2, 1000), user, 0, &err), 0);
+    ck_assert_int_eq(check(status_text('R', 0, 0, 1000), user, 0, &err), 0);
+    ck_assert_int_eq(check(status_text('R', 0, 2, 0), root_admin, 0, &err), 0);
 }
 END_TEST
 
@@ -72,14 +76,122 @@ START_TEST(refuses_each_reason)
     ck_assert(check(status_text('S', 0, 0, 0), root, 3, &err) < 0);
     ck_assert_ptr_nonnull(strstr(err.msg, "disabled"));
     /* same user, but the process holds capabilities memprof lacks */
-    char caps[1024];
+    char caps[2048];
     snprintf(caps, sizeof caps, "%s", status_text('S', 0, 0, 1000));
     char *cap = strstr(caps, "CapEff:\t0000000000000000");
     ck_assert_ptr_nonnull(cap);
     memcpy(cap + 8, "00000000a80425fb", 16);
     ck_assert(check(caps, user, 0, &err) < 0);
-    ck_assert_ptr_nonnull(strstr(err.msg, "holds capabilities (CapEff a80425fb) memprof "
-                                          "lacks: run memprof as root"));
+    ck_assert_ptr_nonnull(strstr(err.msg, "holds capabilities memprof lacks (CapPrm "
+                                          "a80425fb)"));
+    ck_assert_ptr_nonnull(strstr(err.msg, "needs CAP_SYS_PTRACE"));
+}
+END_TEST
+
+/* Copy status text with one line's value replaced. */
+static const char *with_line(const char *text, const char *key, const char *value)
+{
+    static char buf[1024];
+    const char *at = strstr(text, key);
+    ck_assert_ptr_nonnull(at);
+    const char *eol = strchr(at, '\n');
+    snprintf(buf, sizeof buf, "%.*s%s\t%s%s", (int)(at - text), text, key, value, eol);
+    return buf;
+}
+
+START_TEST(parses_nspid_and_permitted_caps)
+{
+    struct proc_status st;
+    struct mp_error err;
+    char t[2048];
+    snprintf(t, sizeof t, "%sNSpid:\t4242\t17\t1\nCapPrm:\t00000000000000ff\n",
+             status_text('S', 0, 0, 0));
+    ck_assert_int_eq(preflight_parse_status(t, strlen(t), &st, &err), 0);
+    ck_assert_int_eq(st.nspid_inner, 1);
+    ck_assert(st.have_cap_prm);
+    ck_assert_uint_eq(st.cap_prm, 0xff);
+}
+END_TEST
+
+/* Each permission refusal names its real cause (issue 13.5). */
+START_TEST(permission_causes)
+{
+    struct mp_error err;
+    struct proc_status st;
+    /* setuid: real 1000, effective and saved 0 */
+    const char *t = with_line(status_text('S', 0, 0, 1000), "Uid:", "1000\t0\t0\t0");
+    ck_assert(check(t, user, 0, &err) < 0);
+    ck_assert_ptr_nonnull(strstr(err.msg, "real and effective ids differ"));
+    ck_assert_ptr_nonnull(strstr(err.msg, "uid real 1000 effective 0 saved 0"));
+    ck_assert_ptr_null(strstr(err.msg, "sudo -u"));
+    /* non-dumpable, as its own user */
+    t = status_text('S', 0, 0, 1000);
+    ck_assert_int_eq(preflight_parse_status(t, strlen(t), &st, &err), 0);
+    st.non_dumpable = true;
+    ck_assert(preflight_check_status(100, &st, &user, 0, &err) < 0);
+    ck_assert_ptr_nonnull(strstr(err.msg, "non-dumpable"));
+    ck_assert_ptr_nonnull(strstr(err.msg, "CAP_SYS_PTRACE"));
+    /* permitted but not effective capabilities, as its own user */
+    char caps[2048];
+    snprintf(caps, sizeof caps, "%sCapPrm:\t0000000000003000\n", status_text('S', 0, 0, 1000));
+    ck_assert(check(caps, user, 0, &err) < 0);
+    ck_assert_ptr_nonnull(strstr(err.msg, "CapPrm 3000"));
+    /* a rootless container (unshare -U -r) of memprof's own user: all
+     * capabilities, counted in a namespace memprof's user owns */
+    snprintf(caps, sizeof caps, "%sCapPrm:\t000001ffffffffff\n",
+             with_line(status_text('S', 0, 0, 1000), "CapEff:", "000001ffffffffff"));
+    struct tracer_identity owner = user;
+    owner.owns_target_userns = true;
+    ck_assert_int_eq(check(caps, owner, 0, &err), 0);
+}
+END_TEST
+
+/* A seccomp filter needs CAP_SYS_ADMIN to suspend: the message says which
+ * part memprof lacks (issue 13.5). */
+START_TEST(seccomp_causes)
+{
+    struct mp_error err;
+    const char *t = status_text('S', 0, 2, 0);
+    struct tracer_identity no_admin = root_admin;
+    no_admin.cap_sys_admin = false;
+    ck_assert(check(t, no_admin, 0, &err) < 0);
+    ck_assert_ptr_nonnull(strstr(err.msg, "runs as root but without CAP_SYS_ADMIN"));
+    ck_assert_ptr_null(strstr(err.msg, "run memprof as root"));
+    struct tracer_identity filtered = root_admin;
+    filtered.seccomp = 2;
+    ck_assert(check(t, filtered, 0, &err) < 0);
+    ck_assert_ptr_nonnull(strstr(err.msg, "memprof itself runs under seccomp"));
+    ck_assert(check(status_text('S', 0, 2, 1000), user, 0, &err) < 0);
+    ck_assert_ptr_nonnull(strstr(err.msg, "CAP_SYS_ADMIN: run memprof as root"));
+}
+END_TEST
+
+/* A tracer that is memprof is named as memprof, never "another debugger". */
+START_TEST(names_a_memprof_tracer)
+{
+    struct mp_error err;
+    struct proc_status st;
+    const char *t = status_text('S', 77, 0, 0);
+    ck_assert_int_eq(preflight_parse_status(t, strlen(t), &st, &err), 0);
+    strcpy(st.tracer_comm, "memprof");
+    ck_assert(preflight_check_status(100, &st, &root, 0, &err) < 0);
+    ck_assert_ptr_nonnull(strstr(err.msg, "traced by memprof (pid 77)"));
+    ck_assert_ptr_null(strstr(err.msg, "debugger"));
+    strcpy(st.tracer_comm, "gdb");
+    ck_assert(preflight_check_status(100, &st, &root, 0, &err) < 0);
+    ck_assert_ptr_nonnull(strstr(err.msg, "traced by process 77 (gdb)"));
+}
+END_TEST
+
+/* nsenter -m without -p: the /proc seen is another pid namespace's. */
+START_TEST(refuses_a_foreign_proc)
+{
+    struct mp_error err;
+    ck_assert_int_eq(preflight_check_proc_view(4242, "4242", &err), 0);
+    ck_assert(preflight_check_proc_view(4242, "17", &err) < 0);
+    ck_assert_ptr_nonnull(strstr(err.msg, "another pid namespace"));
+    ck_assert_ptr_nonnull(strstr(err.msg, "nsenter -m"));
+    ck_assert(preflight_check_proc_view(4242, NULL, &err) < 0);
 }
 END_TEST
 
@@ -108,6 +220,11 @@ static Suite *preflight_suite(void)
     tcase_add_test(tc, accepts_sleeping_untraced);
     tcase_add_test(tc, refuses_each_reason);
     tcase_add_test(tc, refuses_threads_and_32bit);
+    tcase_add_test(tc, parses_nspid_and_permitted_caps);
+    tcase_add_test(tc, permission_causes);
+    tcase_add_test(tc, seccomp_causes);
+    tcase_add_test(tc, names_a_memprof_tracer);
+    tcase_add_test(tc, refuses_a_foreign_proc);
     suite_add_tcase(s, tc);
     return s;
 }
