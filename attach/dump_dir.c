@@ -4,6 +4,7 @@
  * owned by the target's user; read back without following symlinks;
  * removed with its contents when the session ends. */
 #include "attach/target_internal.h"
+#include "attach/threads.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -19,8 +20,9 @@
 /* TMPDIR from the target's environment when absolute, else /tmp. */
 static char *target_tmpdir(pid_t pid)
 {
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%d/environ", pid);
+    char path[96];
+    threads_proc_dir(pid, path, sizeof path - 8);   /* a live thread's */
+    strcat(path, "/environ");
     FILE *f = fopen(path, "re");
     char *found = NULL, *line = NULL;
     size_t cap = 0;
@@ -56,20 +58,22 @@ static bool same_inode(const char *a, const char *b)
  * private /tmp) is not the same filesystem view. */
 static bool same_view(pid_t pid)
 {
-    char root[64], ns[64];
-    snprintf(root, sizeof root, "/proc/%d/root", pid);
-    snprintf(ns, sizeof ns, "/proc/%d/ns/mnt", pid);
+    char dir[64], root[96], ns[96];
+    threads_proc_dir(pid, dir, sizeof dir);
+    snprintf(root, sizeof root, "%s/root", dir);
+    snprintf(ns, sizeof ns, "%s/ns/mnt", dir);
     return same_inode(root, "/") && same_inode(ns, "/proc/self/ns/mnt");
 }
 
 static int make_dir(struct target *t, struct mp_error *err)
 {
     char *tmp = target_tmpdir(t->pid);
-    char host[4200];
+    char host[4200], dir[64];
+    threads_proc_dir(t->pid, dir, sizeof dir);
     if (same_view(t->pid))
         snprintf(host, sizeof host, "%s/memprof.XXXXXX", tmp);
     else
-        snprintf(host, sizeof host, "/proc/%d/root%s/memprof.XXXXXX", t->pid, tmp);
+        snprintf(host, sizeof host, "%s/root%s/memprof.XXXXXX", dir, tmp);
     if (!mkdtemp(host)) {
         mp_error_set(err, "cannot create a dump directory in %s of process %d (as "
                      "the process sees it): %s; the process writes its dumps in its "

@@ -206,6 +206,11 @@ const char *target_exe(const struct target *t)
     return t->exe;
 }
 
+void target_proc_dir(const struct target *t, char *buf, size_t len)
+{
+    threads_proc_dir(t->pid, buf, len);
+}
+
 int target_thread_count(const struct target *t)
 {
     return threads_count(t->pid);

@@ -72,6 +72,10 @@ void target_close(struct target *t);
 
 pid_t target_pid(const struct target *t);
 const char *target_exe(const struct target *t);      /* /proc/PID/exe target */
+/* The process's /proc directory as a live thread reaches it: "/proc/PID",
+ * or "/proc/PID/task/TID" once the main thread has exited (pthread_exit)
+ * and its own entries no longer reach the process's memory or files. */
+void target_proc_dir(const struct target *t, char *buf, size_t len);
 int target_thread_count(const struct target *t);     /* live count */
 
 size_t target_jemalloc_count(const struct target *t);

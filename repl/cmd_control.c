@@ -487,6 +487,12 @@ int cmd_dump(struct session *s, int argc, char **argv)
         command_error("the process wrote a profile memprof cannot read: %s", err.msg);
         goto out;
     }
+    /* jemalloc copies /proc/<its pid>/maps into the dump, which reads empty
+     * once the main thread has exited (pthread_exit); the live process's
+     * mappings, read through a live thread, are the same. */
+    struct mp_error ignored;
+    if (p->maps.n == 0)
+        maps_read_pid(target_pid(s->target), &p->maps, &ignored);
     struct session_dump *d = session_add_dump(s, p, name, source);
     if (!d) {
         profile_free(p);

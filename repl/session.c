@@ -48,7 +48,7 @@ struct symbolizer *session_symbolizer(struct session *s)
 {
     if (s->symbolizer)
         return s->symbolizer;
-    char root[64];
+    char root[96];
     struct symbolizer_options opts = {
         .root = s->sysroot,
         .exe = s->exe,
@@ -56,7 +56,8 @@ struct symbolizer *session_symbolizer(struct session *s)
         .warnings = stderr,
     };
     if (!opts.root && s->target) {
-        snprintf(root, sizeof root, "/proc/%d/root", (int)target_pid(s->target));
+        target_proc_dir(s->target, root, sizeof root - 5);
+        strcat(root, "/root");
         opts.root = root;
     }
     s->symbolizer = symbolizer_new(&opts);

@@ -7,7 +7,8 @@
 #   mp ARGS...                    runs memprof, output in $OUT, status in $RC
 #   assert_ok / assert_fail       check $RC
 #   assert_out REGEX / assert_no_out REGEX / assert_err REGEX
-#   alive PID                     the process still exists (and is no zombie)
+#   alive PID                     the process still exists (some thread of it
+#                                 is no zombie)
 #
 #   check NAME CMD...             one named check: runs CMD, prints
 #                                 "pass: NAME" or "FAIL: NAME"; a failed
@@ -83,22 +84,32 @@ assert_out()    { grep -Eq -- "$1" <<<"$OUT" || die "output lacks /$1/"; }
 assert_no_out() { ! grep -Eq -- "$1" <<<"$OUT" || die "output has /$1/"; }
 assert_err()    { grep -Eq -- "$1" <<<"$ERR" || die "stderr lacks /$1/: $ERR"; }
 
+# A process lives while any of its threads does: a main thread that called
+# pthread_exit stays a zombie while the others run.
 alive() {
-    local st
-    st=$(awk '/^State:/ {print $2}' "/proc/$1/status" 2>/dev/null) || return 1
-    [ -n "$st" ] && [ "$st" != Z ]
+    local f st
+    for f in /proc/"$1"/task/*/status; do
+        st=$(awk '/^State:/ {print $2}' "$f" 2>/dev/null) || continue
+        [ -n "$st" ] && [ "$st" != Z ] && return 0
+    done
+    return 1
 }
 
 # --- attach/safety helpers ---------------------------------------------------
-#   assert_untouched PID   alive, not stopped, not traced (after memprof quit)
+#   assert_untouched PID   alive, no thread stopped or traced (after memprof quit)
 #   assert_no_dump_dirs    no memprof.* directory left in $TMPDIR
 #   toggles N              N×(prof on, prof off, dump) as a memprof script in $WORK/toggles
 tracer_of() { awk '/^TracerPid:/ {print $2}' "/proc/$1/status" 2>/dev/null; }
 state_of()  { awk '/^State:/ {print $2}' "/proc/$1/status" 2>/dev/null; }
 assert_untouched() {
     alive "$1" || die "process $1 died"
-    [ "$(tracer_of "$1")" = 0 ] || die "process $1 still traced by $(tracer_of "$1")"
-    case "$(state_of "$1")" in T|t) die "process $1 left stopped" ;; esac
+    local task tid
+    for task in /proc/"$1"/task/*; do
+        tid=${task##*/}
+        [ "$(tracer_of "$1/task/$tid")" = 0 ] || die "thread $tid of process $1 still traced by $(tracer_of "$1/task/$tid")"
+        case "$(state_of "$1/task/$tid")" in T|t) die "thread $tid of process $1 left stopped" ;; esac
+    done
+    return 0
 }
 # run.sh gives each test its own TMPDIR, which the targets inherit and
 # memprof makes its dump directories in: nothing another run leaves in
