@@ -9,10 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <linux/nsfs.h>
 #include <sys/auxv.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include "attach/threads.h"
@@ -355,11 +357,19 @@ static int check_exe(pid_t pid, const char *proc_dir, struct mp_error *err)
     return preflight_check_elf_header(pid, hdr, n > 0 ? (size_t)n : 0, err);
 }
 
-int preflight_check_proc_view(pid_t self_pid, const char *proc_self, struct mp_error *err)
+int preflight_check_proc_view(pid_t self_pid, const char *proc_self, bool proc_mounted,
+                              struct mp_error *err)
 {
+    if (!proc_self && proc_mounted)
+        return mp_error_set(err, "the /proc mounted here belongs to a pid namespace "
+                            "memprof is not in (/proc/self does not resolve), so its "
+                            "pids name other processes than memprof's own: memprof "
+                            "was probably started with `nsenter -m` without `-p`; "
+                            "enter the pid namespace too (nsenter -m -p), or run "
+                            "memprof outside the mount namespace");
     if (!proc_self)
-        return mp_error_set(err, "/proc is not mounted (or /proc/self is unreadable): "
-                            "memprof reads processes through /proc; mount it");
+        return mp_error_set(err, "/proc is not mounted: memprof reads processes "
+                            "through /proc; mount it");
     char mine[32];
     snprintf(mine, sizeof mine, "%d", self_pid);
     if (strcmp(proc_self, mine) != 0)
@@ -379,7 +389,9 @@ static int check_proc_view(struct mp_error *err)
     ssize_t n = readlink("/proc/self", link, sizeof link - 1);
     if (n >= 0)
         link[n] = 0;
-    return preflight_check_proc_view(getpid(), n >= 0 ? link : NULL, err);
+    struct statfs fs;
+    bool mounted = statfs("/proc", &fs) == 0 && fs.f_type == PROC_SUPER_MAGIC;
+    return preflight_check_proc_view(getpid(), n >= 0 ? link : NULL, mounted, err);
 }
 
 /* The status of a live thread, when the main thread has exited but others
@@ -408,12 +420,14 @@ static void tracer_comm(pid_t tracer, char *buf, size_t len)
     }
 }
 
-/* A non-dumpable process's /proc entries belong to root (of its user
- * namespace), whatever its own ids. */
+/* A non-dumpable process's /proc files (not its directories) belong to
+ * root (of its user namespace), whatever its own ids. */
 static bool non_dumpable(const char *proc_dir, const struct proc_status *st)
 {
+    char path[96];
     struct stat sb;
-    return stat(proc_dir, &sb) == 0 && sb.st_uid != st->uid[1];
+    snprintf(path, sizeof path, "%s/status", proc_dir);
+    return stat(path, &sb) == 0 && sb.st_uid != st->uid[1];
 }
 
 int preflight_run(pid_t pid, struct mp_error *err)

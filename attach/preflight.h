@@ -63,8 +63,10 @@ int preflight_check_elf_header(pid_t pid, const unsigned char *hdr, size_t len,
 /* The /proc memprof sees must be its own pid namespace's: under
  * `nsenter -m` without -p it is another's, and its pids name other
  * processes than ptrace's.  self_pid is getpid(), proc_self what /proc/self
- * links to (NULL when unreadable). */
-int preflight_check_proc_view(pid_t self_pid, const char *proc_self, struct mp_error *err);
+ * links to (NULL when it does not resolve), proc_mounted whether /proc is
+ * a procfs at all. */
+int preflight_check_proc_view(pid_t self_pid, const char *proc_self, bool proc_mounted,
+                              struct mp_error *err);
 
 /* All of the above on the live process.  A process whose main thread has
  * exited is judged by a live thread. */

@@ -187,11 +187,15 @@ END_TEST
 START_TEST(refuses_a_foreign_proc)
 {
     struct mp_error err;
-    ck_assert_int_eq(preflight_check_proc_view(4242, "4242", &err), 0);
-    ck_assert(preflight_check_proc_view(4242, "17", &err) < 0);
+    ck_assert_int_eq(preflight_check_proc_view(4242, "4242", true, &err), 0);
+    ck_assert(preflight_check_proc_view(4242, "17", true, &err) < 0);
     ck_assert_ptr_nonnull(strstr(err.msg, "another pid namespace"));
     ck_assert_ptr_nonnull(strstr(err.msg, "nsenter -m"));
-    ck_assert(preflight_check_proc_view(4242, NULL, &err) < 0);
+    /* memprof has no pid in that namespace: /proc/self does not resolve */
+    ck_assert(preflight_check_proc_view(4242, NULL, true, &err) < 0);
+    ck_assert_ptr_nonnull(strstr(err.msg, "nsenter -m"));
+    ck_assert(preflight_check_proc_view(4242, NULL, false, &err) < 0);
+    ck_assert_ptr_nonnull(strstr(err.msg, "not mounted"));
 }
 END_TEST
 
