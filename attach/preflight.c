@@ -461,6 +461,21 @@ int preflight_run(pid_t pid, struct mp_error *err)
     return check_exe(pid, dir, err);
 }
 
+void preflight_thread_tracer(pid_t pid, pid_t tid, char *buf, size_t len)
+{
+    char path[96], comm[16];
+    struct proc_status st;
+    buf[0] = 0;
+    snprintf(path, sizeof path, "/proc/%d/task/%d/status", pid, tid);
+    if (preflight_read_status(path, &st) < 0 || st.tracer_pid == 0)
+        return;
+    tracer_comm(st.tracer_pid, comm, sizeof comm);
+    if (strcmp(comm, "memprof") == 0)
+        snprintf(buf, len, "memprof (pid %d)", st.tracer_pid);
+    else
+        snprintf(buf, len, "process %d (%s)", st.tracer_pid, comm[0] ? comm : "?");
+}
+
 bool preflight_secure_exec(pid_t pid)
 {
     char path[96];

@@ -72,6 +72,10 @@ int preflight_check_proc_view(pid_t self_pid, const char *proc_self, bool proc_m
  * exited is judged by a live thread. */
 int preflight_run(pid_t pid, struct mp_error *err);
 
+/* Who traces thread tid of pid, for messages: "memprof (pid M)",
+ * "process M (gdb)", or "" when nobody does. */
+void preflight_thread_tracer(pid_t pid, pid_t tid, char *buf, size_t len);
+
 /* Whether the process runs in secure-execution mode (AT_SECURE: setuid,
  * setgid or file capabilities), where jemalloc ignores MALLOC_CONF. */
 bool preflight_secure_exec(pid_t pid);

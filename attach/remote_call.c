@@ -556,8 +556,11 @@ static enum try_result seize(struct remote_stop *s, struct mp_error *err)
     if (rc < 0) {
         if (errno == ESRCH)
             return TRY_THREAD_GONE;
-        mp_error_set(err, "cannot trace thread %d of process %d: %s (is another "
-                     "debugger attached?)", s->tid, ctx->pid, strerror(errno));
+        int e = errno;
+        char tracer[96];
+        preflight_thread_tracer(ctx->pid, s->tid, tracer, sizeof tracer);
+        mp_error_set(err, "cannot trace thread %d of process %d: %s%s%s", s->tid,
+                     ctx->pid, strerror(e), *tracer ? ": it is traced by " : "", tracer);
         return TRY_FAILED;
     }
     if (!(opts & PTRACE_O_SUSPEND_SECCOMP) && thread_seccomp_filtered(ctx->pid, s->tid)) {

@@ -34,7 +34,8 @@ struct remote_ctx {
     pid_t pid;
     int mem_fd;                 /* /proc/PID/mem, for the trampoline */
     uint64_t tramp;             /* where the trampoline goes: ELF entry point */
-    uint8_t tramp_orig[REMOTE_TRAMP_MAX]; /* the bytes there (from the file): _start */
+    uint8_t tramp_orig[REMOTE_TRAMP_MAX]; /* the bytes to leave there: _start's
+                                 * from the file, or a trampoline a dead memprof left */
     size_t tramp_len;           /* never changes, and every stop puts them back */
     struct unwind_checker *unwind;
     struct map_list maps;       /* cached for stack headroom; refreshed on miss */
@@ -75,8 +76,9 @@ struct remote_report {
     unsigned unsafe_retries;
 };
 
-/* tramp: where the trampoline goes; tramp_orig: the bytes there, as the
- * executable's file holds them. */
+/* tramp: where the trampoline goes; tramp_orig: the bytes to leave there
+ * between stops (the executable file's, or a trampoline a dead memprof
+ * left, which must stay). */
 int remote_ctx_init(struct remote_ctx *ctx, pid_t pid, uint64_t tramp,
                     const uint8_t *tramp_orig, struct unwind_checker *unwind,
                     struct mp_error *err);
