@@ -29,26 +29,31 @@ start_as() {
 }
 # mp_as CMD...: run memprof under CMD (a prefix such as setpriv ...).
 mp_as() {
-    local n=$#
     OUT=$("$@" 2>"$WORK/mp.stderr"); RC=$?
     ERR=$(cat "$WORK/mp.stderr")
     printf '$ %s\n%s\n%s\n(exit %d)\n' "$*" "$OUT" "$ERR" "$RC" >&2
-    : "$n"
 }
 lacks() { ! grep -q -- "$1" <<<"$2"; }
+# As nobody, memprof is refused (RC 1, ERR says why); as root it attaches.
+refused_to_nobody() {
+    mp_as "${NOBODY[@]}" "$bin/memprof" -p "$PID" -e 'mallctl opt.prof'
+    check "$1: nobody is refused" test "$RC" = 1
+}
+root_attaches() {
+    mp_as "$bin/memprof" -p "$PID" -e 'mallctl opt.prof'
+    check "$1: root attaches" test "$RC" = 0
+}
 
 # --- a setuid program started by nobody: real uid nobody, effective root
 TARGET_CMD=("$bin/suid")
 start_as suid "${NOBODY[@]}"
 check "the setuid target runs with differing ids" \
     grep -Eq '^Uid:[[:space:]]+65534[[:space:]]+0' "/proc/$PID/status"
-mp_as "${NOBODY[@]}" "$bin/memprof" -p "$PID" -e 'mallctl opt.prof'
-check "setuid: nobody is refused" test "$RC" = 1
+refused_to_nobody setuid
 check "setuid: the refusal says the real and effective ids differ" \
     grep -q 'real and effective ids differ (uid real 65534 effective 0' <<<"$ERR"
 check "setuid: no advice to run as the same user" lacks 'sudo -u' "$ERR"
-mp_as "$bin/memprof" -p "$PID" -e 'mallctl opt.prof'
-check "setuid: root attaches" test "$RC" = 0
+root_attaches setuid
 check "setuid: jemalloc ignored MALLOC_CONF (secure execution)" grep -q '^opt.prof: false' <<<"$OUT"
 check "setuid: the warning points to /etc/malloc.conf" grep -q '/etc/malloc.conf' <<<"$ERR"
 check "setuid: no advice to restart with MALLOC_CONF" lacks 'Restart it with MALLOC_CONF' "$ERR"
@@ -57,21 +62,18 @@ assert_untouched "$PID"
 # --- a non-dumpable process, memprof as its own user
 TARGET_CMD=("$bin/nondumpable")
 start_as nondumpable "${NOBODY[@]}"
-mp_as "${NOBODY[@]}" "$bin/memprof" -p "$PID" -e 'mallctl opt.prof'
-check "non-dumpable: its own user is refused" test "$RC" = 1
+refused_to_nobody non-dumpable
 check "non-dumpable: the refusal says non-dumpable and CAP_SYS_PTRACE" \
     grep -q 'non-dumpable.*needs CAP_SYS_PTRACE' <<<"$ERR"
 check "non-dumpable: not blamed on opening the executable" lacks 'cannot open the executable' "$ERR"
-mp_as "$bin/memprof" -p "$PID" -e 'mallctl opt.prof'
-check "non-dumpable: root attaches" test "$RC" = 0
+root_attaches non-dumpable
 assert_untouched "$PID"
 
 # --- a process holding a capability (ambient, so permitted and effective)
 TARGET_CMD=("$bin/plain")
 start_as caps setpriv --reuid=nobody --regid=nogroup --clear-groups \
     --inh-caps +net_bind_service --ambient-caps +net_bind_service
-mp_as "${NOBODY[@]}" "$bin/memprof" -p "$PID" -e 'mallctl opt.prof'
-check "capabilities: its own user is refused" test "$RC" = 1
+refused_to_nobody capabilities
 check "capabilities: the refusal names them and CAP_SYS_PTRACE" \
     grep -q 'holds capabilities memprof lacks (CapPrm 400).*needs CAP_SYS_PTRACE' <<<"$ERR"
 assert_untouched "$PID"

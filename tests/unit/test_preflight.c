@@ -18,10 +18,17 @@ static const char *status_text(char state, int tracer, int seccomp, unsigned uid
     return buf;
 }
 
-static int check(const char *text, struct tracer_identity me, int yama, struct mp_error *err)
+static struct proc_status parsed(const char *text)
 {
     struct proc_status st;
-    ck_assert_int_eq(preflight_parse_status(text, strlen(text), &st, err), 0);
+    struct mp_error err;
+    ck_assert_int_eq(preflight_parse_status(text, strlen(text), &st, &err), 0);
+    return st;
+}
+
+static int check(const char *text, struct tracer_identity me, int yama, struct mp_error *err)
+{
+    struct proc_status st = parsed(text);
     return preflight_check_status(100, &st, &me, yama, err);
 }
 
@@ -101,12 +108,10 @@ static const char *with_line(const char *text, const char *key, const char *valu
 
 START_TEST(parses_nspid_and_permitted_caps)
 {
-    struct proc_status st;
-    struct mp_error err;
     char t[2048];
     snprintf(t, sizeof t, "%sNSpid:\t4242\t17\t1\nCapPrm:\t00000000000000ff\n",
              status_text('S', 0, 0, 0));
-    ck_assert_int_eq(preflight_parse_status(t, strlen(t), &st, &err), 0);
+    struct proc_status st = parsed(t);
     ck_assert_int_eq(st.nspid_inner, 1);
     ck_assert(st.have_cap_prm);
     ck_assert_uint_eq(st.cap_prm, 0xff);
@@ -117,7 +122,6 @@ END_TEST
 START_TEST(permission_causes)
 {
     struct mp_error err;
-    struct proc_status st;
     /* setuid: real 1000, effective and saved 0 */
     const char *t = with_line(status_text('S', 0, 0, 1000), "Uid:", "1000\t0\t0\t0");
     ck_assert(check(t, user, 0, &err) < 0);
@@ -125,8 +129,7 @@ START_TEST(permission_causes)
     ck_assert_ptr_nonnull(strstr(err.msg, "uid real 1000 effective 0 saved 0"));
     ck_assert_ptr_null(strstr(err.msg, "sudo -u"));
     /* non-dumpable, as its own user */
-    t = status_text('S', 0, 0, 1000);
-    ck_assert_int_eq(preflight_parse_status(t, strlen(t), &st, &err), 0);
+    struct proc_status st = parsed(status_text('S', 0, 0, 1000));
     st.non_dumpable = true;
     ck_assert(preflight_check_status(100, &st, &user, 0, &err) < 0);
     ck_assert_ptr_nonnull(strstr(err.msg, "non-dumpable"));
@@ -170,9 +173,7 @@ END_TEST
 START_TEST(names_a_memprof_tracer)
 {
     struct mp_error err;
-    struct proc_status st;
-    const char *t = status_text('S', 77, 0, 0);
-    ck_assert_int_eq(preflight_parse_status(t, strlen(t), &st, &err), 0);
+    struct proc_status st = parsed(status_text('S', 77, 0, 0));
     strcpy(st.tracer_comm, "memprof");
     ck_assert(preflight_check_status(100, &st, &root, 0, &err) < 0);
     ck_assert_ptr_nonnull(strstr(err.msg, "traced by memprof (pid 77)"));
