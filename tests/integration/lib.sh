@@ -128,27 +128,71 @@ toggles() {
     done
 }
 
-# assert_text_intact PID PROGRAM: every executable mapping of PROGRAM (the
-# executable's base name) and of libjemalloc holds its file's bytes, so no
-# trampoline or other change was left in the process's code.
+# The call trampoline memprof writes at the program's entry point (x86-64:
+# call *%rax; mov %eax,%edi; mov %rbx,%rsp; mov $15,%eax; syscall).
+TRAMPOLINE=ffd089c74889dcb80f0000000f05
+
+# entry_bytes PID [HEX]: print the 14 bytes at the program's entry point as
+# hex, after writing HEX there when given.
+entry_bytes() {
+python3 - "$@" <<'PY'
+import os, struct, sys
+pid = int(sys.argv[1])
+exe = open(f"/proc/{pid}/exe", "rb").read(64)
+e_type, = struct.unpack_from("<H", exe, 16)
+entry, = struct.unpack_from("<Q", exe, 24)
+if e_type == 3:  # ET_DYN: add the load address of the executable
+    path = os.readlink(f"/proc/{pid}/exe")
+    for line in open(f"/proc/{pid}/maps"):
+        f = line.split()
+        if len(f) >= 6 and f[5] == path and int(f[2], 16) == 0:
+            entry += int(f[0].split("-")[0], 16)
+            break
+with open(f"/proc/{pid}/mem", "r+b", buffering=0) as mem:
+    if len(sys.argv) > 2:
+        mem.seek(entry)
+        mem.write(bytes.fromhex(sys.argv[2]))
+    mem.seek(entry)
+    print(mem.read(14).hex())
+PY
+}
+
+# assert_text_intact PID PROGRAM [entry-kept]: every executable mapping of
+# PROGRAM (the executable's base name) and of libjemalloc holds its file's
+# bytes, so no trampoline or other change was left in the process's code.
+# With entry-kept, the entry point instead holds the trampoline a killed
+# memprof left there, which later sessions must keep.
 assert_text_intact() {
-python3 - "$1" "$2" <<'PY' || die "process $1: code differs from its files"
-import sys
-pid, program = sys.argv[1], sys.argv[2]
+    if [ "${3:-}" = entry-kept ]; then
+        [ "$(entry_bytes "$1")" = "$TRAMPOLINE" ] || die "process $1: the trampoline left at the entry point was removed"
+    fi
+python3 - "$1" "$2" "${3:-}" <<'PY' || die "process $1: code differs from its files"
+import os, struct, sys
+pid, program, kept = sys.argv[1], sys.argv[2], sys.argv[3] == "entry-kept"
+exe_path = os.readlink(f"/proc/{pid}/exe")
+hdr = open(f"/proc/{pid}/exe", "rb").read(64)
+e_type, = struct.unpack_from("<H", hdr, 16)
+entry, = struct.unpack_from("<Q", hdr, 24)
 checked = 0
 with open(f"/proc/{pid}/maps") as maps, open(f"/proc/{pid}/mem", "rb") as mem:
-    for line in maps:
-        f = line.split()
+    lines = [l.split() for l in maps]
+    if e_type == 3:
+        entry += next(int(f[0].split("-")[0], 16) for f in lines
+                      if len(f) >= 6 and f[5] == exe_path and int(f[2], 16) == 0)
+    for f in lines:
         if len(f) < 6 or "x" not in f[1] or not f[5].startswith("/"):
             continue
         if not (f[5].endswith("/" + program) or "libjemalloc" in f[5]):
             continue
         start, end = (int(x, 16) for x in f[0].split("-"))
         mem.seek(start)
-        live = mem.read(end - start)
+        live = bytearray(mem.read(end - start))
         with open(f[5], "rb") as obj:
             obj.seek(int(f[2], 16))
-            disk = obj.read(end - start)
+            disk = bytearray(obj.read(end - start))
+        if kept and start <= entry < end:   # checked by the caller
+            o = entry - start
+            live[o:o + 14] = disk[o:o + 14]
         n = min(len(live), len(disk))
         if live[:n] != disk[:n]:
             bad = next(i for i in range(n) if live[i] != disk[i])

@@ -6,34 +6,6 @@
 # neither the file's nor the trampoline are refused, never written over.
 . "$SRCDIR/tests/integration/lib.sh"
 
-# entry_bytes PID [HEX]: print the 14 bytes at the entry point as hex, or
-# write HEX there first.
-entry_bytes() {
-python3 - "$@" <<'PY'
-import struct, sys
-pid = int(sys.argv[1])
-exe = open(f"/proc/{pid}/exe", "rb").read(64)
-e_type, = struct.unpack_from("<H", exe, 16)
-entry, = struct.unpack_from("<Q", exe, 24)
-base = 0
-if e_type == 3:  # ET_DYN: add the load address of the executable
-    path = __import__("os").readlink(f"/proc/{pid}/exe")
-    for line in open(f"/proc/{pid}/maps"):
-        f = line.split()
-        if len(f) >= 6 and f[5] == path and int(f[2], 16) == 0:
-            base = int(f[0].split("-")[0], 16)
-            break
-with open(f"/proc/{pid}/mem", "r+b", buffering=0) as mem:
-    if len(sys.argv) > 2:
-        mem.seek(base + entry)
-        mem.write(bytes.fromhex(sys.argv[2]))
-    mem.seek(base + entry)
-    print(mem.read(14).hex())
-PY
-}
-# x86-64: call *%rax; mov %eax,%edi; mov %rbx,%rsp; mov $15,%eax; syscall
-TRAMPOLINE=ffd089c74889dcb80f0000000f05
-
 start_target plain
 orig=$(entry_bytes "$PID")
 check "the entry point holds the file's code at first" test "$orig" != "$TRAMPOLINE"
@@ -45,6 +17,7 @@ check "info says the trampoline was left and is kept" \
     grep -q 'entry point .*holds the call trampoline an earlier memprof left' <<<"$OUT"
 check "the left trampoline is still there after the session" \
     test "$(entry_bytes "$PID")" = "$TRAMPOLINE"
+assert_text_intact "$PID" plain entry-kept
 assert_untouched "$PID"
 
 # The file's bytes back: a session then leaves the file's bytes.
