@@ -3,6 +3,7 @@
  * <prefix>mallctlnametomib", computes its runtime address, and checks the
  * process really runs those bytes before anyone calls them. */
 #include "attach/jemalloc_find.h"
+#include "attach/preflight.h"
 #include "attach/remote_call.h"
 
 #include <elf.h>
@@ -249,6 +250,16 @@ static int no_jemalloc(pid_t pid, const struct mapped_objects *objs, size_t mism
                             "call it; restart the process or remove the breakpoint",
                             pid);
     const struct mapped_object *m = malloc_provider(objs);
+    if (preflight_secure_exec(pid))
+        return mp_error_set(err, "process %d does not use jemalloc (no mallctl in any "
+                            "mapped object); it uses %s%s%s. It runs in secure-"
+                            "execution mode (setuid, setgid or file capabilities), "
+                            "where LD_PRELOAD and MALLOC_CONF are ignored: link it "
+                            "with jemalloc (or list libjemalloc in /etc/ld.so.preload) "
+                            "and put prof:true,prof_active:false in /etc/malloc.conf "
+                            "to profile it", pid, m ? allocator_name(m->path) :
+                            "an allocator memprof cannot name", m ? " from " : "",
+                            m ? m->path : "");
     return mp_error_set(err, "process %d does not use jemalloc (no mallctl in any "
                         "mapped object); it uses %s%s%s. Start it with "
                         "LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2 "

@@ -14,6 +14,7 @@ trap 'rm -rf "$bin"; cleanup' EXIT
 chmod 755 "$bin"
 cp "$MEMPROF" "$TARGETS/plain" "$TARGETS/nondumpable" "$TARGETS/seccomp_filtered" "$bin/"
 cp "$bin/plain" "$bin/suid" && chmod 4755 "$bin/suid"
+cp "$TARGETS/nojemalloc" "$bin/suid_glibc" && chmod 4755 "$bin/suid_glibc"
 mkdir "$bin/out" && chown nobody:nogroup "$bin/out"
 NOBODY=(setpriv --reuid=nobody --regid=nogroup --clear-groups env -u TMPDIR)
 
@@ -57,6 +58,18 @@ root_attaches setuid
 check "setuid: jemalloc ignored MALLOC_CONF (secure execution)" grep -q '^opt.prof: false' <<<"$OUT"
 check "setuid: the warning points to /etc/malloc.conf" grep -q '/etc/malloc.conf' <<<"$ERR"
 check "setuid: no advice to restart with MALLOC_CONF" lacks 'Restart it with MALLOC_CONF' "$ERR"
+assert_untouched "$PID"
+
+# --- a setuid program without jemalloc: LD_PRELOAD cannot help it
+TARGET_CMD=(env LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2 "$bin/suid_glibc")
+start_as suid_glibc "${NOBODY[@]}"
+mp_as "$bin/memprof" -p "$PID" -e 'mallctl opt.prof'
+check "setuid without jemalloc: refused" test "$RC" = 1
+check "setuid without jemalloc: the loader ignored LD_PRELOAD" \
+    bash -c "! grep -q libjemalloc /proc/$PID/maps"
+check "setuid without jemalloc: the refusal says LD_PRELOAD is ignored there" \
+    grep -q 'secure-execution mode.*LD_PRELOAD and MALLOC_CONF are ignored' <<<"$ERR"
+check "setuid without jemalloc: no advice to start it with LD_PRELOAD" lacks 'Start it with LD_PRELOAD' "$ERR"
 assert_untouched "$PID"
 
 # --- a non-dumpable process, memprof as its own user
