@@ -17,6 +17,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "attach/preflight.h"
@@ -176,6 +177,10 @@ int session_lock_take(pid_t pid, const char *proc_dir, struct mp_error *err)
         int known = holder(&a, alen, &cred);
         if (known != 0)
             return refuse(pid, known, &cred, err);
+        /* Bound but not listening yet, or just ended: a moment later the
+         * name is either listened on or free. */
+        struct timespec pause = { 0, 1000000 };
+        nanosleep(&pause, NULL);
     }
     return refuse(pid, -1, NULL, err);
 }
