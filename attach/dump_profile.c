@@ -306,7 +306,8 @@ static int dump_via_dir(struct target *t, const char *dump_dir, char **data,
                         struct mp_error *err)
 {
     if (dump_dir_prepare(t, dump_dir, err) < 0)
-        return mp_error_prefix(err, "memprof cannot dump through memory (%s), and", why);
+        return mp_error_prefix(err, "process %d cannot dump into memory (%s); "
+                               "through a directory", t->pid, why);
     if (!t->dump_dir_why)
         t->dump_dir_why = strdup(why);
     info->dir = t->dump_dir;
