@@ -138,17 +138,24 @@ static bool same_file(const struct stat *a, const struct stat *b)
     return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
 }
 
+/* A listing of the directory open as dfd (an O_PATH descriptor cannot
+ * be read: "." is opened again through it), or NULL. */
+static DIR *list_dir(int dfd)
+{
+    int rfd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR *d = rfd >= 0 ? fdopendir(rfd) : NULL;
+    if (!d && rfd >= 0)
+        close(rfd);
+    return d;
+}
+
 /* Remove every entry of the directory open as dfd (unlinkat never follows
  * a link; subdirectories are not memprof's and stay). */
 static void empty_dir(int dfd)
 {
-    int rfd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    DIR *d = rfd >= 0 ? fdopendir(rfd) : NULL;
-    if (!d) {
-        if (rfd >= 0)
-            close(rfd);
+    DIR *d = list_dir(dfd);
+    if (!d)
         return;
-    }
     struct dirent *de;
     while ((de = readdir(d)))
         if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
@@ -182,13 +189,9 @@ static pid_t dir_owner(const char *name)
  * process's user (as memprof leaves them), removed when empty. */
 static void sweep_dead(const struct target *t, int parent)
 {
-    int rfd = openat(parent, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    DIR *d = rfd >= 0 ? fdopendir(rfd) : NULL;
-    if (!d) {
-        if (rfd >= 0)
-            close(rfd);
+    DIR *d = list_dir(parent);
+    if (!d)
         return;
-    }
     struct dirent *de;
     while ((de = readdir(d))) {
         pid_t owner = dir_owner(de->d_name);

@@ -245,15 +245,21 @@ static int memfd_body(struct remote_stop *s, void *arg, struct mp_error *err)
     char target_path[64];
     snprintf(target_path, sizeof target_path, "/proc/thread-self/fd/%d", fd);
     struct mallctl_call dump = { .name = "prof.dump", .new_string = target_path };
-    if (mallctl_batch_call(s, m->t, &dump, err) < 0)
+    int closed;
+    if (mallctl_batch_call(s, m->t, &dump, err) < 0) {
+        /* Close it still when the thread can take another call; if not,
+         * a later session sweeps it. */
+        struct mp_error ignored;
+        if (!s->gone && !s->at_signal_stop)
+            remote_close(s, c, fd, &closed, &ignored);
         return mp_error_prefix(err, "mallctl(\"prof.dump\")");
+    }
     m->mallctl_ret = dump.ret;
     if (dump.ret == EFAULT)
         snprintf(m->why, sizeof m->why, "process %d could not write its profile to "
                  "%s (is /proc mounted where it runs?)", s->ctx->pid, target_path);
     else if (dump.ret == 0 && (m->fd = open(fd_path, O_RDONLY | O_CLOEXEC)) < 0)
         snprintf(m->why, sizeof m->why, "cannot open %s: %s", fd_path, strerror(errno));
-    int closed;
     if (remote_close(s, c, fd, &closed, err) < 0)
         return -1;
     return 0;
