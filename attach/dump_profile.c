@@ -342,9 +342,15 @@ int target_dump_profile(struct target *t, const char *dump_dir, char **data,
     if (dump_dir && dump_dir[0] != '/')
         return mp_error_set(err, "--dump-dir %s: give an absolute path, as process %d "
                             "sees it", dump_dir, t->pid);
+    /* Once the memfd failed for this process it fails again: no more
+     * stops spent on it. */
     char why[512];
-    int rc = dump_via_memfd(t, data, len, info, why, sizeof why, err);
-    if (rc <= 0)
-        return rc;
+    if (t->dump_dir_why)
+        snprintf(why, sizeof why, "%s", t->dump_dir_why);
+    else {
+        int rc = dump_via_memfd(t, data, len, info, why, sizeof why, err);
+        if (rc <= 0)
+            return rc;
+    }
     return dump_via_dir(t, dump_dir, data, len, info, why, err);
 }

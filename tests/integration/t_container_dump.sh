@@ -3,7 +3,8 @@
 # the target's, which works there too and leaves nothing in either /tmp;
 # with the private directory forced (MEMPROF_TEST_NO_MEMFD=1), it is made
 # inside the target's /tmp (through /proc/PID/root) and removed.  A
-# read-only /tmp in the target's namespace does not stop dumps.  A target
+# read-only /tmp in the target's namespace does not stop dumps; without
+# /proc there, memprof falls back to the directory by itself.  A target
 # in its own PID and mount namespaces on the host's filesystem that exits
 # mid-session still has the private directory removed (issue 13.7).
 . "$SRCDIR/tests/integration/lib.sh"
@@ -14,13 +15,13 @@ bindir=$(mktemp -d /var/tmp/memprof-contained.XXXXXX)
 trap 'rc=$?; rm -rf "$bindir"; (exit $rc); cleanup' EXIT
 cp "$TARGETS/plain" "$bindir/plain"
 
-# Run the target under unshare with /tmp mounted as MOUNT_OPTS says;
-# sets PID to the target itself (unshare's child).
+# Run the target under unshare with /tmp mounted with options $1 (then
+# command $2 run there); sets PID to the target itself (unshare's child).
 start_contained() {
     local out="$WORK/contained.$RANDOM.stdout"
     # Its TMPDIR (the test's, under the real /tmp) is hidden there: unset.
     env -u TMPDIR MALLOC_CONF=prof:true,prof_active:false unshare --mount --propagation private --fork \
-        sh -c "mount -t tmpfs -o $1 memprof-test /tmp && exec \"$bindir/plain\"" \
+        sh -c "mount -t tmpfs -o $1 memprof-test /tmp && ${2:-true} && exec \"$bindir/plain\"" \
         >"$out" 2>"$WORK/contained.stderr" &
     local ns=$!
     PIDS+=("$ns")
@@ -74,6 +75,17 @@ assert_err "private directory /var/tmp/memprof-"
 check "read-only /tmp: nothing left in /var/tmp" \
     [ -z "$(memprof_dirs_in /var/tmp)" ]
 assert_untouched "$PID"
+
+# No /proc where the target runs: jemalloc cannot open the memfd by its
+# /proc/thread-self/fd name, and memprof falls back to a private directory
+# by itself, saying why, and removes it.
+start_contained rw,mode=1777 "mount -t tmpfs memprof-noproc /proc"
+mp -p "$PID" -e 'prof on' -e dump -e dump -e 'prof off'
+assert_ok
+assert_out '^dump2: '
+check "no /proc: the fallback says why" grep -q 'private directory /tmp/memprof-.*is /proc mounted where it runs' <<<"$ERR"
+check "no /proc: no memfd left open" [ -z "$(find "/proc/$PID/fd" -lname '/memfd:memprof*' 2>/dev/null)" ]
+check "no /proc: nothing left in the target's /tmp" [ -z "$(memprof_dirs_in "/proc/$PID/root/tmp")" ]
 
 # Its own PID and mount namespaces, the host's filesystem: the private
 # directory (in the test's TMPDIR) is removed although the target exits
