@@ -1,8 +1,16 @@
-/* dump_dir.c - the session's private directory in the target's filesystem
- * where the target writes heap dumps: created through /proc/PID/root under
- * the target's TMPDIR (or /tmp) with an unpredictable name, mode 0700,
- * owned by the target's user; read back without following symlinks;
- * removed with its contents when the session ends. */
+/* dump_dir.c - the fallback when a dump cannot go through memory: a
+ * private directory in the process's filesystem (mode 0700, owned by the
+ * process's user, unpredictable name), made, checked, changed, read and
+ * removed only through file descriptors.  Its parent is reached from
+ * /proc/PID/root one component at a time without following any symbolic
+ * link; the process's user can write there and may rename or replace
+ * anything at any moment, so no name is ever trusted twice: what memprof
+ * made is checked with fstat on its own descriptor before fchown/fchmod,
+ * and every dump is opened O_NOFOLLOW and checked (a regular file of the
+ * process's user with one link) before it is read.  The parent's
+ * descriptor stays open so the directory can be removed after the
+ * process (and its mount namespace) has gone.  Directories left by a
+ * memprof that died are removed when a later one uses the same parent. */
 #include "attach/target_internal.h"
 #include "attach/threads.h"
 
@@ -12,12 +20,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define MAX_DUMP (1024L * 1024 * 1024)
+#include "lib/safe_open.h"
 
-/* TMPDIR from the target's environment when absolute, else /tmp. */
+#define DIR_PREFIX "memprof-"
+
+/* TMPDIR from the target's environment when absolute, else NULL. */
 static char *target_tmpdir(pid_t pid)
 {
     char path[96];
@@ -28,8 +39,7 @@ static char *target_tmpdir(pid_t pid)
     size_t cap = 0;
     ssize_t n;
     while (f && (n = getdelim(&line, &cap, 0, f)) > 0) {
-        if (strncmp(line, "TMPDIR=/", 8) == 0 && strlen(line + 7) < 1024 &&
-            !strstr(line, "/..")) {
+        if (strncmp(line, "TMPDIR=/", 8) == 0 && strlen(line + 7) < 1024) {
             free(found);
             found = strdup(line + 7);
         }
@@ -37,85 +47,272 @@ static char *target_tmpdir(pid_t pid)
     free(line);
     if (f)
         fclose(f);
-    if (found) {
-        size_t len = strlen(found);
-        while (len > 1 && found[len - 1] == '/')
-            found[--len] = 0;
+    return found;
+}
+
+/* Who the process creates files as. */
+struct creds {
+    uid_t uid;
+    gid_t gid;
+    gid_t groups[64];
+    size_t ngroups;
+};
+
+static void read_creds(const struct target *t, struct creds *c)
+{
+    c->uid = t->euid;
+    c->gid = t->egid;
+    c->ngroups = 0;
+    char path[64], line[1024];
+    snprintf(path, sizeof path, "/proc/%d/status", t->pid);
+    FILE *f = fopen(path, "re");
+    while (f && fgets(line, sizeof line, f)) {
+        unsigned a, b, c3, d;
+        if (sscanf(line, "Uid: %u %u %u %u", &a, &b, &c3, &d) == 4)
+            c->uid = d;     /* the fs id decides file access */
+        else if (sscanf(line, "Gid: %u %u %u %u", &a, &b, &c3, &d) == 4)
+            c->gid = d;
+        else if (strncmp(line, "Groups:", 7) == 0) {
+            char *p = line + 7, *end;
+            for (;;) {
+                unsigned long g = strtoul(p, &end, 10);
+                if (end == p || c->ngroups == sizeof c->groups / sizeof *c->groups)
+                    break;
+                c->groups[c->ngroups++] = (gid_t)g;
+                p = end;
+            }
+        }
     }
-    return found ? found : strdup("/tmp");
+    if (f)
+        fclose(f);
 }
 
-static bool same_inode(const char *a, const char *b)
+/* Can the process create a directory in one with these attributes?  (ACLs
+ * are not read: at worst a usable directory is skipped.) */
+static bool may_write(const struct stat *st, const struct creds *c)
 {
-    struct stat x, y;
-    return stat(a, &x) == 0 && stat(b, &y) == 0 && x.st_dev == y.st_dev &&
-           x.st_ino == y.st_ino;
+    if (c->uid == 0)
+        return true;
+    mode_t need = S_IWOTH | S_IXOTH;
+    if (st->st_uid == c->uid)
+        need = S_IWUSR | S_IXUSR;
+    else {
+        bool member = st->st_gid == c->gid;
+        for (size_t i = 0; i < c->ngroups && !member; i++)
+            member = st->st_gid == c->groups[i];
+        if (member)
+            need = S_IWGRP | S_IXGRP;
+    }
+    return (st->st_mode & need) == need;
 }
 
-/* When the target shares memprof's root directory *and* mount namespace,
- * use plain paths: the directory can then still be removed after the target
- * has exited.  The same root in another mount namespace (unshare --mount, a
- * private /tmp) is not the same filesystem view. */
-static bool same_view(pid_t pid)
+/* path (absolute, as the process sees it) from its root, one component
+ * at a time, never following a symbolic link: the O_PATH descriptor of
+ * the directory, or -1 with errno set. */
+static int open_in_root(pid_t pid, const char *path)
 {
-    char dir[64], root[96], ns[96];
-    threads_proc_dir(pid, dir, sizeof dir);
-    snprintf(root, sizeof root, "%s/root", dir);
-    snprintf(ns, sizeof ns, "%s/ns/mnt", dir);
-    return same_inode(root, "/") && same_inode(ns, "/proc/self/ns/mnt");
-}
-
-static int make_dir(struct target *t, struct mp_error *err)
-{
-    char *tmp = target_tmpdir(t->pid);
-    char host[4200], dir[64];
-    threads_proc_dir(t->pid, dir, sizeof dir);
-    if (same_view(t->pid))
-        snprintf(host, sizeof host, "%s/memprof.XXXXXX", tmp);
-    else
-        snprintf(host, sizeof host, "%s/root%s/memprof.XXXXXX", dir, tmp);
-    if (!mkdtemp(host)) {
-        mp_error_set(err, "cannot create a dump directory in %s of process %d (as "
-                     "the process sees it): %s; the process writes its dumps in its "
-                     "TMPDIR or /tmp, which must exist and be writable",
-                     tmp, t->pid, strerror(errno));
-        free(tmp);
+    char root[96];
+    threads_proc_dir(pid, root, sizeof root - 8);   /* a live thread's */
+    strcat(root, "/root");
+    int fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    char *copy = strdup(path), *save = NULL;
+    if (!copy) {
+        if (fd >= 0)
+            close(fd);
+        errno = ENOMEM;
         return -1;
     }
-    /* mkdtemp gives 0700; the target (not memprof) writes the dump. */
-    if (chown(host, t->euid, t->egid) < 0 || chmod(host, 0700) < 0) {
-        mp_error_set(err, "cannot give %s to uid %u: %s", host, t->euid, strerror(errno));
-        rmdir(host);
-        free(tmp);
-        return -1;
+    for (char *c = strtok_r(copy, "/", &save); c && fd >= 0; c = strtok_r(NULL, "/", &save)) {
+        if (strcmp(c, ".") == 0)
+            continue;
+        int next = strcmp(c, "..") == 0 ? (errno = EINVAL, -1)
+                   : openat(fd, c, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        int saved = errno;
+        close(fd);
+        errno = saved;
+        fd = next;
     }
-    const char *name = strrchr(host, '/') + 1;
-    char target_view[2100];
-    snprintf(target_view, sizeof target_view, "%s/%s", tmp, name);
-    free(tmp);
-    t->dump_dir = strdup(target_view);
-    t->dump_dir_host = strdup(host);
-    return t->dump_dir && t->dump_dir_host ? 0 : mp_error_set(err, "out of memory");
+    free(copy);
+    return fd;
 }
 
-int target_dump_dir(struct target *t, const char **path, struct mp_error *err)
+static bool same_file(const struct stat *a, const struct stat *b)
 {
-    if (!t->dump_dir && make_dir(t, err) < 0)
+    return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+/* A listing of the directory open as dfd (an O_PATH descriptor cannot
+ * be read: "." is opened again through it), or NULL. */
+static DIR *list_dir(int dfd)
+{
+    int rfd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR *d = rfd >= 0 ? fdopendir(rfd) : NULL;
+    if (!d && rfd >= 0)
+        close(rfd);
+    return d;
+}
+
+/* Remove every entry of the directory open as dfd (unlinkat never follows
+ * a link; subdirectories are not memprof's and stay). */
+static void empty_dir(int dfd)
+{
+    DIR *d = list_dir(dfd);
+    if (!d)
+        return;
+    struct dirent *de;
+    while ((de = readdir(d)))
+        if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+            unlinkat(dfd, de->d_name, 0);
+    closedir(d);
+}
+
+/* Remove name from parent if it still is the directory open as dfd. */
+static void remove_dir_at(int parent, const char *name, int dfd)
+{
+    struct stat mine, there;
+    if (fstat(dfd, &mine) == 0 &&
+        fstatat(parent, name, &there, AT_SYMLINK_NOFOLLOW) == 0 && same_file(&mine, &there))
+        unlinkat(parent, name, AT_REMOVEDIR);
+}
+
+/* The pid in a name memprof gives its directories ("memprof-PID-HEX"). */
+static pid_t dir_owner(const char *name)
+{
+    if (strncmp(name, DIR_PREFIX, sizeof DIR_PREFIX - 1) != 0)
+        return 0;
+    char *end;
+    long pid = strtol(name + sizeof DIR_PREFIX - 1, &end, 10);
+    if (end == name + sizeof DIR_PREFIX - 1 || *end != '-' || pid <= 0 ||
+        pid > 0x3fffffff || strlen(end + 1) != 16)
+        return 0;
+    return (pid_t)pid;
+}
+
+/* Directories of dead memprofs in parent: emptied when they belong to the
+ * process's user (as memprof leaves them), removed when empty. */
+static void sweep_dead(const struct target *t, int parent)
+{
+    DIR *d = list_dir(parent);
+    if (!d)
+        return;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        pid_t owner = dir_owner(de->d_name);
+        if (!owner || owner == getpid() || dump_memprof_alive(owner))
+            continue;
+        int dfd = openat(parent, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        struct stat st;
+        if (dfd < 0)
+            continue;
+        if (fstat(dfd, &st) == 0 && (st.st_uid == t->euid || st.st_uid == 0)) {
+            if (st.st_uid == t->euid)
+                empty_dir(dfd);
+            remove_dir_at(parent, de->d_name, dfd);
+        }
+        close(dfd);
+    }
+    closedir(d);
+}
+
+static int random_name(char *buf, size_t len)
+{
+    unsigned char r[8];
+    if (getrandom(r, sizeof r, 0) != (ssize_t)sizeof r)
         return -1;
-    *path = t->dump_dir;
+    snprintf(buf, len, DIR_PREFIX "%d-%02x%02x%02x%02x%02x%02x%02x%02x", (int)getpid(),
+             r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7]);
     return 0;
 }
 
-/* The file name of target_path when it lies directly in the dump dir. */
-static const char *name_in_dir(const struct target *t, const char *target_path)
+/* Make the directory in candidate: 0 made, 1 skipped (why set), -1 error
+ * (something replaced what memprof made: not worth another candidate). */
+static int make_in(struct target *t, const struct creds *c, const char *candidate,
+                   char *why, size_t whylen, struct mp_error *err)
 {
-    size_t dl = strlen(t->dump_dir);
-    if (strncmp(target_path, t->dump_dir, dl) != 0 || target_path[dl] != '/')
-        return NULL;
-    const char *name = target_path + dl + 1;
-    if (!*name || strchr(name, '/') || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
-        return NULL;
-    return name;
+    int parent = open_in_root(t->pid, candidate);
+    if (parent < 0) {
+        snprintf(why, whylen, "%s: %s%s", candidate, strerror(errno),
+                 errno == ENOTDIR || errno == ELOOP ? " (memprof follows no symbolic "
+                 "link there)" : "");
+        return 1;
+    }
+    struct stat pst, st;
+    if (fstat(parent, &pst) < 0 || !may_write(&pst, c)) {
+        snprintf(why, whylen, "%s: process %d (uid %u) cannot write and search it",
+                 candidate, t->pid, (unsigned)c->uid);
+        close(parent);
+        return 1;
+    }
+    sweep_dead(t, parent);
+    char name[sizeof t->dump_dir_name];
+    if (random_name(name, sizeof name) < 0 || mkdirat(parent, name, 0700) < 0) {
+        snprintf(why, whylen, "%s: %s", candidate, strerror(errno));
+        close(parent);
+        return 1;
+    }
+    int dfd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (dfd < 0 || fstat(dfd, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+        st.st_nlink != 2 || st.st_dev != pst.st_dev) {
+        if (dfd >= 0)
+            close(dfd);
+        close(parent);
+        return mp_error_set(err, "the directory %s/%s that memprof had just made in "
+                            "process %d's filesystem was replaced: someone who can "
+                            "write to %s is interfering; memprof changed nothing there",
+                            candidate, name, t->pid, candidate);
+    }
+    if (fchmod(dfd, 0700) < 0 ||
+        ((st.st_uid != t->euid || st.st_gid != t->egid) && fchown(dfd, t->euid, t->egid) < 0)) {
+        int e = errno;
+        remove_dir_at(parent, name, dfd);
+        close(dfd);
+        close(parent);
+        return mp_error_set(err, "cannot give the dump directory in %s to uid %u: %s",
+                            candidate, (unsigned)t->euid, strerror(e));
+    }
+    size_t plen = strlen(candidate);
+    while (plen > 1 && candidate[plen - 1] == '/')
+        plen--;
+    if (asprintf(&t->dump_dir, "%.*s/%s", (int)(plen == 1 ? 0 : plen), candidate, name) < 0) {
+        t->dump_dir = NULL;
+        remove_dir_at(parent, name, dfd);
+        close(dfd);
+        close(parent);
+        return mp_error_set(err, "out of memory");
+    }
+    snprintf(t->dump_dir_name, sizeof t->dump_dir_name, "%s", name);
+    t->dump_parent_fd = parent;
+    t->dump_dir_fd = dfd;
+    t->dump_dir_made = true;
+    return 0;
+}
+
+int dump_dir_prepare(struct target *t, const char *user_dir, struct mp_error *err)
+{
+    if (t->dump_dir_made)
+        return 0;
+    struct creds c;
+    read_creds(t, &c);
+    char *tmpdir = user_dir ? NULL : target_tmpdir(t->pid);
+    const char *cands[] = { user_dir ? user_dir : tmpdir, user_dir ? NULL : "/tmp",
+                            "/var/tmp", "/dev/shm" };
+    size_t ncands = user_dir ? 1 : sizeof cands / sizeof *cands;
+    char tried[2048] = "", why[600];
+    int rc = 1;
+    for (size_t i = 0; i < ncands && rc == 1; i++) {
+        if (!cands[i] || (i > 0 && cands[0] && strcmp(cands[i], cands[0]) == 0))
+            continue;
+        rc = make_in(t, &c, cands[i], why, sizeof why, err);
+        if (rc == 1)
+            snprintf(tried + strlen(tried), sizeof tried - strlen(tried), "%s%s",
+                     tried[0] ? "; " : "", why);
+    }
+    free(tmpdir);
+    if (rc == 1)
+        return mp_error_set(err, "found no directory where process %d can write a "
+                            "dump (%s): give one it can write with --dump-dir DIR "
+                            "(as the process sees it)", t->pid, tried);
+    return rc;
 }
 
 static int read_all(int fd, off_t size, char **data, size_t *len, struct mp_error *err)
@@ -126,6 +323,11 @@ static int read_all(int fd, off_t size, char **data, size_t *len, struct mp_erro
         return mp_error_set(err, "out of memory reading a %lld-byte dump", (long long)size);
     for (;;) {
         if (n + 1 >= cap) {
+            if (cap > (size_t)MAX_DUMP) {
+                free(buf);
+                return mp_error_set(err, "the dump grew past %ld bytes while memprof "
+                                    "read it: refusing it", MAX_DUMP);
+            }
             char *nb = realloc(buf, cap * 2);
             if (!nb) {
                 free(buf);
@@ -151,66 +353,50 @@ static int read_all(int fd, off_t size, char **data, size_t *len, struct mp_erro
     return 0;
 }
 
-static int fetch_at(int dfd, const char *name, const char *target_path, char **data,
-                    size_t *len, struct mp_error *err)
+int dump_read_fd(int fd, const char *what, char **data, size_t *len,
+                 struct mp_error *err)
 {
-    int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0)
-        return mp_error_set(err, "cannot open the dump %s: %s", target_path,
-                            strerror(errno));
     struct stat st;
-    int rc;
     if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
-        rc = mp_error_set(err, "the dump %s is not a regular file: refusing to read it",
-                          target_path);
-    else if (st.st_size > MAX_DUMP)
-        rc = mp_error_set(err, "the dump %s is %lld bytes: too large", target_path,
-                          (long long)st.st_size);
-    else
-        rc = read_all(fd, st.st_size, data, len, err);
-    close(fd);
-    if (rc == 0)
-        unlinkat(dfd, name, 0);
-    return rc;
+        return mp_error_set(err, "%s is not a regular file: refusing to read it", what);
+    if (st.st_size > MAX_DUMP)
+        return mp_error_set(err, "%s is %lld bytes, more than memprof reads (%ld): "
+                            "lower the sample rate or dump with 'mallctl prof.dump "
+                            "PATH' and read it offline", what, (long long)st.st_size,
+                            MAX_DUMP);
+    return read_all(fd, st.st_size, data, len, err);
 }
 
-int target_fetch_dump(struct target *t, const char *target_path, char **data,
-                      size_t *len, struct mp_error *err)
+int dump_dir_take(struct target *t, const char *name, char **data, size_t *len,
+                  struct mp_error *err)
 {
-    if (!t->dump_dir)
-        return mp_error_set(err, "no dump directory was created in this session");
-    const char *name = name_in_dir(t, target_path);
-    if (!name)
-        return mp_error_set(err, "%s is not a file of the session's dump directory %s",
-                            target_path, t->dump_dir);
-    int dfd = open(t->dump_dir_host, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (dfd < 0)
-        return mp_error_set(err, "cannot open the dump directory %s: %s", t->dump_dir,
-                            strerror(errno));
-    int rc = fetch_at(dfd, name, target_path, data, len, err);
-    close(dfd);
+    struct stat st;
+    int fd = safe_open_regular(t->dump_dir_fd, name, true, &st);
+    if (fd < 0)
+        return mp_error_set(err, "cannot open the dump %s/%s: %s", t->dump_dir, name,
+                            errno == EINVAL ? "not a regular file" : strerror(errno));
+    unlinkat(t->dump_dir_fd, name, 0);
+    int rc;
+    if (st.st_uid != t->euid || st.st_nlink != 1)
+        rc = mp_error_set(err, "the dump %s/%s is not a file process %d wrote (owner "
+                          "uid %u, %lu links): refusing to read it", t->dump_dir, name,
+                          t->pid, (unsigned)st.st_uid, (unsigned long)st.st_nlink);
+    else
+        rc = dump_read_fd(fd, "the dump", data, len, err);
+    close(fd);
     return rc;
 }
 
 void dump_dir_remove(struct target *t)
 {
-    if (!t->dump_dir_host)
-        goto out;
-    int dfd = open(t->dump_dir_host, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (dfd >= 0) {
-        DIR *d = fdopendir(dfd);
-        struct dirent *de;
-        while (d && (de = readdir(d)))
-            if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
-                unlinkat(dfd, de->d_name, 0);
-        if (d)
-            closedir(d);
-        else
-            close(dfd);
+    if (t->dump_dir_made) {
+        empty_dir(t->dump_dir_fd);
+        remove_dir_at(t->dump_parent_fd, t->dump_dir_name, t->dump_dir_fd);
+        close(t->dump_dir_fd);
+        close(t->dump_parent_fd);
+        t->dump_dir_made = false;
     }
-    rmdir(t->dump_dir_host);
-out:
     free(t->dump_dir);
-    free(t->dump_dir_host);
-    t->dump_dir = t->dump_dir_host = NULL;
+    free(t->dump_dir_why);
+    t->dump_dir = t->dump_dir_why = NULL;
 }

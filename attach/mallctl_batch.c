@@ -1,7 +1,8 @@
 /* mallctl_batch.c - turns struct mallctl_call into remote calls: lays out
  * each call's name, buffers and string pointer in scratch space on the
  * stopped thread's stack (never the target's allocator), calls
- * <prefix>mallctl, and copies results back. */
+ * <prefix>mallctl, and copies results back.  Also the one runner of a
+ * target's stops (target_stop_run), which keeps the pause statistics. */
 #include "attach/target_internal.h"
 
 #include <stdlib.h>
@@ -96,9 +97,10 @@ static int read_results(struct remote_stop *s, struct mallctl_call *c,
     return rc;
 }
 
-static int one_call(struct remote_stop *s, uint64_t fn, struct mallctl_call *c,
-                    struct mp_error *err)
+int mallctl_batch_call(struct remote_stop *s, const struct target *t,
+                       struct mallctl_call *c, struct mp_error *err)
 {
+    uint64_t fn = t->copies[t->selected].mallctl;
     struct call_layout l;
     layout(c, &l);
     if (l.size > MAX_SCRATCH)
@@ -124,7 +126,7 @@ static int one_call(struct remote_stop *s, uint64_t fn, struct mallctl_call *c,
 }
 
 struct batch {
-    uint64_t fn;
+    struct target *t;
     struct mallctl_call *calls;
     size_t n;
 };
@@ -133,7 +135,7 @@ static int batch_body(struct remote_stop *s, void *arg, struct mp_error *err)
 {
     struct batch *b = arg;
     for (size_t i = 0; i < b->n; i++)
-        if (one_call(s, b->fn, &b->calls[i], err) < 0)
+        if (mallctl_batch_call(s, b->t, &b->calls[i], err) < 0)
             return mp_error_prefix(err, "mallctl(\"%s\")", b->calls[i].name);
     return 0;
 }
@@ -171,13 +173,42 @@ static void record_pause(struct target *t, const struct remote_report *rep)
     p->unsafe_retries += rep->unsafe_retries;
 }
 
+/* The first stop of a session runs the sweep before its body. */
+#define SWEEP_MAX 64
+struct swept_body {
+    struct target *t;
+    remote_body_fn body;
+    void *arg;
+    int fds[SWEEP_MAX];
+    size_t nfds;
+};
+
+static int swept_body(struct remote_stop *s, void *arg, struct mp_error *err)
+{
+    struct swept_body *w = arg;
+    dump_sweep_in_stop(w->t, s, w->fds, w->nfds);
+    return w->body(s, w->arg, err);
+}
+
+int target_stop_run(struct target *t, remote_body_fn body, void *arg,
+                    struct mp_error *err)
+{
+    struct swept_body w = { .t = t, .body = body, .arg = arg };
+    if (!t->memfd_swept)
+        w.nfds = dump_sweep_list(t, w.fds, SWEEP_MAX);
+    struct remote_report rep;
+    int rc = w.nfds ? remote_session(&t->ctx, swept_body, &w, &rep, err)
+                    : remote_session(&t->ctx, body, arg, &rep, err);
+    if (rep.tid)
+        record_pause(t, &rep);
+    if (rc == 0)
+        t->memfd_swept = true;
+    return rc;
+}
+
 int mallctl_batch_run(struct target *t, struct mallctl_call *calls, size_t n,
                       struct mp_error *err)
 {
-    struct batch b = { t->copies[t->selected].mallctl, calls, n };
-    struct remote_report rep;
-    int rc = remote_session(&t->ctx, batch_body, &b, &rep, err);
-    if (rep.tid)
-        record_pause(t, &rep);
-    return rc;
+    struct batch b = { t, calls, n };
+    return target_stop_run(t, batch_body, &b, err);
 }

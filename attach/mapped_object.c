@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/safe_open.h"
+
 /* map_files names the very inode mapped (deleted or replaced files, other
  * mount namespaces); /proc/PID/root/<path> is the fallback when map_files
  * is not readable. */
@@ -34,7 +36,7 @@ int mapped_object_open_file(pid_t pid, const struct map_list *maps, const char *
     }
     char root[4200];
     snprintf(root, sizeof root, "%s/root%s", dir, path);
-    return open(root, O_RDONLY | O_CLOEXEC);
+    return safe_open_regular(AT_FDCWD, root, false, NULL);
 }
 
 static bool seen_path(const struct mapped_objects *objs, const char *path)

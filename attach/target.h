@@ -113,15 +113,28 @@ bool target_seccomp_suspended(const struct target *t);
  * capabilities: AT_SECURE), where jemalloc ignores MALLOC_CONF. */
 bool target_secure_exec(const struct target *t);
 
-/* The session's private dump directory as the target sees it (created on
- * first use: mode 0700, owned by the target's user, unpredictable name,
- * inside the target's mount namespace). */
-int target_dump_dir(struct target *t, const char **path, struct mp_error *err);
+/* What a dump tells besides its bytes. */
+struct target_dump_info {
+    int mallctl_ret;           /* prof.dump's own refusal (ENOENT: profiling is
+                                * not enabled...), else 0 */
+    const char *dir;           /* NULL: the dump went through an anonymous
+                                * in-memory file (nothing with a name); else
+                                * the private directory used, as the process
+                                * sees it */
+    const char *why_dir;       /* when dir is set: why not in memory */
+};
 
-/* Read a file the target wrote in its dump directory back through
- * /proc/PID/root (never following symlinks), then remove it there.
- * *data is malloc'd. */
-int target_fetch_dump(struct target *t, const char *target_path, char **data,
-                      size_t *len, struct mp_error *err);
+/* Have the process write its heap profile and bring the bytes back (at
+ * most 1 GiB; *data is malloc'd and NUL-terminated).  First through an
+ * anonymous memfd the process creates, dumps into (/proc/thread-self/fd/N)
+ * and closes in the same stop; when that cannot work, through a private
+ * directory made only through file descriptors in dump_dir (the user's
+ * --dump-dir, as the process sees it) or else the first usable of the
+ * process's TMPDIR, /tmp, /var/tmp, /dev/shm.  See docs/security.md.
+ * Returns 0; -1 with err set (and info->mallctl_ret when prof.dump itself
+ * refused). */
+int target_dump_profile(struct target *t, const char *dump_dir, char **data,
+                        size_t *len, struct target_dump_info *info,
+                        struct mp_error *err);
 
 #endif

@@ -8,6 +8,13 @@
 #include "attach/target.h"
 #include "attach/unwind_check.h"
 
+/* Functions of the process's libc a dump needs (runtime addresses, 0 when
+ * absent): memfd_create and close, or syscall for both. */
+struct dump_calls {
+    bool looked;
+    uint64_t memfd_create, close, syscall;
+};
+
 /* How many recent stops the median and p90 are taken over: bounded so a
  * long session costs neither memory nor time. */
 #define PAUSE_HISTORY 1024
@@ -25,20 +32,60 @@ struct target {
     bool ctx_ready;
     struct target_pause_stats pauses;
     double pause_history[PAUSE_HISTORY]; /* ring of the last stops, for median/p90 */
-    char *dump_dir;             /* as the target sees it, NULL until created */
-    char *dump_dir_host;        /* the same directory as memprof reaches it */
     int lock_fd;                /* session_lock.h: one memprof per process */
     bool entry_kept;            /* a dead memprof's trampoline sits at the entry
                                  * point: used, never removed */
     bool seccomp_suspended;     /* a call ran with the thread's filter suspended */
     FILE *notes;                /* target_set_notes */
+    /* Dumps (dump_profile.c, dump_dir.c). */
+    struct dump_calls dump_calls;
+    bool memfd_swept;           /* a stop closed the memfds dead memprofs left */
+    unsigned dump_seq;
+    bool dump_dir_made;         /* the fallback directory exists: */
+    int dump_parent_fd;         /*   O_PATH descriptor of where it was made */
+    int dump_dir_fd;            /*   and of the directory itself */
+    char dump_dir_name[64];     /*   its name in the parent */
+    char *dump_dir;             /*   as the target sees it */
+    char *dump_dir_why;         /*   why the memfd path was not used */
 };
 
 /* Run the calls on one stopped thread (mallctl_batch.c). */
 int mallctl_batch_run(struct target *t, struct mallctl_call *calls, size_t n,
                       struct mp_error *err);
 
-/* Remove the session's dump directory and what is left in it (dump_dir.c). */
+/* One mallctl call on an already stopped thread (mallctl_batch.c). */
+int mallctl_batch_call(struct remote_stop *s, const struct target *t,
+                       struct mallctl_call *c, struct mp_error *err);
+
+/* body in one stop of one thread, counted in the pause statistics; the
+ * session's first stop also closes what dead memprofs left open in the
+ * process (mallctl_batch.c). */
+int target_stop_run(struct target *t, remote_body_fn body, void *arg,
+                    struct mp_error *err);
+
+/* The memfds ("memfd:memprof-dump-PID") that memprofs which have died
+ * left open in the process: listed before a stop, closed in it
+ * (dump_profile.c).  dump_sweep_list returns how many it found. */
+size_t dump_sweep_list(struct target *t, int *fds, size_t cap);
+/* Whether the memprof with this pid still runs (when unsure: yes). */
+bool dump_memprof_alive(pid_t pid);
+void dump_sweep_in_stop(struct target *t, struct remote_stop *s, const int *fds,
+                        size_t n);
+
+/* Read a dump from memprof's own descriptor: a regular file of at most
+ * MAX_DUMP bytes; what names it in messages (dump_dir.c). */
+#define MAX_DUMP (1024L * 1024 * 1024)
+int dump_read_fd(int fd, const char *what, char **data, size_t *len,
+                 struct mp_error *err);
+
+/* The fallback private directory (dump_dir.c): made on first use in
+ * user_dir or the first usable candidate, through descriptors only. */
+int dump_dir_prepare(struct target *t, const char *user_dir, struct mp_error *err);
+/* Read the file `name` the process wrote in it and remove it. */
+int dump_dir_take(struct target *t, const char *name, char **data, size_t *len,
+                  struct mp_error *err);
+/* Remove the directory and what is left in it, through its parent's
+ * descriptor (works after the process has gone). */
 void dump_dir_remove(struct target *t);
 
 #endif

@@ -40,7 +40,7 @@ echo
 state=$(awk '/^State:/ {print $2, $3}' /proc/$pid/status)
 tracer=$(awk '/^TracerPid:/ {print $2}' /proc/$pid/status)
 echo "== the service is still running: state $state, TracerPid $tracer"
-left=$(ls -d /tmp/memprof.* 2>/dev/null | wc -l)
+left=$(ls -d /tmp/memprof.* /tmp/memprof-[0-9]*-* 2>/dev/null | wc -l)
 echo "== memprof directories left in /tmp: $left"
 kill "$pid"
 wait "$pid" 2>/dev/null || true

@@ -1,6 +1,7 @@
 /* elf_object.c - reads an ELF file's symbols, PT_LOADs, build-id and
  * debuglink with libelf, into a self-contained struct elf_object. */
 #include "lib/elf_object.h"
+#include "lib/safe_open.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -239,9 +240,10 @@ fail:
 
 struct elf_object *elf_object_open(const char *path, struct mp_error *err)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = safe_open_regular(AT_FDCWD, path, false, NULL);
     if (fd < 0) {
-        mp_error_set(err, "cannot open %s: %s", path, strerror(errno));
+        mp_error_set(err, "cannot open %s: %s", path,
+                     errno == EINVAL ? "not a regular file" : strerror(errno));
         return NULL;
     }
     struct elf_object *obj = elf_object_open_fd(fd, path, err);

@@ -1,6 +1,7 @@
 /* sym_debug.c - locating and verifying separate debug files (see
  * sym_debug.h for the search order). */
 #include "lib/sym_debug.h"
+#include "lib/safe_open.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -29,14 +30,11 @@ static bool file_crc32(int fd, uint32_t *crc)
 static enum verdict check_candidate(const struct sym_debug_search *q,
                                     const char *path, bool by_crc)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* Beside the target's objects: its user's files, maybe a FIFO or a
+     * link to a device. */
+    int fd = safe_open_regular(AT_FDCWD, path, false, NULL);
     if (fd < 0)
         return NOT_FOUND;
-    struct stat st;
-    if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-        close(fd);
-        return NOT_FOUND;
-    }
     uint8_t id[64];
     size_t len = 0;
     enum verdict v = DIFFERS;

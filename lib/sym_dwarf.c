@@ -3,6 +3,7 @@
  * because .debug_aranges is optional (clang omits it) and libdw 0.188's
  * dwarf_addrdie relies on it. */
 #include "lib/sym_dwarf.h"
+#include "lib/safe_open.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -79,9 +80,10 @@ struct sym_dwarf *sym_dwarf_open(const char *path, struct mp_error *err)
         mp_error_set(err, "out of memory");
         return NULL;
     }
-    d->fd = open(path, O_RDONLY | O_CLOEXEC);
+    d->fd = safe_open_regular(AT_FDCWD, path, false, NULL);
     if (d->fd < 0) {
-        mp_error_set(err, "cannot open %s: %s", path, strerror(errno));
+        mp_error_set(err, "cannot open %s: %s", path,
+                     errno == EINVAL ? "not a regular file" : strerror(errno));
         goto fail;
     }
     elf_version(EV_CURRENT);

@@ -17,6 +17,7 @@
  * exception; pass --exe only with ordinary launches.)  opts.exe replaces
  * that file's path as is, without the root prefix. */
 #include "lib/symbolize.h"
+#include "lib/safe_open.h"
 
 #include <errno.h>
 #include <elf.h>
@@ -355,9 +356,10 @@ static const char *object_key(struct symbolizer *s, int fd, const char *path,
 static struct sym_object *open_object(struct symbolizer *s, const char *path,
                                       const char *path_in_root, struct mp_error *err)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = safe_open_regular(AT_FDCWD, path, false, NULL);
     if (fd < 0) {
-        mp_error_set(err, "cannot open %s: %s", path, strerror(errno));
+        mp_error_set(err, "cannot open %s: %s", path,
+                     errno == EINVAL ? "not a regular file" : strerror(errno));
         return NULL;
     }
     struct sym_object *o = NULL;

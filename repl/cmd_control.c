@@ -435,27 +435,22 @@ static int save_file(const char *path, const char *data, size_t len)
     return 0;
 }
 
-/* Ask the process to write its profile into the session directory and
- * bring the bytes back. */
+/* Ask the process for its profile's bytes (attach/ decides how: see
+ * target_dump_profile). */
 static int dump_fetch(struct session *s, char **data, size_t *len)
 {
-    const char *dir;
+    struct target_dump_info info;
     struct mp_error err;
-    if (target_dump_dir(s->target, &dir, &err)) {
+    if (target_dump_profile(s->target, s->dump_dir, data, len, &info, &err)) {
+        if (info.mallctl_ret)
+            return mallctl_failed(s, "prof.dump", info.mallctl_ret, true);
         command_error("%s", err.msg);
         return -1;
     }
-    char path[4096];
-    snprintf(path, sizeof path, "%s/dump-%u.heap", dir, s->dump_seq + 1);
-    struct mallctl_call call = {.name = "prof.dump", .new_string = path};
-    if (run_calls(s, &call, 1))
-        return -1;
-    if (call.ret)
-        return mallctl_failed(s, "prof.dump", call.ret, true);
-    if (target_fetch_dump(s->target, path, data, len, &err)) {
-        command_error("%s", err.msg);
-        return -1;
-    }
+    if (info.dir)
+        fprintf(stderr, "note: process %d dumped through the private directory %s, "
+                "removed at the end of the session (%s)\n", (int)target_pid(s->target),
+                info.dir, info.why_dir);
     return 0;
 }
 

@@ -21,8 +21,8 @@ const struct command command_table[] = {
      "short stop of one thread.  Nothing else is stopped or changed.",
      cmd_attach, 0},
     {"detach", "detach", "let go of the process",
-     "Removes the session's dump directory from the process's filesystem and\n"
-     "forgets the process.  The dumps already taken stay in the session.",
+     "Removes the session's dump directory (if a dump needed one) from the\n"
+     "process's filesystem and forgets the process.  The dumps already taken stay in the session.",
      cmd_detach, CMD_NEEDS_TARGET},
     {"info", "info", "the process, its jemalloc and profiling state",
      "Shows the pid, executable, jemalloc version and where it was found,\n"
@@ -49,9 +49,10 @@ const struct command command_table[] = {
      "prof_active:false to pay nothing until 'prof on').",
      cmd_prof, CMD_NEEDS_TARGET},
     {"dump", "dump [FILE] [--name NAME]", "take a heap profile from the process",
-     "The process writes its profile into a private directory memprof made for\n"
-     "this session; memprof reads it back, removes it there, keeps it in the\n"
-     "session (see 'dumps') and, given FILE, saves a copy at FILE.  It is\n"
+     "The process writes its profile into an anonymous in-memory file that\n"
+     "memprof reads and the process closes in the same stop (or, when that\n"
+     "cannot work, into a private directory: see --dump-dir); memprof keeps\n"
+     "it in the session (see 'dumps') and, given FILE, saves a copy.  It is\n"
      "named NAME, or dump1, dump2... in order.  A FILE starting with '-' is\n"
      "refused (write ./-name).",
      cmd_dump, CMD_NEEDS_TARGET},

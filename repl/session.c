@@ -81,6 +81,7 @@ void session_free(struct session *s)
     session_drop_symbolizer(s);
     target_close(s->target);
     free(s->sysroot);
+    free(s->dump_dir);
     free(s->exe);
     memset(s, 0, sizeof *s);
 }

@@ -27,6 +27,7 @@ struct session {
     struct symbolizer *symbolizer;   /* created lazily */
     char *sysroot;             /* --sysroot */
     char *exe;                 /* --exe */
+    char *dump_dir;            /* --dump-dir: as the process sees it, or NULL */
 
     bool interactive;          /* readline on a terminal */
     bool quit;                 /* set by quit */

@@ -97,7 +97,8 @@ alive() {
 
 # --- attach/safety helpers ---------------------------------------------------
 #   assert_untouched PID   alive, no thread stopped or traced (after memprof quit)
-#   assert_no_dump_dirs    no memprof.* directory left in $TMPDIR
+#   assert_no_dump_dirs    no memprof directory (memprof.* of old versions,
+#                          memprof-PID-HEX) left in $TMPDIR
 #   toggles N              N×(prof on, prof off, dump) as a memprof script in $WORK/toggles
 tracer_of() { awk '/^TracerPid:/ {print $2}' "/proc/$1/status" 2>/dev/null; }
 state_of()  { awk '/^State:/ {print $2}' "/proc/$1/status" 2>/dev/null; }
@@ -114,7 +115,9 @@ assert_untouched() {
 # run.sh gives each test its own TMPDIR, which the targets inherit and
 # memprof makes its dump directories in: nothing another run leaves in
 # /tmp is seen here, nor removed by a test.
-dump_dirs() { find "${TMPDIR:-/tmp}" -maxdepth 1 -name 'memprof.*' 2>/dev/null; }
+dump_dirs() {
+    find "${TMPDIR:-/tmp}" -maxdepth 1 \( -name 'memprof.*' -o -name 'memprof-[0-9]*-*' \) 2>/dev/null
+}
 assert_no_dump_dirs() {
     local left
     left=$(dump_dirs)
