@@ -117,6 +117,9 @@ int main(int argc, char **argv)
         else
             rc = frontend_batch(&s, stdin);
     }
+    /* An error exit puts back what the session changed in the process's
+     * profiling; a normal end says what stays. */
+    control_session_end(&s, rc != 0 || frontend_stop_signal);
     session_free(&s);  /* detaches and removes the dump directory */
     free(steps);
     /* Output that never arrived (a full disk, a closed pipe) is a failure,

@@ -18,8 +18,27 @@ struct session_dump {
     struct profile *profile;
 };
 
+/* The attached process's profiling settings fixed at its start (config.*
+ * and opt.* never change), read at attach. */
+struct session_prof_conf {
+    bool known;
+    bool config_prof, opt_prof, opt_prof_active;
+};
+
+/* What this session changed in the attached process, with the value before
+ * its first change, so that an error exit can put it back and a normal end
+ * can say what stays. */
+struct session_changes {
+    bool active, rate, gdump;  /* changed (and not changed back) */
+    bool active_before, active_now;
+    size_t lg_sample_before, lg_sample_now;
+    bool gdump_before, gdump_now;
+};
+
 struct session {
     struct target *target;     /* NULL when offline / detached */
+    struct session_prof_conf prof_conf;
+    struct session_changes changes;
     struct session_dump *dumps;
     size_t ndumps, dumps_cap;
     unsigned dump_seq;         /* for automatic names */
