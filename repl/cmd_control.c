@@ -459,7 +459,8 @@ static void changes_restore(struct session *s)
             "again\n", pid, what, pid);
 }
 
-/* A normal end leaves the changes on purpose: say what stays and how to undo it. */
+/* A normal end leaves the changes on purpose: say what stays and how to
+ * undo it (profiling turned off needs no word: that is the tidy end). */
 static void changes_report(struct session *s)
 {
     struct session_changes *c = &s->changes;
@@ -467,10 +468,6 @@ static void changes_report(struct session *s)
     if (c->active && c->active_now)
         fprintf(stderr, "memprof: profiling stays on in process %d (this session "
                 "turned it on): memprof -p %d -e 'prof off' turns it off\n", pid, pid);
-    else if (c->active)
-        fprintf(stderr, "memprof: profiling stays off in process %d (this session "
-                "turned it off): memprof -p %d -e 'prof on%s' turns it on again\n",
-                pid, pid, s->prof_conf.opt_prof_active ? " --force" : "");
     if (c->rate)
         fprintf(stderr, "memprof: process %d keeps sampling every 2^%zu bytes (it "
                 "was 2^%zu): memprof -p %d -e 'prof sample %zu%s' puts it back\n",
@@ -783,7 +780,7 @@ int cmd_mallctl(struct session *s, int argc, char **argv)
         return -1;
     }
     if (info && type && t != info->type && t != info->write_type) {
-        command_error("%s is a %s (jemalloc(3)), not a %s: leave --type out", name,
+        command_error("%s has type %s (jemalloc(3)), not %s: leave --type out", name,
                       mallctl_type_name(info->type), type);
         return -1;
     }
