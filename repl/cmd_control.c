@@ -261,18 +261,10 @@ static void print_copies(struct session *s)
     }
 }
 
-/* A command that takes no options and at most maxpos words: pos filled,
- * their count returned, or -1 after saying what is wrong. */
-static int plain_words(int argc, char **argv, char **pos, int maxpos)
-{
-    struct cmd_option none[] = {{NULL, false, false, NULL}};
-    return options_parse(argc, argv, none, pos, maxpos);
-}
-
 int cmd_attach(struct session *s, int argc, char **argv)
 {
     char *pos[1];
-    int npos = plain_words(argc, argv, pos, 1);
+    int npos = options_words(argc, argv, pos, 1);
     if (npos < 0)
         return -1;
     if (npos != 1) {
@@ -317,7 +309,7 @@ int cmd_attach(struct session *s, int argc, char **argv)
 
 int cmd_detach(struct session *s, int argc, char **argv)
 {
-    if (plain_words(argc, argv, NULL, 0) < 0)
+    if (options_words(argc, argv, NULL, 0) < 0)
         return -1;
     control_session_end(s, false);
     pid_t pid = target_pid(s->target);
@@ -331,7 +323,7 @@ int cmd_detach(struct session *s, int argc, char **argv)
 int cmd_jemalloc(struct session *s, int argc, char **argv)
 {
     char *pos[1];
-    int npos = plain_words(argc, argv, pos, 1);
+    int npos = options_words(argc, argv, pos, 1);
     if (npos < 0)
         return -1;
     if (npos == 0) {
@@ -359,7 +351,7 @@ int cmd_jemalloc(struct session *s, int argc, char **argv)
 
 int cmd_info(struct session *s, int argc, char **argv)
 {
-    if (plain_words(argc, argv, NULL, 0) < 0)
+    if (options_words(argc, argv, NULL, 0) < 0)
         return -1;
     struct query q[NSTATE];
     if (state_read(s, q))

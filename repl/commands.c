@@ -152,17 +152,10 @@ int command_run_line(struct session *s, const char *line)
     return rc;
 }
 
-/* A command without options: its words (at most maxpos) into pos. */
-static int words_only(int argc, char **argv, char **pos, int maxpos)
-{
-    struct cmd_option none[] = {{NULL, false, false, NULL}};
-    return options_parse(argc, argv, none, pos, maxpos);
-}
-
 int cmd_help(struct session *s, int argc, char **argv)
 {
     char *pos[1];
-    int npos = words_only(argc, argv, pos, 1);
+    int npos = options_words(argc, argv, pos, 1);
     if (npos < 0)
         return -1;
     if (npos == 1) {
@@ -188,7 +181,7 @@ int cmd_sleep(struct session *s, int argc, char **argv)
 {
     (void)s;
     char *pos[1], *end = NULL;
-    int npos = words_only(argc, argv, pos, 1);
+    int npos = options_words(argc, argv, pos, 1);
     if (npos < 0)
         return -1;
     double secs = npos == 1 ? strtod(pos[0], &end) : -1;
@@ -207,7 +200,7 @@ int cmd_sleep(struct session *s, int argc, char **argv)
 
 int cmd_quit(struct session *s, int argc, char **argv)
 {
-    if (words_only(argc, argv, NULL, 0) < 0)
+    if (options_words(argc, argv, NULL, 0) < 0)
         return -1;
     s->quit = true;
     return 0;

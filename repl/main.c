@@ -69,8 +69,8 @@ static int start_session(struct session *s, const char *pid, char **files, int n
             return -1;
     }
     for (int i = 0; i < nfiles; i++) {
-        char *argv[] = {"load", files[i], NULL};
-        if (cmd_load(s, 2, argv))
+        char *argv[] = {"load", "--", files[i], NULL};
+        if (cmd_load(s, 3, argv))
             return -1;
     }
     return 0;

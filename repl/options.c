@@ -19,24 +19,22 @@ static const char *usage_of(const char *cmd)
     return c ? c->usage : cmd;
 }
 
-static struct cmd_option *option_of(struct cmd_option *opts, const char *word,
-                                    const char **inline_value)
+static const struct cmd_option *option_of(const struct cmd_option *opts, const char *word,
+                                          const char **inline_value)
 {
     const char *eq = strchr(word, '=');
     size_t len = eq ? (size_t)(eq - word) : strlen(word);
     *inline_value = eq ? eq + 1 : NULL;
-    for (struct cmd_option *o = opts; o->name; o++)
+    for (const struct cmd_option *o = opts; o->name; o++)
         if (strlen(o->name) == len && strncmp(o->name, word, len) == 0)
             return o;
     return NULL;
 }
 
-int options_parse(int argc, char **argv, struct cmd_option *opts, char **pos,
-                  int maxpos)
+int options_each(int argc, char **argv, const struct cmd_option *opts,
+                 options_fn *on_option, void *ctx, char **pos, int maxpos)
 {
     const char *cmd = argv[0];
-    for (struct cmd_option *o = opts; o->name; o++)
-        o->given = false, o->value = NULL;
     int npos = 0;
     bool options_done = false;
     for (int i = 1; i < argc; i++) {
@@ -47,7 +45,7 @@ int options_parse(int argc, char **argv, struct cmd_option *opts, char **pos,
         }
         if (!options_done && w[0] == '-' && w[1]) {
             const char *inline_value;
-            struct cmd_option *o = w[1] == '-' ? option_of(opts, w + 2, &inline_value) : NULL;
+            const struct cmd_option *o = w[1] == '-' ? option_of(opts, w + 2, &inline_value) : NULL;
             if (!o) {
                 command_error("%s: unknown option '%s' (usage: %s); a value that "
                               "starts with '-' goes after '--'", cmd, w, usage_of(cmd));
@@ -63,9 +61,9 @@ int options_parse(int argc, char **argv, struct cmd_option *opts, char **pos,
                               usage_of(cmd));
                 return -1;
             }
-            o->given = true;
-            if (o->takes_value)
-                o->value = inline_value ? inline_value : argv[++i];
+            const char *value = o->takes_value ? inline_value ? inline_value : argv[++i] : NULL;
+            if (on_option(ctx, (int)(o - opts), value) < 0)
+                return -1;
             continue;
         }
         if (npos == maxpos) {
@@ -76,4 +74,26 @@ int options_parse(int argc, char **argv, struct cmd_option *opts, char **pos,
         pos[npos++] = argv[i];
     }
     return npos;
+}
+
+static int remember(void *ctx, int index, const char *value)
+{
+    struct cmd_option *o = (struct cmd_option *)ctx + index;
+    o->given = true;
+    o->value = value;
+    return 0;
+}
+
+int options_parse(int argc, char **argv, struct cmd_option *opts, char **pos,
+                  int maxpos)
+{
+    for (struct cmd_option *o = opts; o->name; o++)
+        o->given = false, o->value = NULL;
+    return options_each(argc, argv, opts, remember, opts, pos, maxpos);
+}
+
+int options_words(int argc, char **argv, char **pos, int maxpos)
+{
+    static const struct cmd_option none[] = {{NULL, false, false, NULL}};
+    return options_each(argc, argv, none, NULL, NULL, pos, maxpos);
 }

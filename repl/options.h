@@ -22,6 +22,18 @@ struct cmd_option {
 int options_parse(int argc, char **argv, struct cmd_option *opts, char **pos,
                   int maxpos);
 
+/* The same parser, for commands where the order of options matters
+ * (--space then --objects): on_option is called for each option as it
+ * comes, with its index in opts and its value (NULL for a flag), and
+ * returns 0 or -1 to stop (after saying why).  opts' given/value are not
+ * filled in. */
+typedef int options_fn(void *ctx, int index, const char *value);
+int options_each(int argc, char **argv, const struct cmd_option *opts,
+                 options_fn *on_option, void *ctx, char **pos, int maxpos);
+
+/* For a command without options: its words (at most maxpos) into pos. */
+int options_words(int argc, char **argv, char **pos, int maxpos);
+
 /* The option called name in opts (which must hold it). */
 struct cmd_option *options_get(struct cmd_option *opts, const char *name);
 
