@@ -378,31 +378,12 @@ int cmd_info(struct session *s, int argc, char **argv)
 
 /* ---- what the session changed ---- */
 
-static void note_active(struct session *s, bool before, bool now)
+static void note_change(struct session_setting *st, uint64_t before, uint64_t now)
 {
-    struct session_changes *c = &s->changes;
-    if (!c->active)
-        c->active_before = before;
-    c->active_now = now;
-    c->active = now != c->active_before;
-}
-
-static void note_rate(struct session *s, size_t before, size_t now)
-{
-    struct session_changes *c = &s->changes;
-    if (!c->rate)
-        c->lg_sample_before = before;
-    c->lg_sample_now = now;
-    c->rate = now != c->lg_sample_before;
-}
-
-static void note_gdump(struct session *s, bool before, bool now)
-{
-    struct session_changes *c = &s->changes;
-    if (!c->gdump)
-        c->gdump_before = before;
-    c->gdump_now = now;
-    c->gdump = now != c->gdump_before;
+    if (!st->changed)
+        st->before = before;
+    st->now = now;
+    st->changed = now != st->before;
 }
 
 /* Put back what the session changed, in one stop, and say so. */
@@ -411,13 +392,13 @@ static void changes_restore(struct session *s)
     struct session_changes *c = &s->changes;
     struct mallctl_call calls[3];
     size_t n = 0;
-    size_t lg = c->lg_sample_before;
-    bool gdump = c->gdump_before, active = c->active_before;
-    if (c->rate)
+    size_t lg = c->rate.before;
+    bool gdump = c->gdump.before, active = c->active.before;
+    if (c->rate.changed)
         calls[n++] = (struct mallctl_call){.name = "prof.reset", .new = &lg, .newlen = sizeof lg};
-    if (c->gdump)
+    if (c->gdump.changed)
         calls[n++] = (struct mallctl_call){.name = "prof.gdump", .new = &gdump, .newlen = sizeof gdump};
-    if (c->active)
+    if (c->active.changed)
         calls[n++] = (struct mallctl_call){.name = "prof.active", .new = &active, .newlen = sizeof active};
     int pid = (int)target_pid(s->target);
     char what[256];
@@ -441,7 +422,7 @@ static void changes_restore(struct session *s)
         if (all) {
             fprintf(stderr, "memprof: the session ended on an error: put back what it "
                     "changed in process %d: %s, as before this session%s\n", pid, what,
-                    c->rate ? " (setting the rate reset the profile counters)" : "");
+                    c->rate.changed ? " (setting the rate reset the profile counters)" : "");
             *c = (struct session_changes){0};
             return;
         }
@@ -457,24 +438,24 @@ static void changes_report(struct session *s)
 {
     struct session_changes *c = &s->changes;
     int pid = (int)target_pid(s->target);
-    if (c->active && c->active_now)
+    if (c->active.changed && c->active.now)
         fprintf(stderr, "memprof: profiling stays on in process %d (this session "
                 "turned it on): memprof -p %d -e 'prof off' turns it off\n", pid, pid);
-    if (c->rate)
-        fprintf(stderr, "memprof: process %d keeps sampling every 2^%zu bytes (it "
-                "was 2^%zu): memprof -p %d -e 'prof sample %zu%s' puts it back\n",
-                pid, c->lg_sample_now, c->lg_sample_before, pid, c->lg_sample_before,
+    if (c->rate.changed)
+        fprintf(stderr, "memprof: process %d keeps sampling every 2^%" PRIu64 " bytes "
+                "(it was 2^%" PRIu64 "): memprof -p %d -e 'prof sample %" PRIu64 "%s' "
+                "puts it back\n", pid, c->rate.now, c->rate.before, pid, c->rate.before,
                 s->prof_conf.opt_prof_active ? " --force" : "");
-    if (c->gdump)
+    if (c->gdump.changed)
         fprintf(stderr, "memprof: prof.gdump stays %s in process %d: memprof -p %d "
                 "-e 'mallctl prof.gdump %s' puts it back\n",
-                c->gdump_now ? "true" : "false", pid, pid, c->gdump_before ? "true" : "false");
+                c->gdump.now ? "true" : "false", pid, pid, c->gdump.before ? "true" : "false");
 }
 
 void control_session_end(struct session *s, bool failed)
 {
     struct session_changes *c = &s->changes;
-    if (!s->target || !(c->active || c->rate || c->gdump))
+    if (!s->target || !(c->active.changed || c->rate.changed || c->gdump.changed))
         return;
     if (failed)
         changes_restore(s);
@@ -496,7 +477,7 @@ static int prof_set_active(struct session *s, bool on)
         return -1;
     if (call.ret)
         return mallctl_failed(s, "prof.active", call.ret, true);
-    note_active(s, old, on);
+    note_change(&s->changes.active, old, on);
     fprintf(s->out, "profiling is now %s (was %s)\n", on ? "on" : "off", old ? "on" : "off");
     return 0;
 }
@@ -515,7 +496,7 @@ static int prof_reset(struct session *s, const size_t *lg_sample)
     if (calls[1].ret)
         return mallctl_failed(s, "prof.reset", calls[1].ret, true);
     if (lg_sample && calls[0].ret == 0)
-        note_rate(s, before, *lg_sample);
+        note_change(&s->changes.rate, before, *lg_sample);
     return 0;
 }
 /* The overhead of sampling at 2^lg (FIELD-NOTES 4): refuse a rate that
@@ -734,11 +715,11 @@ static void mallctl_note_change(struct session *s, const char *name, const void 
                                 const void *newv, const size_t *lg_before, int lg_ret)
 {
     if (strcmp(name, "prof.active") == 0)
-        note_active(s, *(const bool *)oldv, *(const bool *)newv);
+        note_change(&s->changes.active, *(const bool *)oldv, *(const bool *)newv);
     else if (strcmp(name, "prof.gdump") == 0)
-        note_gdump(s, *(const bool *)oldv, *(const bool *)newv);
+        note_change(&s->changes.gdump, *(const bool *)oldv, *(const bool *)newv);
     else if (strcmp(name, "prof.reset") == 0 && lg_ret == 0)
-        note_rate(s, *lg_before, *(const size_t *)newv);
+        note_change(&s->changes.rate, *lg_before, *(const size_t *)newv);
 }
 
 /* mallctl [NAME [VALUE]] [--type TYPE] [--force] */

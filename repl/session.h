@@ -4,6 +4,7 @@
 #define MEMPROF_SESSION_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -25,14 +26,18 @@ struct session_prof_conf {
     bool config_prof, opt_prof, opt_prof_active;
 };
 
-/* What this session changed in the attached process, with the value before
- * its first change, so that an error exit can put it back and a normal end
- * can say what stays. */
+/* One profiling setting this session changed in the attached process,
+ * with its value before the first change, so that an error exit can put it
+ * back and a normal end can say what stays. */
+struct session_setting {
+    bool changed;              /* changed and not changed back */
+    uint64_t before, now;
+};
+
 struct session_changes {
-    bool active, rate, gdump;  /* changed (and not changed back) */
-    bool active_before, active_now;
-    size_t lg_sample_before, lg_sample_now;
-    bool gdump_before, gdump_now;
+    struct session_setting active;   /* prof.active */
+    struct session_setting rate;     /* prof.lg_sample, set by prof.reset */
+    struct session_setting gdump;    /* prof.gdump */
 };
 
 struct session {

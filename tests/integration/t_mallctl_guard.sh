@@ -17,6 +17,13 @@ mpb() {
 stops() { grep -c '^pause .* calls=[1-9]' <<<"$ERR"; }
 out_has() { grep -Eq -- "$1" <<<"$OUT"; }
 err_has() { grep -Eq -- "$1" <<<"$ERR"; }
+# a command refused, saying why, with no call made beyond attach's
+refused_alone() {   # LABEL COMMAND STDERR-REGEX
+    mpb -p "$PID" -e "$2"
+    check "$1 refused" [ "$RC" -eq 1 ]
+    check "$1: says why" err_has "$3"
+    check "$1: no call made" [ "$(stops)" -eq 1 ]
+}
 no_heap_in() { [ -z "$(find "$1" -name 'jeprof*' -o -name '*.heap' -o -name -- '--json*')" ]; }
 
 mkdir -p "$WORK/tcwd"
@@ -25,10 +32,7 @@ start_target grow_on_signal
 cd "$WORK"
 
 # 1. a write-only name read: refused, no call, the process fine afterwards
-mpb -p "$PID" -e 'mallctl prof.prefix'
-check "prof.prefix read refused" [ "$RC" -eq 1 ]
-check "prof.prefix: says how to write it" err_has "mallctl prof.prefix VALUE"
-check "prof.prefix read: no call made" [ "$(stops)" -eq 1 ]
+refused_alone "prof.prefix read" 'mallctl prof.prefix' "write it with 'mallctl prof.prefix VALUE'"
 mpb -p "$PID" -e 'mallctl stats.allocated'
 check "stats.allocated answers afterwards" out_has '^stats.allocated: [1-9][0-9]*$'
 check "the process is fine" alive "$PID"
@@ -40,18 +44,9 @@ check "thread.prof.name written" out_has '^thread.prof.name: set to worker-a$'
 check "thread.prof.name read" out_has '^thread.prof.name: '
 
 # 2. a name without a value never acts
-mpb -p "$PID" -e 'mallctl prof.dump'
-check "bare prof.dump refused" [ "$RC" -eq 1 ]
-check "bare prof.dump points to dump" err_has "use 'dump'"
-check "bare prof.dump: no call made" [ "$(stops)" -eq 1 ]
-mpb -p "$PID" -e 'mallctl prof.reset'
-check "bare prof.reset refused" [ "$RC" -eq 1 ]
-check "bare prof.reset points to prof reset" err_has "use 'prof reset'"
-check "bare prof.reset: no call made" [ "$(stops)" -eq 1 ]
-mpb -p "$PID" -e 'mallctl arena.0.reset'
-check "arena.0.reset without --force refused" [ "$RC" -eq 1 ]
-check "arena.0.reset says what it does" err_has 'discards every allocation.*--force'
-check "arena.0.reset: no call made" [ "$(stops)" -eq 1 ]
+refused_alone "bare prof.dump" 'mallctl prof.dump' "use 'dump'"
+refused_alone "bare prof.reset" 'mallctl prof.reset' "use 'prof reset'"
+refused_alone "arena.0.reset without --force" 'mallctl arena.0.reset' 'discards every allocation.*--force'
 
 # 3. options are not values; -- ends them
 mpb -p "$PID" -e 'mallctl prof.dump --json'
@@ -66,15 +61,9 @@ mpb -p "$PID" -e 'mallctl thread.prof.name -- -dash'
 check "-- then a value starting with -" out_has '^thread.prof.name: set to -dash$'
 
 # wrong type or length never reaches the process
-mpb -p "$PID" -e 'mallctl prof.active 5'
-check "a bool takes no 5" err_has 'not a boolean'
-check "prof.active 5: no call made" [ "$(stops)" -eq 1 ]
-mpb -p "$PID" -e 'mallctl opt.narenas --type uint64_t'
-check "--type against the table refused" err_has 'opt.narenas has type unsigned'
-check "--type uint64_t: no call made" [ "$(stops)" -eq 1 ]
-mpb -p "$PID" -e 'mallctl arena.5000.purge'
-check "arena index out of range refused" err_has 'MALLCTL_ARENAS_ALL'
-check "arena.5000.purge: no call made" [ "$(stops)" -eq 1 ]
+refused_alone "prof.active 5" 'mallctl prof.active 5' 'not a boolean'
+refused_alone "--type against the table" 'mallctl opt.narenas --type uint64_t' 'opt.narenas has type unsigned'
+refused_alone "arena index out of range" 'mallctl arena.5000.purge' 'MALLCTL_ARENAS_ALL'
 
 # a name the table lacks (newer than the page) works with --type
 mpb -p "$PID" -e 'mallctl opt.prof_sys_thread_name --type bool'
