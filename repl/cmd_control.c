@@ -219,11 +219,23 @@ static void state_warn(struct session *s, struct query *q)
                 prefix->ret == 0 ? prefix->str : "jeprof");
 }
 
+/* Make sure s->prof_conf holds the selected copy's settings (forgotten
+ * when another copy is picked). */
+static int prof_conf_read(struct session *s)
+{
+    struct query q[NSTATE];
+    return s->prof_conf.known ? 0 : state_read(s, q);
+}
+
 /* The MALLOC_CONF rule: a process whose owner turned profiling on at start
  * keeps it as its owner set it unless the user insists. */
 static int owner_allows(struct session *s, const char *what, bool force)
 {
-    if (force || !s->prof_conf.opt_prof_active)
+    if (force)
+        return 0;
+    if (prof_conf_read(s))
+        return -1;
+    if (!s->prof_conf.opt_prof_active)
         return 0;
     char var[64];
     conf_var(s, var, sizeof var);
@@ -239,6 +251,8 @@ static int owner_allows(struct session *s, const char *what, bool force)
  * nothing, so this is refused before any call. */
 static int profiling_possible(struct session *s)
 {
+    if (prof_conf_read(s))
+        return -1;
     if (s->prof_conf.config_prof && s->prof_conf.opt_prof)
         return 0;
     char var[64];
@@ -337,14 +351,21 @@ int cmd_jemalloc(struct session *s, int argc, char **argv)
         command_error("usage: jemalloc [N]");
         return -1;
     }
+    size_t before = target_jemalloc_selected(s->target);
     if (target_jemalloc_select(s->target, i, &err)) {
         command_error("%s", err.msg);
         return -1;
     }
-    s->prof_conf = (struct session_prof_conf){0};
-    struct query q[NSTATE];
-    if (state_read(s, q))
-        return -1;
+    if (i != before) {
+        /* What was changed belongs to the other copy: say what stays there
+         * and start afresh with this one. */
+        size_t now = target_jemalloc_selected(s->target);
+        target_jemalloc_select(s->target, before, &err);
+        control_session_end(s, false);
+        target_jemalloc_select(s->target, now, &err);
+        s->changes = (struct session_changes){0};
+        s->prof_conf = (struct session_prof_conf){0};   /* read again for this copy */
+    }
     print_copies(s);
     return 0;
 }
