@@ -31,7 +31,10 @@ static void fuzz_mallctl(const char *s)
     enum mallctl_type t;
     char buf[8], out[64];
     size_t len;
-    mallctl_lookup(s);
+    const struct mallctl_info *info = mallctl_lookup(s);
+    struct mallctl_shape read = {true, 8, false, 0, NULL}, write = {false, 0, true, 8, s};
+    mallctl_check_call(s, info, &read, &err);
+    mallctl_check_call(s, info, &write, &err);
     mallctl_type_parse(s, &t, &err);
     for (t = MALLCTL_BOOL; t <= MALLCTL_VOID; t++)
         if (mallctl_value_parse(t, s, buf, &len, &err) == 0) {

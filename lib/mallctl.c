@@ -1,5 +1,8 @@
-/* mallctl.c - the mallctl names memprof knows, their types, value parsing
- * and printing, and the sentences for jemalloc's error codes. */
+/* mallctl.c - looking names up in the generated table (mallctl_names.c),
+ * what memprof knows beyond the page (which calls change the process, which
+ * writes may carry no value), the check of every call's shape before it is
+ * made, value parsing and printing, and the sentences for jemalloc's error
+ * codes. */
 #include "lib/mallctl.h"
 
 #include <ctype.h>
@@ -10,55 +13,16 @@
 #include <string.h>
 #include <sys/types.h>
 
-const struct mallctl_info mallctl_table[] = {
-    {"version", MALLCTL_STRING, MALLCTL_R, "jemalloc version string"},
-    {"epoch", MALLCTL_U64, MALLCTL_RW, "write to refresh the stats.* values"},
-    {"config.prof", MALLCTL_BOOL, MALLCTL_R, "built with heap profiling support"},
-    {"config.stats", MALLCTL_BOOL, MALLCTL_R, "built with statistics"},
-    {"config.prof_libgcc", MALLCTL_BOOL, MALLCTL_R, "profiling unwinds with libgcc"},
-    {"config.prof_libunwind", MALLCTL_BOOL, MALLCTL_R, "profiling unwinds with libunwind"},
-    {"config.debug", MALLCTL_BOOL, MALLCTL_R, "debug build"},
-    {"opt.prof", MALLCTL_BOOL, MALLCTL_R, "profiling enabled at start (cannot change later)"},
-    {"opt.prof_active", MALLCTL_BOOL, MALLCTL_R, "initial prof.active"},
-    {"opt.prof_accum", MALLCTL_BOOL, MALLCTL_R, "cumulative counts kept"},
-    {"opt.prof_gdump", MALLCTL_BOOL, MALLCTL_R, "dump when total virtual memory grows"},
-    {"opt.prof_final", MALLCTL_BOOL, MALLCTL_R, "dump at exit"},
-    {"opt.prof_leak", MALLCTL_BOOL, MALLCTL_R, "leak report at exit"},
-    {"opt.prof_thread_active_init", MALLCTL_BOOL, MALLCTL_R, "initial thread.prof.active"},
-    {"opt.lg_prof_sample", MALLCTL_SIZE, MALLCTL_R, "initial sample interval, log2 bytes"},
-    {"opt.lg_prof_interval", MALLCTL_SSIZE, MALLCTL_R, ">= 0: the process dumps by itself every 2^N bytes"},
-    {"opt.prof_prefix", MALLCTL_STRING, MALLCTL_R, "dump file name prefix"},
-    {"opt.narenas", MALLCTL_UNSIGNED, MALLCTL_R, "maximum number of arenas"},
-    {"opt.background_thread", MALLCTL_BOOL, MALLCTL_R, "background purging threads"},
-    {"prof.active", MALLCTL_BOOL, MALLCTL_RW, "the runtime sampling switch"},
-    {"prof.thread_active_init", MALLCTL_BOOL, MALLCTL_RW, "thread.prof.active of new threads"},
-    {"prof.dump", MALLCTL_STRING, MALLCTL_W, "dump the profile to a file"},
-    {"prof.prefix", MALLCTL_STRING, MALLCTL_W, "dump file name prefix (5.3)"},
-    {"prof.gdump", MALLCTL_BOOL, MALLCTL_RW, "dump when total virtual memory grows"},
-    {"prof.reset", MALLCTL_SIZE, MALLCTL_W, "reset all counters; optional new lg_sample"},
-    {"prof.lg_sample", MALLCTL_SIZE, MALLCTL_R, "current sample interval, log2 bytes"},
-    {"prof.interval", MALLCTL_U64, MALLCTL_R, "automatic dump interval in bytes"},
-    {"thread.prof.active", MALLCTL_BOOL, MALLCTL_RW, "sampling for the calling thread"},
-    {"thread.prof.name", MALLCTL_STRING, MALLCTL_RW, "name of the calling thread in dumps"},
-    {"stats.allocated", MALLCTL_SIZE, MALLCTL_R, "bytes allocated by the application"},
-    {"stats.active", MALLCTL_SIZE, MALLCTL_R, "bytes in active pages"},
-    {"stats.metadata", MALLCTL_SIZE, MALLCTL_R, "bytes of allocator metadata"},
-    {"stats.resident", MALLCTL_SIZE, MALLCTL_R, "bytes in physically resident pages"},
-    {"stats.mapped", MALLCTL_SIZE, MALLCTL_R, "bytes in active extents"},
-    {"stats.retained", MALLCTL_SIZE, MALLCTL_R, "bytes retained for reuse"},
-    {"arenas.narenas", MALLCTL_UNSIGNED, MALLCTL_R, "number of arenas"},
-    {"arena.<i>.purge", MALLCTL_VOID, MALLCTL_ACTION, "purge unused dirty pages (4096: all arenas)"},
-    {"arena.<i>.decay", MALLCTL_VOID, MALLCTL_ACTION, "trigger decay-based purging (4096: all arenas)"},
-    {"background_thread", MALLCTL_BOOL, MALLCTL_RW, "background purging threads enabled"},
-    {"experimental.prof_recent.alloc_max", MALLCTL_SSIZE, MALLCTL_RW, "recent sampled allocations kept"},
-    {NULL, 0, 0, NULL},
-};
+static bool is_index_pattern(const char *p)
+{
+    return strncmp(p, "<i>", 3) == 0 || strncmp(p, "<j>", 3) == 0;
+}
 
-/* Does name match pattern, where "<i>" in the pattern stands for digits? */
+/* Does name match pattern, where "<i>"/"<j>" in the pattern stand for digits? */
 static bool name_matches(const char *pattern, const char *name)
 {
     while (*pattern) {
-        if (strncmp(pattern, "<i>", 3) == 0) {
+        if (is_index_pattern(pattern)) {
             if (!isdigit((unsigned char)*name))
                 return false;
             while (isdigit((unsigned char)*name))
@@ -81,9 +45,10 @@ const struct mallctl_info *mallctl_lookup(const char *name)
 
 static const char *const type_names[] = {
     [MALLCTL_BOOL] = "bool",     [MALLCTL_UNSIGNED] = "unsigned",
-    [MALLCTL_SIZE] = "size_t",   [MALLCTL_SSIZE] = "ssize_t",
-    [MALLCTL_U64] = "uint64_t",  [MALLCTL_STRING] = "string",
-    [MALLCTL_VOID] = "void",
+    [MALLCTL_U32] = "uint32_t",  [MALLCTL_SIZE] = "size_t",
+    [MALLCTL_SSIZE] = "ssize_t", [MALLCTL_U64] = "uint64_t",
+    [MALLCTL_I64] = "int64_t",   [MALLCTL_STRING] = "string",
+    [MALLCTL_POINTER] = "pointer", [MALLCTL_VOID] = "void",
 };
 
 const char *mallctl_type_name(enum mallctl_type t)
@@ -98,8 +63,8 @@ int mallctl_type_parse(const char *s, enum mallctl_type *t, struct mp_error *err
             *t = (enum mallctl_type)i;
             return 0;
         }
-    return mp_error_set(err, "unknown type '%s': use bool, unsigned, size_t, "
-                        "ssize_t, uint64_t, string or void", s);
+    return mp_error_set(err, "unknown type '%s': use bool, unsigned, uint32_t, "
+                        "size_t, ssize_t, uint64_t, int64_t, string, pointer or void", s);
 }
 
 size_t mallctl_type_size(enum mallctl_type t)
@@ -107,10 +72,13 @@ size_t mallctl_type_size(enum mallctl_type t)
     switch (t) {
     case MALLCTL_BOOL: return sizeof(bool);
     case MALLCTL_UNSIGNED: return sizeof(unsigned);
+    case MALLCTL_U32: return sizeof(uint32_t);
     case MALLCTL_SIZE: return sizeof(size_t);
     case MALLCTL_SSIZE: return sizeof(ssize_t);
     case MALLCTL_U64: return sizeof(uint64_t);
+    case MALLCTL_I64: return sizeof(int64_t);
     case MALLCTL_STRING: return sizeof(char *);
+    case MALLCTL_POINTER: return sizeof(void *);
     case MALLCTL_VOID: return 0;
     }
     return 0;
@@ -141,7 +109,8 @@ int mallctl_value_parse(enum mallctl_type t, const char *text, void *buf,
         memcpy(buf, &b, sizeof b);
         return 0;
     }
-    case MALLCTL_SSIZE: {
+    case MALLCTL_SSIZE:
+    case MALLCTL_I64: {
         long long v = strtoll(text, &end, 0);
         if (errno || *end || end == text)
             return mp_error_set(err, "'%s' is not a signed integer", text);
@@ -150,6 +119,7 @@ int mallctl_value_parse(enum mallctl_type t, const char *text, void *buf,
         return 0;
     }
     case MALLCTL_UNSIGNED:
+    case MALLCTL_U32:
     case MALLCTL_SIZE:
     case MALLCTL_U64: {
         if (text[0] == '-')
@@ -157,7 +127,7 @@ int mallctl_value_parse(enum mallctl_type t, const char *text, void *buf,
         unsigned long long v = strtoull(text, &end, 0);
         if (errno || *end || end == text)
             return mp_error_set(err, "'%s' is not an unsigned integer", text);
-        if (t == MALLCTL_UNSIGNED) {
+        if (t == MALLCTL_UNSIGNED || t == MALLCTL_U32) {
             if (v > UINT32_MAX)
                 return mp_error_set(err, "'%s' is too large for an unsigned", text);
             unsigned u = (unsigned)v;
@@ -168,6 +138,9 @@ int mallctl_value_parse(enum mallctl_type t, const char *text, void *buf,
         }
         return 0;
     }
+    case MALLCTL_POINTER:
+        return mp_error_set(err, "'%s': memprof does not write addresses into "
+                            "jemalloc (a wrong one would crash the process)", text);
     case MALLCTL_STRING:
     case MALLCTL_VOID:
         break;
@@ -184,10 +157,17 @@ void mallctl_value_format(enum mallctl_type t, const void *buf, char *out, size_
         snprintf(out, outlen, "%s", b ? "true" : "false");
         return;
     }
-    case MALLCTL_UNSIGNED: {
-        unsigned u;
+    case MALLCTL_UNSIGNED:
+    case MALLCTL_U32: {
+        uint32_t u;
         memcpy(&u, buf, sizeof u);
-        snprintf(out, outlen, "%u", u);
+        snprintf(out, outlen, "%" PRIu32, u);
+        return;
+    }
+    case MALLCTL_POINTER: {
+        uint64_t u;
+        memcpy(&u, buf, sizeof u);
+        snprintf(out, outlen, "0x%" PRIx64, u);
         return;
     }
     case MALLCTL_SIZE:
@@ -197,7 +177,8 @@ void mallctl_value_format(enum mallctl_type t, const void *buf, char *out, size_
         snprintf(out, outlen, "%" PRIu64, u);
         return;
     }
-    case MALLCTL_SSIZE: {
+    case MALLCTL_SSIZE:
+    case MALLCTL_I64: {
         int64_t v;
         memcpy(&v, buf, sizeof v);
         snprintf(out, outlen, "%" PRId64, v);
@@ -208,6 +189,161 @@ void mallctl_value_format(enum mallctl_type t, const void *buf, char *out, size_
         break;
     }
     snprintf(out, outlen, "(%s)", mallctl_type_name(t));
+}
+
+const char *mallctl_access_name(enum mallctl_access a)
+{
+    switch (a) {
+    case MALLCTL_R: return "r-";
+    case MALLCTL_W: return "-w";
+    case MALLCTL_RW: return "rw";
+    case MALLCTL_R_OR_W: return "r- or -w";
+    case MALLCTL_ACTION: return "--";
+    }
+    return "?";
+}
+
+bool mallctl_write_optional(const char *name)
+{
+    return strcmp(name, "prof.dump") == 0 || strcmp(name, "prof.reset") == 0;
+}
+
+/* What the page says in prose only: calls that change the process beyond
+ * what their access suggests. */
+static const struct {
+    const char *pattern;
+    const char *what;
+    bool needs_force;
+} side_effects[] = {
+    {"arena.<i>.reset", "discards every allocation in the arena at once: memory "
+     "the program still uses is freed under it (meant only for arenas the "
+     "program created and no longer uses)", true},
+    {"arena.<i>.destroy", "discards every allocation in the arena and destroys "
+     "it: memory the program still uses is freed under it (meant only for "
+     "arenas the program created and no longer uses)", true},
+    {"arenas.create", "creates a new arena each time it is read; jemalloc "
+     "never frees an arena", true},
+    {"tcache.create", "creates an explicit thread cache each time it is read; "
+     "it stays until tcache.destroy", true},
+};
+
+const char *mallctl_side_effect(const char *name, bool *needs_force)
+{
+    for (size_t i = 0; i < sizeof side_effects / sizeof *side_effects; i++)
+        if (name_matches(side_effects[i].pattern, name)) {
+            *needs_force = side_effects[i].needs_force;
+            return side_effects[i].what;
+        }
+    *needs_force = false;
+    return NULL;
+}
+
+/* Longest string memprof writes: a path (PATH_MAX) is the longest jemalloc
+ * takes (prof.dump, prof.prefix). */
+#define MALLCTL_STRING_MAX 4095
+
+/* The indices of name at the pattern's "<i>"/"<j>": decimal numbers that fit
+ * an unsigned; an arena index is below MALLCTL_ARENAS_ALL or that value (or,
+ * for statistics, MALLCTL_ARENAS_DESTROYED). */
+static int check_indices(const char *pattern, const char *name, struct mp_error *err)
+{
+    bool stats = strncmp(pattern, "stats.arenas.<i>", 16) == 0;
+    bool arena = stats || strncmp(pattern, "arena.<i>", 9) == 0;
+    const char *p = pattern, *n = name;
+    while (*p) {
+        if (!is_index_pattern(p)) {
+            p++, n++;
+            continue;
+        }
+        const char *start = n;
+        while (isdigit((unsigned char)*n))
+            n++;
+        unsigned long long v = n - start <= 10 ? strtoull(start, NULL, 10) : ~0ULL;
+        unsigned limit = stats ? MALLCTL_ARENAS_DESTROYED : MALLCTL_ARENAS_ALL;
+        if (arena && p == pattern + (stats ? 13 : 6) && v > limit)
+            return mp_error_set(err, "%s: arena index %.*s is out of range: give one "
+                                "from 0 to arenas.narenas - 1, or %u (MALLCTL_ARENAS_ALL) "
+                                "for every arena%s", name, (int)(n - start), start,
+                                MALLCTL_ARENAS_ALL, stats ? ", or 4097 for the "
+                                "destroyed ones" : "");
+        if (v > UINT32_MAX)
+            return mp_error_set(err, "%s: index %.*s is too large", name,
+                                (int)(n - start), start);
+        p += 3;
+    }
+    return 0;
+}
+
+static bool printable_name(const char *s)
+{
+    for (; *s; s++)
+        if (!isgraph((unsigned char)*s) && !isblank((unsigned char)*s))
+            return false;
+    return true;
+}
+
+int mallctl_check_call(const char *name, const struct mallctl_info *info,
+                       const struct mallctl_shape *sh, struct mp_error *err)
+{
+    if (!info)
+        return mp_error_set(err, "%s: memprof does not know this name's type: give "
+                            "it with --type (see 'help mallctl')", name);
+    if (strchr(info->name, '<') && check_indices(info->name, name, err))
+        return -1;
+    switch (info->access) {
+    case MALLCTL_ACTION:
+        if (sh->read || sh->write)
+            return mp_error_set(err, "%s is an action: it takes no value and returns "
+                                "none (run it as 'mallctl %s')", name, name);
+        return 0;
+    case MALLCTL_R:
+        if (sh->write)
+            return mp_error_set(err, "%s is read-only%s", name,
+                                strncmp(name, "opt.", 4) == 0
+                                    ? ": opt.* values are fixed when the process starts"
+                                    : "");
+        break;
+    case MALLCTL_W:
+        if (sh->read)
+            return mp_error_set(err, "%s is write-only: jemalloc has nothing to read "
+                                "there; write it with 'mallctl %s VALUE' (a %s)", name,
+                                name, mallctl_type_name(info->write_type));
+        break;
+    case MALLCTL_R_OR_W:
+        if (sh->read && sh->write)
+            return mp_error_set(err, "%s is read or written, never both in one call "
+                                "(jemalloc(3))", name);
+        break;
+    case MALLCTL_RW:
+        break;
+    }
+    if (!sh->read && !sh->write && !(info->access == MALLCTL_W && mallctl_write_optional(name)))
+        return mp_error_set(err, "%s needs a value (a %s): a call without one would "
+                            "hand jemalloc a NULL where it expects the value", name,
+                            mallctl_type_name(info->write_type));
+    size_t rsize = mallctl_type_size(info->type), wsize = mallctl_type_size(info->write_type);
+    if (sh->read && sh->oldlen != rsize)
+        return mp_error_set(err, "%s is a %s (%zu bytes); a read of %zu bytes is refused",
+                            name, mallctl_type_name(info->type), rsize, sh->oldlen);
+    if (!sh->write)
+        return 0;
+    if (info->write_type == MALLCTL_POINTER)
+        return mp_error_set(err, "%s takes an address: memprof does not write addresses "
+                            "into jemalloc (a wrong one would crash the process)", name);
+    if (sh->newlen != wsize)
+        return mp_error_set(err, "%s is a %s (%zu bytes); a write of %zu bytes is refused",
+                            name, mallctl_type_name(info->write_type), wsize, sh->newlen);
+    if (info->write_type != MALLCTL_STRING)
+        return 0;
+    if (!sh->string)
+        return mp_error_set(err, "%s needs a string", name);
+    if (strlen(sh->string) > MALLCTL_STRING_MAX)
+        return mp_error_set(err, "%s: a string of %zu bytes is too long (at most %d)",
+                            name, strlen(sh->string), MALLCTL_STRING_MAX);
+    if (strcmp(name, "thread.prof.name") == 0 && !printable_name(sh->string))
+        return mp_error_set(err, "thread.prof.name takes printable characters and "
+                            "blanks only (jemalloc(3))");
+    return 0;
 }
 
 void mallctl_conf_var(const char *prefix, char *buf, size_t buflen)
@@ -269,6 +405,24 @@ void mallctl_explain(const char *name, int ret, bool writing,
     default:
         mp_error_set(err, "%s: mallctl failed with %s (%d)", name, strerror(ret), ret);
     }
+}
+
+void mallctl_explain_no_profiling(bool config_prof, const char *conf_var,
+                                  struct mp_error *err)
+{
+    if (!config_prof) {
+        mp_error_set(err, "this jemalloc was built without profiling support "
+                     "(config.prof is false): no setting can turn profiling on; "
+                     "the program must be rebuilt with a jemalloc configured "
+                     "--enable-prof (for tikv-jemallocator / jemalloc-sys in Rust: "
+                     "the `profiling` feature)");
+        return;
+    }
+    mp_error_set(err, "heap profiling is not enabled in this process (opt.prof "
+                 "is false). jemalloc reads opt.prof only at start-up, so it "
+                 "cannot be turned on now: restart the process with "
+                 "%s=prof:true,prof_active:false (this costs nothing until you "
+                 "run 'prof on')", conf_var);
 }
 
 double mallctl_sampling_overhead(uint64_t allocated_bytes, unsigned lg_sample)

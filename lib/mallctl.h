@@ -1,6 +1,7 @@
 /* mallctl.h - what memprof knows about jemalloc's mallctl namespace: the
- * type and access of each name it uses (FIELD-NOTES section 1), parsing and
- * printing values, and turning mallctl's error codes into sentences.
+ * type and access of every name (generated from jemalloc(3)), the check of
+ * a call's shape before it is made, parsing and printing values, and
+ * turning mallctl's error codes into sentences.
  * Nothing here calls mallctl: attach/ does that. */
 #ifndef MEMPROF_MALLCTL_H
 #define MEMPROF_MALLCTL_H
@@ -14,29 +15,80 @@
 enum mallctl_type {
     MALLCTL_BOOL,
     MALLCTL_UNSIGNED,   /* unsigned */
+    MALLCTL_U32,        /* uint32_t */
     MALLCTL_SIZE,       /* size_t */
     MALLCTL_SSIZE,      /* ssize_t */
     MALLCTL_U64,        /* uint64_t */
+    MALLCTL_I64,        /* int64_t */
     MALLCTL_STRING,     /* const char * */
+    MALLCTL_POINTER,    /* an address (uint64_t *, extent_hooks_t *): read only */
     MALLCTL_VOID,       /* no value: an action (arena.N.purge) */
 };
 
-enum mallctl_access { MALLCTL_R = 1, MALLCTL_W = 2, MALLCTL_RW = 3, MALLCTL_ACTION = 4 };
-
-struct mallctl_info {
-    const char *name;       /* may hold "<i>" for a decimal arena index */
-    enum mallctl_type type;
-    enum mallctl_access access;
-    const char *doc;
+/* As jemalloc(3) writes them: r-, -w, rw, "r- or -w" (one call reads or
+ * writes, never both), and -- (a void action). */
+enum mallctl_access {
+    MALLCTL_R,
+    MALLCTL_W,
+    MALLCTL_RW,
+    MALLCTL_R_OR_W,
+    MALLCTL_ACTION,
 };
 
-/* The built-in table, terminated by a NULL name. */
-extern const struct mallctl_info mallctl_table[];
+struct mallctl_info {
+    const char *name;       /* may hold "<i>"/"<j>" for a decimal index */
+    enum mallctl_type type; /* what a read returns (and a write takes) */
+    enum mallctl_type write_type; /* differs for arenas.create/lookup */
+    enum mallctl_access access;
+    const char *requires;   /* build option it needs ("--enable-prof"), or NULL */
+    const char *since;      /* jemalloc version that brought it, when the page says */
+    const char *doc;        /* the first sentence of jemalloc(3)'s description */
+};
 
-/* The entry for name (matching "<i>" against digits), or NULL. */
+/* The table generated from jemalloc(3) (lib/mallctl_names.c, by
+ * tools/gen_mallctl_table.py), terminated by a NULL name. */
+extern const struct mallctl_info mallctl_table[];
+extern const char mallctl_table_source[];          /* "jemalloc 5.3.0-..." */
+extern const unsigned mallctl_table_page_entries;  /* headings on the page */
+
+/* The entry for name (matching "<i>"/"<j>" against digits), or NULL. */
 const struct mallctl_info *mallctl_lookup(const char *name);
 
-/* "bool", "unsigned", "size_t", "ssize_t", "uint64_t", "string", "void". */
+/* MALLCTL_ARENAS_ALL and MALLCTL_ARENAS_DESTROYED of jemalloc.h. */
+#define MALLCTL_ARENAS_ALL 4096u
+#define MALLCTL_ARENAS_DESTROYED 4097u
+
+/* "r-", "-w", "rw", "r- or -w", "--" (as the page writes them). */
+const char *mallctl_access_name(enum mallctl_access a);
+
+/* One call's shape: what memprof is about to ask of mallctl. */
+struct mallctl_shape {
+    bool read;              /* oldp given */
+    size_t oldlen;
+    bool write;             /* newp given */
+    size_t newlen;
+    const char *string;     /* the string written, for string names */
+};
+
+/* Check a call before it is made: the name's indices, read and write as
+ * its access allows, lengths as its type says, a string of a sane length,
+ * no address written.  info is the table's entry, or (for a name the table
+ * does not know) one made from the user's --type.  Returns 0, or -1 with
+ * err saying what is wrong and how to ask instead. */
+int mallctl_check_call(const char *name, const struct mallctl_info *info,
+                       const struct mallctl_shape *shape, struct mp_error *err);
+
+/* Names whose write may carry no value (newp NULL is a documented request:
+ * prof.dump to jemalloc's own file name, prof.reset keeping the rate). */
+bool mallctl_write_optional(const char *name);
+
+/* What a call of name does to the process when it is more than a read (a
+ * read that creates something, an action that discards memory): a sentence
+ * for the user, and whether it needs --force.  NULL for everything else. */
+const char *mallctl_side_effect(const char *name, bool *needs_force);
+
+/* "bool", "unsigned", "uint32_t", "size_t", "ssize_t", "uint64_t",
+ * "int64_t", "string", "pointer", "void". */
 const char *mallctl_type_name(enum mallctl_type t);
 int mallctl_type_parse(const char *s, enum mallctl_type *t, struct mp_error *err);
 /* Bytes mallctl reads or writes for the type (a pointer for strings). */
@@ -56,6 +108,14 @@ void mallctl_value_format(enum mallctl_type t, const void *buf, char *out,
  * (see mallctl_conf_var). */
 void mallctl_explain(const char *name, int ret, bool writing,
                      const char *conf_var, struct mp_error *err);
+
+/* Why profiling cannot be turned on in this process, and what would make
+ * it possible: rebuilding jemalloc with profiling when config_prof is false
+ * (for Rust's tikv-jemallocator / jemalloc-sys, its `profiling` feature),
+ * otherwise restarting with conf_var=prof:true (opt.prof is read only at
+ * start, and jemalloc 5.1 accepts prof.active=true then samples nothing). */
+void mallctl_explain_no_profiling(bool config_prof, const char *conf_var,
+                                  struct mp_error *err);
 
 /* The environment variable a jemalloc copy with this symbol prefix reads:
  * "" -> MALLOC_CONF, "je_" -> JE_MALLOC_CONF, "_rjem_" -> _RJEM_MALLOC_CONF. */

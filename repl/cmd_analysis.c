@@ -2,7 +2,8 @@
  * diff) and the session's profile list (dumps, load): argument parsing,
  * choosing the profiles, and handing them to lib/analysis.
  *
- * Syntax: options anywhere; positionals are a row count N (all digits)
+ * Syntax (repl/options.c): options anywhere, "--" ends them; positionals
+ * are a row count N (all digits)
  * and/or a profile name, e.g. `top 20 dump2 --cum`; peek and list take
  * their pattern first.  No profile name means the latest.
  *
@@ -14,7 +15,6 @@
  * the picture commands (cmd_pictures.c) through cmd_analysis.h. */
 #include "repl/cmd_analysis.h"
 
-#include <getopt.h>
 #include <json-c/json.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -22,6 +22,7 @@
 
 #include "lib/analysis.h"
 #include "repl/commands.h"
+#include "repl/options.h"
 
 /* ---- help texts ---- */
 
@@ -107,33 +108,34 @@ const char cmd_load_help[] =
 /* ---- argument parsing (shared with cmd_pictures.c) ---- */
 
 enum {
-    OPT_SPACE = 256, OPT_OBJECTS, OPT_INUSE, OPT_ALLOC, OPT_FOCUS, OPT_IGNORE,
+    OPT_SPACE, OPT_OBJECTS, OPT_INUSE, OPT_ALLOC, OPT_FOCUS, OPT_IGNORE,
     OPT_HIDE, OPT_THREAD, OPT_FUNCTIONS, OPT_LINES, OPT_FILES, OPT_ADDRESSES,
     OPT_CUM, OPT_BYTES, OPT_JSON, OPT_BASE, OPT_NODEFRACTION, OPT_EDGEFRACTION,
-    OPT_FOLDED,
+    OPT_FOLDED, OPT_COUNT,
 };
 
-static const struct option long_options[] = {
-    {"space", no_argument, NULL, OPT_SPACE},
-    {"objects", no_argument, NULL, OPT_OBJECTS},
-    {"inuse", no_argument, NULL, OPT_INUSE},
-    {"alloc", no_argument, NULL, OPT_ALLOC},
-    {"focus", required_argument, NULL, OPT_FOCUS},
-    {"ignore", required_argument, NULL, OPT_IGNORE},
-    {"hide", required_argument, NULL, OPT_HIDE},
-    {"thread", required_argument, NULL, OPT_THREAD},
-    {"functions", no_argument, NULL, OPT_FUNCTIONS},
-    {"lines", no_argument, NULL, OPT_LINES},
-    {"files", no_argument, NULL, OPT_FILES},
-    {"addresses", no_argument, NULL, OPT_ADDRESSES},
-    {"cum", no_argument, NULL, OPT_CUM},
-    {"bytes", no_argument, NULL, OPT_BYTES},
-    {"json", no_argument, NULL, OPT_JSON},
-    {"base", required_argument, NULL, OPT_BASE},
-    {"nodefraction", required_argument, NULL, OPT_NODEFRACTION},
-    {"edgefraction", required_argument, NULL, OPT_EDGEFRACTION},
-    {"folded", no_argument, NULL, OPT_FOLDED},
-    {NULL, 0, NULL, 0},
+/* Indexed by OPT_*, for the shared parser (repl/options.c). */
+static const struct cmd_option analysis_options[OPT_COUNT + 1] = {
+    [OPT_SPACE] = {"space", false, false, NULL},
+    [OPT_OBJECTS] = {"objects", false, false, NULL},
+    [OPT_INUSE] = {"inuse", false, false, NULL},
+    [OPT_ALLOC] = {"alloc", false, false, NULL},
+    [OPT_FOCUS] = {"focus", true, false, NULL},
+    [OPT_IGNORE] = {"ignore", true, false, NULL},
+    [OPT_HIDE] = {"hide", true, false, NULL},
+    [OPT_THREAD] = {"thread", true, false, NULL},
+    [OPT_FUNCTIONS] = {"functions", false, false, NULL},
+    [OPT_LINES] = {"lines", false, false, NULL},
+    [OPT_FILES] = {"files", false, false, NULL},
+    [OPT_ADDRESSES] = {"addresses", false, false, NULL},
+    [OPT_CUM] = {"cum", false, false, NULL},
+    [OPT_BYTES] = {"bytes", false, false, NULL},
+    [OPT_JSON] = {"json", false, false, NULL},
+    [OPT_BASE] = {"base", true, false, NULL},
+    [OPT_NODEFRACTION] = {"nodefraction", true, false, NULL},
+    [OPT_EDGEFRACTION] = {"edgefraction", true, false, NULL},
+    [OPT_FOLDED] = {"folded", false, false, NULL},
+    [OPT_COUNT] = {NULL, false, false, NULL},
 };
 
 /* The options only some commands take, and the CMD_ALLOW_* bit each needs. */
@@ -163,10 +165,7 @@ static bool is_count(const char *s)
 
 static const char *option_name(int c)
 {
-    for (const struct option *o = long_options; o->name; o++)
-        if (o->val == c)
-            return o->name;
-    return "?";
+    return analysis_options[c].name;
 }
 
 /* Whether option c may be given to this command; says so when not. */
@@ -182,7 +181,7 @@ static bool allowed_here(int c, const char *cmd, unsigned allowed)
     return true;
 }
 
-static int parse_fraction(const char *cmd, int c, double *out)
+static int parse_fraction(const char *cmd, int c, const char *optarg, double *out)
 {
     char *end;
     *out = strtod(optarg, &end);
@@ -194,7 +193,7 @@ static int parse_fraction(const char *cmd, int c, double *out)
     return 0;
 }
 
-static int set_option(struct cmd_analysis_args *a, int c, const char *cmd)
+static int set_option(struct cmd_analysis_args *a, int c, const char *optarg, const char *cmd)
 {
     switch (c) {
     case OPT_SPACE: a->o.objects = false; break;
@@ -213,8 +212,8 @@ static int set_option(struct cmd_analysis_args *a, int c, const char *cmd)
     case OPT_JSON: a->json = true; break;
     case OPT_BASE: a->base = optarg; break;
     case OPT_FOLDED: a->folded = true; break;
-    case OPT_NODEFRACTION: return parse_fraction(cmd, c, &a->o.nodefraction);
-    case OPT_EDGEFRACTION: return parse_fraction(cmd, c, &a->o.edgefraction);
+    case OPT_NODEFRACTION: return parse_fraction(cmd, c, optarg, &a->o.nodefraction);
+    case OPT_EDGEFRACTION: return parse_fraction(cmd, c, optarg, &a->o.edgefraction);
     case OPT_THREAD:
         if (!parse_u64(optarg, &a->o.thread)) {
             command_error("%s: --thread takes a thread id (a number, see the "
@@ -227,35 +226,29 @@ static int set_option(struct cmd_analysis_args *a, int c, const char *cmd)
     return 0;
 }
 
+struct parse_state {
+    struct cmd_analysis_args *a;
+    const char *cmd;
+    unsigned allowed;
+};
+
+static int on_analysis_option(void *ctx, int c, const char *value)
+{
+    struct parse_state *p = ctx;
+    return allowed_here(c, p->cmd, p->allowed) ? set_option(p->a, c, value, p->cmd) : -1;
+}
+
 int cmd_analysis_parse(int argc, char **argv, unsigned allowed, struct cmd_analysis_args *a)
 {
-    const char *cmd = argv[0];
     memset(a, 0, sizeof *a);
     a->o.nodefraction = 0.005;
     a->o.edgefraction = 0.001;
-    optind = 0;      /* a fresh getopt scan for every command */
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, ":", long_options, NULL)) != -1) {
-        if (c == ':' || c == '?') {
-            const char *what = argv[optind - 1];
-            if (c == ':')
-                command_error("%s: %s needs a value (see 'help %s')", cmd, what, cmd);
-            else
-                command_error("%s: unknown option '%s' (see 'help %s')", cmd, what, cmd);
-            return -1;
-        }
-        if (!allowed_here(c, cmd, allowed) || set_option(a, c, cmd) < 0)
-            return -1;
-    }
-    for (int i = optind; i < argc; i++) {
-        if (a->npos == CMD_MAX_POSITIONAL) {
-            command_error("%s: too many arguments at '%s' (usage: see 'help %s')",
-                          cmd, argv[i], cmd);
-            return -1;
-        }
-        a->pos[a->npos++] = argv[i];
-    }
+    struct parse_state p = {a, argv[0], allowed};
+    int npos = options_each(argc, argv, analysis_options, on_analysis_option, &p,
+                            a->pos, CMD_MAX_POSITIONAL);
+    if (npos < 0)
+        return -1;
+    a->npos = npos;
     return 0;
 }
 
@@ -516,8 +509,12 @@ static int print_dumps_json(struct session *s)
 
 int cmd_dumps(struct session *s, int argc, char **argv)
 {
-    bool json = argc == 2 && strcmp(argv[1], "--json") == 0;
-    if (argc > 2 || (argc == 2 && !json)) {
+    struct cmd_option opts[] = {{"json", false, false, NULL}, {NULL, false, false, NULL}};
+    int npos = options_parse(argc, argv, opts, NULL, 0);
+    if (npos < 0)
+        return -1;
+    bool json = opts[0].given;
+    if (npos != 0) {
         command_error("dumps: usage: %s", cmd_dumps_usage);
         return -1;
     }
@@ -529,19 +526,24 @@ int cmd_dumps(struct session *s, int argc, char **argv)
 
 int cmd_load(struct session *s, int argc, char **argv)
 {
-    if (argc < 2 || argc > 3) {
+    char *pos[2];
+    int npos = options_words(argc, argv, pos, 2);
+    if (npos < 0)
+        return -1;
+    if (npos < 1) {
         command_error("load: usage: %s", cmd_load_usage);
         return -1;
     }
+    const char *file = pos[0];
     struct mp_error err = {{0}};
-    struct profile *p = profile_load_file(argv[1], &err);
+    struct profile *p = profile_load_file(file, &err);
     if (!p) {
         command_error("%s", err.msg);
         return -1;
     }
-    const char *slash = strrchr(argv[1], '/');
-    const char *name = argc == 3 ? argv[2] : slash ? slash + 1 : argv[1];
-    struct session_dump *d = session_add_dump(s, p, name, argv[1]);
+    const char *slash = strrchr(file, '/');
+    const char *name = npos == 2 ? pos[1] : slash ? slash + 1 : file;
+    struct session_dump *d = session_add_dump(s, p, name, file);
     if (!d) {
         profile_free(p);
         command_error("load: out of memory");

@@ -1,7 +1,14 @@
 /* cmd_control.c - the commands that drive a live process's jemalloc:
  * attach, detach, info, jemalloc, prof, dump and mallctl.  Each builds a
  * batch of mallctl calls for attach/ to run in one stop of one thread, and
- * turns jemalloc's answers into sentences (lib/mallctl). */
+ * turns jemalloc's answers into sentences (lib/mallctl).
+ *
+ * Every call is checked against jemalloc's own table of names
+ * (mallctl_check_call) before anything is stopped: a call of the wrong shape
+ * can fault inside jemalloc with its ctl mutex held.  This file also keeps
+ * what the session changed (prof.active, the rate, prof.gdump) so that an
+ * error exit puts it back, and keeps memprof's hands off the profiling of a
+ * process whose owner started it (opt.prof_active) unless forced. */
 #include "repl/commands.h"
 
 #include <errno.h>
@@ -14,6 +21,7 @@
 
 #include "lib/mallctl.h"
 #include "lib/analysis.h"
+#include "repl/options.h"
 
 /* One value to read from the target, typed by lib/mallctl's table. */
 struct query {
@@ -49,14 +57,37 @@ static int mallctl_failed(struct session *s, const char *name, int ret, bool wri
     return -1;
 }
 
-/* Run the calls; on a failure to call at all, say so and return -1. */
-static int run_calls(struct session *s, struct mallctl_call *calls, size_t n)
+/* Run the calls, each first checked against the table (unknown: the entry
+ * standing for a name the table lacks, made from the user's --type); on a
+ * refusal or a failure to call at all, say so and return -1. */
+static int run_calls_as(struct session *s, struct mallctl_call *calls, size_t n,
+                        const struct mallctl_info *unknown)
 {
     struct mp_error err;
+    for (size_t i = 0; i < n; i++) {
+        const struct mallctl_info *info = mallctl_lookup(calls[i].name);
+        bool string = calls[i].new_string && !calls[i].new;
+        struct mallctl_shape shape = {
+            .read = calls[i].old != NULL,
+            .oldlen = calls[i].old ? calls[i].oldlen : 0,
+            .write = calls[i].new || string,
+            .newlen = string ? sizeof(char *) : calls[i].new ? calls[i].newlen : 0,
+            .string = string ? calls[i].new_string : NULL,
+        };
+        if (mallctl_check_call(calls[i].name, info ? info : unknown, &shape, &err)) {
+            command_error("%s", err.msg);
+            return -1;
+        }
+    }
     if (target_mallctl(s->target, calls, n, &err) == 0)
         return 0;
     command_error("%s", err.msg);
     return -1;
+}
+
+static int run_calls(struct session *s, struct mallctl_call *calls, size_t n)
+{
+    return run_calls_as(s, calls, n, NULL);
 }
 
 /* Read every query in one stop; strings are fetched afterwards without
@@ -122,31 +153,42 @@ static const char *const state_names[] = {
 };
 #define NSTATE (sizeof state_names / sizeof *state_names)
 
+/* Read the state; keep what is fixed at the process's start. */
 static int state_read(struct session *s, struct query *q)
 {
     for (size_t i = 0; i < NSTATE; i++)
         q[i] = (struct query){.name = state_names[i], .ret = -1};
-    return query_run(s, q, NSTATE);
+    if (query_run(s, q, NSTATE))
+        return -1;
+    struct query *cfg = query_find(q, NSTATE, "config.prof");
+    struct query *opt = query_find(q, NSTATE, "opt.prof");
+    struct query *optact = query_find(q, NSTATE, "opt.prof_active");
+    s->prof_conf = (struct session_prof_conf){
+        .known = true,
+        .config_prof = cfg->ret == 0 && cfg->v.b,
+        .opt_prof = opt->ret == 0 && opt->v.b,
+        .opt_prof_active = optact->ret == 0 && optact->v.b,
+    };
+    return 0;
 }
 
-/* Warnings a careful operator wants before memprof changes anything. */
+/* Warnings a careful operator wants before memprof changes anything.  They
+ * follow the live state (prof.active now), and tell profiling its owner
+ * started (opt.prof_active) from profiling turned on at run time. */
 static void state_warn(struct session *s, struct query *q)
 {
     char var[64];
     conf_var(s, var, sizeof var);
-    struct query *cfg = query_find(q, NSTATE, "config.prof");
-    struct query *opt = query_find(q, NSTATE, "opt.prof");
-    struct query *optact = query_find(q, NSTATE, "opt.prof_active");
     struct query *act = query_find(q, NSTATE, "prof.active");
     struct query *ival = query_find(q, NSTATE, "opt.lg_prof_interval");
     struct query *prefix = query_find(q, NSTATE, "opt.prof_prefix");
-    if (cfg->ret != 0 || !cfg->v.b) {
+    if (!s->prof_conf.config_prof) {
         fprintf(stderr, "warning: this jemalloc was built without profiling support "
                 "(config.prof is false): memprof can read statistics and mallctl "
                 "values, but cannot profile this process\n");
         return;
     }
-    if ((opt->ret != 0 || !opt->v.b) && target_secure_exec(s->target)) {
+    if (!s->prof_conf.opt_prof && target_secure_exec(s->target)) {
         /* setuid, setgid, file capabilities: jemalloc ignores MALLOC_CONF */
         fprintf(stderr, "warning: heap profiling was not enabled when this process "
                 "started (opt.prof is false), and jemalloc cannot enable it later. "
@@ -157,23 +199,79 @@ static void state_warn(struct session *s, struct query *q)
                 "program, and restart it\n", var);
         return;
     }
-    if (opt->ret != 0 || !opt->v.b) {
+    if (!s->prof_conf.opt_prof) {
         fprintf(stderr, "warning: heap profiling was not enabled when this process "
                 "started (opt.prof is false), and jemalloc cannot enable it later. "
                 "Restart it with %s=prof:true,prof_active:false to profile it "
                 "(no cost until 'prof on')\n", var);
         return;
     }
-    if ((optact->ret == 0 && optact->v.b) || (act->ret == 0 && act->v.b))
-        fprintf(stderr, "warning: profiling is already active in this process "
-                "(its own %s, or someone else, turned it on); 'prof off' or "
-                "'prof sample' would change what its owners rely on\n", var);
+    bool active = act->ret == 0 && act->v.b;
+    if (active && s->prof_conf.opt_prof_active)
+        fprintf(stderr, "warning: profiling is already active in this process: its "
+                "owner turned it on at start (opt.prof_active is true, from its %s "
+                "or built-in malloc_conf). memprof reads and dumps, but will not "
+                "turn it off, change the rate or reset the counters without "
+                "--force\n", var);
+    else if (active)
+        fprintf(stderr, "warning: profiling is already active in this process, "
+                "turned on at run time (it started with prof_active:false): by an "
+                "earlier memprof session or the program itself; 'prof off' turns "
+                "it off\n");
+    else if (s->prof_conf.opt_prof_active)
+        fprintf(stderr, "note: this process started with profiling active "
+                "(opt.prof_active) and it has been turned off since; its owner "
+                "may rely on it: memprof changes it only with --force\n");
     if (ival->ret == 0 && ival->v.i64 >= 0)
         fprintf(stderr, "warning: this process already dumps profiles by itself "
                 "every 2^%" PRId64 " bytes allocated (opt.lg_prof_interval), to "
                 "files named %s.*; 'prof sample' and 'prof reset' also reset "
                 "what those dumps count\n", ival->v.i64,
                 prefix->ret == 0 ? prefix->str : "jeprof");
+}
+
+/* Make sure s->prof_conf holds the selected copy's settings (forgotten
+ * when another copy is picked). */
+static int prof_conf_read(struct session *s)
+{
+    struct query q[NSTATE];
+    return s->prof_conf.known ? 0 : state_read(s, q);
+}
+
+/* The MALLOC_CONF rule: a process whose owner turned profiling on at start
+ * keeps it as its owner set it unless the user insists. */
+static int owner_allows(struct session *s, const char *what, bool force)
+{
+    if (force)
+        return 0;
+    if (prof_conf_read(s))
+        return -1;
+    if (!s->prof_conf.opt_prof_active)
+        return 0;
+    char var[64];
+    conf_var(s, var, sizeof var);
+    command_error("this process's owner turned profiling on at its start "
+                  "(opt.prof_active is true, from its %s or built-in malloc_conf) "
+                  "and may rely on it: memprof will not %s unless you add --force "
+                  "(reading and dumping need no --force)", var, what);
+    return -1;
+}
+
+/* Profiling must be compiled in and enabled at start for any prof change:
+ * jemalloc 5.1 accepts prof.active=true without opt.prof and samples
+ * nothing, so this is refused before any call. */
+static int profiling_possible(struct session *s)
+{
+    if (prof_conf_read(s))
+        return -1;
+    if (s->prof_conf.config_prof && s->prof_conf.opt_prof)
+        return 0;
+    char var[64];
+    struct mp_error err;
+    conf_var(s, var, sizeof var);
+    mallctl_explain_no_profiling(s->prof_conf.config_prof, var, &err);
+    command_error("%s", err.msg);
+    return -1;
 }
 
 static void print_copies(struct session *s)
@@ -190,7 +288,11 @@ static void print_copies(struct session *s)
 
 int cmd_attach(struct session *s, int argc, char **argv)
 {
-    if (argc != 2) {
+    char *pos[1];
+    int npos = options_words(argc, argv, pos, 1);
+    if (npos < 0)
+        return -1;
+    if (npos != 1) {
         command_error("usage: attach PID");
         return -1;
     }
@@ -200,9 +302,9 @@ int cmd_attach(struct session *s, int argc, char **argv)
         return -1;
     }
     char *end;
-    long pid = strtol(argv[1], &end, 10);
-    if (*end || end == argv[1] || pid <= 0 || pid > 0x3fffffff) {
-        command_error("'%s' is not a process id", argv[1]);
+    long pid = strtol(pos[0], &end, 10);
+    if (*end || end == pos[0] || pid <= 0 || pid > 0x3fffffff) {
+        command_error("'%s' is not a process id", pos[0]);
         return -1;
     }
     struct mp_error err;
@@ -212,6 +314,8 @@ int cmd_attach(struct session *s, int argc, char **argv)
         return -1;
     }
     target_set_notes(s->target, stderr);
+    s->prof_conf = (struct session_prof_conf){0};
+    s->changes = (struct session_changes){0};
     session_drop_symbolizer(s);
     const struct jemalloc_copy *c = selected_copy(s);
     fprintf(s->out, "attached to process %ld (%s): %smallctl in %s\n", pid,
@@ -231,11 +335,9 @@ int cmd_attach(struct session *s, int argc, char **argv)
 
 int cmd_detach(struct session *s, int argc, char **argv)
 {
-    (void)argv;
-    if (argc != 1) {
-        command_error("usage: detach");
+    if (options_words(argc, argv, NULL, 0) < 0)
         return -1;
-    }
+    control_session_end(s, false);
     pid_t pid = target_pid(s->target);
     target_close(s->target);
     s->target = NULL;
@@ -246,20 +348,35 @@ int cmd_detach(struct session *s, int argc, char **argv)
 
 int cmd_jemalloc(struct session *s, int argc, char **argv)
 {
-    if (argc == 1) {
+    char *pos[1];
+    int npos = options_words(argc, argv, pos, 1);
+    if (npos < 0)
+        return -1;
+    if (npos == 0) {
         print_copies(s);
         return 0;
     }
     char *end;
-    unsigned long i = strtoul(argv[1], &end, 10);
+    unsigned long i = strtoul(pos[0], &end, 10);
     struct mp_error err;
-    if (argc != 2 || *end || end == argv[1]) {
+    if (*end || end == pos[0] || pos[0][0] == '-') {
         command_error("usage: jemalloc [N]");
         return -1;
     }
+    size_t before = target_jemalloc_selected(s->target);
     if (target_jemalloc_select(s->target, i, &err)) {
         command_error("%s", err.msg);
         return -1;
+    }
+    if (i != before) {
+        /* What was changed belongs to the other copy: say what stays there
+         * and start afresh with this one. */
+        size_t now = target_jemalloc_selected(s->target);
+        target_jemalloc_select(s->target, before, &err);
+        control_session_end(s, false);
+        target_jemalloc_select(s->target, now, &err);
+        s->changes = (struct session_changes){0};
+        s->prof_conf = (struct session_prof_conf){0};   /* read again for this copy */
     }
     print_copies(s);
     return 0;
@@ -267,11 +384,8 @@ int cmd_jemalloc(struct session *s, int argc, char **argv)
 
 int cmd_info(struct session *s, int argc, char **argv)
 {
-    (void)argv;
-    if (argc != 1) {
-        command_error("usage: info");
+    if (options_words(argc, argv, NULL, 0) < 0)
         return -1;
-    }
     struct query q[NSTATE];
     if (state_read(s, q))
         return -1;
@@ -303,6 +417,95 @@ int cmd_info(struct session *s, int argc, char **argv)
     return 0;
 }
 
+/* ---- what the session changed ---- */
+
+static void note_change(struct session_setting *st, uint64_t before, uint64_t now)
+{
+    if (!st->changed)
+        st->before = before;
+    st->now = now;
+    st->changed = now != st->before;
+}
+
+/* Put back what the session changed, in one stop, and say so. */
+static void changes_restore(struct session *s)
+{
+    struct session_changes *c = &s->changes;
+    struct mallctl_call calls[3];
+    size_t n = 0;
+    size_t lg = c->rate.before;
+    bool gdump = c->gdump.before, active = c->active.before;
+    if (c->rate.changed)
+        calls[n++] = (struct mallctl_call){.name = "prof.reset", .new = &lg, .newlen = sizeof lg};
+    if (c->gdump.changed)
+        calls[n++] = (struct mallctl_call){.name = "prof.gdump", .new = &gdump, .newlen = sizeof gdump};
+    if (c->active.changed)
+        calls[n++] = (struct mallctl_call){.name = "prof.active", .new = &active, .newlen = sizeof active};
+    int pid = (int)target_pid(s->target);
+    char what[256];
+    int len = 0;
+    for (size_t i = 0; i < n; i++) {
+        char value[32];
+        if (calls[i].new == &lg)
+            snprintf(value, sizeof value, "2^%zu bytes (prof.lg_sample %zu)", lg, lg);
+        else
+            snprintf(value, sizeof value, "%s", *(const bool *)calls[i].new ? "true" : "false");
+        len += snprintf(what + len, sizeof what - (size_t)len, "%s%s %s",
+                        i ? ", " : "", calls[i].new == &lg ? "the sampling rate" : calls[i].name,
+                        value);
+        if (len >= (int)sizeof what)
+            len = (int)sizeof what - 1;
+    }
+    if (run_calls(s, calls, n) == 0) {
+        bool all = true;
+        for (size_t i = 0; i < n; i++)
+            all = all && calls[i].ret == 0;
+        if (all) {
+            fprintf(stderr, "memprof: the session ended on an error: put back what it "
+                    "changed in process %d: %s, as before this session%s\n", pid, what,
+                    c->rate.changed ? " (setting the rate reset the profile counters)" : "");
+            *c = (struct session_changes){0};
+            return;
+        }
+    }
+    fprintf(stderr, "memprof: the session ended on an error and could not put back "
+            "what it changed in process %d (%s): run memprof -p %d and set them "
+            "again\n", pid, what, pid);
+}
+
+/* A normal end leaves the changes on purpose: say what stays and how to
+ * undo it (profiling turned off needs no word: that is the tidy end). */
+static void changes_report(struct session *s)
+{
+    struct session_changes *c = &s->changes;
+    int pid = (int)target_pid(s->target);
+    if (c->active.changed && c->active.now)
+        fprintf(stderr, "memprof: profiling stays on in process %d (this session "
+                "turned it on): memprof -p %d -e 'prof off' turns it off\n", pid, pid);
+    if (c->rate.changed)
+        fprintf(stderr, "memprof: process %d keeps sampling every 2^%" PRIu64 " bytes "
+                "(it was 2^%" PRIu64 "): memprof -p %d -e 'prof sample %" PRIu64 "%s' "
+                "puts it back\n", pid, c->rate.now, c->rate.before, pid, c->rate.before,
+                s->prof_conf.opt_prof_active ? " --force" : "");
+    if (c->gdump.changed)
+        fprintf(stderr, "memprof: prof.gdump stays %s in process %d: memprof -p %d "
+                "-e 'mallctl prof.gdump %s' puts it back\n",
+                c->gdump.now ? "true" : "false", pid, pid, c->gdump.before ? "true" : "false");
+}
+
+void control_session_end(struct session *s, bool failed)
+{
+    struct session_changes *c = &s->changes;
+    if (!s->target || !(c->active.changed || c->rate.changed || c->gdump.changed))
+        return;
+    if (failed)
+        changes_restore(s);
+    else
+        changes_report(s);
+}
+
+/* ---- prof ---- */
+
 /* Write a bool to prof.active, reading the old value in the same call. */
 static int prof_set_active(struct session *s, bool on)
 {
@@ -315,24 +518,28 @@ static int prof_set_active(struct session *s, bool on)
         return -1;
     if (call.ret)
         return mallctl_failed(s, "prof.active", call.ret, true);
+    note_change(&s->changes.active, old, on);
     fprintf(s->out, "profiling is now %s (was %s)\n", on ? "on" : "off", old ? "on" : "off");
     return 0;
 }
 
-/* prof.reset, with a new lg_sample or keeping the current one. */
+/* prof.reset, with a new lg_sample or keeping the current one; the rate
+ * before is read in the same stop. */
 static int prof_reset(struct session *s, const size_t *lg_sample)
 {
-    struct mallctl_call call = {
-        .name = "prof.reset", .new = lg_sample,
-        .newlen = lg_sample ? sizeof *lg_sample : 0,
+    size_t before = 0;
+    struct mallctl_call calls[] = {
+        {.name = "prof.lg_sample", .old = &before, .oldlen = sizeof before},
+        {.name = "prof.reset", .new = lg_sample, .newlen = lg_sample ? sizeof *lg_sample : 0},
     };
-    if (run_calls(s, &call, 1))
+    if (run_calls(s, calls, 2))
         return -1;
-    if (call.ret)
-        return mallctl_failed(s, "prof.reset", call.ret, true);
+    if (calls[1].ret)
+        return mallctl_failed(s, "prof.reset", calls[1].ret, true);
+    if (lg_sample && calls[0].ret == 0)
+        note_change(&s->changes.rate, before, *lg_sample);
     return 0;
 }
-
 /* The overhead of sampling at 2^lg (FIELD-NOTES 4): refuse a rate that
  * would double the process's memory unless forced; warn from 10 %. */
 static int sample_check(struct session *s, size_t lg, bool force)
@@ -367,45 +574,48 @@ static int sample_check(struct session *s, size_t lg, bool force)
 
 int cmd_prof(struct session *s, int argc, char **argv)
 {
-    const char *usage = "usage: prof on|off|sample N [--force]|reset";
-    if (argc < 2) {
+    const char *usage = "usage: prof on|off|sample N|reset [--force]";
+    struct cmd_option opts[] = {{"force", false, false, NULL}, {NULL, false, false, NULL}};
+    char *pos[2];
+    int npos = options_parse(argc, argv, opts, pos, 2);
+    if (npos < 0)
+        return -1;
+    bool force = opts[0].given;
+    const char *sub = npos ? pos[0] : "";
+    bool on = strcmp(sub, "on") == 0, off = strcmp(sub, "off") == 0;
+    bool reset = strcmp(sub, "reset") == 0, sample = strcmp(sub, "sample") == 0;
+    if (!(((on || off || reset) && npos == 1) || (sample && npos == 2))) {
         command_error("%s", usage);
         return -1;
     }
-    if (strcmp(argv[1], "on") == 0 && argc == 2)
+    if (profiling_possible(s))
+        return -1;
+    if (on)
         return prof_set_active(s, true);
-    if (strcmp(argv[1], "off") == 0 && argc == 2)
-        return prof_set_active(s, false);
-    if (strcmp(argv[1], "reset") == 0 && argc == 2) {
-        if (prof_reset(s, NULL))
+    if (off)
+        return owner_allows(s, "turn it off", force) ? -1 : prof_set_active(s, false);
+    if (reset) {
+        if (owner_allows(s, "reset its counters", force) || prof_reset(s, NULL))
             return -1;
         fprintf(s->out, "profile counters reset\n");
         return 0;
     }
-    if (strcmp(argv[1], "sample") == 0 && (argc == 3 || argc == 4)) {
-        bool force = argc == 4 && strcmp(argv[3], "--force") == 0;
-        char *end;
-        unsigned long lg = strtoul(argv[2], &end, 10);
-        if (argc == 4 && !force) {
-            command_error("%s", usage);
-            return -1;
-        }
-        if (*end || end == argv[2] || argv[2][0] == '-' || lg > 62) {
-            command_error("'%s' is not a sample rate: give N from 0 to 62, meaning "
-                          "one sample every 2^N bytes on average (default 19)", argv[2]);
-            return -1;
-        }
-        size_t lgs = lg;
-        if (sample_check(s, lgs, force) || prof_reset(s, &lgs))
-            return -1;
-        char every[32];
-        analysis_format_bytes((double)(UINT64_C(1) << lg), false, false, every, sizeof every);
-        fprintf(s->out, "counters reset; sampling every 2^%lu bytes (%s) on average\n",
-                lg, every);
-        return 0;
+    char *end;
+    unsigned long lg = strtoul(pos[1], &end, 10);
+    if (*end || end == pos[1] || pos[1][0] == '-' || lg > 62) {
+        command_error("'%s' is not a sample rate: give N from 0 to 62, meaning "
+                      "one sample every 2^N bytes on average (default 19)", pos[1]);
+        return -1;
     }
-    command_error("%s", usage);
-    return -1;
+    size_t lgs = lg;
+    if (owner_allows(s, "change its sampling rate (and reset its counters)", force) ||
+        sample_check(s, lgs, force) || prof_reset(s, &lgs))
+        return -1;
+    char every[32];
+    analysis_format_bytes((double)(UINT64_C(1) << lg), false, false, every, sizeof every);
+    fprintf(s->out, "counters reset; sampling every 2^%lu bytes (%s) on average\n",
+            lg, every);
+    return 0;
 }
 
 /* Save a dump's bytes to a local file. */
@@ -456,17 +666,12 @@ static int dump_fetch(struct session *s, char **data, size_t *len)
 
 int cmd_dump(struct session *s, int argc, char **argv)
 {
-    const char *file = NULL, *name = NULL;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--name") == 0 && i + 1 < argc)
-            name = argv[++i];
-        else if (argv[i][0] != '-' && !file)
-            file = argv[i];
-        else {
-            command_error("usage: dump [FILE] [--name NAME]");
-            return -1;
-        }
-    }
+    struct cmd_option opts[] = {{"name", true, false, NULL}, {NULL, false, false, NULL}};
+    char *pos[1];
+    int npos = options_parse(argc, argv, opts, pos, 1);
+    if (npos < 0)
+        return -1;
+    const char *file = npos ? pos[0] : NULL, *name = opts[0].value;
     char *data;
     size_t len;
     if (dump_fetch(s, &data, &len))
@@ -508,29 +713,71 @@ out:
 
 static void mallctl_list(struct session *s)
 {
+    fprintf(s->out, "mallctl names of %s (jemalloc(3); access as the page writes "
+            "it: r- read, -w write, rw both, 'r- or -w' one of them per call, -- an "
+            "action):\n", mallctl_table_source);
     for (const struct mallctl_info *m = mallctl_table; m->name; m++)
-        fprintf(s->out, "  %-36s %-9s %-6s %s\n", m->name, mallctl_type_name(m->type),
-                m->access == MALLCTL_ACTION ? "action"
-                : m->access == MALLCTL_RW ? "rw" : m->access == MALLCTL_R ? "r" : "w",
-                m->doc);
+        fprintf(s->out, "  %-44s %-9s %-8s %s\n", m->name, mallctl_type_name(m->type),
+                mallctl_access_name(m->access), m->doc);
 }
 
-/* mallctl NAME [VALUE] [--type T] */
+/* Why a name without a value is refused when its only use is a write:
+ * the dedicated command, or the value form. */
+static int refuse_bare_write(const char *name, const struct mallctl_info *info)
+{
+    if (strcmp(name, "prof.dump") == 0)
+        command_error("'mallctl prof.dump' without a value would make the process "
+                      "write a profile into its working directory: use 'dump' (or "
+                      "'mallctl prof.dump PATH' for a file of your choosing in the "
+                      "process's filesystem)");
+    else if (strcmp(name, "prof.reset") == 0)
+        command_error("'mallctl prof.reset' without a value would reset the profile "
+                      "counters: use 'prof reset' (or 'prof sample N' to change the "
+                      "rate too)");
+    else
+        command_error("%s is write-only: jemalloc has nothing to read there; write it "
+                      "with 'mallctl %s VALUE' (a %s; a value starting with '-' goes "
+                      "after '--')", name, name, mallctl_type_name(info->write_type));
+    return -1;
+}
+
+/* The MALLOC_CONF rule for the names it covers. */
+static int mallctl_owner_allows(struct session *s, const char *name, const void *newv,
+                                bool force)
+{
+    if (strcmp(name, "prof.reset") == 0)
+        return owner_allows(s, "reset its counters or change its rate", force);
+    if (strcmp(name, "prof.active") == 0 && !*(const bool *)newv)
+        return owner_allows(s, "turn it off", force);
+    return 0;
+}
+
+/* Keep track of what a write through mallctl changed. */
+static void mallctl_note_change(struct session *s, const char *name, const void *oldv,
+                                const void *newv, const size_t *lg_before, int lg_ret)
+{
+    if (strcmp(name, "prof.active") == 0)
+        note_change(&s->changes.active, *(const bool *)oldv, *(const bool *)newv);
+    else if (strcmp(name, "prof.gdump") == 0)
+        note_change(&s->changes.gdump, *(const bool *)oldv, *(const bool *)newv);
+    else if (strcmp(name, "prof.reset") == 0 && lg_ret == 0)
+        note_change(&s->changes.rate, *lg_before, *(const size_t *)newv);
+}
+
+/* mallctl [NAME [VALUE]] [--type TYPE] [--force] */
 int cmd_mallctl(struct session *s, int argc, char **argv)
 {
-    const char *name = NULL, *value = NULL, *type = NULL;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--type") == 0 && i + 1 < argc)
-            type = argv[++i];
-        else if (!name)
-            name = argv[i];
-        else if (!value)
-            value = argv[i];
-        else {
-            command_error("usage: mallctl NAME [VALUE] [--type TYPE]");
-            return -1;
-        }
-    }
+    struct cmd_option opts[] = {
+        {"type", true, false, NULL}, {"force", false, false, NULL},
+        {NULL, false, false, NULL},
+    };
+    char *pos[2];
+    int npos = options_parse(argc, argv, opts, pos, 2);
+    if (npos < 0)
+        return -1;
+    const char *name = npos > 0 ? pos[0] : NULL, *value = npos > 1 ? pos[1] : NULL;
+    const char *type = opts[0].value;
+    bool force = opts[1].given;
     if (!name) {
         mallctl_list(s);
         return 0;
@@ -541,55 +788,100 @@ int cmd_mallctl(struct session *s, int argc, char **argv)
     }
     struct mp_error err;
     const struct mallctl_info *info = mallctl_lookup(name);
+    struct mallctl_info guessed;
     enum mallctl_type t;
-    if (type) {
-        if (mallctl_type_parse(type, &t, &err)) {
-            command_error("%s", err.msg);
-            return -1;
-        }
-    } else if (info) {
-        t = info->type;
-    } else {
-        command_error("memprof does not know the type of '%s': give it with "
-                      "--type bool|unsigned|size_t|ssize_t|uint64_t|string|void", name);
+    if (type && mallctl_type_parse(type, &t, &err)) {
+        command_error("%s", err.msg);
         return -1;
     }
-    if (value && t == MALLCTL_VOID) {
+    if (info && type && t != info->type && t != info->write_type) {
+        command_error("%s has type %s (jemalloc(3)), not %s: leave --type out", name,
+                      mallctl_type_name(info->type), type);
+        return -1;
+    }
+    if (!info && !type) {
+        command_error("memprof does not know the type of '%s' (it is not in %s's "
+                      "jemalloc(3)): give it with --type bool|unsigned|uint32_t|size_t|"
+                      "ssize_t|uint64_t|int64_t|string|void", name, mallctl_table_source);
+        return -1;
+    }
+    if (!info) {
+        /* A name newer than the table: read without a value, write with one,
+         * run as an action for void; never a call that needs a value without one. */
+        guessed = (struct mallctl_info){
+            .name = name, .type = t, .write_type = t,
+            .access = t == MALLCTL_VOID ? MALLCTL_ACTION : value ? MALLCTL_W : MALLCTL_R,
+        };
+        info = &guessed;
+    }
+    bool action = info->access == MALLCTL_ACTION;
+    if (value && action) {
         command_error("%s is an action and takes no value", name);
         return -1;
     }
+    bool needs_force;
+    const char *effect = mallctl_side_effect(name, &needs_force);
+    if (effect && needs_force && !force) {
+        command_error("%s %s: add --force if that is what you want", name, effect);
+        return -1;
+    }
+    if (!value && info->access == MALLCTL_W)
+        return refuse_bare_write(name, info);
+    enum mallctl_type wt = info->write_type;
     union { bool b; uint64_t u64; char pad[8]; } newv = {0}, oldv = {0};
     size_t newlen = 0;
-    if (value && t != MALLCTL_STRING && mallctl_value_parse(t, value, &newv, &newlen, &err)) {
+    if (value && wt != MALLCTL_STRING && mallctl_value_parse(wt, value, &newv, &newlen, &err)) {
         command_error("%s: %s", name, err.msg);
         return -1;
     }
-    /* Read the old value too, unless the name is write-only or an action. */
-    bool readable = t != MALLCTL_VOID &&
-                    (!info || (info->access & MALLCTL_R)) && !(value && !info);
-    struct mallctl_call call = {
+    if (value && mallctl_owner_allows(s, name, &newv, force))
+        return -1;
+    /* Read the old value in the same call only where jemalloc allows both. */
+    bool readable = !action && (value ? info->access == MALLCTL_RW : true);
+    struct mallctl_call calls[3];
+    size_t n = 0, lg_before = 0;
+    int lg_call = -1;
+    bool stats = !value && strncmp(name, "stats.", 6) == 0;
+    uint64_t one = 1;
+    if (stats)   /* stats.* move only when epoch is written: refresh them first */
+        calls[n++] = (struct mallctl_call){.name = "epoch", .new = &one, .newlen = sizeof one};
+    if (value && strcmp(name, "prof.reset") == 0) {
+        lg_call = (int)n;
+        calls[n++] = (struct mallctl_call){.name = "prof.lg_sample", .old = &lg_before,
+                                           .oldlen = sizeof lg_before};
+    }
+    struct mallctl_call *call = &calls[n++];
+    *call = (struct mallctl_call){
         .name = name,
         .old = readable ? &oldv : NULL,
-        .oldlen = readable ? mallctl_type_size(t) : 0,
-        .new = value && t != MALLCTL_STRING ? &newv : NULL,
+        .oldlen = readable ? mallctl_type_size(info->type) : 0,
+        .new = value && wt != MALLCTL_STRING ? &newv : NULL,
         .newlen = newlen,
-        .new_string = value && t == MALLCTL_STRING ? value : NULL,
+        .new_string = value && wt == MALLCTL_STRING ? value : NULL,
     };
-    if (run_calls(s, &call, 1))
+    if (run_calls_as(s, calls, n, info == &guessed ? info : NULL))
         return -1;
-    if (call.ret)
-        return mallctl_failed(s, name, call.ret, value != NULL);
+    if (stats && calls[0].ret)
+        return mallctl_failed(s, "epoch", calls[0].ret, true);
+    if (call->ret)
+        return mallctl_failed(s, name, call->ret, value != NULL);
+    if (value)
+        mallctl_note_change(s, name, &oldv, &newv, &lg_before,
+                            lg_call >= 0 ? calls[lg_call].ret : -1);
     char old[300] = "";
-    if (readable && t == MALLCTL_STRING) {
+    if (readable && info->type == MALLCTL_STRING) {
         if (!oldv.u64)
             snprintf(old, sizeof old, "(null)");
         else if (target_read_string(s->target, oldv.u64, old, sizeof old, &err))
             snprintf(old, sizeof old, "(unreadable: %.200s)", err.msg);
     } else if (readable) {
-        mallctl_value_format(t, &oldv, old, sizeof old);
+        mallctl_value_format(info->type, &oldv, old, sizeof old);
     }
-    if (t == MALLCTL_VOID)
-        fprintf(s->out, "%s: done\n", name);
+    if (action)
+        fprintf(s->out, "%s: done%s%s%s\n", name, effect ? " (it " : "", effect ? effect : "",
+                effect ? ")" : "");
+    else if (value && strcmp(name, "epoch") == 0)
+        fprintf(s->out, "epoch: statistics refreshed\n");
     else if (value && readable)
         fprintf(s->out, "%s: %s -> %s\n", name, old, value);
     else if (value)

@@ -3,14 +3,20 @@
 #include "repl/commands.h"
 
 #include "lib/pprof.h"
+#include "repl/options.h"
 
 int cmd_pprof(struct session *s, int argc, char **argv)
 {
-    if (argc < 2 || argc > 3) {
+    char *pos[2];
+    int npos = options_words(argc, argv, pos, 2);
+    if (npos < 0)
+        return -1;
+    if (npos < 1) {
         command_error("usage: pprof FILE [DUMP]");
         return -1;
     }
-    const char *name = argc == 3 ? argv[2] : NULL;
+    const char *file = pos[0];
+    const char *name = npos == 2 ? pos[1] : NULL;
     struct session_dump *d = session_find_dump(s, name);
     if (!d) {
         if (name)
@@ -20,10 +26,10 @@ int cmd_pprof(struct session *s, int argc, char **argv)
         return -1;
     }
     struct mp_error err;
-    if (pprof_write(d->profile, session_symbolizer(s), argv[1], &err)) {
+    if (pprof_write(d->profile, session_symbolizer(s), file, &err)) {
         command_error("%s", err.msg);
         return -1;
     }
-    fprintf(s->out, "%s: written to %s (gzip-compressed profile.proto)\n", d->name, argv[1]);
+    fprintf(s->out, "%s: written to %s (gzip-compressed profile.proto)\n", d->name, file);
     return 0;
 }

@@ -3,6 +3,7 @@
 #include "repl/commands.h"
 #include "repl/cmd_analysis.h"
 #include "repl/cmd_pictures.h"
+#include "repl/options.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -37,30 +38,45 @@ const struct command command_table[] = {
      "executable and a shared one, say).  With no argument, lists them; the\n"
      "one marked '*' is the one memprof drives.  'jemalloc N' picks copy N.",
      cmd_jemalloc, CMD_NEEDS_TARGET},
-    {"prof", "prof on|off|sample N [--force]|reset", "turn sampling on or off, set its rate",
+    {"prof", "prof on|off|sample N|reset [--force]", "turn sampling on or off, set its rate",
      "prof on        start sampling (prof.active = true)\n"
      "prof off       stop sampling (prof.active = false)\n"
      "prof sample N  reset the counters and sample every 2^N bytes on average\n"
      "               (prof.reset with lg_sample N; jemalloc's default is 19,\n"
      "               512 KiB).  Low values cost memory: about 16 KiB per\n"
-     "               sampled small allocation; memprof warns with an estimate.\n"
+     "               sampled small allocation; memprof warns with an estimate\n"
+     "               and refuses a rate that could double it without --force.\n"
      "prof reset     reset the counters, keep the rate\n"
      "The process must have been started with MALLOC_CONF=prof:true (add\n"
-     "prof_active:false to pay nothing until 'prof on').",
+     "prof_active:false to pay nothing until 'prof on').  When its owner\n"
+     "started it with profiling active (opt.prof_active), 'prof off', 'prof\n"
+     "sample' and 'prof reset' need --force; reading and dumping do not.\n"
+     "When a batch stops at an error (or memprof is ended by a signal), what\n"
+     "the session changed (prof.active, the rate, prof.gdump) is put back;\n"
+     "a batch that ends normally says on stderr what it leaves changed.",
      cmd_prof, CMD_NEEDS_TARGET},
     {"dump", "dump [FILE] [--name NAME]", "take a heap profile from the process",
      "The process writes its profile into an anonymous in-memory file that\n"
      "memprof reads and the process closes in the same stop (or, when that\n"
      "cannot work, into a private directory: see --dump-dir); memprof keeps\n"
      "it in the session (see 'dumps') and, given FILE, saves a copy.  It is\n"
-     "named NAME, or dump1, dump2... in order.  A FILE starting with '-' is\n"
-     "refused (write ./-name).",
+     "named NAME, or dump1, dump2... in order.  A FILE starting with '-' goes\n"
+     "after '--' (dump -- -name).",
      cmd_dump, CMD_NEEDS_TARGET},
-    {"mallctl", "mallctl NAME [VALUE] [--type TYPE]", "read or write any mallctl name",
-     "Reads NAME, or writes VALUE to it.  Types come from memprof's table of\n"
-     "known names; for other names give --type bool|unsigned|size_t|ssize_t|\n"
-     "uint64_t|string|void ('void' runs an action such as arena.4096.purge).\n"
-     "'mallctl' alone lists the known names.",
+    {"mallctl", "mallctl [NAME [VALUE]] [--type TYPE] [--force]", "read or write any mallctl name",
+     "Reads NAME, or writes VALUE to it; a VALUE that starts with '-' goes after\n"
+     "'--' (mallctl arenas.dirty_decay_ms -- -1).  memprof knows every name of\n"
+     "jemalloc(3) with its type and access, and checks each call before making\n"
+     "it: a write-only name is not read, a read-or-write name (thread.prof.name)\n"
+     "is never both, a value of the wrong type is refused.  Without a value a\n"
+     "name only reads, except actions (void, such as arena.4096.purge);\n"
+     "prof.dump and prof.reset have their commands ('dump', 'prof reset').\n"
+     "Names that discard memory (arena.<i>.reset, arena.<i>.destroy) or create\n"
+     "something when read (arenas.create, tcache.create) need --force.\n"
+     "stats.* are refreshed (epoch) in the same stop before they are read.\n"
+     "For a name newer than the table give --type bool|unsigned|uint32_t|\n"
+     "size_t|ssize_t|uint64_t|int64_t|string|void.  'mallctl' alone lists the\n"
+     "names.",
      cmd_mallctl, 0},
     {"load", cmd_load_usage, cmd_load_summary, cmd_load_help, cmd_load, 0},
     {"dumps", cmd_dumps_usage, cmd_dumps_summary, cmd_dumps_help, cmd_dumps, 0},
@@ -139,14 +155,14 @@ int command_run_line(struct session *s, const char *line)
 
 int cmd_help(struct session *s, int argc, char **argv)
 {
-    if (argc > 2) {
-        command_error("usage: help [COMMAND]");
+    char *pos[1];
+    int npos = options_words(argc, argv, pos, 1);
+    if (npos < 0)
         return -1;
-    }
-    if (argc == 2) {
-        const struct command *c = command_find(argv[1]);
+    if (npos == 1) {
+        const struct command *c = command_find(pos[0]);
         if (!c) {
-            command_error("no command '%s' (type 'help' for the list)", argv[1]);
+            command_error("no command '%s' (type 'help' for the list)", pos[0]);
             return -1;
         }
         fprintf(s->out, "usage: %s\n\n%s\n", c->usage, c->help);
@@ -165,9 +181,12 @@ int cmd_help(struct session *s, int argc, char **argv)
 int cmd_sleep(struct session *s, int argc, char **argv)
 {
     (void)s;
-    char *end = NULL;
-    double secs = argc == 2 ? strtod(argv[1], &end) : -1;
-    if (argc != 2 || *end || end == argv[1] || !(secs >= 0 && secs <= 3600)) {
+    char *pos[1], *end = NULL;
+    int npos = options_words(argc, argv, pos, 1);
+    if (npos < 0)
+        return -1;
+    double secs = npos == 1 ? strtod(pos[0], &end) : -1;
+    if (npos != 1 || *end || end == pos[0] || !(secs >= 0 && secs <= 3600)) {
         command_error("usage: sleep SECONDS (from 0 to 3600)");
         return -1;
     }
@@ -182,11 +201,8 @@ int cmd_sleep(struct session *s, int argc, char **argv)
 
 int cmd_quit(struct session *s, int argc, char **argv)
 {
-    (void)argv;
-    if (argc != 1) {
-        command_error("usage: quit");
+    if (options_words(argc, argv, NULL, 0) < 0)
         return -1;
-    }
     s->quit = true;
     return 0;
 }

@@ -36,6 +36,13 @@ int command_run_line(struct session *s, const char *line);
 /* Print an error for the user: "memprof: <msg>" on stderr. */
 void command_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* At the end of a session with a process (exit, detach): when failed (a
+ * batch stopped at an error, a stop signal), put back what the session
+ * changed in its profiling (prof.active, the rate, prof.gdump) and say so;
+ * otherwise say on stderr what stays changed and the command that undoes it.
+ * (cmd_control.c) */
+void control_session_end(struct session *s, bool failed);
+
 /* Commands implemented in repl/cmd_*.c */
 command_fn cmd_help, cmd_quit, cmd_attach, cmd_detach, cmd_info, cmd_prof,
            cmd_dump, cmd_mallctl, cmd_jemalloc, cmd_sleep;

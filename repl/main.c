@@ -72,8 +72,8 @@ static int start_session(struct session *s, const char *pid, char **files, int n
             return -1;
     }
     for (int i = 0; i < nfiles; i++) {
-        char *argv[] = {"load", files[i], NULL};
-        if (cmd_load(s, 2, argv))
+        char *argv[] = {"load", "--", files[i], NULL};
+        if (cmd_load(s, 3, argv))
             return -1;
     }
     return 0;
@@ -122,6 +122,9 @@ int main(int argc, char **argv)
         else
             rc = frontend_batch(&s, stdin);
     }
+    /* An error exit puts back what the session changed in the process's
+     * profiling; a normal end says what stays. */
+    control_session_end(&s, rc != 0 || frontend_stop_signal);
     session_free(&s);  /* detaches and removes the dump directory */
     free(steps);
     /* Output that never arrived (a full disk, a closed pipe) is a failure,

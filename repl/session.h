@@ -4,6 +4,7 @@
 #define MEMPROF_SESSION_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -18,8 +19,31 @@ struct session_dump {
     struct profile *profile;
 };
 
+/* The attached process's profiling settings fixed at its start (config.*
+ * and opt.* never change), read at attach. */
+struct session_prof_conf {
+    bool known;
+    bool config_prof, opt_prof, opt_prof_active;
+};
+
+/* One profiling setting this session changed in the attached process,
+ * with its value before the first change, so that an error exit can put it
+ * back and a normal end can say what stays. */
+struct session_setting {
+    bool changed;              /* changed and not changed back */
+    uint64_t before, now;
+};
+
+struct session_changes {
+    struct session_setting active;   /* prof.active */
+    struct session_setting rate;     /* prof.lg_sample, set by prof.reset */
+    struct session_setting gdump;    /* prof.gdump */
+};
+
 struct session {
     struct target *target;     /* NULL when offline / detached */
+    struct session_prof_conf prof_conf;
+    struct session_changes changes;
     struct session_dump *dumps;
     size_t ndumps, dumps_cap;
     unsigned dump_seq;         /* for automatic names */

@@ -1,5 +1,7 @@
 /* test_mallctl.c - the mallctl table, value parsing and error sentences. */
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lib/mallctl.h"
@@ -124,6 +126,135 @@ START_TEST(sampling_overhead)
 }
 END_TEST
 
+/* The whole of a stream, malloc'd. */
+static char *slurp(FILE *f)
+{
+    size_t cap = 1 << 16, len = 0;
+    char *buf = malloc(cap);
+    size_t n;
+    while (buf && (n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
+        len += n;
+        if (len + 1 == cap)
+            buf = realloc(buf, cap *= 2);
+    }
+    if (buf)
+        buf[len] = '\0';
+    return buf;
+}
+
+/* The committed table is what the generator makes of the installed page
+ * (tools/deps.sh installs libjemalloc-dev, which holds it). */
+START_TEST(table_matches_installed_page)
+{
+    const char *src = getenv("SRCDIR") ? getenv("SRCDIR") : ".";
+    const char *page = getenv("JEMALLOC_MAN") ? getenv("JEMALLOC_MAN")
+                                              : "/usr/share/man/man3/jemalloc.3.gz";
+    char cmd[4096], path[4096];
+    snprintf(cmd, sizeof cmd, "python3 '%s/tools/gen_mallctl_table.py' '%s'", src, page);
+    snprintf(path, sizeof path, "%s/lib/mallctl_names.c", src);
+    FILE *gen = popen(cmd, "r");
+    ck_assert_ptr_nonnull(gen);
+    char *generated = slurp(gen);
+    ck_assert_int_eq(pclose(gen), 0);
+    FILE *f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    char *committed = slurp(f);
+    fclose(f);
+    ck_assert_ptr_nonnull(generated);
+    ck_assert_ptr_nonnull(committed);
+    ck_assert_msg(strcmp(generated, committed) == 0,
+                  "lib/mallctl_names.c differs from what tools/gen_mallctl_table.py "
+                  "makes of %s: run 'make mallctl-table'", page);
+    free(generated);
+    free(committed);
+}
+END_TEST
+
+START_TEST(table_has_the_whole_namespace)
+{
+    ck_assert_uint_ge(mallctl_table_page_entries, 170);
+    size_t rows = 0;
+    for (const struct mallctl_info *m = mallctl_table; m->name; m++)
+        rows++;
+    ck_assert_uint_ge(rows, mallctl_table_page_entries);
+    const struct mallctl_info *m = mallctl_lookup("prof.prefix");
+    ck_assert_int_eq(m->type, MALLCTL_STRING);
+    ck_assert_int_eq(m->access, MALLCTL_W);
+    ck_assert_str_eq(m->requires, "--enable-prof");
+    ck_assert_int_eq(mallctl_lookup("thread.prof.name")->access, MALLCTL_R_OR_W);
+    ck_assert_int_eq(mallctl_lookup("arena.0.reset")->access, MALLCTL_ACTION);
+    ck_assert_int_eq(mallctl_lookup("stats.mutexes.ctl.max_num_thds")->type, MALLCTL_U32);
+    ck_assert_int_eq(mallctl_lookup("stats.arenas.0.extents.3.dirty_bytes")->type, MALLCTL_SIZE);
+    m = mallctl_lookup("arenas.create");
+    ck_assert_int_eq(m->type, MALLCTL_UNSIGNED);
+    ck_assert_int_eq(m->write_type, MALLCTL_POINTER);
+    ck_assert_ptr_null(mallctl_lookup("stats.mutexes.ctl.{counter}"));
+}
+END_TEST
+
+static int check(const char *name, bool read, size_t oldlen, bool write, size_t newlen,
+                 const char *string, struct mp_error *err)
+{
+    struct mallctl_shape sh = {read, oldlen, write, newlen, string};
+    return mallctl_check_call(name, mallctl_lookup(name), &sh, err);
+}
+
+START_TEST(call_shapes)
+{
+    struct mp_error err;
+    /* a read of a write-only name: refused, saying how to write it */
+    ck_assert_int_eq(check("prof.prefix", true, 8, false, 0, NULL, &err), -1);
+    ck_assert_ptr_nonnull(strstr(err.msg, "mallctl prof.prefix VALUE"));
+    /* and a write without a value where jemalloc needs one */
+    ck_assert_int_eq(check("prof.prefix", false, 0, false, 0, NULL, &err), -1);
+    ck_assert_int_eq(check("prof.prefix", false, 0, true, 8, "x", &err), 0);
+    /* prof.dump and prof.reset take NULL as documented */
+    ck_assert_int_eq(check("prof.dump", false, 0, false, 0, NULL, &err), 0);
+    ck_assert_int_eq(check("prof.reset", false, 0, false, 0, NULL, &err), 0);
+    /* read or write, never both */
+    ck_assert_int_eq(check("thread.prof.name", true, 8, true, 8, "a", &err), -1);
+    ck_assert_ptr_nonnull(strstr(err.msg, "never both"));
+    ck_assert_int_eq(check("thread.prof.name", true, 8, false, 0, NULL, &err), 0);
+    ck_assert_int_eq(check("thread.prof.name", false, 0, true, 8, "a\x1b", &err), -1);
+    /* lengths follow the type */
+    ck_assert_int_eq(check("prof.active", true, 8, false, 0, NULL, &err), -1);
+    ck_assert_int_eq(check("prof.active", true, 1, true, 4, NULL, &err), -1);
+    ck_assert_int_eq(check("prof.active", true, 1, true, 1, NULL, &err), 0);
+    ck_assert_int_eq(check("opt.prof", false, 0, true, 1, NULL, &err), -1);
+    ck_assert_ptr_nonnull(strstr(err.msg, "read-only"));
+    ck_assert_int_eq(check("prof.active", false, 0, false, 0, NULL, &err), -1);
+    /* actions take nothing; addresses are never written */
+    ck_assert_int_eq(check("arena.4096.purge", false, 0, false, 0, NULL, &err), 0);
+    ck_assert_int_eq(check("arena.4096.purge", true, 8, false, 0, NULL, &err), -1);
+    ck_assert_int_eq(check("arena.0.extent_hooks", false, 0, true, 8, NULL, &err), -1);
+    /* arena indices */
+    ck_assert_int_eq(check("arena.4097.purge", false, 0, false, 0, NULL, &err), -1);
+    ck_assert_ptr_nonnull(strstr(err.msg, "MALLCTL_ARENAS_ALL"));
+    ck_assert_int_eq(check("stats.arenas.4097.pactive", true, 8, false, 0, NULL, &err), 0);
+    ck_assert_int_eq(check("stats.arenas.4098.pactive", true, 8, false, 0, NULL, &err), -1);
+    ck_assert_int_eq(check("arenas.bin.99999999999.size", true, 8, false, 0, NULL, &err), -1);
+    /* unknown names need an entry made from --type */
+    struct mallctl_shape sh = {true, 8, false, 0, NULL};
+    ck_assert_int_eq(mallctl_check_call("new.name", NULL, &sh, &err), -1);
+    bool force;
+    ck_assert_ptr_nonnull(mallctl_side_effect("arena.3.reset", &force));
+    ck_assert(force);
+    ck_assert_ptr_null(mallctl_side_effect("arena.3.purge", &force));
+}
+END_TEST
+
+START_TEST(no_profiling_advice_fits_the_build)
+{
+    struct mp_error err;
+    mallctl_explain_no_profiling(false, "_RJEM_MALLOC_CONF", &err);
+    ck_assert_ptr_nonnull(strstr(err.msg, "profiling"));
+    ck_assert_ptr_nonnull(strstr(err.msg, "rebuilt"));
+    ck_assert_ptr_null(strstr(err.msg, "MALLOC_CONF"));
+    mallctl_explain_no_profiling(true, "_RJEM_MALLOC_CONF", &err);
+    ck_assert_ptr_nonnull(strstr(err.msg, "_RJEM_MALLOC_CONF=prof:true"));
+}
+END_TEST
+
 static Suite *mallctl_suite(void)
 {
     Suite *s = suite_create("mallctl");
@@ -136,6 +267,10 @@ static Suite *mallctl_suite(void)
     tcase_add_test(tc, explain_other_codes);
     tcase_add_test(tc, conf_var_follows_prefix);
     tcase_add_test(tc, sampling_overhead);
+    tcase_add_test(tc, table_matches_installed_page);
+    tcase_add_test(tc, table_has_the_whole_namespace);
+    tcase_add_test(tc, call_shapes);
+    tcase_add_test(tc, no_profiling_advice_fits_the_build);
     suite_add_tcase(s, tc);
     return s;
 }

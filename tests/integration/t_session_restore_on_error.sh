@@ -1,0 +1,53 @@
+# A failed batch puts back what the session changed (issue 13 item 3):
+# after prof on and prof sample, a failing command (or a stop signal, or a
+# failing line of a stdin batch) leaves prof.active and the rate as they
+# were, and stderr says so.  A batch that ends normally leaves profiling on
+# on purpose and says so on stderr, with the command that turns it off.
+. "$SRCDIR/tests/integration/lib.sh"
+err_has() { grep -Eq -- "$1" <<<"$ERR"; }
+out_has() { grep -Eq -- "$1" <<<"$OUT"; }
+state_is() {   # prof.active and prof.lg_sample of $PID
+    local o
+    o=$("$MEMPROF" -p "$PID" -e 'mallctl prof.active' -e 'mallctl prof.lg_sample' 2>/dev/null)
+    grep -q "^prof.active: $1$" <<<"$o" && grep -q "^prof.lg_sample: $2$" <<<"$o"
+}
+
+start_target session_idle
+check "starts off at 2^19" state_is false 19
+
+mp -p "$PID" -e 'prof on' -e 'prof sample 15' -e 'mallctl no.such.name'
+check "the batch fails with 1" [ "$RC" -eq 1 ]
+check "it changed both before failing" out_has 'sampling every 2\^15'
+check "prof.active and the rate are back" state_is false 19
+check "stderr says what was put back" err_has 'put back what it changed'
+check "stderr names prof.active" err_has 'put back.*prof.active false'
+check "stderr names the rate" err_has 'put back.*rate 2\^19'
+
+# a failing line of a stdin batch
+OUT=$(printf 'prof on\nprof sample 16\nbogus\n' | "$MEMPROF" -p "$PID" 2>"$WORK/err"); RC=$?
+ERR=$(cat "$WORK/err")
+check "stdin batch fails with 1" [ "$RC" -eq 1 ]
+check "stdin batch: put back" state_is false 19
+check "stdin batch: says so" err_has 'put back what it changed'
+
+# a stop signal in the middle of a batch
+"$MEMPROF" -p "$PID" -e 'prof on' -e 'sleep 60' >"$WORK/sig.out" 2>"$WORK/sig.err" &
+mpid=$!
+wait_until 30 "prof on done" grep -q 'profiling is now on' "$WORK/sig.out"
+kill -TERM "$mpid"
+wait "$mpid"
+check "SIGTERM: memprof ends" [ $? -ne 0 ]
+check "SIGTERM: prof.active put back" state_is false 19
+check "SIGTERM: says so" grep -q 'put back what it changed' "$WORK/sig.err"
+
+# a normal end leaves it on, and says so and how to turn it off
+mp -p "$PID" -e 'prof on'
+check "a normal end succeeds" [ "$RC" -eq 0 ]
+check "profiling stays on" state_is true 19
+check "stderr says it stays on and how to turn it off" err_has "stays on.*'prof off'"
+mp -p "$PID" -e 'prof off'
+check "profiling off again" state_is false 19
+mp -p "$PID" -e 'prof on' -e 'prof off'
+check "prof on then prof off: nothing to say" [ -z "$(grep 'stays' <<<"$ERR")" ]
+check "the target is untouched" assert_untouched "$PID"
+echo "restore on error ok"
