@@ -104,6 +104,9 @@ left=$(leftover_names)
 [ -z "$left" ] || echo "left behind: $left"
 check "directory: nothing of memprof's left after the next session" [ -z "$left" ]
 check "the target is alive, not traced, not stopped" assert_untouched "$PID"
-check "the target runs its own code" assert_text_intact "$PID" plain
+# A kill inside a stop leaves the trampoline at the entry point, where a
+# thread may still return: later sessions keep it (t_session_leftover_trampoline).
+kept=; [ "$(entry_bytes "$PID")" = "$TRAMPOLINE" ] && kept=entry-kept
+check "the target runs its own code" assert_text_intact "$PID" plain $kept
 grep -q '^ready' "$TARGET_OUT" || die "target output lost"
 echo "sigkill leftovers ok"
