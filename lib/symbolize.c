@@ -261,6 +261,9 @@ static const struct sym_name *symbol_name(struct symbolizer *s, struct sym_objec
 
 /* ---- objects ---- */
 
+/* Finds the separate debug file (for DWARF); a stripped object also takes
+ * its symbols from that file's .symtab, read from the descriptor that was
+ * checked. */
 static void find_debug_file(struct symbolizer *s, struct sym_object *o)
 {
     if (o->debug_searched)
@@ -270,25 +273,24 @@ static void find_debug_file(struct symbolizer *s, struct sym_object *o)
         .obj = o->elf, .opened_path = o->path, .path_in_root = o->path_in_root,
         .root = s->root, .debug_dir = s->debug_dir,
     };
-    char *mismatch = NULL;
-    char *found = sym_debug_find(&q, &mismatch);
+    char *mismatch = NULL, *found = NULL;
+    int fd = sym_debug_open(&q, &found, &mismatch);
     if (mismatch)
         warn(s, "%s does not match %s (different build-id or debuglink CRC); "
                 "ignoring it: install the debug file of the same build",
              mismatch, o->path);
+    free(mismatch);
     o->debug_path = intern(s, found);
     free(found);
-    free(mismatch);
-}
-
-/* A stripped object takes its symbols from the debug file's .symtab. */
-static void load_debug_symbols(struct symbolizer *s, struct sym_object *o)
-{
-    find_debug_file(s, o);
-    if (!o->debug_path)
+    if (fd < 0)
         return;
+    if (o->elf->has_symtab) {
+        close(fd);
+        return;
+    }
     struct mp_error err;
-    struct elf_object *d = elf_object_open(o->debug_path, &err);
+    struct elf_object *d = elf_object_open_fd(fd, o->debug_path, &err);
+    close(fd);
     if (!d) {
         warn(s, "%s", err.msg);
         return;
@@ -319,7 +321,7 @@ static struct sym_object *add_object(struct symbolizer *s, const char *key,
     sym_u64map_put(&s->object_by_key, (uintptr_t)key, s->nobjects++);
     s->stats.objects_loaded++;
     if (!elf->has_symtab)
-        load_debug_symbols(s, o);
+        find_debug_file(s, o);
     return o;
 }
 
