@@ -10,6 +10,8 @@
 
 #include "lib/elf_object.h"
 
+#define SYM_DEBUG_DEFAULT_DIR "/usr/lib/debug"
+
 struct sym_debug_search {
     const struct elf_object *obj;  /* the object (its build-id and debuglink) */
     const char *opened_path;       /* the object's file as opened (with root) */

@@ -169,7 +169,7 @@ struct symbolizer *symbolizer_new(const struct symbolizer_options *opts)
         opts = &none;
     s->root = dup_or_null(opts->root);
     s->exe = dup_or_null(opts->exe);
-    s->debug_dir = strdup(opts->debug_dir ? opts->debug_dir : "/usr/lib/debug");
+    s->debug_dir = strdup(opts->debug_dir ? opts->debug_dir : SYM_DEBUG_DEFAULT_DIR);
     s->warnings = opts->warnings;
     s->strings = sym_interner_new();
     if (!s->strings || !s->debug_dir || (opts->root && !s->root) ||

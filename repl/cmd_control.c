@@ -195,7 +195,7 @@ int cmd_attach(struct session *s, int argc, char **argv)
         return -1;
     }
     struct mp_error err;
-    s->target = target_open((pid_t)pid, &err);
+    s->target = target_open_with((pid_t)pid, &(struct target_options){s->exe, s->debug_dir}, &err);
     if (!s->target) {
         command_error("%s", err.msg);
         return -1;

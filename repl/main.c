@@ -16,7 +16,8 @@
 #define MEMPROF_VERSION "0.1.0"
 
 static const char usage_text[] =
-    "usage: memprof [-p PID] [-e CMD]... [-x FILE]... [--sysroot DIR] [--exe PATH] [PROFILE...]\n"
+    "usage: memprof [-p PID] [-e CMD]... [-x FILE]... [--sysroot DIR] [--exe PATH]\n"
+    "               [--debug-dir DIR] [PROFILE...]\n"
     "\n"
     "Attach to a running process's jemalloc heap profiler, and analyse heap\n"
     "profiles, interactively or in batch.\n"
@@ -25,7 +26,10 @@ static const char usage_text[] =
     "  -e, --eval CMD       run CMD (repeatable, in order), then exit\n"
     "  -x, --script FILE    run the commands in FILE (repeatable), then exit\n"
     "      --sysroot DIR    find the profile's objects under DIR\n"
-    "      --exe PATH       the main executable (when it moved since the dump)\n"
+    "      --exe PATH       the main executable (when it moved since the dump), or\n"
+    "                       with -p an unstripped copy of the build it runs\n"
+    "      --debug-dir DIR  separate debug files (.build-id/...) under DIR, not\n"
+    "                       /usr/lib/debug\n"
     "  -h, --help           this text\n"
     "  -V, --version        the version\n"
     "\n"
@@ -84,6 +88,7 @@ int main(int argc, char **argv)
         {"script", required_argument, NULL, 'x'},
         {"sysroot", required_argument, NULL, 'S'},
         {"exe", required_argument, NULL, 'E'},
+        {"debug-dir", required_argument, NULL, 'D'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
@@ -99,6 +104,7 @@ int main(int argc, char **argv)
         case 'x': steps[nsteps++] = (struct step){true, optarg}; break;
         case 'S': free(s.sysroot); s.sysroot = strdup(optarg); break;
         case 'E': free(s.exe); s.exe = strdup(optarg); break;
+        case 'D': free(s.debug_dir); s.debug_dir = strdup(optarg); break;
         case 'h': fputs(usage_text, stdout); free(steps); return 0;
         case 'V': puts("memprof " MEMPROF_VERSION); free(steps); return 0;
         default:

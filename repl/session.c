@@ -52,7 +52,7 @@ struct symbolizer *session_symbolizer(struct session *s)
     struct symbolizer_options opts = {
         .root = s->sysroot,
         .exe = s->exe,
-        .debug_dir = NULL,
+        .debug_dir = s->debug_dir,
         .warnings = stderr,
     };
     if (!opts.root && s->target) {
@@ -81,5 +81,6 @@ void session_free(struct session *s)
     target_close(s->target);
     free(s->sysroot);
     free(s->exe);
+    free(s->debug_dir);
     memset(s, 0, sizeof *s);
 }

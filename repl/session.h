@@ -27,6 +27,7 @@ struct session {
     struct symbolizer *symbolizer;   /* created lazily */
     char *sysroot;             /* --sysroot */
     char *exe;                 /* --exe */
+    char *debug_dir;           /* --debug-dir, or NULL */
 
     bool interactive;          /* readline on a terminal */
     bool quit;                 /* set by quit */
