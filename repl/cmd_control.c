@@ -14,6 +14,7 @@
 
 #include "lib/mallctl.h"
 #include "lib/analysis.h"
+#include "lib/text_escape.h"
 
 /* One value to read from the target, typed by lib/mallctl's table. */
 struct query {
@@ -202,8 +203,13 @@ int cmd_attach(struct session *s, int argc, char **argv)
     }
     session_drop_symbolizer(s);
     const struct jemalloc_copy *c = selected_copy(s);
-    fprintf(s->out, "attached to process %ld (%s): %smallctl in %s\n", pid,
-            target_exe(s->target), c->prefix, c->object);
+    char eb[TEXT_ESCAPE_BUF], ob[TEXT_ESCAPE_BUF], sb[TEXT_ESCAPE_BUF];
+    fprintf(s->out, "attached to process %ld (%s): %smallctl in %s%s%s%s\n", pid,
+            text_escape(target_exe(s->target), eb, sizeof eb), c->prefix,
+            text_escape(c->object, ob, sizeof ob),
+            c->symbols_from ? " (symbols from " : "",
+            c->symbols_from ? text_escape(c->symbols_from, sb, sizeof sb) : "",
+            c->symbols_from ? ")" : "");
     if (target_jemalloc_count(s->target) > 1) {
         fprintf(s->out, "this process holds %zu copies of jemalloc; using the one "
                 "marked '*' ('jemalloc N' picks another):\n",
