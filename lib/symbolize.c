@@ -32,6 +32,7 @@
 #include "lib/sym_debug.h"
 #include "lib/sym_dwarf.h"
 #include "lib/sym_table.h"
+#include "lib/text_escape.h"
 
 #define MAX_INLINE_DEPTH 32
 
@@ -135,10 +136,16 @@ static void warn(struct symbolizer *s, const char *fmt, ...)
         return;
     va_list ap;
     va_start(ap, fmt);
-    fputs("warning: ", s->warnings);
-    vfprintf(s->warnings, fmt, ap);
-    fputc('\n', s->warnings);
+    char *msg = NULL;
+    int n = vasprintf(&msg, fmt, ap);
     va_end(ap);
+    if (n < 0)
+        return;
+    /* Warnings name the target's objects and paths. */
+    fputs("warning: ", s->warnings);
+    text_escape_put(s->warnings, msg);
+    fputc('\n', s->warnings);
+    free(msg);
 }
 
 static const char *basename_of(const char *path)

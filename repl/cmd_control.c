@@ -111,7 +111,7 @@ static const char *query_text(const struct query *q, char *buf, size_t len)
         return buf;
     }
     if (info && info->type == MALLCTL_STRING)
-        return q->str;
+        return text_escape(q->str, buf, len);
     mallctl_value_format(info ? info->type : MALLCTL_U64, &q->v, buf, len);
     return buf;
 }
@@ -133,7 +133,7 @@ static int state_read(struct session *s, struct query *q)
 /* Warnings a careful operator wants before memprof changes anything. */
 static void state_warn(struct session *s, struct query *q)
 {
-    char var[64];
+    char var[64], pb[TEXT_ESCAPE_BUF];
     conf_var(s, var, sizeof var);
     struct query *cfg = query_find(q, NSTATE, "config.prof");
     struct query *opt = query_find(q, NSTATE, "opt.prof");
@@ -163,7 +163,7 @@ static void state_warn(struct session *s, struct query *q)
                 "every 2^%" PRId64 " bytes allocated (opt.lg_prof_interval), to "
                 "files named %s.*; 'prof sample' and 'prof reset' also reset "
                 "what those dumps count\n", ival->v.i64,
-                prefix->ret == 0 ? prefix->str : "jeprof");
+                prefix->ret == 0 ? text_escape(prefix->str, pb, sizeof pb) : "jeprof");
 }
 
 static void print_copies(struct session *s)
@@ -171,8 +171,10 @@ static void print_copies(struct session *s)
     size_t n = target_jemalloc_count(s->target), sel = target_jemalloc_selected(s->target);
     for (size_t i = 0; i < n; i++) {
         const struct jemalloc_copy *c = target_jemalloc(s->target, i);
+        char ob[TEXT_ESCAPE_BUF];
         fprintf(s->out, "  %c %zu: %smallctl at 0x%" PRIx64 " in %s (%s%s)\n",
-                i == sel ? '*' : ' ', i, c->prefix, c->mallctl, c->object,
+                i == sel ? '*' : ' ', i, c->prefix, c->mallctl,
+                text_escape(c->object, ob, sizeof ob),
                 c->static_copy ? "linked in" : "shared object",
                 c->dynamic ? "" : ", .symtab only");
     }
@@ -272,10 +274,11 @@ int cmd_info(struct session *s, int argc, char **argv)
     const struct jemalloc_copy *c = selected_copy(s);
     char buf[64];
     fprintf(s->out, "pid                  %d\n", (int)target_pid(s->target));
-    fprintf(s->out, "executable           %s\n", target_exe(s->target));
+    char eb[TEXT_ESCAPE_BUF];
+    fprintf(s->out, "executable           %s\n", text_escape(target_exe(s->target), eb, sizeof eb));
     fprintf(s->out, "threads              %d\n", target_thread_count(s->target));
     fprintf(s->out, "jemalloc             %s\n", query_text(&q[0], buf, sizeof buf));
-    fprintf(s->out, "  found in           %s (%s)\n", c->object,
+    fprintf(s->out, "  found in           %s (%s)\n", text_escape(c->object, eb, sizeof eb),
             c->static_copy ? "linked into the executable" : "shared object");
     fprintf(s->out, "  symbol             %smallctl at 0x%" PRIx64 " (prefix '%s'%s)\n",
             c->prefix, c->mallctl, c->prefix, c->dynamic ? "" : ", .symtab only");
@@ -573,13 +576,15 @@ int cmd_mallctl(struct session *s, int argc, char **argv)
     } else if (readable) {
         mallctl_value_format(t, &oldv, old, sizeof old);
     }
+    char ob[TEXT_ESCAPE_MAX(sizeof old)];
+    const char *shown = text_escape(old, ob, sizeof ob);  /* the target's string */
     if (t == MALLCTL_VOID)
         fprintf(s->out, "%s: done\n", name);
     else if (value && readable)
-        fprintf(s->out, "%s: %s -> %s\n", name, old, value);
+        fprintf(s->out, "%s: %s -> %s\n", name, shown, value);
     else if (value)
         fprintf(s->out, "%s: set to %s\n", name, value);
     else
-        fprintf(s->out, "%s: %s\n", name, old);
+        fprintf(s->out, "%s: %s\n", name, shown);
     return 0;
 }
