@@ -339,9 +339,10 @@ static int use_exe_copy(pid_t pid, struct mapped_objects *objs, const char *copy
     if (!exe)
         return mp_error_set(err, "cannot use --exe %s: memprof cannot read process "
                             "%d's own executable to compare it with", copy, pid);
-    struct elf_object *e = elf_object_open(copy, err);
+    struct mp_error why;
+    struct elf_object *e = elf_object_open(copy, &why);
     if (!e)
-        return mp_error_set(err, "cannot use --exe: %s", err->msg);
+        return mp_error_set(err, "cannot use --exe: %s", why.msg);
     char want[2 * sizeof e->build_id + 1], got[2 * sizeof e->build_id + 1];
     elf_object_build_id_hex(exe->elf, want, sizeof want);
     elf_object_build_id_hex(e, got, sizeof got);

@@ -7,12 +7,20 @@
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <linux/openat2.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include <zlib.h>
 
 enum verdict { NOT_FOUND, MATCHES, DIFFERS };
+
+static bool has_root(const struct sym_debug_search *q)
+{
+    return q->root && *q->root;
+}
 
 /* .gnu_debuglink's CRC is the plain CRC-32 of the whole file, the same
  * polynomial as zlib's crc32(). */
@@ -27,16 +35,51 @@ static bool file_crc32(int fd, uint32_t *crc)
     return n == 0;
 }
 
+/* A candidate the target's user may have placed (beside the object, or
+ * inside the target's root), opened so that it cannot steer root's memprof
+ * to another file: under the root, every symlink resolves inside that root
+ * (openat2 RESOLVE_IN_ROOT: an absolute link would otherwise name the host's
+ * file); a final symlink is never followed; and only a regular file is
+ * opened for reading, checked through an O_PATH descriptor first, so that
+ * no device (a watchdog, a tape) or FIFO is ever opened. */
+static int open_untrusted(const struct sym_debug_search *q, const char *path)
+{
+    int pfd;
+    size_t rootlen = has_root(q) ? strlen(q->root) : 0;
+    if (rootlen && strncmp(path, q->root, rootlen) == 0 && path[rootlen] == '/') {
+        int rootfd = open(q->root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (rootfd < 0)
+            return -1;
+        struct open_how how = {
+            .flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
+            .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+        };
+        pfd = (int)syscall(SYS_openat2, rootfd, path + rootlen + 1, &how, sizeof how);
+        close(rootfd);
+    } else {
+        pfd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+    }
+    if (pfd < 0)
+        return -1;
+    struct stat st;
+    int fd = -1;
+    if (fstat(pfd, &st) == 0 && S_ISREG(st.st_mode)) {
+        char self[64];
+        snprintf(self, sizeof self, "/proc/self/fd/%d", pfd);
+        fd = open(self, O_RDONLY | O_CLOEXEC);
+    }
+    close(pfd);
+    return fd;
+}
+
 /* Opens the candidate and judges it; on MATCHES *fdp keeps it open, so the
- * file read later is the very file checked.  A candidate the target's user
- * may have placed (beside the object, or inside the target's root) is
- * opened without following a final symlink: a link there could point root's
- * memprof at any file. */
+ * file read later is the very file checked. */
 static enum verdict check_candidate(const struct sym_debug_search *q,
                                     const char *path, bool by_crc, bool untrusted,
                                     int *fdp)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (untrusted ? O_NOFOLLOW : 0));
+    int fd = untrusted ? open_untrusted(q, path)
+                       : open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
         return NOT_FOUND;
     struct stat st;
@@ -103,11 +146,6 @@ static char *join(const char *a, const char *b, const char *c, const char *d)
     if (asprintf(&out, "%s%s%s%s", a ? a : "", b ? b : "", c ? c : "", d ? d : "") < 0)
         return NULL;
     return out;
-}
-
-static bool has_root(const struct sym_debug_search *q)
-{
-    return q->root && *q->root;
 }
 
 char *sym_debug_build_id_path(const char *debug_dir, const struct elf_object *o)

@@ -7,7 +7,7 @@
 # which debug file would fix it, never "start it with LD_PRELOAD" (a
 # program with its own jemalloc never calls the preloaded one).  Debug
 # files of another build, a --exe of another build, and a debuglink file
-# that is a symlink in the target's directory are not used.
+# that is a symlink or a FIFO in the target's directory are not used.
 . "$SRCDIR/tests/integration/lib.sh"
 
 build_id() { readelf -n "$1" | awk '/Build ID:/ {print $3}'; }
@@ -15,7 +15,7 @@ build_id() { readelf -n "$1" | awk '/Build ID:/ {print $3}'; }
 # the variant's build products in $WORK/$variant/
 make_variants() {
     local v=$1 d=$WORK/$1
-    mkdir -p "$d/plain" "$d/linked" "$d/symlinked" "$d/debugroot" "$d/wrongroot"
+    mkdir -p "$d/plain" "$d/linked" "$d/symlinked" "$d/fifo" "$d/debugroot" "$d/wrongroot"
     cp "$TARGETS/$v" "$d/full"
     cp "$d/full" "$d/plain/$v" && strip -s "$d/plain/$v"
     local id
@@ -31,6 +31,9 @@ make_variants() {
     # the same debuglink, but its file a symlink to the good one
     cp "$d/linked/$v" "$d/symlinked/$v"
     ln -s "$d/linked/$v.debug" "$d/symlinked/$v.debug"
+    # ... or a FIFO, which must not be opened (a read would never end)
+    cp "$d/linked/$v" "$d/fifo/$v"
+    mkfifo "$d/fifo/$v.debug"
     ID=$id
 }
 
@@ -95,6 +98,12 @@ for v in static_rjem static_nopie; do
     TARGETS=$d/symlinked start_target "$v"
     mp -p "$PID" -e info
     check "$v debuglink symlink in the target's directory: not followed" \
+        grep -q "carries its own copy of jemalloc" <<<"$ERR"
+    kill "$PID"
+
+    TARGETS=$d/fifo start_target "$v"
+    mp -p "$PID" -e info
+    check "$v debuglink naming a FIFO: not opened, refused" \
         grep -q "carries its own copy of jemalloc" <<<"$ERR"
     kill "$PID"
 done
