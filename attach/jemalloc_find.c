@@ -7,6 +7,7 @@
  * unstripped copy (--exe), each checked to be the same build. */
 #include "attach/jemalloc_find.h"
 
+#include <ctype.h>
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -27,9 +28,15 @@ bool jemalloc_mallctl_name(const char *name, char *prefix, size_t cap)
     if (n < b || strcmp(name + n - b, base) != 0)
         return false;
     size_t plen = n - b;
-    /* The prefix is empty or ends in '_' ("je_", "_rjem_", "duckdb_je_"). */
+    /* The prefix is empty or ends in '_' ("je_", "_rjem_", "duckdb_je_"),
+     * and is a C identifier as jemalloc's --with-jemalloc-prefix makes it:
+     * memprof prints it and derives the MALLOC_CONF variable's name from
+     * it, so a symbol name with other bytes (terminal escapes) is none. */
     if (plen > 0 && name[plen - 1] != '_')
         return false;
+    for (size_t i = 0; i < plen; i++)
+        if (!isalnum((unsigned char)name[i]) && name[i] != '_')
+            return false;
     if (plen + 1 > cap)
         return false;
     memcpy(prefix, name, plen);
