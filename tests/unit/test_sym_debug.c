@@ -3,6 +3,7 @@
  * never through a symlink that leaves the root, never through a final
  * symlink, and never opens a FIFO (or device) for reading. */
 #include <fcntl.h>
+#include <stdbool.h>
 #include <limits.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -68,28 +69,39 @@ static void root_free(struct root *r)
     ck_assert_int_eq(system(cmd), 0);
 }
 
-/* <root>/bin/.debug -> target, then search. */
-static int search_with_dot_debug(struct root *r, const char *target, char **path)
+/* Search, expect a hit (or none), and remove the root. */
+static void expect_found(struct root *r, bool found)
 {
-    char link[PATH_MAX + 16];
-    snprintf(link, sizeof link, "%s/bin/.debug", r->dir);
-    ck_assert_int_eq(symlink(target, link), 0);
-    return root_search(r, path);
+    char *path = NULL;
+    int fd = root_search(r, &path);
+    if (found) {
+        ck_assert_int_ge(fd, 0);
+        ck_assert_ptr_nonnull(path);
+        close(fd);
+    } else {
+        ck_assert_int_eq(fd, -1);
+        ck_assert_ptr_null(path);
+    }
+    free(path);
+    root_free(r);
+}
+
+/* <dir>/<rel>: a path inside the root (or, for "", its base). */
+static const char *in(const struct root *r, const char *rel)
+{
+    static char paths[2][PATH_MAX + 64];
+    static int next;
+    char *p = paths[next++ % 2];
+    snprintf(p, sizeof paths[0], "%s%s", r->dir, rel);
+    return p;
 }
 
 START_TEST(found_beside_inside_the_root)
 {
     struct root r;
     root_make(&r);
-    char dbg[PATH_MAX + 32], *path = NULL;
-    snprintf(dbg, sizeof dbg, "%s/bin/prog_pie.debug", r.dir);
-    copy_file(fixture_path("prog_pie.debug"), dbg);
-    int fd = root_search(&r, &path);
-    ck_assert_int_ge(fd, 0);
-    ck_assert_str_eq(path, dbg);
-    close(fd);
-    free(path);
-    root_free(&r);
+    copy_file(fixture_path("prog_pie.debug"), in(&r, "/bin/prog_pie.debug"));
+    expect_found(&r, true);
 }
 END_TEST
 
@@ -97,16 +109,10 @@ START_TEST(relative_link_inside_the_root_followed)
 {
     struct root r;
     root_make(&r);
-    char dir[PATH_MAX + 16], dbg[PATH_MAX + 32], *path = NULL;
-    snprintf(dir, sizeof dir, "%s/dbg", r.dir);
-    ck_assert_int_eq(mkdir(dir, 0755), 0);
-    snprintf(dbg, sizeof dbg, "%s/prog_pie.debug", dir);
-    copy_file(fixture_path("prog_pie.debug"), dbg);
-    int fd = search_with_dot_debug(&r, "../dbg", &path);
-    ck_assert_int_ge(fd, 0);
-    close(fd);
-    free(path);
-    root_free(&r);
+    ck_assert_int_eq(mkdir(in(&r, "/dbg"), 0755), 0);
+    copy_file(fixture_path("prog_pie.debug"), in(&r, "/dbg/prog_pie.debug"));
+    ck_assert_int_eq(symlink("../dbg", in(&r, "/bin/.debug")), 0);
+    expect_found(&r, true);
 }
 END_TEST
 
@@ -115,10 +121,8 @@ START_TEST(absolute_link_does_not_leave_the_root)
 {
     struct root r;
     root_make(&r);
-    char *path = NULL;
-    ck_assert_int_eq(search_with_dot_debug(&r, r.outside, &path), -1);
-    ck_assert_ptr_null(path);
-    root_free(&r);
+    ck_assert_int_eq(symlink(r.outside, in(&r, "/bin/.debug")), 0);
+    expect_found(&r, false);
 }
 END_TEST
 
@@ -126,12 +130,10 @@ START_TEST(final_symlink_not_followed)
 {
     struct root r;
     root_make(&r);
-    char link[PATH_MAX + 32], target[PATH_MAX + 32], *path = NULL;
-    snprintf(link, sizeof link, "%s/bin/prog_pie.debug", r.dir);
+    char target[PATH_MAX + 32];
     snprintf(target, sizeof target, "%s/prog_pie.debug", r.outside);
-    ck_assert_int_eq(symlink(target, link), 0);
-    ck_assert_int_eq(root_search(&r, &path), -1);
-    root_free(&r);
+    ck_assert_int_eq(symlink(target, in(&r, "/bin/prog_pie.debug")), 0);
+    expect_found(&r, false);
 }
 END_TEST
 
@@ -140,11 +142,8 @@ START_TEST(fifo_not_opened)
 {
     struct root r;
     root_make(&r);
-    char fifo[PATH_MAX + 32], *path = NULL;
-    snprintf(fifo, sizeof fifo, "%s/bin/prog_pie.debug", r.dir);
-    ck_assert_int_eq(mkfifo(fifo, 0644), 0);
-    ck_assert_int_eq(root_search(&r, &path), -1);
-    root_free(&r);
+    ck_assert_int_eq(mkfifo(in(&r, "/bin/prog_pie.debug"), 0644), 0);
+    expect_found(&r, false);
 }
 END_TEST
 
