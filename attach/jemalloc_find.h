@@ -22,9 +22,13 @@ bool jemalloc_is_mallctl(const struct elf_object *obj, const struct elf_symbol *
                          char *prefix, size_t cap);
 
 /* Every copy of jemalloc in the objects, verified against the process's
- * memory.  Returns the count (>0), or -1 with err saying that the process
- * does not use jemalloc and what allocator it does use. */
-int jemalloc_find(pid_t pid, const struct mapped_objects *objs,
+ * memory.  Stripped objects that carry jemalloc's strings get the symbols
+ * of their separate debug file (under opts->debug_dir, or beside them by
+ * .gnu_debuglink), and the executable those of opts->exe once its build-id
+ * matches (objs records them).  Returns the count (>0), or -1 with err
+ * saying that the process does not use jemalloc and what allocator it does
+ * use, or which debug file its stripped jemalloc needs. */
+int jemalloc_find(pid_t pid, struct mapped_objects *objs, const struct target_options *opts,
                   struct jemalloc_copy **copies, struct mp_error *err);
 
 struct addr_range {

@@ -132,10 +132,17 @@ void mapped_objects_free(struct mapped_objects *objs)
     for (size_t i = 0; i < objs->n; i++) {
         free(objs->v[i].path);
         elf_object_free(objs->v[i].elf);
+        elf_object_free(objs->v[i].debug_syms);
+        free(objs->v[i].debug_syms_path);
     }
     free(objs->v);
     objs->v = NULL;
     objs->n = 0;
+}
+
+const struct elf_object *mapped_object_symbols(const struct mapped_object *o)
+{
+    return o->debug_syms ? o->debug_syms : o->elf;
 }
 
 const struct mapped_object *mapped_objects_find(const struct mapped_objects *objs,

@@ -20,6 +20,11 @@ struct mapped_object {
     uint64_t bias;             /* runtime = link-time + bias */
     uint64_t text_start, text_end; /* union of its executable mappings */
     bool is_exe;               /* the program itself (/proc/PID/exe) */
+    /* Symbols for a stripped object, from its separate debug file or the
+     * user's unstripped copy (--exe), checked to be the same build: same
+     * link-time addresses, so they apply with this object's bias. */
+    struct elf_object *debug_syms;
+    char *debug_syms_path;
 };
 
 struct mapped_objects {
@@ -32,6 +37,10 @@ struct mapped_objects {
 int mapped_objects_load(pid_t pid, const struct map_list *maps,
                         struct mapped_objects *out, struct mp_error *err);
 void mapped_objects_free(struct mapped_objects *objs);
+
+/* The symbol table to search for o: its own, or the one of its debug file
+ * when it has one. */
+const struct elf_object *mapped_object_symbols(const struct mapped_object *o);
 
 /* The object whose code holds runtime address addr, or NULL. */
 const struct mapped_object *mapped_objects_find(const struct mapped_objects *objs,

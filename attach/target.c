@@ -99,7 +99,8 @@ static bool trace_requested(void)
     return v && *v && strcmp(v, "0") != 0;
 }
 
-static int open_parts(struct target *t, struct mp_error *err)
+static int open_parts(struct target *t, const struct target_options *opts,
+                      struct mp_error *err)
 {
     struct map_list maps = { 0 };
     if (maps_read_pid(t->pid, &maps, err) < 0)
@@ -118,7 +119,7 @@ static int open_parts(struct target *t, struct mp_error *err)
     maps_free(&maps);
     if (rc < 0)
         return -1;
-    int n = jemalloc_find(t->pid, &t->objs, &t->copies, err);
+    int n = jemalloc_find(t->pid, &t->objs, opts, &t->copies, err);
     if (n < 0)
         return -1;
     t->ncopies = (size_t)n;
@@ -157,6 +158,12 @@ static int lock_target(pid_t pid, int *lock_fd, struct mp_error *err)
 
 struct target *target_open(pid_t pid, struct mp_error *err)
 {
+    return target_open_with(pid, NULL, err);
+}
+
+struct target *target_open_with(pid_t pid, const struct target_options *opts,
+                                struct mp_error *err)
+{
     int lock_fd;
     if (lock_target(pid, &lock_fd, err) < 0) {
         session_lock_release(lock_fd);
@@ -173,7 +180,7 @@ struct target *target_open(pid_t pid, struct mp_error *err)
     t->exe = read_exe(pid);
     t->ctx.mem_fd = -1;
     read_owner(t);
-    if (open_parts(t, err) < 0) {
+    if (open_parts(t, opts, err) < 0) {
         target_close(t);
         return NULL;
     }

@@ -24,6 +24,14 @@ struct jemalloc_copy {
     uint64_t text_start, text_end; /* runtime range of the object's code */
     bool dynamic;              /* found in .dynsym (else only in .symtab) */
     bool static_copy;          /* linked into the executable itself */
+    char *symbols_from;        /* the debug file or --exe copy its symbols
+                                * came from; NULL: the object's own */
+};
+
+/* Where memprof may find symbols a stripped target lacks. */
+struct target_options {
+    const char *exe;           /* --exe: an unstripped copy of the executable */
+    const char *debug_dir;     /* --debug-dir; NULL: /usr/lib/debug */
 };
 
 /* One mallctl() call.  old/new are buffers in memprof's memory; the attach
@@ -64,6 +72,9 @@ struct target;
  * nothing.  A process whose main thread has exited is reached through a
  * live thread. */
 struct target *target_open(pid_t pid, struct mp_error *err);
+/* The same, with symbol sources for stripped objects (opts may be NULL). */
+struct target *target_open_with(pid_t pid, const struct target_options *opts,
+                                struct mp_error *err);
 
 /* Detach from anything still attached, remove the session's dump directory
  * in the target's filesystem, release the session lock, free.  Safe on

@@ -258,7 +258,7 @@ static const char *base_name(const char *path)
  * guess could name the wrong function. */
 static const char *symbol_name(const struct mapped_object *o, uint64_t addr)
 {
-    const struct elf_symbol *s = elf_object_symbol_at(o->elf, addr - o->bias);
+    const struct elf_symbol *s = elf_object_symbol_at(mapped_object_symbols(o), addr - o->bias);
     if (!s || s->size == 0)
         return NULL;
     uint64_t v = addr - o->bias;

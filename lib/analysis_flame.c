@@ -10,6 +10,7 @@
  * wide as their values together.  A growth graph adds the base's stacks
  * negated before the merge and keeps the stacks that grew. */
 #include "lib/analysis_internal.h"
+#include "lib/text_escape.h"
 
 #include <math.h>
 #include <string.h>
@@ -124,14 +125,17 @@ static void sort_and_merge(struct flame *f)
 
 static void put_folded_name(FILE *out, const char *name)
 {
-    if (!strpbrk(name, ";\n\r")) {
+    /* Folded stacks are read by people and terminals too: control bytes
+     * escaped (which also keeps line breaks out of a name). */
+    char nb[TEXT_ESCAPE_BUF];
+    name = text_escape(name, nb, sizeof nb);
+    if (!strchr(name, ';')) {
         fputs(name, out);
         return;
     }
-    /* ';' separates frames and a newline ends the line: neither may appear
-     * inside a name. */
+    /* ';' separates frames: it may not appear inside a name. */
     for (const char *c = name; *c; c++)
-        putc(*c == ';' ? ':' : *c == '\n' || *c == '\r' ? ' ' : *c, out);
+        putc(*c == ';' ? ':' : *c, out);
 }
 
 /* Values are rounded as a running total, so the lines add up to the

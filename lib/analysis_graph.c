@@ -7,6 +7,7 @@
  * Nodes under --nodefraction and edges under --edgefraction of the total
  * are left out, as jeprof does (defaults 0.005 and 0.001). */
 #include "lib/analysis_internal.h"
+#include "lib/text_escape.h"
 
 #include <math.h>
 #include <string.h>
@@ -151,14 +152,18 @@ static size_t keep_edges(struct graph *g, double min)
 
 /* ---- DOT ---- */
 
-/* s inside a DOT "..." string: quotes and backslashes escaped (DOT reads
- * \n, \l, \r as line breaks), line breaks in s as spaces. */
+/* s inside a DOT "..." string: control bytes and broken UTF-8 escaped as
+ * for the terminal (Graphviz rejects invalid UTF-8, and the .dot file is
+ * read by people too), then quotes and backslashes escaped so that DOT
+ * reads neither an end of string nor an escape (\n, \l, \N...) of its
+ * own: "\x1b" arrives in the picture as those four characters. */
 static void put_dot_string(FILE *out, const char *s)
 {
-    for (const char *c = s; *c; c++) {
+    char eb[TEXT_ESCAPE_BUF];
+    for (const char *c = text_escape(s, eb, sizeof eb); *c; c++) {
         if (*c == '"' || *c == '\\')
             putc('\\', out);
-        putc(*c == '\n' || *c == '\r' ? ' ' : *c, out);
+        putc(*c, out);
     }
 }
 

@@ -3,6 +3,7 @@
  * context must be at ANALYSIS_LINES granularity), printing the source text
  * when the file can be read. */
 #include "lib/analysis_internal.h"
+#include "lib/text_escape.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -176,34 +177,56 @@ static size_t group_lines(const struct analysis_query *q, const struct listing *
     return n;
 }
 
+/* A source line for the terminal: tabs expanded to 8-column stops (the
+ * file is the target's: its control bytes are escaped, tabs are not worth
+ * a \x09), then escaped like every other target string. */
+static const char *source_line_text(const char *text, char *buf, size_t cap)
+{
+    char expanded[TEXT_ESCAPE_BUF];
+    size_t n = 0;
+    for (const char *c = text; *c && n + 9 < sizeof expanded; c++) {
+        if (*c != '\t') {
+            expanded[n++] = *c;
+            continue;
+        }
+        do
+            expanded[n++] = ' ';
+        while (n % 8);
+    }
+    expanded[n] = 0;
+    const char *e = text_escape(expanded, buf, cap);
+    return e == expanded ? strcpy(buf, expanded) : e;
+}
+
 static void print_line(FILE *out, const struct analysis_query *q, const struct listing *l,
                        int line, const struct line_row *row, const char *text)
 {
-    char f[32], c[32];
+    char f[32], c[32], tb[TEXT_ESCAPE_BUF];
     double flat = row ? analysis_key(q->opt, l->flat[row->node]) : 0;
     double cum = row ? analysis_key(q->opt, l->cum[row->node]) : 0;
     fprintf(out, "%10s %10s %6d: %s\n",
             flat ? analysis_format(q->opt, flat, false, f, sizeof f) : ".",
             cum ? analysis_format(q->opt, cum, false, c, sizeof c) : ".",
-            line, text ? text : "");
+            line, text ? source_line_text(text, tb, sizeof tb) : "");
 }
 
 static void print_group(FILE *out, const struct analysis_query *q, const struct listing *l,
                         uint32_t g, const struct line_row *rows, size_t n, double total)
 {
     const struct group *gr = &l->groups[g];
-    char f[32], c[32], pct[16];
+    char f[32], c[32], pct[16], fb[TEXT_ESCAPE_BUF], pb[TEXT_ESCAPE_BUF];
     struct source src;
     source_load(&src, gr->file);
-    fprintf(out, "ROUTINE ====================== %s in %s\n", gr->function,
-            gr->file ? gr->file : "(unknown file)");
+    const char *file = gr->file ? text_escape(gr->file, pb, sizeof pb) : NULL;
+    fprintf(out, "ROUTINE ====================== %s in %s\n",
+            text_escape(gr->function, fb, sizeof fb), file ? file : "(unknown file)");
     fprintf(out, "%10s %10s (flat, cum) %s of the total\n",
             analysis_format(q->opt, analysis_key(q->opt, gr->flat), false, f, sizeof f),
             analysis_format(q->opt, analysis_key(q->opt, gr->cum), false, c, sizeof c),
             analysis_percent(analysis_key(q->opt, gr->cum), total, pct, sizeof pct));
     if (!src.text) {
         fprintf(out, "(source %s is not readable: %s; showing line numbers only)\n",
-                gr->file ? gr->file : "", src.why);
+                file ? file : "", src.why);
         for (size_t i = 0; i < n; i++)
             print_line(out, q, l, rows[i].line, &rows[i], NULL);
         source_free(&src);

@@ -2,6 +2,7 @@
  * and what it calls, each counted once per stack (like cum), with shares
  * of the node's cumulative amount. */
 #include "lib/analysis_internal.h"
+#include "lib/text_escape.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -180,7 +181,7 @@ static void print_edges(FILE *out, const struct analysis_query *q, const struct 
                         uint32_t focus, uint32_t dir)
 {
     size_t i, end;
-    char b[32], pct[16];
+    char b[32], pct[16], nb[TEXT_ESCAPE_BUF];
     edge_range(pk, focus, dir, &i, &end);
     fprintf(out, "  %s:%s\n", dir == CALLER ? "callers" : "callees", i == end ? " (none)" : "");
     for (; i < end; i++)
@@ -188,17 +189,18 @@ static void print_edges(FILE *out, const struct analysis_query *q, const struct 
                 analysis_format(q->opt, analysis_key(q->opt, pk->edges[i].m), false, b, sizeof b),
                 analysis_percent(analysis_key(q->opt, pk->edges[i].m),
                                  analysis_key(q->opt, pk->cum[focus]), pct, sizeof pct),
-                q->a->nodes[pk->edges[i].other].name);
+                text_escape(q->a->nodes[pk->edges[i].other].name, nb, sizeof nb));
 }
 
 static void print_text(FILE *out, const struct analysis_query *q, const struct peek *pk,
                        const uint32_t *focus, size_t n, double total)
 {
-    char f[32], c[32], fp[16], cp[16];
+    char f[32], c[32], fp[16], cp[16], nb[TEXT_ESCAPE_BUF];
     for (size_t i = 0; i < n; i++) {
         uint32_t x = focus[i];
         double flat = analysis_key(q->opt, pk->flat[x]), cum = analysis_key(q->opt, pk->cum[x]);
-        fprintf(out, "\n%s: flat %s (%s), cum %s (%s)\n", q->a->nodes[x].name,
+        fprintf(out, "\n%s: flat %s (%s), cum %s (%s)\n",
+                text_escape(q->a->nodes[x].name, nb, sizeof nb),
                 analysis_format(q->opt, flat, false, f, sizeof f),
                 analysis_percent(flat, total, fp, sizeof fp),
                 analysis_format(q->opt, cum, false, c, sizeof c),

@@ -1,6 +1,7 @@
 /* analysis_report.c - what every analysis report starts with: the total
  * line (text) or the envelope object (JSON), and JSON output itself. */
 #include "lib/analysis_internal.h"
+#include "lib/text_escape.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -19,13 +20,14 @@ void analysis_print_total(FILE *out, const struct analysis_query *q,
                           struct analysis_amount total, struct analysis_amount shown)
 {
     const struct analysis_options *o = q->opt;
-    char b[64], pct[32];
+    char b[64], pct[32], nb[TEXT_ESCAPE_BUF];
     fprintf(out, "Total: %s %s, %.0f objects",
             analysis_format_bytes(total.bytes, o->exact, false, b, sizeof b),
             o->alloc ? "allocated" : "in use", total.objects);
     if (o->has_thread)
         fprintf(out, " in thread %" PRIu64, o->thread);
-    fprintf(out, " (%s, %zu stacks", src && src->name ? src->name : "profile", p->nstacks);
+    fprintf(out, " (%s, %zu stacks",
+            src && src->name ? text_escape(src->name, nb, sizeof nb) : "profile", p->nstacks);
     if (p->truncated)
         fprintf(out, ", truncated");
     fprintf(out, ")\n");

@@ -4,6 +4,7 @@
  * count twice).  A diff is the same sums with the base's stacks counted
  * negatively: both views share node ids, so stacks match by symbol. */
 #include "lib/analysis_internal.h"
+#include "lib/text_escape.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -96,7 +97,7 @@ static void print_rows(FILE *out, const struct analysis_query *q,
                        const struct top_row *rows, size_t n, double total, bool growth)
 {
     const struct analysis_options *o = q->opt;
-    char f[32], fp[16], sp[16], c[32], cp[16];
+    char f[32], fp[16], sp[16], c[32], cp[16], nb[TEXT_ESCAPE_BUF];
     fprintf(out, "%10s %6s %6s %10s %6s  %s\n", "flat", "flat%", "sum%", "cum", "cum%",
             column_title(q->a->granularity));
     double running = 0;
@@ -109,7 +110,7 @@ static void print_rows(FILE *out, const struct analysis_query *q,
                 analysis_percent(running, total, sp, sizeof sp),
                 analysis_format(o, cum, growth, c, sizeof c),
                 analysis_percent(cum, total, cp, sizeof cp),
-                q->a->nodes[rows[i].node].name);
+                text_escape(q->a->nodes[rows[i].node].name, nb, sizeof nb));
     }
 }
 
@@ -118,11 +119,12 @@ static void print_diff_total(FILE *out, const struct analysis_query *q,
                              struct analysis_amount growth, struct analysis_amount btotal)
 {
     const struct analysis_options *o = q->opt;
-    char g[32], t[32];
+    char g[32], t[32], bn[TEXT_ESCAPE_BUF], nn[TEXT_ESCAPE_BUF];
     fprintf(out, "Growth: %s, %+.0f objects %s from %s to %s (%s total %s)\n",
             analysis_format_bytes(growth.bytes, o->exact, true, g, sizeof g),
             growth.objects, o->alloc ? "allocated" : "in use",
-            src->base_name ? src->base_name : "base", src->name ? src->name : "profile",
+            src->base_name ? text_escape(src->base_name, bn, sizeof bn) : "base",
+            src->name ? text_escape(src->name, nn, sizeof nn) : "profile",
             src->name ? src->name : "profile",
             analysis_format_bytes(btotal.bytes, o->exact, false, t, sizeof t));
 }

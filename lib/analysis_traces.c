@@ -2,6 +2,7 @@
  * are the same after symbolization (and --hide) are merged, since several
  * return addresses in one function are one call path to a reader. */
 #include "lib/analysis_internal.h"
+#include "lib/text_escape.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -109,7 +110,7 @@ static int collect(struct analysis_query *q, const struct analysis_view *v,
 static void print_text(FILE *out, const struct analysis_query *q, const struct traces *t,
                        size_t n, double total)
 {
-    char b[32], pct[16];
+    char b[32], pct[16], nb[TEXT_ESCAPE_BUF];
     for (size_t i = 0; i < n; i++) {
         const struct trace *tr = &t->v[i];
         fprintf(out, "-----------+-------------------------------------------------------\n");
@@ -118,7 +119,8 @@ static void print_text(FILE *out, const struct analysis_query *q, const struct t
                 tr->m.objects,
                 analysis_percent(analysis_key(q->opt, tr->m), total, pct, sizeof pct));
         for (uint32_t k = 0; k < tr->len; k++)
-            fprintf(out, "%10s | %s\n", "", q->a->nodes[t->ids[tr->start + k]].name);
+            fprintf(out, "%10s | %s\n", "",
+                    text_escape(q->a->nodes[t->ids[tr->start + k]].name, nb, sizeof nb));
     }
 }
 

@@ -2,6 +2,7 @@
  * trie of stacks read from the root down), each node with its cumulative
  * and flat amounts, pruned below --nodefraction of the total. */
 #include "lib/analysis_internal.h"
+#include "lib/text_escape.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -119,18 +120,23 @@ struct tree_print {
     FILE *out;
 };
 
+/* One line, its buffers released before the recursion goes deeper. */
+static void print_line(const struct tree_print *tp, const struct tnode *x, int depth)
+{
+    char c[32], f[32], pct[16], nb[TEXT_ESCAPE_BUF];
+    fprintf(tp->out, "%10s %6s %10s  %*s%s\n",
+            analysis_format(tp->q->opt, analysis_key(tp->q->opt, x->cum), false, c, sizeof c),
+            analysis_percent(analysis_key(tp->q->opt, x->cum), tp->total, pct, sizeof pct),
+            analysis_format(tp->q->opt, analysis_key(tp->q->opt, x->flat), false, f, sizeof f),
+            2 * depth, "", text_escape(tp->q->a->nodes[x->node].name, nb, sizeof nb));
+}
+
 static void print_text(const struct tree_print *tp, uint32_t at, int depth)
 {
     uint32_t *kids;
     size_t n = kept_children(tp->q, tp->t, at, tp->min, &kids);
-    char c[32], f[32], pct[16];
     for (size_t i = 0; i < n; i++) {
-        const struct tnode *x = &tp->t->v[kids[i]];
-        fprintf(tp->out, "%10s %6s %10s  %*s%s\n",
-                analysis_format(tp->q->opt, analysis_key(tp->q->opt, x->cum), false, c, sizeof c),
-                analysis_percent(analysis_key(tp->q->opt, x->cum), tp->total, pct, sizeof pct),
-                analysis_format(tp->q->opt, analysis_key(tp->q->opt, x->flat), false, f, sizeof f),
-                2 * depth, "", tp->q->a->nodes[x->node].name);
+        print_line(tp, &tp->t->v[kids[i]], depth);
         print_text(tp, kids[i], depth + 1);
     }
     free(kids);

@@ -10,6 +10,8 @@
 
 #include "lib/elf_object.h"
 
+#define SYM_DEBUG_DEFAULT_DIR "/usr/lib/debug"
+
 struct sym_debug_search {
     const struct elf_object *obj;  /* the object (its build-id and debuglink) */
     const char *opened_path;       /* the object's file as opened (with root) */
@@ -18,9 +20,16 @@ struct sym_debug_search {
     const char *debug_dir;         /* e.g. /usr/lib/debug */
 };
 
-/* The malloc'd path of the matching debug file, or NULL.  Candidates that
- * exist but do not match are described in *mismatch (malloc'd, the first
- * one only) so that the caller can warn. */
-char *sym_debug_find(const struct sym_debug_search *q, char **mismatch);
+/* Open the matching debug file: returns its descriptor (the caller closes
+ * it) and its malloc'd path in *path, or -1 and *path NULL.  Candidates
+ * that exist but do not match are described in *mismatch (malloc'd, the
+ * first one only) so that the caller can warn.  Candidates the target's
+ * user may have placed (beside the object, under root) are opened without
+ * following a final symlink, and only regular files count. */
+int sym_debug_open(const struct sym_debug_search *q, char **path, char **mismatch);
+
+/* "<debug_dir>/.build-id/xx/rest.debug" for the object's build-id
+ * (malloc'd), or NULL when it has none: where its debug file belongs. */
+char *sym_debug_build_id_path(const char *debug_dir, const struct elf_object *o);
 
 #endif

@@ -33,6 +33,7 @@
 #include "lib/sym_debug.h"
 #include "lib/sym_dwarf.h"
 #include "lib/sym_table.h"
+#include "lib/text_escape.h"
 
 #define MAX_INLINE_DEPTH 32
 
@@ -136,10 +137,16 @@ static void warn(struct symbolizer *s, const char *fmt, ...)
         return;
     va_list ap;
     va_start(ap, fmt);
-    fputs("warning: ", s->warnings);
-    vfprintf(s->warnings, fmt, ap);
-    fputc('\n', s->warnings);
+    char *msg = NULL;
+    int n = vasprintf(&msg, fmt, ap);
     va_end(ap);
+    if (n < 0)
+        return;
+    /* Warnings name the target's objects and paths. */
+    fputs("warning: ", s->warnings);
+    text_escape_put(s->warnings, msg);
+    fputc('\n', s->warnings);
+    free(msg);
 }
 
 static const char *basename_of(const char *path)
@@ -170,7 +177,7 @@ struct symbolizer *symbolizer_new(const struct symbolizer_options *opts)
         opts = &none;
     s->root = dup_or_null(opts->root);
     s->exe = dup_or_null(opts->exe);
-    s->debug_dir = strdup(opts->debug_dir ? opts->debug_dir : "/usr/lib/debug");
+    s->debug_dir = strdup(opts->debug_dir ? opts->debug_dir : SYM_DEBUG_DEFAULT_DIR);
     s->warnings = opts->warnings;
     s->strings = sym_interner_new();
     if (!s->strings || !s->debug_dir || (opts->root && !s->root) ||
@@ -262,6 +269,9 @@ static const struct sym_name *symbol_name(struct symbolizer *s, struct sym_objec
 
 /* ---- objects ---- */
 
+/* Finds the separate debug file (for DWARF); a stripped object also takes
+ * its symbols from that file's .symtab, read from the descriptor that was
+ * checked. */
 static void find_debug_file(struct symbolizer *s, struct sym_object *o)
 {
     if (o->debug_searched)
@@ -271,25 +281,24 @@ static void find_debug_file(struct symbolizer *s, struct sym_object *o)
         .obj = o->elf, .opened_path = o->path, .path_in_root = o->path_in_root,
         .root = s->root, .debug_dir = s->debug_dir,
     };
-    char *mismatch = NULL;
-    char *found = sym_debug_find(&q, &mismatch);
+    char *mismatch = NULL, *found = NULL;
+    int fd = sym_debug_open(&q, &found, &mismatch);
     if (mismatch)
         warn(s, "%s does not match %s (different build-id or debuglink CRC); "
                 "ignoring it: install the debug file of the same build",
              mismatch, o->path);
+    free(mismatch);
     o->debug_path = intern(s, found);
     free(found);
-    free(mismatch);
-}
-
-/* A stripped object takes its symbols from the debug file's .symtab. */
-static void load_debug_symbols(struct symbolizer *s, struct sym_object *o)
-{
-    find_debug_file(s, o);
-    if (!o->debug_path)
+    if (fd < 0)
         return;
+    if (o->elf->has_symtab) {
+        close(fd);
+        return;
+    }
     struct mp_error err;
-    struct elf_object *d = elf_object_open(o->debug_path, &err);
+    struct elf_object *d = elf_object_open_fd(fd, o->debug_path, &err);
+    close(fd);
     if (!d) {
         warn(s, "%s", err.msg);
         return;
@@ -320,7 +329,7 @@ static struct sym_object *add_object(struct symbolizer *s, const char *key,
     sym_u64map_put(&s->object_by_key, (uintptr_t)key, s->nobjects++);
     s->stats.objects_loaded++;
     if (!elf->has_symtab)
-        load_debug_symbols(s, o);
+        find_debug_file(s, o);
     return o;
 }
 

@@ -23,6 +23,7 @@
 #include "lib/analysis.h"
 #include "repl/commands.h"
 #include "repl/options.h"
+#include "lib/text_escape.h"
 
 /* ---- help texts ---- */
 
@@ -470,14 +471,14 @@ int cmd_diff(struct session *s, int argc, char **argv)
 
 static void print_dumps_text(struct session *s)
 {
-    char b[32];
+    char b[32], sb[TEXT_ESCAPE_BUF];
     fprintf(s->out, "%-16s %8s %12s %10s  %s\n", "NAME", "STACKS", "IN USE", "OBJECTS", "SOURCE");
     for (size_t i = 0; i < s->ndumps; i++) {
         const struct session_dump *d = &s->dumps[i];
         const struct profile *p = d->profile;
         fprintf(s->out, "%-16s %8zu %12s %10.0f  %s%s%s\n", d->name, p->nstacks,
                 analysis_format_bytes(p->total.inuse_bytes, false, false, b, sizeof b),
-                p->total.inuse_objects, d->source,
+                p->total.inuse_objects, text_escape(d->source, sb, sizeof sb),
                 p->has_alloc ? " (with allocated-ever counts)" : "",
                 p->truncated ? " (truncated)" : "");
     }
@@ -549,8 +550,10 @@ int cmd_load(struct session *s, int argc, char **argv)
         command_error("load: out of memory");
         return -1;
     }
-    if (p->warning[0])
-        fprintf(stderr, "memprof: warning: %s\n", p->warning);
+    if (p->warning[0]) {
+        char wb[TEXT_ESCAPE_BUF];
+        fprintf(stderr, "memprof: warning: %s\n", text_escape(p->warning, wb, sizeof wb));
+    }
     char b[32];
     if (s->interactive)
         fprintf(s->out, "loaded %s: %zu stacks, %s in use, %.0f objects\n", d->name,

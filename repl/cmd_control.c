@@ -22,6 +22,7 @@
 #include "lib/mallctl.h"
 #include "lib/analysis.h"
 #include "repl/options.h"
+#include "lib/text_escape.h"
 
 /* One value to read from the target, typed by lib/mallctl's table. */
 struct query {
@@ -141,7 +142,7 @@ static const char *query_text(const struct query *q, char *buf, size_t len)
         return buf;
     }
     if (info && info->type == MALLCTL_STRING)
-        return q->str;
+        return text_escape(q->str, buf, len);
     mallctl_value_format(info ? info->type : MALLCTL_U64, &q->v, buf, len);
     return buf;
 }
@@ -177,7 +178,7 @@ static int state_read(struct session *s, struct query *q)
  * started (opt.prof_active) from profiling turned on at run time. */
 static void state_warn(struct session *s, struct query *q)
 {
-    char var[64];
+    char var[64], pb[TEXT_ESCAPE_BUF];
     conf_var(s, var, sizeof var);
     struct query *act = query_find(q, NSTATE, "prof.active");
     struct query *ival = query_find(q, NSTATE, "opt.lg_prof_interval");
@@ -227,7 +228,7 @@ static void state_warn(struct session *s, struct query *q)
                 "every 2^%" PRId64 " bytes allocated (opt.lg_prof_interval), to "
                 "files named %s.*; 'prof sample' and 'prof reset' also reset "
                 "what those dumps count\n", ival->v.i64,
-                prefix->ret == 0 ? prefix->str : "jeprof");
+                prefix->ret == 0 ? text_escape(prefix->str, pb, sizeof pb) : "jeprof");
 }
 
 /* Make sure s->prof_conf holds the selected copy's settings (forgotten
@@ -279,8 +280,10 @@ static void print_copies(struct session *s)
     size_t n = target_jemalloc_count(s->target), sel = target_jemalloc_selected(s->target);
     for (size_t i = 0; i < n; i++) {
         const struct jemalloc_copy *c = target_jemalloc(s->target, i);
+        char ob[TEXT_ESCAPE_BUF];
         fprintf(s->out, "  %c %zu: %smallctl at 0x%" PRIx64 " in %s (%s%s)\n",
-                i == sel ? '*' : ' ', i, c->prefix, c->mallctl, c->object,
+                i == sel ? '*' : ' ', i, c->prefix, c->mallctl,
+                text_escape(c->object, ob, sizeof ob),
                 c->static_copy ? "linked in" : "shared object",
                 c->dynamic ? "" : ", .symtab only");
     }
@@ -308,7 +311,7 @@ int cmd_attach(struct session *s, int argc, char **argv)
         return -1;
     }
     struct mp_error err;
-    s->target = target_open((pid_t)pid, &err);
+    s->target = target_open_with((pid_t)pid, &(struct target_options){s->exe, s->debug_dir}, &err);
     if (!s->target) {
         command_error("%s", err.msg);
         return -1;
@@ -318,8 +321,13 @@ int cmd_attach(struct session *s, int argc, char **argv)
     s->changes = (struct session_changes){0};
     session_drop_symbolizer(s);
     const struct jemalloc_copy *c = selected_copy(s);
-    fprintf(s->out, "attached to process %ld (%s): %smallctl in %s\n", pid,
-            target_exe(s->target), c->prefix, c->object);
+    char eb[TEXT_ESCAPE_BUF], ob[TEXT_ESCAPE_BUF], sb[TEXT_ESCAPE_BUF];
+    fprintf(s->out, "attached to process %ld (%s): %smallctl in %s%s%s%s\n", pid,
+            text_escape(target_exe(s->target), eb, sizeof eb), c->prefix,
+            text_escape(c->object, ob, sizeof ob),
+            c->symbols_from ? " (symbols from " : "",
+            c->symbols_from ? text_escape(c->symbols_from, sb, sizeof sb) : "",
+            c->symbols_from ? ")" : "");
     if (target_jemalloc_count(s->target) > 1) {
         fprintf(s->out, "this process holds %zu copies of jemalloc; using the one "
                 "marked '*' ('jemalloc N' picks another):\n",
@@ -392,10 +400,11 @@ int cmd_info(struct session *s, int argc, char **argv)
     const struct jemalloc_copy *c = selected_copy(s);
     char buf[64];
     fprintf(s->out, "pid                  %d\n", (int)target_pid(s->target));
-    fprintf(s->out, "executable           %s\n", target_exe(s->target));
+    char eb[TEXT_ESCAPE_BUF];
+    fprintf(s->out, "executable           %s\n", text_escape(target_exe(s->target), eb, sizeof eb));
     fprintf(s->out, "threads              %d\n", target_thread_count(s->target));
     fprintf(s->out, "jemalloc             %s\n", query_text(&q[0], buf, sizeof buf));
-    fprintf(s->out, "  found in           %s (%s)\n", c->object,
+    fprintf(s->out, "  found in           %s (%s)\n", text_escape(c->object, eb, sizeof eb),
             c->static_copy ? "linked into the executable" : "shared object");
     fprintf(s->out, "  symbol             %smallctl at 0x%" PRIx64 " (prefix '%s'%s)\n",
             c->prefix, c->mallctl, c->prefix, c->dynamic ? "" : ", .symtab only");
@@ -877,16 +886,18 @@ int cmd_mallctl(struct session *s, int argc, char **argv)
     } else if (readable) {
         mallctl_value_format(info->type, &oldv, old, sizeof old);
     }
+    char ob[TEXT_ESCAPE_MAX(sizeof old)];
+    const char *shown = text_escape(old, ob, sizeof ob);  /* the target's string */
     if (action)
         fprintf(s->out, "%s: done%s%s%s\n", name, effect ? " (it " : "", effect ? effect : "",
                 effect ? ")" : "");
     else if (value && strcmp(name, "epoch") == 0)
         fprintf(s->out, "epoch: statistics refreshed\n");
     else if (value && readable)
-        fprintf(s->out, "%s: %s -> %s\n", name, old, value);
+        fprintf(s->out, "%s: %s -> %s\n", name, shown, value);
     else if (value)
         fprintf(s->out, "%s: set to %s\n", name, value);
     else
-        fprintf(s->out, "%s: %s\n", name, old);
+        fprintf(s->out, "%s: %s\n", name, shown);
     return 0;
 }

@@ -4,6 +4,7 @@
 #include "repl/cmd_analysis.h"
 #include "repl/cmd_pictures.h"
 #include "repl/options.h"
+#include "lib/text_escape.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -121,8 +122,16 @@ void command_error(const char *fmt, ...)
     fflush(stdout);
     fputs("memprof: ", stderr);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    char *msg = NULL;
+    int n = vasprintf(&msg, fmt, ap);
     va_end(ap);
+    /* Messages quote the target's names and paths: the one place every
+     * error passes, so the one place they are escaped. */
+    if (n >= 0)
+        text_escape_put(stderr, msg);
+    else
+        fputs("(out of memory formatting the message)", stderr);
+    free(msg);
     fputc('\n', stderr);
 }
 

@@ -17,7 +17,7 @@
 
 static const char usage_text[] =
     "usage: memprof [-p PID] [-e CMD]... [-x FILE]... [--sysroot DIR] [--exe PATH]\n"
-    "               [--dump-dir DIR] [PROFILE...]\n"
+    "               [--dump-dir DIR] [--debug-dir DIR] [PROFILE...]\n"
     "\n"
     "Attach to a running process's jemalloc heap profiler, and analyse heap\n"
     "profiles, interactively or in batch.\n"
@@ -26,9 +26,12 @@ static const char usage_text[] =
     "  -e, --eval CMD       run CMD (repeatable, in order), then exit\n"
     "  -x, --script FILE    run the commands in FILE (repeatable), then exit\n"
     "      --sysroot DIR    find the profile's objects under DIR\n"
-    "      --exe PATH       the main executable (when it moved since the dump)\n"
     "      --dump-dir DIR   where the process writes dumps when it cannot dump\n"
     "                       into memory (DIR as the process sees it)\n"
+    "      --exe PATH       the main executable (when it moved since the dump), or\n"
+    "                       with -p an unstripped copy of the build it runs\n"
+    "      --debug-dir DIR  separate debug files (.build-id/...) under DIR, not\n"
+    "                       /usr/lib/debug\n"
     "  -h, --help           this text\n"
     "  -V, --version        the version\n"
     "\n"
@@ -88,6 +91,7 @@ int main(int argc, char **argv)
         {"sysroot", required_argument, NULL, 'S'},
         {"exe", required_argument, NULL, 'E'},
         {"dump-dir", required_argument, NULL, 'D'},
+        {"debug-dir", required_argument, NULL, 'G'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
@@ -104,6 +108,7 @@ int main(int argc, char **argv)
         case 'S': free(s.sysroot); s.sysroot = strdup(optarg); break;
         case 'E': free(s.exe); s.exe = strdup(optarg); break;
         case 'D': free(s.dump_dir); s.dump_dir = strdup(optarg); break;
+        case 'G': free(s.debug_dir); s.debug_dir = strdup(optarg); break;
         case 'h': fputs(usage_text, stdout); free(steps); return 0;
         case 'V': puts("memprof " MEMPROF_VERSION); free(steps); return 0;
         default:

@@ -52,7 +52,7 @@ struct symbolizer *session_symbolizer(struct session *s)
     struct symbolizer_options opts = {
         .root = s->sysroot,
         .exe = s->exe,
-        .debug_dir = NULL,
+        .debug_dir = s->debug_dir,
         .warnings = stderr,
     };
     if (!opts.root && s->target) {
@@ -83,5 +83,6 @@ void session_free(struct session *s)
     free(s->sysroot);
     free(s->dump_dir);
     free(s->exe);
+    free(s->debug_dir);
     memset(s, 0, sizeof *s);
 }

@@ -52,6 +52,7 @@ struct session {
     char *sysroot;             /* --sysroot */
     char *exe;                 /* --exe */
     char *dump_dir;            /* --dump-dir: as the process sees it, or NULL */
+    char *debug_dir;           /* --debug-dir, or NULL */
 
     bool interactive;          /* readline on a terminal */
     bool quit;                 /* set by quit */

@@ -20,6 +20,9 @@ START_TEST(name_rule)
     ck_assert(!jemalloc_mallctl_name("mallctlbymib", p, sizeof p));
     ck_assert(!jemalloc_mallctl_name("mallctl_", p, sizeof p));
     ck_assert(!jemalloc_mallctl_name("allctl", p, sizeof p));
+    /* only identifier characters: the prefix is printed and names a variable */
+    ck_assert(!jemalloc_mallctl_name("evil\x1b[31m_mallctl", p, sizeof p));
+    ck_assert(!jemalloc_mallctl_name("a.b_mallctl", p, sizeof p));
 }
 END_TEST
 
