@@ -111,7 +111,7 @@ static int one_call(struct remote_stop *s, uint64_t fn, struct mallctl_call *c,
     if (!img)
         return mp_error_set(err, "out of memory");
     fill(c, &l, base, img);
-    int rc = remote_write(s->ctx->pid, base, img, l.size, err);
+    int rc = remote_stop_write(s, base, img, l.size, err);
     free(img);
     if (rc < 0)
         return -1;

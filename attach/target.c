@@ -12,6 +12,7 @@
 
 #include "attach/jemalloc_find.h"
 #include "attach/preflight.h"
+#include "attach/proc_fate.h"
 #include "attach/threads.h"
 
 static char *read_exe(pid_t pid)
@@ -70,6 +71,22 @@ static bool trace_requested(void)
     return v && *v && strcmp(v, "0") != 0;
 }
 
+/* MEMPROF_CALL_TIMEOUT=SECONDS: how long a call may run before memprof
+ * leaves it (remote_session). */
+static int call_limit(double *secs, struct mp_error *err)
+{
+    const char *v = getenv("MEMPROF_CALL_TIMEOUT");
+    if (!v || !*v)
+        return 0;
+    char *end;
+    double d = strtod(v, &end);
+    if (*end || !(d > 0 && d <= 86400))
+        return mp_error_set(err, "MEMPROF_CALL_TIMEOUT=%s: give a number of seconds "
+                            "from 0 to 86400 (default %.0f)", v, REMOTE_CALL_LIMIT_S);
+    *secs = d;
+    return 0;
+}
+
 static int open_parts(struct target *t, struct mp_error *err)
 {
     struct map_list maps = { 0 };
@@ -98,7 +115,8 @@ static int open_parts(struct target *t, struct mp_error *err)
         return -1;
     t->ctx_ready = true;
     t->ctx.trace = trace_requested() ? stderr : NULL;
-    return 0;
+    t->ctx.start_time = t->start_time;
+    return call_limit(&t->ctx.call_limit_s, err);
 }
 
 struct target *target_open(pid_t pid, struct mp_error *err)
@@ -111,10 +129,25 @@ struct target *target_open(pid_t pid, struct mp_error *err)
         return NULL;
     }
     t->pid = pid;
+    /* Opened first: whatever the process does meanwhile (exit, exec), what
+     * follows is checked against the program it ran then. */
+    char mem[64];
+    snprintf(mem, sizeof mem, "/proc/%d/mem", pid);
+    int anchor = open(mem, O_RDONLY | O_CLOEXEC);
+    t->start_time = proc_start_time(pid);
     t->exe = read_exe(pid);
     t->ctx.mem_fd = -1;
     read_owner(t);
-    if (open_parts(t, err) < 0) {
+    int rc = open_parts(t, err);
+    /* Any failure, or success on a program that is gone, may be the
+     * process exiting or exec'ing under memprof: then say that. */
+    enum proc_fate fate = rc < 0 ? proc_fate_settled(pid, anchor, t->start_time, 2.0)
+                                 : proc_fate(pid, anchor, t->start_time);
+    if (fate != PROC_SAME)
+        rc = proc_fate_error(pid, fate, "while memprof was attaching to it", err);
+    if (anchor >= 0)
+        close(anchor);
+    if (rc < 0) {
         target_close(t);
         return NULL;
     }
@@ -208,4 +241,14 @@ int target_read_string(struct target *t, uint64_t addr, char *buf, size_t len,
 const struct target_pause_stats *target_pauses(const struct target *t)
 {
     return &t->pauses;
+}
+
+const char *target_calls_refused(const struct target *t)
+{
+    return t->ctx_ready && t->ctx.no_calls[0] ? t->ctx.no_calls : NULL;
+}
+
+bool target_must_exit(const struct target *t)
+{
+    return t->ctx_ready && t->ctx.must_exit;
 }

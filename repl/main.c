@@ -117,6 +117,8 @@ int main(int argc, char **argv)
         else
             rc = frontend_batch(&s, stdin);
     }
+    if (s.target && target_must_exit(s.target))
+        rc = -1;        /* a call was left running: not a success, at the prompt too */
     session_free(&s);  /* detaches and removes the dump directory */
     free(steps);
     /* Output that never arrived (a full disk, a closed pipe) is a failure,
