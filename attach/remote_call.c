@@ -135,14 +135,19 @@ void remote_ctx_fini(struct remote_ctx *ctx)
 /* ---- stops ---------------------------------------------------------- */
 
 /* memprof's signals that end it: they stay blocked during a stop, wake
- * its waits, and are raised again once the thread is let go. */
+ * its waits, and are raised again once the thread is let go.  One that
+ * memprof ignores (nohup, a background job's SIGINT) is left alone. */
 static const int terminal_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
 
 static void wait_signals(sigset_t *set, bool with_sigchld)
 {
     sigemptyset(set);
-    for (size_t i = 0; i < sizeof terminal_signals / sizeof terminal_signals[0]; i++)
+    for (size_t i = 0; i < sizeof terminal_signals / sizeof terminal_signals[0]; i++) {
+        struct sigaction sa;
+        if (sigaction(terminal_signals[i], NULL, &sa) == 0 && sa.sa_handler == SIG_IGN)
+            continue;
         sigaddset(set, terminal_signals[i]);
+    }
     if (with_sigchld)
         sigaddset(set, SIGCHLD);
 }

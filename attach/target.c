@@ -143,6 +143,8 @@ struct target *target_open(pid_t pid, struct mp_error *err)
      * process exiting or exec'ing under memprof: then say that. */
     enum proc_fate fate = rc < 0 ? proc_fate_settled(pid, anchor, t->start_time, 2.0)
                                  : proc_fate(pid, anchor, t->start_time);
+    if (fate == PROC_SAME && rc < 0 && anchor < 0 && proc_start_time(pid) == 0)
+        fate = PROC_EXITED;    /* gone before the anchor could be opened */
     if (fate != PROC_SAME)
         rc = proc_fate_error(pid, fate, "while memprof was attaching to it", err);
     if (anchor >= 0)
