@@ -84,7 +84,7 @@ static int read_results(struct remote_stop *s, struct mallctl_call *c,
     unsigned char *buf = malloc(span);
     if (!buf)
         return mp_error_set(err, "out of memory");
-    int rc = remote_read(s->ctx->pid, base + l->oldlen, buf, span, err);
+    int rc = remote_stop_read(s, base + l->oldlen, buf, span, err);
     if (rc == 0) {
         uint64_t oldlen;
         memcpy(&oldlen, buf, sizeof oldlen);

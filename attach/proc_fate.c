@@ -65,7 +65,7 @@ enum proc_fate proc_fate(pid_t pid, int mem_fd, unsigned long long start_time)
 /* Is a thread of the process blocked inside execve (waiting for the
  * others to die)?  Until it has replaced the address space, the exec
  * shows only as threads dying. */
-static bool exec_in_progress(pid_t pid)
+bool proc_exec_in_progress(pid_t pid)
 {
     char path[96], buf[32];
     snprintf(path, sizeof path, "/proc/%d/task", pid);
@@ -99,7 +99,7 @@ enum proc_fate proc_fate_settled(pid_t pid, int mem_fd, unsigned long long start
     /* The exec'ing thread shows as "running" once the others are dead,
      * until it replaces the address space: a short grace covers that. */
     for (double waited = 0; fate == PROC_SAME && waited < max_wait_s &&
-                            (waited < 0.1 || exec_in_progress(pid)); waited += 0.01) {
+                            (waited < 0.1 || proc_exec_in_progress(pid)); waited += 0.01) {
         nanosleep(&step, NULL);
         fate = proc_fate(pid, mem_fd, start_time);
     }

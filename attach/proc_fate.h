@@ -8,6 +8,7 @@
 #ifndef MEMPROF_PROC_FATE_H
 #define MEMPROF_PROC_FATE_H
 
+#include <stdbool.h>
 #include <sys/types.h>
 
 #include "lib/error.h"
@@ -21,6 +22,10 @@ unsigned long long proc_start_time(pid_t pid);
 /* mem_fd: /proc/PID/mem opened while the program ran; start_time as above
  * (0: not compared).  PROC_SAME also when it cannot tell (mem_fd < 0). */
 enum proc_fate proc_fate(pid_t pid, int mem_fd, unsigned long long start_time);
+
+/* Is a thread of the process blocked inside execve (waiting for the
+ * others to die)?  Its leader may look like a zombie meanwhile. */
+bool proc_exec_in_progress(pid_t pid);
 
 /* The same after a failure that may be an exec under way (threads killed,
  * the address space not yet replaced): while a thread of the process is

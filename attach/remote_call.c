@@ -290,6 +290,14 @@ static void reap(struct remote_stop *s)
     s->gone = true;
 }
 
+/* After a ptrace request failed: did the thread die (SIGKILL, an exec in
+ * another thread)?  A stopped tracee answers any request, a dead one ESRCH. */
+static bool thread_died(struct remote_stop *s)
+{
+    uint64_t mask;
+    return ptrace(PTRACE_GETSIGMASK, s->tid, sizeof mask, &mask) < 0 && errno == ESRCH;
+}
+
 static int gone_error(struct remote_stop *s, struct mp_error *err)
 {
     reap(s);
@@ -459,9 +467,9 @@ int remote_stop_scratch(struct remote_stop *s, size_t size, uint64_t *addr,
     return 0;
 }
 
-/* Writes during a stop go through /proc/PID/mem opened at attach: tied to
- * the program memprof attached to, they never land in one the process
- * exec'd meanwhile (they write nothing then). */
+/* Reads and writes during a stop go through /proc/PID/mem opened at
+ * attach: tied to the program memprof attached to, they never reach one
+ * the process exec'd meanwhile (they move nothing then, and say why). */
 int remote_stop_write(struct remote_stop *s, uint64_t addr, const void *buf, size_t len,
                       struct mp_error *err)
 {
@@ -474,6 +482,20 @@ int remote_stop_write(struct remote_stop *s, uint64_t addr, const void *buf, siz
     return mp_error_set(err, "cannot write %zu bytes at %#llx in process %d: %s", len,
                         (unsigned long long)addr, s->ctx->pid,
                         n < 0 ? strerror(e) : "only part was written");
+}
+
+int remote_stop_read(struct remote_stop *s, uint64_t addr, void *buf, size_t len,
+                     struct mp_error *err)
+{
+    ssize_t n = pread(s->ctx->mem_fd, buf, len, (off_t)addr);
+    if (n == (ssize_t)len)
+        return 0;
+    int e = errno;
+    if (fate_error(s->ctx, "while memprof held one of its threads", true, err) < 0)
+        return -1;
+    return mp_error_set(err, "cannot read %zu bytes at %#llx in process %d: %s", len,
+                        (unsigned long long)addr, s->ctx->pid,
+                        n < 0 ? strerror(e) : "only part was read");
 }
 
 static int write_trampoline(struct remote_stop *s, struct mp_error *err)
@@ -762,6 +784,8 @@ static int release(struct remote_stop *s, bool in_signal_stop, struct mp_error *
                               s->tid, strerror(errno));
         if (s->have_state && arch_restore(s->tid, &s->saved, err) < 0)
             rc = -1;
+        if (rc < 0 && thread_died(s))
+            rc = gone_error(s, err);
         size_t first = 0;
         int inject = 0;
         if (in_signal_stop && s->npending > 0) {
@@ -781,11 +805,13 @@ static int release(struct remote_stop *s, bool in_signal_stop, struct mp_error *
     }
     /* The trampoline is the process's, not the thread's: put its bytes back
      * even when only the thread died (harmless if the process is gone). */
+    struct mp_error werr;
     if (s->tramp_written &&
-        pwrite(s->ctx->mem_fd, s->ctx->tramp_orig, s->ctx->tramp_len,
-               (off_t)s->ctx->tramp) != (ssize_t)s->ctx->tramp_len && !s->gone && rc == 0)
-        rc = mp_error_set(err, "cannot restore the entry point bytes of process %d: %s",
-                          s->ctx->pid, strerror(errno));
+        remote_stop_write(s, s->ctx->tramp, s->ctx->tramp_orig, s->ctx->tramp_len,
+                          &werr) < 0 && !s->gone && rc == 0) {
+        *err = werr;
+        rc = mp_error_prefix(err, "cannot restore the entry point bytes");
+    }
     s->tramp_written = false;
     return rc;
 }
@@ -984,16 +1010,25 @@ static enum try_result write_frame(struct remote_stop *s, char *why, size_t whyl
     return TRY_DONE;
 }
 
+/* The stopped thread died before anything was changed: another one may
+ * do, unless the process itself exited or exec'd. */
+static enum try_result died_before_call(struct remote_stop *s, struct mp_error *err)
+{
+    reap(s);
+    return fate_error(s->ctx, "while memprof was attaching to it", true, err) < 0
+               ? TRY_FAILED : TRY_THREAD_GONE;
+}
+
 static enum try_result prepare(struct remote_stop *s, char *why, size_t whylen,
                                struct mp_error *err)
 {
     if (arch_save(s->tid, &s->saved, err) < 0)
-        return TRY_FAILED;
+        return thread_died(s) ? died_before_call(s, err) : TRY_FAILED;
     s->have_state = true;
     if (ptrace(PTRACE_GETSIGMASK, s->tid, sizeof s->saved_sigmask, &s->saved_sigmask) < 0) {
         mp_error_set(err, "cannot read the signal mask of thread %d: %s", s->tid,
                      strerror(errno));
-        return TRY_FAILED;
+        return thread_died(s) ? died_before_call(s, err) : TRY_FAILED;
     }
     if (check_thread(s, why, whylen))
         return TRY_UNSAFE;

@@ -120,8 +120,11 @@ int remote_stop_scratch(struct remote_stop *s, size_t size, uint64_t *addr,
 int remote_stop_call(struct remote_stop *s, uint64_t fn, const uint64_t *args,
                      size_t nargs, uint64_t sp, uint64_t *ret, struct mp_error *err);
 
-/* Write into the program memprof attached to, during a stop (through
- * ctx->mem_fd: never into a program the process exec'd since). */
+/* Read or write the program memprof attached to, during a stop (through
+ * ctx->mem_fd: never a program the process exec'd since; err then says
+ * that the process exec'd or exited). */
+int remote_stop_read(struct remote_stop *s, uint64_t addr, void *buf, size_t len,
+                     struct mp_error *err);
 int remote_stop_write(struct remote_stop *s, uint64_t addr, const void *buf, size_t len,
                       struct mp_error *err);
 

@@ -121,8 +121,12 @@ static int open_parts(struct target *t, struct mp_error *err)
 
 struct target *target_open(pid_t pid, struct mp_error *err)
 {
-    if (preflight_run(pid, err) < 0)
+    if (preflight_run(pid, err) < 0) {
+        if (proc_exec_in_progress(pid))
+            mp_error_set(err, "process %d was executing a new program (exec) while "
+                         "memprof was attaching to it: attach to it again", pid);
         return NULL;
+    }
     struct target *t = calloc(1, sizeof *t);
     if (!t) {
         mp_error_set(err, "out of memory");
