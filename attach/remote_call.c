@@ -582,6 +582,29 @@ static void describe_wait(pid_t pid, pid_t tid, char *buf, size_t len)
         snprintf(buf, len, "running, in no system call");
 }
 
+/* Detach a traced thread that runs, changing nothing: stop it first (any
+ * stop will do: the syscall-exit stop of an interrupted wait comes first
+ * and takes the interrupt's place; at a signal-delivery-stop the detach
+ * delivers the signal).  0 detached, or not stopped in time (then only
+ * memprof's exit releases it: ctx->must_exit); -1 when it died. */
+static int detach_running(struct remote_stop *s)
+{
+    int sig = 0;
+    enum stop_kind k = ptrace(PTRACE_INTERRUPT, s->tid, 0, 0) < 0 ? STOP_GONE
+                           : wait_stop(s, &sig, now_s() + SIGNALLED_WAIT_S, false);
+    if (k == STOP_GONE)
+        return -1;
+    if (k == STOP_TIMEOUT) {
+        s->ctx->must_exit = true;
+        return 0;
+    }
+    ptrace(PTRACE_DETACH, s->tid, 0, (void *)(long)(k == STOP_SIGNAL ? sig : 0));
+    for (size_t i = 0; i < s->npending; i++)
+        requeue_signal(s->ctx->pid, s->tid, s->pending_sig[i], &s->pending_info[i]);
+    s->npending = 0;
+    return 0;
+}
+
 /* The call has not returned in time, or memprof must end: let the thread
  * go inside the call.  Its registers already lead it, when the call
  * returns, into the trampoline's rt_sigreturn on its self-restore frame,
@@ -602,20 +625,8 @@ static int leave_call(struct remote_stop *s, double elapsed, struct mp_error *er
     refuse_calls(ctx, "a call was left running in thread %d of process %d (it restores "
                  "itself when the call returns): memprof makes no further call in this "
                  "session", s->tid, ctx->pid);
-    /* Any stop will do (the syscall-exit stop of the interrupted wait comes
-     * first and takes the interrupt's place); at a signal-delivery-stop
-     * the detach delivers the signal. */
-    int sig = 0;
-    enum stop_kind k = ptrace(PTRACE_INTERRUPT, s->tid, 0, 0) < 0 ? STOP_GONE
-                           : wait_stop(s, &sig, now_s() + SIGNALLED_WAIT_S, false);
-    if (k == STOP_GONE)
+    if (detach_running(s) < 0)
         return gone_error(s, err);
-    if (k != STOP_TIMEOUT) {
-        ptrace(PTRACE_DETACH, s->tid, 0, (void *)(long)(k == STOP_SIGNAL ? sig : 0));
-        for (size_t i = 0; i < s->npending; i++)
-            requeue_signal(ctx->pid, s->tid, s->pending_sig[i], &s->pending_info[i]);
-        s->npending = 0;
-    }
     /* Detached, or (not stopped) released by the kernel when memprof exits. */
     s->let_go = true;
     s->tramp_written = false;
@@ -903,7 +914,9 @@ static enum try_result seize(struct remote_stop *s, struct mp_error *err)
     if (rc < 0)
         return seize_failed(s, errno, err);
     if (!(opts & PTRACE_O_SUSPEND_SECCOMP) && thread_seccomp_filtered(ctx->pid, s->tid)) {
-        ptrace(PTRACE_DETACH, s->tid, 0, 0);
+        if (detach_running(s) < 0)
+            reap(s);
+        s->let_go = true;
         mp_error_set(err, "process %d runs under a seccomp filter, which could kill it "
                      "for the system call memprof skips after each call; memprof "
                      "suspends the filter while it holds a thread, which needs "
