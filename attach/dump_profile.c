@@ -227,7 +227,7 @@ static int memfd_body(struct remote_stop *s, void *arg, struct mp_error *err)
     uint64_t base, sp;
     int fd;
     if (remote_stop_scratch(s, sizeof name, &base, &sp, err) < 0 ||
-        remote_write(s->ctx->pid, base, name, sizeof name, err) < 0 ||
+        remote_stop_write(s, base, name, sizeof name, err) < 0 ||
         remote_memfd(s, c, base, memfd_flags(), &fd, err) < 0)
         return -1;
     if (fd < 0) {

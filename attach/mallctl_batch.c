@@ -85,7 +85,7 @@ static int read_results(struct remote_stop *s, struct mallctl_call *c,
     unsigned char *buf = malloc(span);
     if (!buf)
         return mp_error_set(err, "out of memory");
-    int rc = remote_read(s->ctx->pid, base + l->oldlen, buf, span, err);
+    int rc = remote_stop_read(s, base + l->oldlen, buf, span, err);
     if (rc == 0) {
         uint64_t oldlen;
         memcpy(&oldlen, buf, sizeof oldlen);
@@ -113,7 +113,7 @@ int mallctl_batch_call(struct remote_stop *s, const struct target *t,
     if (!img)
         return mp_error_set(err, "out of memory");
     fill(c, &l, base, img);
-    int rc = remote_write(s->ctx->pid, base, img, l.size, err);
+    int rc = remote_stop_write(s, base, img, l.size, err);
     free(img);
     if (rc < 0)
         return -1;

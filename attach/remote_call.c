@@ -8,16 +8,20 @@
  * thread back at that syscall's entry stop (PTRACE_SYSCALL), restore all
  * of it exactly from an interrupt stop, detach re-delivering kept signals.
  *
- * memprof blocks its terminal signals for the whole stop; should it still
- * die (SIGKILL) at any point after the redirect, the kernel detaches and
- * the thread runs its rt_sigreturn: it restores itself (FIELD-NOTES §3
- * rule 11).  Only the trampoline bytes then stay at the entry point: dead
- * code, since _start never runs again. */
+ * memprof blocks its terminal signals for the whole stop and waits for
+ * them together with the thread's stops, every wait with a deadline.
+ * Should it die (SIGKILL) at any point after the redirect, or leave a call
+ * that does not return, the thread runs its rt_sigreturn once free: it
+ * restores itself (FIELD-NOTES §3 rule 11).  Only the trampoline bytes
+ * then stay at the entry point: dead code, since _start never runs again.
+ * A thread that dies is reaped at once, and one that exec's is let go
+ * untouched: nothing is written into a new program. */
 #include "attach/remote_call.h"
 #include "attach/preflight.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "attach/proc_fate.h"
 #include "attach/threads.h"
 
 #ifndef PTRACE_GET_RSEQ_CONFIGURATION
@@ -37,8 +42,17 @@
 #define MAX_ROUNDS 100          /* rounds of candidates before giving up */
 #define ROUND_SLEEP_NS 2000000  /* let refused threads leave the allocator */
 #define MIN_HEADROOM (64 * 1024) /* stack mallctl may use below the scratch */
+/* Stops that come at once (an interrupt, the rt_sigreturn re-entry, a
+ * dying thread's exit) are given this long, generously for a loaded
+ * machine; after memprof got a terminal signal, SIGNALLED_WAIT_S. */
+#define STOP_WAIT_S 5.0
+#define SIGNALLED_WAIT_S 0.5
 
-enum stop_kind { STOP_GONE, STOP_INTERRUPT, STOP_GROUP, STOP_SIGNAL, STOP_SYSCALL, STOP_OTHER };
+/* STOP_GONE also covers an exec (the thread is let go at once, see
+ * let_go_exec); STOP_TIMEOUT: the deadline passed; STOP_TERMINAL: a
+ * terminal signal ended a call's wait. */
+enum stop_kind { STOP_GONE, STOP_INTERRUPT, STOP_GROUP, STOP_SIGNAL, STOP_SYSCALL,
+                 STOP_OTHER, STOP_TIMEOUT, STOP_TERMINAL };
 
 enum try_result { TRY_DONE, TRY_UNSAFE, TRY_THREAD_GONE, TRY_FAILED };
 
@@ -106,6 +120,7 @@ int remote_ctx_init(struct remote_ctx *ctx, pid_t pid, uint64_t tramp,
     ctx->pid = pid;
     ctx->tramp = tramp;
     ctx->unwind = unwind;
+    ctx->call_limit_s = REMOTE_CALL_LIMIT_S;
     char path[96];
     threads_proc_dir(pid, path, sizeof path - 4);
     strcat(path, "/mem");
@@ -136,28 +151,80 @@ void remote_ctx_fini(struct remote_ctx *ctx)
 
 /* ---- stops ---------------------------------------------------------- */
 
-/* Gone when no thread is left: a main thread that called pthread_exit is
- * a zombie while the others run on. */
-static bool process_gone(pid_t pid)
+/* memprof's signals that end it: they stay blocked during a stop, wake
+ * its waits, and are raised again once the thread is let go.  One that
+ * memprof ignores (nohup, a background job's SIGINT) is left alone. */
+static const int terminal_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+
+static void wait_signals(sigset_t *set, bool with_sigchld)
 {
-    return threads_live_tid(pid) < 0;
+    sigemptyset(set);
+    for (size_t i = 0; i < sizeof terminal_signals / sizeof terminal_signals[0]; i++) {
+        struct sigaction sa;
+        if (sigaction(terminal_signals[i], NULL, &sa) == 0 && sa.sa_handler == SIG_IGN)
+            continue;
+        sigaddset(set, terminal_signals[i]);
+    }
+    if (with_sigchld)
+        sigaddset(set, SIGCHLD);
 }
 
-static enum stop_kind wait_stop(pid_t tid, int *sig)
+static double now_s(void)
 {
-    int st;
-    for (;;) {
-        pid_t r = waitpid(tid, &st, __WALL);
-        if (r == tid)
-            break;
-        if (r < 0 && errno == EINTR)
-            continue;
+    return now_us() / 1e6;
+}
+
+/* Note a terminal signal that is pending (blocked) without waiting. */
+static void poll_terminal_signal(struct remote_ctx *ctx)
+{
+    sigset_t set;
+    wait_signals(&set, false);
+    struct timespec zero = { 0, 0 };
+    int sig = sigtimedwait(&set, NULL, &zero);
+    if (sig > 0 && !ctx->stop_signal)
+        ctx->stop_signal = sig;
+}
+
+/* What became of the process, as an error (0 while it runs the same
+ * program); then no further call is made into it.  settle: after a
+ * thread died, give an exec under way time to show (proc_fate_settled). */
+static int fate_error(struct remote_ctx *ctx, const char *when, bool settle,
+                      struct mp_error *err)
+{
+    enum proc_fate fate = settle ? proc_fate_settled(ctx->pid, ctx->mem_fd, ctx->start_time,
+                                                     STOP_WAIT_S)
+                                 : proc_fate(ctx->pid, ctx->mem_fd, ctx->start_time);
+    if (fate == PROC_SAME)
+        return 0;
+    proc_fate_error(ctx->pid, fate, when, err);
+    snprintf(ctx->no_calls, sizeof ctx->no_calls, "%s", err->msg);
+    return -1;
+}
+
+/* The thread exec'd (PTRACE_EVENT_EXEC): its old program is gone, so
+ * nothing is restored, no byte written; only the signal mask, which
+ * survives an exec, is put back.  It runs on untraced. */
+static void let_go_exec(struct remote_stop *s)
+{
+    if (s->mask_changed)
+        ptrace(PTRACE_SETSIGMASK, s->tid, sizeof s->saved_sigmask, &s->saved_sigmask);
+    ptrace(PTRACE_DETACH, s->tid, 0, 0);
+    s->gone = s->reaped = s->let_go = true;
+    s->tramp_written = false;
+}
+
+static enum stop_kind decode_stop(struct remote_stop *s, int st, int *sig)
+{
+    if (WIFEXITED(st) || WIFSIGNALED(st)) {
+        s->reaped = true;
         return STOP_GONE;
     }
-    if (WIFEXITED(st) || WIFSIGNALED(st))
-        return STOP_GONE;
     *sig = WSTOPSIG(st);
     int event = st >> 16;
+    if (event == PTRACE_EVENT_EXEC) {
+        let_go_exec(s);
+        return STOP_GONE;
+    }
     if (event == PTRACE_EVENT_STOP)
         return *sig == SIGTRAP ? STOP_INTERRUPT : STOP_GROUP;
     if (event == 0 && *sig == (SIGTRAP | 0x80))   /* PTRACE_O_TRACESYSGOOD */
@@ -165,11 +232,94 @@ static enum stop_kind wait_stop(pid_t tid, int *sig)
     return event == 0 ? STOP_SIGNAL : STOP_OTHER;
 }
 
+/* The next stop of the thread, waited for until `deadline` (now_s()
+ * time): STOP_TIMEOUT past it.  A terminal signal is noted in the
+ * context; it ends a call's wait at once (STOP_TERMINAL), and cuts any
+ * other wait, for a stop that should come at once, to SIGNALLED_WAIT_S. */
+static enum stop_kind wait_stop(struct remote_stop *s, int *sig, double deadline, bool call)
+{
+    sigset_t set;
+    wait_signals(&set, true);
+    if (s->ctx->stop_signal && !call && deadline > now_s() + SIGNALLED_WAIT_S)
+        deadline = now_s() + SIGNALLED_WAIT_S;
+    for (;;) {
+        int st;
+        pid_t r = waitpid(s->tid, &st, __WALL | WNOHANG);
+        if (r == s->tid)
+            return decode_stop(s, st, sig);
+        if (r < 0 && errno != EINTR) {
+            /* Not our tracee under that tid any more: reaped, or it is
+             * exec'ing and took the leader's tid (ptrace(2), "execve(2)
+             * under ptrace"). */
+            pid_t pid = s->ctx->pid;
+            if (s->tid == pid)
+                return s->reaped = true, STOP_GONE;
+            r = waitpid(pid, &st, __WALL | WNOHANG);
+            if (r < 0)
+                return s->reaped = true, STOP_GONE;
+            s->tid = pid;
+            if (r == pid)
+                return decode_stop(s, st, sig);
+        }
+        double left = deadline - now_s();
+        if (left <= 0)
+            return STOP_TIMEOUT;
+        /* A slice, should a SIGCHLD ever be missed. */
+        if (left > 0.1)
+            left = 0.1;
+        struct timespec ts = { 0, (long)(left * 1e9) };
+        int got = sigtimedwait(&set, NULL, &ts);
+        if (got > 0 && got != SIGCHLD) {
+            if (!s->ctx->stop_signal)
+                s->ctx->stop_signal = got;
+            if (call)
+                return STOP_TERMINAL;
+            if (deadline > now_s() + SIGNALLED_WAIT_S)
+                deadline = now_s() + SIGNALLED_WAIT_S;
+        }
+    }
+}
+
+/* A traced thread that died is waited for before anything else is traced:
+ * an exec in another thread waits, holding the lock PTRACE_SEIZE takes,
+ * until every dead thread of the process is reaped, and a dead thread
+ * memprof traces is reaped by memprof alone. */
+static void reap(struct remote_stop *s)
+{
+    double deadline = now_s() + STOP_WAIT_S;
+    while (!s->reaped) {
+        int sig = 0;
+        enum stop_kind k = wait_stop(s, &sig, deadline, false);
+        if (k == STOP_GONE)
+            break;
+        if (k == STOP_TIMEOUT) {
+            /* Still traced and neither stopping nor dying: only memprof's
+             * exit lets the kernel release it. */
+            s->ctx->must_exit = true;
+            break;
+        }
+        /* Stopped, so alive after all: untraced, it goes on. */
+        if (ptrace(PTRACE_DETACH, s->tid, 0, 0) == 0) {
+            s->let_go = true;
+            break;
+        }
+    }
+    s->gone = true;
+}
+
+/* After a ptrace request failed: did the thread die (SIGKILL, an exec in
+ * another thread)?  A stopped tracee answers any request, a dead one ESRCH. */
+static bool thread_died(struct remote_stop *s)
+{
+    uint64_t mask;
+    return ptrace(PTRACE_GETSIGMASK, s->tid, sizeof mask, &mask) < 0 && errno == ESRCH;
+}
+
 static int gone_error(struct remote_stop *s, struct mp_error *err)
 {
-    s->gone = true;
-    if (process_gone(s->ctx->pid))
-        return mp_error_set(err, "process %d exited during the call", s->ctx->pid);
+    reap(s);
+    if (fate_error(s->ctx, "during the call", true, err) < 0)
+        return -1;
     return mp_error_set(err, "thread %d of process %d exited during the call",
                         s->tid, s->ctx->pid);
 }
@@ -203,12 +353,13 @@ static void keep_signal(struct remote_stop *s, int sig)
 /* Wait for the interrupt's PTRACE_EVENT_STOP.  A signal-delivery-stop that
  * comes first is kept and suppressed; the pending interrupt then traps
  * before the thread returns to user space.  Returns 0, 1 when the process
- * is group-stopped (not ours to run code in), -1 when gone. */
-static int wait_interrupt(struct remote_stop *s)
+ * is group-stopped (not ours to run code in), -1 when gone, -2 when the
+ * thread did not stop by the deadline. */
+static int wait_interrupt(struct remote_stop *s, double deadline)
 {
     for (;;) {
         int sig = 0;
-        switch (wait_stop(s->tid, &sig)) {
+        switch (wait_stop(s, &sig, deadline, false)) {
         case STOP_INTERRUPT:
             return 0;
         case STOP_GROUP:
@@ -216,6 +367,9 @@ static int wait_interrupt(struct remote_stop *s)
         case STOP_GONE:
             s->gone = true;
             return -1;
+        case STOP_TIMEOUT:
+        case STOP_TERMINAL:
+            return -2;
         case STOP_SIGNAL:
             keep_signal(s, sig);
             break;
@@ -330,15 +484,45 @@ int remote_stop_scratch(struct remote_stop *s, size_t size, uint64_t *addr,
     return 0;
 }
 
+/* Reads and writes during a stop go through /proc/PID/mem opened at
+ * attach: tied to the program memprof attached to, they never reach one
+ * the process exec'd meanwhile (they move nothing then, and say why). */
+int remote_stop_write(struct remote_stop *s, uint64_t addr, const void *buf, size_t len,
+                      struct mp_error *err)
+{
+    ssize_t n = pwrite(s->ctx->mem_fd, buf, len, (off_t)addr);
+    if (n == (ssize_t)len)
+        return 0;
+    int e = errno;
+    if (fate_error(s->ctx, "while memprof held one of its threads", true, err) < 0)
+        return -1;
+    return mp_error_set(err, "cannot write %zu bytes at %#llx in process %d: %s", len,
+                        (unsigned long long)addr, s->ctx->pid,
+                        n < 0 ? strerror(e) : "only part was written");
+}
+
+int remote_stop_read(struct remote_stop *s, uint64_t addr, void *buf, size_t len,
+                     struct mp_error *err)
+{
+    ssize_t n = pread(s->ctx->mem_fd, buf, len, (off_t)addr);
+    if (n == (ssize_t)len)
+        return 0;
+    int e = errno;
+    if (fate_error(s->ctx, "while memprof held one of its threads", true, err) < 0)
+        return -1;
+    return mp_error_set(err, "cannot read %zu bytes at %#llx in process %d: %s", len,
+                        (unsigned long long)addr, s->ctx->pid,
+                        n < 0 ? strerror(e) : "only part was read");
+}
+
 static int write_trampoline(struct remote_stop *s, struct mp_error *err)
 {
     size_t len, stop_off;
     const uint8_t *code = arch_trampoline(&len, &stop_off);
     /* Marked first: a partial write must be undone too. */
     s->tramp_written = true;
-    if (pwrite(s->ctx->mem_fd, code, len, (off_t)s->ctx->tramp) != (ssize_t)len)
-        return mp_error_set(err, "cannot write the call trampoline into process %d: %s",
-                            s->ctx->pid, strerror(errno));
+    if (remote_stop_write(s, s->ctx->tramp, code, len, err) < 0)
+        return mp_error_prefix(err, "cannot write the call trampoline");
     return 0;
 }
 
@@ -346,6 +530,130 @@ static bool is_fault(int sig)
 {
     return sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE ||
            sig == SIGSYS || sig == SIGTRAP;
+}
+
+/* From now on no call is made into the process in this session; the
+ * first reason given is the one kept. */
+static void refuse_calls(struct remote_ctx *ctx, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void refuse_calls(struct remote_ctx *ctx, const char *fmt, ...)
+{
+    if (ctx->no_calls[0])
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(ctx->no_calls, sizeof ctx->no_calls, fmt, ap);
+    va_end(ap);
+}
+
+/* A call that faults inside the allocator leaves it in an unknown state:
+ * a lock it took stays held by the thread, and the next call that needs
+ * it waits for good.  The thread's registers and mask are put back on
+ * release; the process is not called into again. */
+static int call_faulted(struct remote_stop *s, int sig, const struct arch_regs *r,
+                        struct mp_error *err)
+{
+    struct remote_ctx *ctx = s->ctx;
+    refuse_calls(ctx, "a call faulted (signal %d, %s) in thread %d of process %d, so "
+                 "its allocator may hold a lock that thread %d took and will never "
+                 "release: memprof makes no further call into it in this session",
+                 sig, strsignal(sig), s->tid, ctx->pid, s->tid);
+    return mp_error_set(err, "the call faulted with signal %d (%s) at %#llx in thread "
+                        "%d; memprof put the thread's registers and signal mask back, "
+                        "but an allocator lock may now be held by thread %d: later "
+                        "allocations in process %d may hang.  memprof makes no "
+                        "further call into it in this session (detach is safe); plan "
+                        "to restart the process", sig, strsignal(sig),
+                        (unsigned long long)arch_ip(r), s->tid, s->tid, ctx->pid);
+}
+
+static void read_small(const char *path, char *buf, size_t len)
+{
+    buf[0] = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    ssize_t n = read(fd, buf, len - 1);
+    close(fd);
+    buf[n > 0 ? n : 0] = 0;
+    buf[strcspn(buf, "\n")] = 0;
+}
+
+/* What a thread that does not come back waits on, for a person: its
+ * kernel wait channel and system call. */
+static void describe_wait(pid_t pid, pid_t tid, char *buf, size_t len)
+{
+    char path[96], wchan[64], call[32];
+    snprintf(path, sizeof path, "/proc/%d/task/%d/wchan", pid, tid);
+    read_small(path, wchan, sizeof wchan);
+    snprintf(path, sizeof path, "/proc/%d/task/%d/syscall", pid, tid);
+    read_small(path, call, sizeof call);
+    call[strcspn(call, " ")] = 0;
+    bool in_call = call[0] >= '0' && call[0] <= '9';
+    if (wchan[0] && strcmp(wchan, "0") != 0)
+        snprintf(buf, len, "blocked in %s%s%s%s", wchan, in_call ? " (system call " : "",
+                 in_call ? call : "", in_call ? ")" : "");
+    else if (in_call)
+        snprintf(buf, len, "blocked in system call %s", call);
+    else
+        snprintf(buf, len, "running, in no system call");
+}
+
+/* Detach a traced thread that runs, changing nothing: stop it first (any
+ * stop will do: the syscall-exit stop of an interrupted wait comes first
+ * and takes the interrupt's place; at a signal-delivery-stop the detach
+ * delivers the signal).  0 detached, or not stopped in time (then only
+ * memprof's exit releases it: ctx->must_exit); -1 when it died. */
+static int detach_running(struct remote_stop *s)
+{
+    int sig = 0;
+    enum stop_kind k = ptrace(PTRACE_INTERRUPT, s->tid, 0, 0) < 0 ? STOP_GONE
+                           : wait_stop(s, &sig, now_s() + SIGNALLED_WAIT_S, false);
+    if (k == STOP_GONE)
+        return -1;
+    if (k == STOP_TIMEOUT) {
+        s->ctx->must_exit = true;
+        return 0;
+    }
+    ptrace(PTRACE_DETACH, s->tid, 0, (void *)(long)(k == STOP_SIGNAL ? sig : 0));
+    for (size_t i = 0; i < s->npending; i++)
+        requeue_signal(s->ctx->pid, s->tid, s->pending_sig[i], &s->pending_info[i]);
+    s->npending = 0;
+    return 0;
+}
+
+/* The call has not returned in time, or memprof must end: let the thread
+ * go inside the call.  Its registers already lead it, when the call
+ * returns, into the trampoline's rt_sigreturn on its self-restore frame,
+ * which puts back all of it; the trampoline bytes stay for that.  An
+ * interrupt first stops it where it waits (a blocking system call
+ * returns -ERESTART* and is re-entered), so that it can be detached. */
+static int leave_call(struct remote_stop *s, double elapsed, struct mp_error *err)
+{
+    struct remote_ctx *ctx = s->ctx;
+    char waits[200], why[120];
+    describe_wait(ctx->pid, s->tid, waits, sizeof waits);
+    if (ctx->stop_signal)
+        snprintf(why, sizeof why, "memprof got SIG%s %.1f s into the call",
+                 sigabbrev_np(ctx->stop_signal), elapsed);
+    else
+        snprintf(why, sizeof why, "the call has not returned after %.1f s", elapsed);
+    ctx->must_exit = true;
+    refuse_calls(ctx, "a call was left running in thread %d of process %d (it restores "
+                 "itself when the call returns): memprof makes no further call in this "
+                 "session", s->tid, ctx->pid);
+    if (detach_running(s) < 0)
+        return gone_error(s, err);
+    /* Detached, or (not stopped) released by the kernel when memprof exits. */
+    s->let_go = true;
+    s->tramp_written = false;
+    return mp_error_set(err, "%s: thread %d is %s.  memprof left the call: the thread "
+                        "restores itself (registers, signal mask, interrupted system "
+                        "call) as soon as the call returns, and the call's code stays "
+                        "at process %d's entry point for that.  No further call is "
+                        "made into the process in this session%s", why, s->tid, waits,
+                        ctx->pid, ctx->stop_signal ? "" :
+                        " (MEMPROF_CALL_TIMEOUT=SECONDS allows calls more time)");
 }
 
 /* Run until the trampoline's rt_sigreturn entry stop.  The thread's own
@@ -356,14 +664,17 @@ static bool is_fault(int sig)
 static int run_to_sigreturn(struct remote_stop *s, uint64_t stop_ip, struct arch_regs *r,
                             struct mp_error *err)
 {
+    double start = now_s();
     for (;;) {
         s->at_signal_stop = false;
         if (ptrace(PTRACE_SYSCALL, s->tid, 0, 0) < 0)
             return gone_error(s, err);
         int sig = 0;
-        enum stop_kind k = wait_stop(s->tid, &sig);
+        enum stop_kind k = wait_stop(s, &sig, start + s->ctx->call_limit_s, true);
         if (k == STOP_GONE)
             return gone_error(s, err);
+        if (k == STOP_TIMEOUT || k == STOP_TERMINAL)
+            return leave_call(s, now_s() - start, err);
         if (k != STOP_SIGNAL && k != STOP_SYSCALL)
             continue;
         if (arch_get_regs(s->tid, r, err) < 0)
@@ -378,9 +689,7 @@ static int run_to_sigreturn(struct remote_stop *s, uint64_t stop_ip, struct arch
         }
         s->at_signal_stop = true;
         if (is_fault(sig))
-            return mp_error_set(err, "the call faulted with signal %d (%s) at %#llx "
-                                "in thread %d; its state was restored", sig,
-                                strsignal(sig), (unsigned long long)arch_ip(r), s->tid);
+            return call_faulted(s, sig, r, err);
         keep_signal(s, sig);
     }
 }
@@ -426,6 +735,10 @@ static int block_signals(struct remote_stop *s, struct mp_error *err)
 int remote_stop_call(struct remote_stop *s, uint64_t fn, const uint64_t *args,
                      size_t nargs, uint64_t sp, uint64_t *ret, struct mp_error *err)
 {
+    poll_terminal_signal(s->ctx);
+    if (s->ctx->stop_signal)
+        return mp_error_set(err, "memprof got SIG%s: no call was made",
+                            sigabbrev_np(s->ctx->stop_signal));
     if (!s->tramp_written && write_trampoline(s, err) < 0)
         return -1;
     size_t len, stop_off;
@@ -462,8 +775,20 @@ static int leave_sigreturn(struct remote_stop *s, struct mp_error *err)
         ptrace(PTRACE_CONT, s->tid, 0, 0) < 0)
         return gone_error(s, err);
     s->at_sigreturn = false;
-    if (wait_interrupt(s) < 0)
+    int w = wait_interrupt(s, now_s() + STOP_WAIT_S);
+    if (w == -1)
         return gone_error(s, err);
+    if (w == -2) {
+        /* It runs its rt_sigreturn, restoring itself; it needs the
+         * trampoline's bytes, and memprof's exit to be untraced. */
+        s->ctx->must_exit = true;
+        refuse_calls(s->ctx, "thread %d of process %d did not stop after its last call "
+                     "and was left to restore itself", s->tid, s->ctx->pid);
+        s->let_go = true;
+        s->tramp_written = false;
+        return mp_error_set(err, "thread %d did not stop after the call: it restores "
+                            "itself, and memprof must exit to let it go", s->tid);
+    }
     return 0;
 }
 
@@ -475,6 +800,8 @@ static int leave_sigreturn(struct remote_stop *s, struct mp_error *err)
 static int release(struct remote_stop *s, bool in_signal_stop, struct mp_error *err)
 {
     int rc = 0;
+    if (s->let_go)
+        return 0;
     if (!s->gone) {
         /* Mask first, registers last, trampoline bytes after the detach:
          * until the exact registers are set the thread's next instruction
@@ -485,6 +812,8 @@ static int release(struct remote_stop *s, bool in_signal_stop, struct mp_error *
                               s->tid, strerror(errno));
         if (s->have_state && arch_restore(s->tid, &s->saved, err) < 0)
             rc = -1;
+        if (rc < 0 && thread_died(s))
+            rc = gone_error(s, err);
         size_t first = 0;
         int inject = 0;
         if (in_signal_stop && s->npending > 0) {
@@ -492,33 +821,51 @@ static int release(struct remote_stop *s, bool in_signal_stop, struct mp_error *
             inject = s->pending_sig[0];
             first = 1;
         }
-        if (ptrace(PTRACE_DETACH, s->tid, 0, (void *)(long)inject) < 0 && errno != ESRCH)
-            rc = mp_error_set(err, "cannot detach from thread %d: %s", s->tid,
-                              strerror(errno));
+        if (ptrace(PTRACE_DETACH, s->tid, 0, (void *)(long)inject) < 0) {
+            if (errno != ESRCH)
+                rc = mp_error_set(err, "cannot detach from thread %d: %s", s->tid,
+                                  strerror(errno));
+            else
+                reap(s);    /* it died meanwhile */
+        }
         for (size_t i = first; i < s->npending; i++)
             requeue_signal(s->ctx->pid, s->tid, s->pending_sig[i], &s->pending_info[i]);
     }
     /* The trampoline is the process's, not the thread's: put its bytes back
      * even when only the thread died (harmless if the process is gone). */
+    struct mp_error werr;
     if (s->tramp_written &&
-        pwrite(s->ctx->mem_fd, s->ctx->tramp_orig, s->ctx->tramp_len,
-               (off_t)s->ctx->tramp) != (ssize_t)s->ctx->tramp_len && !s->gone && rc == 0)
-        rc = mp_error_set(err, "cannot restore the entry point bytes of process %d: %s",
-                          s->ctx->pid, strerror(errno));
+        remote_stop_write(s, s->ctx->tramp, s->ctx->tramp_orig, s->ctx->tramp_len,
+                          &werr) < 0 && !s->gone && rc == 0) {
+        *err = werr;
+        rc = mp_error_prefix(err, "cannot restore the entry point bytes");
+    }
     s->tramp_written = false;
     return rc;
 }
 
 /* ---- one attempt on one thread ------------------------------------------ */
 
+/* For the whole stop: the terminal signals and SIGCHLD wake wait_stop
+ * (sigtimedwait) instead of running handlers; SIGTSTP waits until the
+ * thread is let go. */
 static void block_terminal_signals(sigset_t *old)
 {
     sigset_t set;
-    sigemptyset(&set);
-    int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGTSTP };
-    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
-        sigaddset(&set, sigs[i]);
+    wait_signals(&set, true);
+    sigaddset(&set, SIGTSTP);
     sigprocmask(SIG_BLOCK, &set, old);
+}
+
+/* A terminal signal memprof got during the stop acts now, the thread let
+ * go: raised while still blocked, it is delivered by the unblocking. */
+static void unblock_terminal_signals(struct remote_ctx *ctx, const sigset_t *old)
+{
+    if (ctx->stop_signal) {
+        raise(ctx->stop_signal);
+        ctx->stop_signal = 0;
+    }
+    sigprocmask(SIG_SETMASK, old, NULL);
 }
 
 #ifndef PTRACE_O_SUSPEND_SECCOMP
@@ -533,7 +880,33 @@ static bool thread_seccomp_filtered(pid_t pid, pid_t tid)
     return preflight_read_status(path, &st) < 0 || st.seccomp != 0;
 }
 
+/* Why PTRACE_SEIZE failed with errno e: an exiting thread (EPERM once it
+ * is a zombie), a process that exited or exec'd, or another tracer. */
+static enum try_result seize_failed(struct remote_stop *s, int e, struct mp_error *err)
+{
+    struct remote_ctx *ctx = s->ctx;
+    if (fate_error(ctx, "while memprof was attaching to it", false, err) < 0)
+        return TRY_FAILED;
+    char path[96];
+    snprintf(path, sizeof path, "/proc/%d/task/%d/status", ctx->pid, s->tid);
+    struct proc_status st;
+    if (e == ESRCH || preflight_read_status(path, &st) < 0 || st.state == 'Z' ||
+        st.state == 'X')
+        return TRY_THREAD_GONE;
+    char tracer[96];
+    preflight_thread_tracer(ctx->pid, s->tid, tracer, sizeof tracer);
+    if (*tracer) {
+        mp_error_set(err, "cannot trace thread %d of process %d: it is traced by %s",
+                     s->tid, ctx->pid, tracer);
+    } else {
+        mp_error_set(err, "cannot trace thread %d of process %d: %s", s->tid, ctx->pid,
+                     strerror(e));
+    }
+    return TRY_FAILED;
+}
+
 /* TRACESYSGOOD: syscall stops (SIGTRAP|0x80) are told from real SIGTRAPs.
+ * TRACEEXEC: a thread that exec's stops there, and is let go untouched.
  * SUSPEND_SECCOMP: memprof skips the trampoline's rt_sigreturn by setting
  * its number to -1 at the entry stop, and the kernel runs the thread's
  * seccomp filter after that stop: an allow-list filter (systemd's
@@ -543,7 +916,7 @@ static bool thread_seccomp_filtered(pid_t pid, pid_t tid)
 static enum try_result seize(struct remote_stop *s, struct mp_error *err)
 {
     struct remote_ctx *ctx = s->ctx;
-    long opts = PTRACE_O_TRACESYSGOOD;
+    long opts = PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEEXEC;
     if (!ctx->cannot_suspend_seccomp)
         opts |= PTRACE_O_SUSPEND_SECCOMP;
     int rc = (int)ptrace(PTRACE_SEIZE, s->tid, 0, (void *)opts);
@@ -553,18 +926,12 @@ static enum try_result seize(struct remote_stop *s, struct mp_error *err)
         if (rc == 0)
             ctx->cannot_suspend_seccomp = true;
     }
-    if (rc < 0) {
-        if (errno == ESRCH)
-            return TRY_THREAD_GONE;
-        int e = errno;
-        char tracer[96];
-        preflight_thread_tracer(ctx->pid, s->tid, tracer, sizeof tracer);
-        mp_error_set(err, "cannot trace thread %d of process %d: %s%s%s", s->tid,
-                     ctx->pid, strerror(e), *tracer ? ": it is traced by " : "", tracer);
-        return TRY_FAILED;
-    }
+    if (rc < 0)
+        return seize_failed(s, errno, err);
     if (!(opts & PTRACE_O_SUSPEND_SECCOMP) && thread_seccomp_filtered(ctx->pid, s->tid)) {
-        ptrace(PTRACE_DETACH, s->tid, 0, 0);
+        if (detach_running(s) < 0)
+            reap(s);
+        s->let_go = true;
         mp_error_set(err, "process %d runs under a seccomp filter, which could kill it "
                      "for the system call memprof skips after each call; memprof "
                      "suspends the filter while it holds a thread, which needs "
@@ -577,14 +944,28 @@ static enum try_result seize(struct remote_stop *s, struct mp_error *err)
 /* Stop the seized thread; 0 stopped, else why not. */
 static enum try_result interrupt(struct remote_stop *s, struct mp_error *err)
 {
-    if (ptrace(PTRACE_INTERRUPT, s->tid, 0, 0) < 0) {
-        ptrace(PTRACE_DETACH, s->tid, 0, 0);
-        return TRY_THREAD_GONE;
+    struct remote_ctx *ctx = s->ctx;
+    int w = ptrace(PTRACE_INTERRUPT, s->tid, 0, 0) < 0 ? -1
+                : wait_interrupt(s, now_s() + STOP_WAIT_S);
+    if (w == -1) {
+        reap(s);
+        return fate_error(ctx, "while memprof was attaching to it", false, err) < 0
+                   ? TRY_FAILED : TRY_THREAD_GONE;
     }
-    int w = wait_interrupt(s);
-    if (w < 0)
-        return process_gone(s->ctx->pid) ? (gone_error(s, err), TRY_FAILED)
-                                         : TRY_THREAD_GONE;
+    if (w == -2) {
+        char waits[200];
+        describe_wait(ctx->pid, s->tid, waits, sizeof waits);
+        ctx->must_exit = true;
+        s->let_go = true;
+        refuse_calls(ctx, "thread %d of process %d did not stop when memprof "
+                     "interrupted it: memprof makes no further call in this session",
+                     s->tid, ctx->pid);
+        mp_error_set(err, "thread %d of process %d did not stop within %.1f s of "
+                     "memprof's interrupt (it is %s); memprof changed nothing in it "
+                     "and must exit to let the kernel release it", s->tid, ctx->pid,
+                     ctx->stop_signal ? SIGNALLED_WAIT_S : STOP_WAIT_S, waits);
+        return TRY_FAILED;
+    }
     if (w > 0) {
         mp_error_set(err, "process %d was stopped (SIGSTOP/SIGTSTP) while memprof "
                      "attached; resume it with `kill -CONT %d`", s->ctx->pid, s->ctx->pid);
@@ -652,21 +1033,30 @@ static enum try_result write_frame(struct remote_stop *s, char *why, size_t whyl
         snprintf(why, whylen, "too little stack below its signal frame");
         return TRY_UNSAFE;
     }
-    if (remote_write(s->ctx->pid, s->frame.base, s->frame.img, s->frame.len, err) < 0)
+    if (remote_stop_write(s, s->frame.base, s->frame.img, s->frame.len, err) < 0)
         return TRY_FAILED;
     return TRY_DONE;
+}
+
+/* The stopped thread died before anything was changed: another one may
+ * do, unless the process itself exited or exec'd. */
+static enum try_result died_before_call(struct remote_stop *s, struct mp_error *err)
+{
+    reap(s);
+    return fate_error(s->ctx, "while memprof was attaching to it", true, err) < 0
+               ? TRY_FAILED : TRY_THREAD_GONE;
 }
 
 static enum try_result prepare(struct remote_stop *s, char *why, size_t whylen,
                                struct mp_error *err)
 {
     if (arch_save(s->tid, &s->saved, err) < 0)
-        return TRY_FAILED;
+        return thread_died(s) ? died_before_call(s, err) : TRY_FAILED;
     s->have_state = true;
     if (ptrace(PTRACE_GETSIGMASK, s->tid, sizeof s->saved_sigmask, &s->saved_sigmask) < 0) {
         mp_error_set(err, "cannot read the signal mask of thread %d: %s", s->tid,
                      strerror(errno));
-        return TRY_FAILED;
+        return thread_died(s) ? died_before_call(s, err) : TRY_FAILED;
     }
     if (check_thread(s, why, whylen))
         return TRY_UNSAFE;
@@ -743,7 +1133,7 @@ static enum try_result try_thread(struct remote_ctx *ctx, pid_t tid, remote_body
     trace_stop(&s, t, r, why);
     arch_state_free(&s.saved);
     arch_frame_free(&s.frame);
-    sigprocmask(SIG_SETMASK, &old, NULL);
+    unblock_terminal_signals(ctx, &old);
     return r;
 }
 
@@ -753,11 +1143,16 @@ int remote_session(struct remote_ctx *ctx, remote_body_fn body, void *arg,
     memset(rep, 0, sizeof *rep);
     char why[256] = "";
     pid_t last_tid = 0;
+    if (ctx->no_calls[0])
+        return mp_error_set(err, "%s", ctx->no_calls);
     if (ctx->unwind)
         unwind_checker_recheck(ctx->unwind);
     for (int round = 0; round < MAX_ROUNDS; round++) {
         struct thread_info *threads;
         size_t n;
+        if (proc_fate(ctx->pid, ctx->mem_fd, ctx->start_time) != PROC_SAME &&
+            fate_error(ctx, "since memprof attached to it", false, err) < 0)
+            return -1;
         if (threads_list(ctx->pid, &threads, &n, err) < 0)
             return -1;
         for (size_t i = 0; i < n && i < THREADS_CANDIDATES; i++) {
@@ -771,8 +1166,11 @@ int remote_session(struct remote_ctx *ctx, remote_body_fn body, void *arg,
                 last_tid = threads[i].tid;
                 continue;
             }
-            if (r == TRY_THREAD_GONE)
+            if (r == TRY_THREAD_GONE && !ctx->must_exit)
                 continue;
+            if (r == TRY_THREAD_GONE)
+                mp_error_set(err, "thread %d of process %d exited and could not be "
+                             "waited for", threads[i].tid, ctx->pid);
             free(threads);
             return r == TRY_DONE ? body_rc : -1;
         }

@@ -29,6 +29,10 @@ struct restart_memo {
 
 #define REMOTE_TRAMP_MAX 16         /* bytes of the longest trampoline */
 
+/* How long a call may take before memprof leaves it (seconds; target.c
+ * takes MEMPROF_CALL_TIMEOUT from the environment). */
+#define REMOTE_CALL_LIMIT_S 5.0
+
 /* Long-lived per target. */
 struct remote_ctx {
     pid_t pid;
@@ -43,6 +47,16 @@ struct remote_ctx {
     bool cannot_suspend_seccomp; /* PTRACE_O_SUSPEND_SECCOMP refused (no CAP_SYS_ADMIN) */
     struct restart_memo restart_memo[RESTART_MEMO_SLOTS];
     unsigned restart_memo_next; /* the slot a new thread takes */
+    unsigned long long start_time; /* proc_start_time at attach, 0: unknown */
+    double call_limit_s;        /* a call still running after this is left */
+    int stop_signal;            /* terminal signal memprof got during a stop */
+    /* Once set, no further call is made into the process in this session,
+     * and this says why: a call faulted (an allocator lock may be held), a
+     * thread was left inside a call, the process exec'd or exited. */
+    char no_calls[1024];        /* as long as an mp_error message */
+    /* A thread was left inside a call, or not let go: memprof must exit
+     * (the kernel then detaches whatever it still traces). */
+    bool must_exit;
 };
 
 /* One stopped thread. */
@@ -63,6 +77,8 @@ struct remote_stop {
     siginfo_t pending_info[8];
     size_t npending;
     bool gone;                  /* the thread or process died */
+    bool reaped;                /* its exit was waited for */
+    bool let_go;                /* detached already: nothing left to undo */
     uint64_t stack_low;         /* lowest usable address of its stack */
     unsigned ncalls;            /* remote calls made in this stop */
 };
@@ -85,7 +101,15 @@ int remote_ctx_init(struct remote_ctx *ctx, pid_t pid, uint64_t tramp,
 void remote_ctx_fini(struct remote_ctx *ctx);
 
 /* Choose a safe thread, run body on it, let it go.  Returns body's result,
- * or -1 when no thread could be used or the process died. */
+ * or -1 when no thread could be used or the process died.
+ *
+ * Every wait is bounded.  memprof's terminal signals (INT, TERM, HUP,
+ * QUIT) and SIGCHLD stay blocked during a stop and wake its waits; one
+ * that arrives is raised again once the thread is let go (or left), so it
+ * acts then.  A call still running after ctx->call_limit_s, or when a
+ * terminal signal comes, is left: the thread is detached inside it and
+ * restores itself when it returns (the trampoline stays for that), and
+ * ctx->must_exit is set. */
 int remote_session(struct remote_ctx *ctx, remote_body_fn body, void *arg,
                    struct remote_report *rep, struct mp_error *err);
 
@@ -97,6 +121,14 @@ int remote_stop_scratch(struct remote_stop *s, size_t size, uint64_t *addr,
 /* fn(args...) on the stopped thread with stack pointer sp. */
 int remote_stop_call(struct remote_stop *s, uint64_t fn, const uint64_t *args,
                      size_t nargs, uint64_t sp, uint64_t *ret, struct mp_error *err);
+
+/* Read or write the program memprof attached to, during a stop (through
+ * ctx->mem_fd: never a program the process exec'd since; err then says
+ * that the process exec'd or exited). */
+int remote_stop_read(struct remote_stop *s, uint64_t addr, void *buf, size_t len,
+                     struct mp_error *err);
+int remote_stop_write(struct remote_stop *s, uint64_t addr, const void *buf, size_t len,
+                      struct mp_error *err);
 
 /* Memory of the target (no thread needs to be stopped). */
 int remote_read(pid_t pid, uint64_t addr, void *buf, size_t len, struct mp_error *err);

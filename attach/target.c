@@ -13,6 +13,7 @@
 #include "attach/jemalloc_find.h"
 #include "attach/preflight.h"
 #include "attach/session_lock.h"
+#include "attach/proc_fate.h"
 #include "attach/threads.h"
 
 static char *read_exe(pid_t pid)
@@ -99,6 +100,22 @@ static bool trace_requested(void)
     return v && *v && strcmp(v, "0") != 0;
 }
 
+/* MEMPROF_CALL_TIMEOUT=SECONDS: how long a call may run before memprof
+ * leaves it (remote_session). */
+static int call_limit(double *secs, struct mp_error *err)
+{
+    const char *v = getenv("MEMPROF_CALL_TIMEOUT");
+    if (!v || !*v)
+        return 0;
+    char *end;
+    double d = strtod(v, &end);
+    if (*end || !(d > 0 && d <= 86400))
+        return mp_error_set(err, "MEMPROF_CALL_TIMEOUT=%s: give a number of seconds "
+                            "from 0 to 86400 (default %.0f)", v, REMOTE_CALL_LIMIT_S);
+    *secs = d;
+    return 0;
+}
+
 static int open_parts(struct target *t, const struct target_options *opts,
                       struct mp_error *err)
 {
@@ -130,7 +147,8 @@ static int open_parts(struct target *t, const struct target_options *opts,
         return -1;
     t->ctx_ready = true;
     t->ctx.trace = trace_requested() ? stderr : NULL;
-    return 0;
+    t->ctx.start_time = t->start_time;
+    return call_limit(&t->ctx.call_limit_s, err);
 }
 
 /* The session lock comes first, before any thread is stopped, and its
@@ -167,6 +185,9 @@ struct target *target_open_with(pid_t pid, const struct target_options *opts,
     int lock_fd;
     if (lock_target(pid, &lock_fd, err) < 0) {
         session_lock_release(lock_fd);
+        if (proc_exec_in_progress(pid))
+            mp_error_set(err, "process %d was executing a new program (exec) while "
+                         "memprof was attaching to it: attach to it again", pid);
         return NULL;
     }
     struct target *t = calloc(1, sizeof *t);
@@ -176,11 +197,29 @@ struct target *target_open_with(pid_t pid, const struct target_options *opts,
         return NULL;
     }
     t->pid = pid;
+    /* Opened first: whatever the process does meanwhile (exit, exec), what
+     * follows is checked against the program it ran then. */
+    char mem[96];
+    threads_proc_dir(pid, mem, sizeof mem - 4);     /* a live thread's */
+    strcat(mem, "/mem");
+    int anchor = open(mem, O_RDONLY | O_CLOEXEC);
     t->lock_fd = lock_fd;
+    t->start_time = proc_start_time(pid);
     t->exe = read_exe(pid);
     t->ctx.mem_fd = -1;
     read_owner(t);
-    if (open_parts(t, opts, err) < 0) {
+    int rc = open_parts(t, opts, err);
+    /* Any failure, or success on a program that is gone, may be the
+     * process exiting or exec'ing under memprof: then say that. */
+    enum proc_fate fate = rc < 0 ? proc_fate_settled(pid, anchor, t->start_time, 2.0)
+                                 : proc_fate(pid, anchor, t->start_time);
+    if (fate == PROC_SAME && rc < 0 && anchor < 0 && proc_start_time(pid) == 0)
+        fate = PROC_EXITED;    /* gone before the anchor could be opened */
+    if (fate != PROC_SAME)
+        rc = proc_fate_error(pid, fate, "while memprof was attaching to it", err);
+    if (anchor >= 0)
+        close(anchor);
+    if (rc < 0) {
         target_close(t);
         return NULL;
     }
@@ -325,4 +364,14 @@ bool target_seccomp_suspended(const struct target *t)
 bool target_secure_exec(const struct target *t)
 {
     return preflight_secure_exec(t->pid);
+}
+
+const char *target_calls_refused(const struct target *t)
+{
+    return t->ctx_ready && t->ctx.no_calls[0] ? t->ctx.no_calls : NULL;
+}
+
+bool target_must_exit(const struct target *t)
+{
+    return t->ctx_ready && t->ctx.must_exit;
 }

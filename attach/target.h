@@ -111,6 +111,20 @@ const struct target_pause_stats *target_pauses(const struct target *t);
 /* Where attach/ writes notes on what it did to the process that the
  * operator must know (once per session); NULL (the default): nowhere. */
 void target_set_notes(struct target *t, FILE *notes);
+/* Why no further call is made into the process in this session (a call
+ * faulted and may have left an allocator lock held, a call was left
+ * running, the process exec'd or exited), or NULL while calls are made.
+ * Every later target_mallctl fails with this reason; target_close is
+ * still safe. */
+const char *target_calls_refused(const struct target *t);
+
+/* A thread was left inside a call (a call past MEMPROF_CALL_TIMEOUT
+ * seconds, default 5, or one memprof's SIGTERM/SIGINT/SIGHUP/SIGQUIT
+ * interrupted), or did not stop: it restores itself when the call
+ * returns, and memprof must exit now (its exit also makes the kernel
+ * release a thread it could not detach). */
+bool target_must_exit(const struct target *t);
+
 
 /* A trampoline an earlier memprof left at the entry point (it died while a
  * thread was in a call, which may still return there): this session uses

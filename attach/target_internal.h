@@ -21,6 +21,7 @@ struct dump_calls {
 
 struct target {
     pid_t pid;
+    unsigned long long start_time; /* proc_start_time when opened */
     char *exe;
     uid_t euid;                 /* the target's, for the dump directory */
     gid_t egid;

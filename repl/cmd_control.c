@@ -83,6 +83,11 @@ static int run_calls_as(struct session *s, struct mallctl_call *calls, size_t n,
     if (target_mallctl(s->target, calls, n, &err) == 0)
         return 0;
     command_error("%s", err.msg);
+    if (target_must_exit(s->target)) {
+        command_error("exiting: a thread of process %d was left inside a call, and "
+                      "restores itself when the call returns", (int)target_pid(s->target));
+        s->quit = true;
+    }
     return -1;
 }
 
@@ -394,6 +399,12 @@ int cmd_info(struct session *s, int argc, char **argv)
 {
     if (options_words(argc, argv, NULL, 0) < 0)
         return -1;
+    const char *refused = target_calls_refused(s->target);
+    if (refused) {
+        fprintf(s->out, "pid                  %d\n", (int)target_pid(s->target));
+        fprintf(s->out, "calls                refused: %s\n", refused);
+        return 0;
+    }
     struct query q[NSTATE];
     if (state_read(s, q))
         return -1;

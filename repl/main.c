@@ -130,6 +130,8 @@ int main(int argc, char **argv)
     /* An error exit puts back what the session changed in the process's
      * profiling; a normal end says what stays. */
     control_session_end(&s, rc != 0 || frontend_stop_signal);
+    if (s.target && target_must_exit(s.target))
+        rc = -1;        /* a call was left running: not a success, at the prompt too */
     session_free(&s);  /* detaches and removes the dump directory */
     free(steps);
     /* Output that never arrived (a full disk, a closed pipe) is a failure,

@@ -6,7 +6,8 @@
 . "$SRCDIR/tests/integration/lib.sh"
 start_target stress8 report
 mkfifo "$WORK/fifo"
-"$MEMPROF" -p "$PID" -e "mallctl prof.dump $WORK/fifo" >"$WORK/mp.out" 2>"$WORK/mp.err" &
+# The call is held open for as long as the checks take: no call limit.
+MEMPROF_CALL_TIMEOUT=3600 "$MEMPROF" -p "$PID" -e "mallctl prof.dump $WORK/fifo" >"$WORK/mp.out" 2>"$WORK/mp.err" &
 MP=$!
 
 traced_tasks() {

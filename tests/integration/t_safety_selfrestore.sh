@@ -60,7 +60,7 @@ for how in kill stop; do
     # --- blocked in read(): -ERESTARTSYS --------------------------------------
     rm -f "$WORK/readfifo"; mkfifo "$WORK/readfifo"
     start_target sleepers read "$WORK/readfifo"
-    start_blocked_dump
+    start_blocked_dump env MEMPROF_CALL_TIMEOUT=3600
     kill_memprof "$how"
     for i in $(seq 50); do [ "$(tracer_of "$PID")" = 0 ] && break; sleep 0.05; done
     assert_untouched "$PID"
@@ -71,7 +71,7 @@ for how in kill stop; do
 
     # --- asleep in nanosleep: -ERESTART_RESTARTBLOCK ---------------------------
     start_target sleepers sleep
-    start_blocked_dump
+    start_blocked_dump env MEMPROF_CALL_TIMEOUT=3600
     kill_memprof "$how"
     assert_untouched "$PID"
     n=$(grep -c '^sleeps' "$TARGET_OUT")
@@ -83,7 +83,7 @@ for how in kill stop; do
 
     # --- spinning with live AVX registers and red zone -------------------------
     start_target avx_redzone
-    start_blocked_dump
+    start_blocked_dump env MEMPROF_CALL_TIMEOUT=3600
     kill_memprof "$how"
     assert_untouched "$PID"
     n=$(grep -c '^rounds' "$TARGET_OUT")

@@ -1,0 +1,44 @@
+# A target that executes itself again every ~300 ms (tests/targets/reexec),
+# from its main thread or from another thread in turn, meets many short
+# memprof sessions.  Whatever point of a stop the exec falls on:
+#  - no session hangs (each runs under timeout; a dead thread memprof
+#    traced must be reaped, else the exec waits for it forever while
+#    holding the lock the next PTRACE_SEIZE needs);
+#  - the target is never left stopped or traced, and keeps exec'ing;
+#  - a session that loses its program says so ("executed a new program",
+#    "exited"), never "another debugger", an errno of 0 ("Success") or a
+#    file it could not read.
+. "$SRCDIR/tests/integration/lib.sh"
+
+SESSIONS=60
+start_target reexec
+gens_before=$(grep -c '^gen ' "$TARGET_OUT")
+hung=0 ok=0 failed=0 bad_msgs=0 left_stopped=0
+: >"$WORK/messages"
+for i in $(seq "$SESSIONS"); do
+    timeout -s KILL $((30 * SLOW)) "$MEMPROF" -p "$PID" -e 'mallctl stats.allocated' \
+        -e 'mallctl epoch 1' -e 'mallctl stats.allocated' >"$WORK/s.out" 2>"$WORK/s.err"
+    rc=$?
+    case $rc in
+    0) ok=$((ok + 1)) ;;
+    137) hung=$((hung + 1)); echo "session $i hung: $(cat "$WORK/s.err")" ;;
+    *) failed=$((failed + 1)) ;;
+    esac
+    if grep -Eq 'another debugger|Success|from its file|Operation not permitted' "$WORK/s.err"; then
+        bad_msgs=$((bad_msgs + 1))
+        echo "session $i: $(cat "$WORK/s.err")"
+    fi
+    grep '^memprof:' "$WORK/s.err" | sed -E 's/[0-9]+/N/g' >>"$WORK/messages"
+    case "$(state_of "$PID")" in T|t) left_stopped=$((left_stopped + 1)) ;; esac
+    [ "$(tracer_of "$PID")" = 0 ] || left_stopped=$((left_stopped + 1))
+done
+echo "sessions $SESSIONS: ok $ok, failed $failed, hung $hung"
+sort "$WORK/messages" | uniq -c | sort -rn | head -20
+check "no session hung" [ "$hung" = 0 ]
+check "no wrong message (another debugger, Success, entry-point file)" [ "$bad_msgs" = 0 ]
+check "the target was never left stopped or traced" [ "$left_stopped" = 0 ]
+check "some sessions met an exec and said so" grep -q 'executed a new program' "$WORK/messages"
+check "some sessions succeeded" [ "$ok" -gt 0 ]
+gens_now() { [ "$(grep -c '^gen ' "$TARGET_OUT")" -gt $((gens_before + 2)) ]; }
+wait_until 10 "the target to keep exec'ing" gens_now
+check "the target is alive" alive "$PID"
