@@ -37,7 +37,11 @@ check_after_leaving() {
     mp -p "$PID" -e 'mallctl stats.allocated' -e 'prof on' -e 'prof off'
     check "$what: the next session works" [ "$RC" = 0 ]
     assert_untouched "$PID"
-    assert_text_intact "$PID" sleepers
+    # The left call's trampoline stays at the entry point: no later session
+    # can prove that no thread will still return there, so it is kept.
+    check "$what: the trampoline stays for the left call" \
+        [ "$(entry_bytes "$PID")" = "$TRAMPOLINE" ]
+    assert_text_intact "$PID" sleepers entry-kept
 }
 
 # --- batch mode gives up after the limit ---------------------------------
