@@ -36,6 +36,8 @@
     "  --functions | --lines | --files | --addresses   what a row is\n"       \
     "  --bytes                  exact byte counts instead of KiB/MiB/GiB\n"    \
     "  --json                   machine-readable output (docs/analysis.md)\n"  \
+    "  --show-alloc             keep the allocator's own frames (malloc, jemalloc,\n" \
+    "                           operator new, Rust's allocation shims)\n"     \
     "RE is a POSIX extended regular expression.  DUMP is a profile name from\n" \
     "'dumps'; without one, the latest profile is used.\n"
 
@@ -45,8 +47,9 @@ const char cmd_top_help[] =
     "Prints the N (default 10) heaviest rows, jeprof --text style: flat (held\n"
     "by the function itself), flat%, sum% (running total of flat%), cum (held\n"
     "by it and everything it calls; recursion counted once), cum%, name.\n"
-    "The allocator's own frames (malloc, operator new, prof_backtrace...) are\n"
-    "stripped so the first caller outside the allocator is charged.\n"
+    "The allocator's own frames (jemalloc, malloc, operator new, Rust's\n"
+    "__rust_alloc and alloc::raw_vec...) are stripped so the first caller\n"
+    "outside the allocator is charged (--show-alloc keeps them).\n"
     "  --cum          sort by cum instead of flat\n"
     "  --base DUMP    show growth since DUMP (same as 'diff DUMP THIS')\n"
     COMMON_OPTIONS;
@@ -111,6 +114,7 @@ enum {
     OPT_HIDE, OPT_THREAD, OPT_FUNCTIONS, OPT_LINES, OPT_FILES, OPT_ADDRESSES,
     OPT_CUM, OPT_BYTES, OPT_JSON, OPT_BASE, OPT_NODEFRACTION, OPT_EDGEFRACTION,
     OPT_FOLDED,
+    OPT_SHOW_ALLOC,
 };
 
 static const struct option long_options[] = {
@@ -133,6 +137,7 @@ static const struct option long_options[] = {
     {"nodefraction", required_argument, NULL, OPT_NODEFRACTION},
     {"edgefraction", required_argument, NULL, OPT_EDGEFRACTION},
     {"folded", no_argument, NULL, OPT_FOLDED},
+    {"show-alloc", no_argument, NULL, OPT_SHOW_ALLOC},
     {NULL, 0, NULL, 0},
 };
 
@@ -213,6 +218,7 @@ static int set_option(struct cmd_analysis_args *a, int c, const char *cmd)
     case OPT_JSON: a->json = true; break;
     case OPT_BASE: a->base = optarg; break;
     case OPT_FOLDED: a->folded = true; break;
+    case OPT_SHOW_ALLOC: a->show_alloc = true; break;
     case OPT_NODEFRACTION: return parse_fraction(cmd, c, &a->o.nodefraction);
     case OPT_EDGEFRACTION: return parse_fraction(cmd, c, &a->o.edgefraction);
     case OPT_THREAD:
@@ -309,14 +315,15 @@ static struct analysis *new_context(struct session *s, enum analysis_granularity
     return a;
 }
 
-int cmd_analysis_open(struct session *s, const char *cmd, enum analysis_granularity g,
+int cmd_analysis_open(struct session *s, const char *cmd, const struct cmd_analysis_args *a,
                       struct session_dump *d, struct session_dump *base,
                       struct cmd_analysis_views *w)
 {
     memset(w, 0, sizeof *w);
-    w->ctx = new_context(s, g);
+    w->ctx = new_context(s, a->o.granularity);
     if (!w->ctx)
         return -1;
+    w->ctx->keep_allocator = a->show_alloc;
     struct mp_error err = {{0}};
     w->src = (struct analysis_source){d->name, base ? base->name : NULL};
     w->base = base ? analysis_view(w->ctx, base->profile, &err) : NULL;
@@ -338,7 +345,7 @@ static int run(struct session *s, const char *cmd, report_fn *fn, struct cmd_ana
                struct session_dump *d, struct session_dump *base)
 {
     struct cmd_analysis_views w;
-    if (cmd_analysis_open(s, cmd, a->o.granularity, d, base, &w) < 0)
+    if (cmd_analysis_open(s, cmd, a, d, base, &w) < 0)
         return -1;
     struct mp_error err = {{0}};
     int rc = fn ? fn(w.ctx, w.v, &a->o, &w.src, a->json, s->out, &err)

@@ -21,6 +21,15 @@ done
 check "top: main holds nothing itself" grep -Eq '^ +0 .*  main$' <<<"$OUT"
 check "top: no allocator row" bash -c '! awk "NR > 2 {print \$NF}" <<<"$1" | grep -Eq "$2"' _ "$OUT" "$ALLOCATOR"
 
+# --show-alloc keeps them: calloc is back on path_calloc's stack.
+mp "$D" -e 'peek ^calloc$ --show-alloc --json'
+assert_ok
+check "--show-alloc: calloc called by path_calloc" python3 -c "
+import json, sys
+fn = json.loads(sys.argv[1])['functions'][0]
+assert [c['function'] for c in fn['callers']] == ['path_calloc'] and fn['cum_bytes'] == 409600, fn
+" "$OUT"
+
 mp "$D" -e 'traces --json'
 assert_ok
 check "traces: each function leads its own trace with its bytes" python3 - "$OUT" <<'PY'

@@ -72,6 +72,15 @@ names_and_bytes rustprof_O0 cum \
     'rustprof::leaky::hold_vec=2097152' 'rustprof::store::Pool<T>::fill=1048576' \
     'rustprof::Store::zeroed=3145728' 'rustprof::main::{{closure}}=524288'
 
+# --show-alloc shows the Vec growth path that is otherwise hidden.
+mp "$WORK/rustprof.heap" -e 'peek ^alloc::raw_vec::finish_grow$ --show-alloc --json'
+assert_ok
+check "--show-alloc: finish_grow under hold_vec's growth, 2097152 cum" python3 -c "
+import json, sys
+fn = json.loads(sys.argv[1])['functions'][0]
+assert fn['cum_bytes'] == 2097152 and fn['flat_bytes'] == 0, fn
+" "$OUT"
+
 # The same names in traces --json and the folded flame graph.
 mp "$WORK/rustprof.heap" -e 'traces --json'
 assert_ok
