@@ -77,11 +77,7 @@ for f in "${!BYTES[@]}"; do
 done
 check "flame --folded: no allocator frame" bash -c '! grep -Eq ";(malloc|calloc|realloc|je_[a-z_]*|prof_[a-z_]*) [0-9]+$" "$1"' _ "$WORK/a.folded"
 
-mp "$D" -e "pprof $WORK/a.pb.gz"
-assert_ok
-zcat "$WORK/a.pb.gz" | protoc --proto_path="$SRCDIR/lib" \
-    --decode=perftools.profiles.Profile "$SRCDIR/lib/pprof.proto" >"$WORK/a.txt" \
-    || die "protoc cannot decode the export"
+pprof_text "$D" "$WORK/a.txt"
 check "pprof: each sample's leaf function and bytes" python3 - "$WORK/a.txt" <<'PY'
 import re, sys
 text = open(sys.argv[1]).read()

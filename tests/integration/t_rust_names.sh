@@ -95,11 +95,7 @@ check "flame --folded (v0): <rustprof::store::Pool<u32>>::fill 1048576" \
     grep -q ';rustprof::main;<rustprof::store::Pool<u32>>::fill 1048576$' "$WORK/v0.folded"
 
 # pprof: Function.name readable, Function.system_name the mangled symbol.
-mp "$WORK/rustprof.heap" -e "pprof $WORK/r.pb.gz"
-assert_ok
-zcat "$WORK/r.pb.gz" | protoc --proto_path="$SRCDIR/lib" \
-    --decode=perftools.profiles.Profile "$SRCDIR/lib/pprof.proto" >"$WORK/r.txt" \
-    || die "protoc cannot decode the export"
+pprof_text "$WORK/rustprof.heap" "$WORK/r.txt"
 check "pprof: hold_vec's name and system_name" python3 - "$WORK/r.txt" <<'PY'
 import re, sys
 text = open(sys.argv[1]).read()
