@@ -27,7 +27,7 @@
 
 /* The C allocation API.  Each name counts alone or after a jemalloc
  * prefix (je_malloc, _rjem_mallocx, duckdb_je_calloc: see
- * is_allocator_prefix), glibc's __libc_ or ld.so's __minimal_. */
+ * is_allocator_prefix), glibc's, ld.so's or a sanitizer's. */
 static const char *const c_entry_points[] = {
     "malloc", "calloc", "realloc", "reallocarray", "free", "cfree",
     "posix_memalign", "aligned_alloc", "memalign", "valloc", "pvalloc",
@@ -55,10 +55,14 @@ static const char *const rust_alloc_modules[] = {
 
 /* Prefixes jemalloc builds put on its API: "je_", "_rjem_", anything
  * ending in "je_" (duckdb_je_, _rjem_je_); glibc's "__libc_"; ld.so's
- * "__minimal_" (the allocator it uses before libc's). */
+ * "__minimal_" (the allocator it uses before libc's); the sanitizer
+ * runtimes' interceptors ("__interceptor_", "___interceptor_" in newer
+ * LLVM), which are the malloc of an ASan build. */
 static bool is_allocator_prefix(const char *p, size_t len)
 {
-    static const char *const fixed[] = {"_rjem_", "__libc_", "__minimal_"};
+    static const char *const fixed[] = {
+        "_rjem_", "__libc_", "__minimal_", "__interceptor_", "___interceptor_",
+    };
     if (len == 0)
         return true;
     if (len >= 3 && memcmp(p + len - 3, "je_", 3) == 0)

@@ -477,7 +477,7 @@ START_TEST(allocator_names_are_listed_entry_points)
         "malloc", "calloc", "realloc", "free", "posix_memalign", "aligned_alloc",
         "memalign", "valloc", "je_malloc", "_rjem_mallocx", "duckdb_je_rallocx",
         "__libc_malloc", "je_calloc", "je_posix_memalign", "je_aligned_alloc",
-        "_rjem_sdallocx", "__minimal_calloc", "_Znwm", "_Znam",
+        "_rjem_sdallocx", "__minimal_calloc", "__interceptor_malloc", "_Znwm", "_Znam",
         "_ZnwmRKSt9nothrow_t", "_ZnwmSt11align_val_t", "_ZnamSt11align_val_tRKSt9nothrow_t",
         "operator new(unsigned long)", "_ZL7newImplILb0EEPvm",
         "void* newImpl<false>(unsigned long)",
