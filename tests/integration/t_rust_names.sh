@@ -94,6 +94,14 @@ assert_ok
 check "flame --folded (v0): <rustprof::store::Pool<u32>>::fill 1048576" \
     grep -q ';rustprof::main;<rustprof::store::Pool<u32>>::fill 1048576$' "$WORK/v0.folded"
 
+mp "$WORK/rustprof_v0.heap" -e "flame $WORK/v0.svg"
+assert_ok
+check "flame SVG (v0): the generic method readable, the SVG well-formed" python3 -c "
+import sys, xml.dom.minidom
+xml.dom.minidom.parse(sys.argv[1])
+assert '&lt;rustprof::store::Pool&lt;u32&gt;&gt;::fill' in open(sys.argv[1]).read()
+" "$WORK/v0.svg"
+
 # pprof: Function.name readable, Function.system_name the mangled symbol.
 pprof_text "$WORK/rustprof.heap" "$WORK/r.txt"
 check "pprof: hold_vec's name and system_name" python3 - "$WORK/r.txt" <<'PY'
