@@ -416,7 +416,7 @@ static int append_stack(struct analysis *a, const struct profile *p,
                         struct id_vec *out)
 {
     size_t start = out->n;
-    bool stripping = true;
+    bool stripping = !a->keep_allocator;
     const uint64_t *frames = p->frames + st->frame0;
     if (id_vec_reserve(out, st->nframes) < 0)
         return -1;

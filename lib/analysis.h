@@ -76,6 +76,8 @@ struct analysis {
 
     struct analysis_view **views;   /* cached, one per profile */
     size_t nviews;
+    bool keep_allocator;            /* --show-alloc: keep the allocator's own
+                                     * frames (set before the first view) */
 };
 
 struct analysis *analysis_new(enum analysis_granularity g,

@@ -113,8 +113,10 @@ static void *push_ptr(void ***v, size_t *n, size_t *cap, void *item)
 static uint64_t function_id(struct pprof_builder *b, const struct symbol_frame *f)
 {
     int64_t name = strtab_add(&b->strings, f->function);
+    int64_t system_name = strtab_add(&b->strings, f->system_name ? f->system_name
+                                                                 : f->function);
     int64_t file = strtab_add(&b->strings, f->file ? f->file : "");
-    if (name < 0 || file < 0)
+    if (name < 0 || system_name < 0 || file < 0)
         return 0;
     uint32_t *slot = u64map_slot(&b->fn_by_key, (uint64_t)name << 32 | (uint64_t)file);
     if (!slot)
@@ -126,7 +128,8 @@ static uint64_t function_id(struct pprof_builder *b, const struct symbol_frame *
         return 0;
     perftools__profiles__function__init(fn);
     fn->id = b->nfns + 1;
-    fn->name = fn->system_name = name;
+    fn->name = name;
+    fn->system_name = system_name;   /* the mangled symbol, as pprof keeps it */
     fn->filename = file;
     if (!push_ptr((void ***)&b->fns, &b->nfns, &b->capfns, fn)) {
         free(fn);

@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "lib/elf_object.h"
+#include "lib/sym_alloc.h"
 #include "lib/sym_debug.h"
 #include "lib/sym_dwarf.h"
 #include "lib/sym_table.h"
@@ -40,7 +41,8 @@
 /* A symbol's display name and class, computed on first use. */
 struct sym_name {
     const char *name;           /* demangled, interned; NULL until computed */
-    bool is_allocator;
+    const char *raw;            /* as linked, interned */
+    bool is_allocator;          /* a listed allocator entry point */
 };
 
 struct sym_object {
@@ -54,6 +56,9 @@ struct sym_object {
     struct sym_name *names;     /* one per symbol of object_symbols() */
     struct sym_dwarf *dwarf;
     bool dwarf_tried;
+    struct sym_range *jemalloc_code;    /* static jemalloc copies' code */
+    size_t njemalloc_code;
+    bool jemalloc_code_done;
 };
 
 /* One mapped file as a map list names it. */
@@ -194,6 +199,7 @@ static void object_free(struct sym_object *o)
     elf_object_free(o->debug_syms);
     sym_dwarf_free(o->dwarf);
     free(o->names);
+    free(o->jemalloc_code);
     free(o);
 }
 
@@ -262,7 +268,10 @@ static const struct sym_name *symbol_name(struct symbolizer *s, struct sym_objec
     struct sym_name *n = &o->names[sym - tab->syms];
     if (!n->name) {
         n->name = display_name(s, sym->name);
-        n->is_allocator = symbol_is_allocator_name(sym->name);
+        n->raw = intern(s, sym->name);
+        /* Raw for operator new and C names, demangled for Rust paths. */
+        n->is_allocator = symbol_is_allocator_name(sym->name) ||
+                          (n->name && symbol_is_allocator_name(n->name));
     }
     return n->name ? n : NULL;
 }
@@ -514,29 +523,47 @@ static struct sym_dwarf *object_dwarf(struct symbolizer *s, struct sym_object *o
     return o->dwarf;
 }
 
+/* Is vaddr in the code of a jemalloc copy linked into this object?  The
+ * ranges come from the symbols (the debug file's for a stripped object),
+ * computed once per object. */
+static bool in_static_jemalloc(struct sym_object *o, uint64_t vaddr)
+{
+    if (!o->jemalloc_code_done) {
+        o->jemalloc_code_done = true;
+        o->njemalloc_code = jemalloc_code_ranges(object_symbols(o), &o->jemalloc_code);
+    }
+    for (size_t i = 0; i < o->njemalloc_code; i++)
+        if (vaddr >= o->jemalloc_code[i].start && vaddr < o->jemalloc_code[i].end)
+            return true;
+    return false;
+}
+
 /* The frame every lookup starts from: the containing function from the
- * symbol table, or label+0xoffset. */
+ * symbol table, or label+0xoffset.  in_allocator: the address lies in
+ * the allocator's own code. */
 static struct symbol_frame function_frame(struct symbolizer *s, struct sym_file *f,
-                                          struct sym_object *o, uint64_t vaddr)
+                                          struct sym_object *o, uint64_t vaddr,
+                                          bool in_allocator)
 {
     struct symbol_frame fr = {
-        .object = f->path, .object_offset = vaddr, .is_allocator = f->is_jemalloc,
+        .object = f->path, .object_offset = vaddr, .is_allocator = in_allocator,
     };
     const struct elf_symbol *sym = elf_object_symbol_at(object_symbols(o), vaddr);
     const struct sym_name *n = sym ? symbol_name(s, o, sym) : NULL;
     if (n) {
         fr.function = n->name;
+        fr.system_name = n->raw ? n->raw : n->name;
         fr.is_allocator |= n->is_allocator;
     } else {
-        fr.function = internf(s, "%s+0x%" PRIx64, f->label, vaddr);
+        fr.function = fr.system_name = internf(s, "%s+0x%" PRIx64, f->label, vaddr);
     }
     return fr;
 }
 
 /* Inlined frames from DWARF around the function frame; the outermost keeps
  * the symbol table's name so both detail levels agree on it. */
-static int line_frames(struct symbolizer *s, struct sym_file *f, struct sym_object *o,
-                       uint64_t vaddr, const struct symbol_frame *outer,
+static int line_frames(struct symbolizer *s, struct sym_object *o, uint64_t vaddr,
+                       bool in_allocator, const struct symbol_frame *outer,
                        struct symbol_frame *out, int max)
 {
     struct sym_dwarf *dw = object_dwarf(s, o);
@@ -553,7 +580,9 @@ static int line_frames(struct symbolizer *s, struct sym_file *f, struct sym_obje
         if (i == n - 1 || !df[i].name)
             continue;
         out[i].function = display_name(s, df[i].name);
-        out[i].is_allocator = f->is_jemalloc || symbol_is_allocator_name(df[i].name);
+        out[i].system_name = intern(s, df[i].name);
+        out[i].is_allocator = in_allocator || symbol_is_allocator_name(df[i].name) ||
+                              (out[i].function && symbol_is_allocator_name(out[i].function));
     }
     return n;
 }
@@ -563,14 +592,15 @@ static int unmapped_frame(struct symbolizer *s, const struct map_entry *e,
 {
     memset(out, 0, sizeof *out);
     if (!e || !e->path || !e->path[0]) {
-        out->function = internf(s, "0x%" PRIx64, addr);
+        out->function = out->system_name = internf(s, "0x%" PRIx64, addr);
         out->object_offset = addr;
         return 1;
     }
     /* [vdso], [stack] ... : a named region that is not a file. */
     out->object = intern(s, e->path);
     out->object_offset = addr - e->start;
-    out->function = internf(s, "%s+0x%" PRIx64, e->path, out->object_offset);
+    out->function = out->system_name = internf(s, "%s+0x%" PRIx64, e->path,
+                                               out->object_offset);
     return 1;
 }
 
@@ -583,7 +613,8 @@ static int unreadable_frame(struct symbolizer *s, const struct sym_file *f,
     memset(out, 0, sizeof *out);
     out->object = f->path;
     out->object_offset = addr - e->start + e->offset;
-    out->function = internf(s, "%s+0x%" PRIx64, f->label, out->object_offset);
+    out->function = out->system_name = internf(s, "%s+0x%" PRIx64, f->label,
+                                               out->object_offset);
     out->is_allocator = f->is_jemalloc;
     return 1;
 }
@@ -608,12 +639,13 @@ static int compute_frames(struct symbolizer *s, const struct map_list *maps,
     if (!f->obj || f->mismatch_warned)
         return unreadable_frame(s, f, e, addr, out);
     uint64_t vaddr = addr - bias;
-    struct symbol_frame outer = function_frame(s, f, f->obj, vaddr);
+    bool in_allocator = f->is_jemalloc || in_static_jemalloc(f->obj, vaddr);
+    struct symbol_frame outer = function_frame(s, f, f->obj, vaddr, in_allocator);
     if (detail != SYMBOLIZE_LINES) {
         out[0] = outer;
         return 1;
     }
-    return line_frames(s, f, f->obj, vaddr, &outer, out, max);
+    return line_frames(s, f->obj, vaddr, in_allocator, &outer, out, max);
 }
 
 /* ---- the per-address cache ---- */

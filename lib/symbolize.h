@@ -46,12 +46,14 @@ struct symbolizer_options {
  * calls were inlined: frames[0] is the innermost (inlined) function. */
 struct symbol_frame {
     const char *function;   /* demangled; "object+0xoff" when unknown; interned */
+    const char *system_name;/* the symbol as linked (mangled); == function
+                             * when not mangled or unknown; interned */
     const char *file;       /* source file or NULL; interned */
     int line;               /* 0 when unknown */
     const char *object;     /* object path (as in maps) or NULL; interned */
     uint64_t object_offset; /* addr relative to the object's load bias */
-    bool is_allocator;      /* inside the allocator (jemalloc object or its
-                             * known internal functions in a static copy) */
+    bool is_allocator;      /* allocator code: inside a jemalloc object or a
+                             * static copy's code, or a listed entry point */
 };
 
 enum symbolize_detail {
@@ -87,17 +89,21 @@ void symbolizer_get_stats(const struct symbolizer *s, struct symbolizer_stats *o
 /* Intern a string in the symbolizer's table. */
 const char *symbolizer_intern(struct symbolizer *s, const char *str);
 
-/* Demangle a C++ (Itanium ABI) name into buf; copies name when it is not
- * mangled.  Returns buf. */
+/* Demangle a C++ (Itanium ABI) or Rust (legacy or v0) name into buf, as
+ * c++filt does; copies name when it is not mangled.  Returns buf. */
 char *symbol_demangle(const char *name, char *buf, size_t buflen);
 
-/* The demangled name, malloc'd, or NULL when name is not a mangled C++
- * name (or cannot be demangled). */
+/* The demangled name, malloc'd, or NULL when name is not a mangled C++ or
+ * Rust name (or cannot be demangled). */
 char *symbol_demangle_alloc(const char *name);
 
-/* Is this (raw or demangled) function name one of the allocator's: libc
- * entry points, operator new, jemalloc internals with any prefix?  The
- * symbolizer also marks every frame inside a libjemalloc* object. */
+/* Is this (raw or demangled) function name an exact, listed entry point
+ * into the allocator: the C allocation API alone or with a jemalloc
+ * prefix (je_, _rjem_, *je_) or glibc's, operator new, Rust's
+ * global-allocator shims, GlobalAlloc impls, alloc::alloc and
+ * alloc::raw_vec?  A name alone never makes any other function the
+ * allocator's; the symbolizer also marks every frame inside a libjemalloc*
+ * object or a statically linked jemalloc copy's code (lib/sym_alloc.c). */
 bool symbol_is_allocator_name(const char *name);
 
 #endif

@@ -38,6 +38,8 @@
     "  --functions | --lines | --files | --addresses   what a row is\n"       \
     "  --bytes                  exact byte counts instead of KiB/MiB/GiB\n"    \
     "  --json                   machine-readable output (docs/analysis.md)\n"  \
+    "  --show-alloc             keep the allocator's own frames (malloc, jemalloc,\n" \
+    "                           operator new, Rust's allocation shims)\n"     \
     "RE is a POSIX extended regular expression.  DUMP is a profile name from\n" \
     "'dumps'; without one, the latest profile is used.\n"
 
@@ -47,8 +49,9 @@ const char cmd_top_help[] =
     "Prints the N (default 10) heaviest rows, jeprof --text style: flat (held\n"
     "by the function itself), flat%, sum% (running total of flat%), cum (held\n"
     "by it and everything it calls; recursion counted once), cum%, name.\n"
-    "The allocator's own frames (malloc, operator new, prof_backtrace...) are\n"
-    "stripped so the first caller outside the allocator is charged.\n"
+    "The allocator's own frames (jemalloc, malloc, operator new, Rust's\n"
+    "__rust_alloc and alloc::raw_vec...) are stripped so the first caller\n"
+    "outside the allocator is charged (--show-alloc keeps them).\n"
     "  --cum          sort by cum instead of flat\n"
     "  --base DUMP    show growth since DUMP (same as 'diff DUMP THIS')\n"
     COMMON_OPTIONS;
@@ -112,7 +115,7 @@ enum {
     OPT_SPACE, OPT_OBJECTS, OPT_INUSE, OPT_ALLOC, OPT_FOCUS, OPT_IGNORE,
     OPT_HIDE, OPT_THREAD, OPT_FUNCTIONS, OPT_LINES, OPT_FILES, OPT_ADDRESSES,
     OPT_CUM, OPT_BYTES, OPT_JSON, OPT_BASE, OPT_NODEFRACTION, OPT_EDGEFRACTION,
-    OPT_FOLDED, OPT_COUNT,
+    OPT_FOLDED, OPT_SHOW_ALLOC, OPT_COUNT,
 };
 
 /* Indexed by OPT_*, for the shared parser (repl/options.c). */
@@ -136,6 +139,7 @@ static const struct cmd_option analysis_options[OPT_COUNT + 1] = {
     [OPT_NODEFRACTION] = {"nodefraction", true, false, NULL},
     [OPT_EDGEFRACTION] = {"edgefraction", true, false, NULL},
     [OPT_FOLDED] = {"folded", false, false, NULL},
+    [OPT_SHOW_ALLOC] = {"show-alloc", false, false, NULL},
     [OPT_COUNT] = {NULL, false, false, NULL},
 };
 
@@ -213,6 +217,7 @@ static int set_option(struct cmd_analysis_args *a, int c, const char *optarg, co
     case OPT_JSON: a->json = true; break;
     case OPT_BASE: a->base = optarg; break;
     case OPT_FOLDED: a->folded = true; break;
+    case OPT_SHOW_ALLOC: a->show_alloc = true; break;
     case OPT_NODEFRACTION: return parse_fraction(cmd, c, optarg, &a->o.nodefraction);
     case OPT_EDGEFRACTION: return parse_fraction(cmd, c, optarg, &a->o.edgefraction);
     case OPT_THREAD:
@@ -303,14 +308,15 @@ static struct analysis *new_context(struct session *s, enum analysis_granularity
     return a;
 }
 
-int cmd_analysis_open(struct session *s, const char *cmd, enum analysis_granularity g,
+int cmd_analysis_open(struct session *s, const char *cmd, const struct cmd_analysis_args *a,
                       struct session_dump *d, struct session_dump *base,
                       struct cmd_analysis_views *w)
 {
     memset(w, 0, sizeof *w);
-    w->ctx = new_context(s, g);
+    w->ctx = new_context(s, a->o.granularity);
     if (!w->ctx)
         return -1;
+    w->ctx->keep_allocator = a->show_alloc;
     struct mp_error err = {{0}};
     w->src = (struct analysis_source){d->name, base ? base->name : NULL};
     w->base = base ? analysis_view(w->ctx, base->profile, &err) : NULL;
@@ -332,7 +338,7 @@ static int run(struct session *s, const char *cmd, report_fn *fn, struct cmd_ana
                struct session_dump *d, struct session_dump *base)
 {
     struct cmd_analysis_views w;
-    if (cmd_analysis_open(s, cmd, a->o.granularity, d, base, &w) < 0)
+    if (cmd_analysis_open(s, cmd, a, d, base, &w) < 0)
         return -1;
     struct mp_error err = {{0}};
     int rc = fn ? fn(w.ctx, w.v, &a->o, &w.src, a->json, s->out, &err)

@@ -37,6 +37,7 @@ enum {
 struct cmd_analysis_args {
     struct analysis_options o;   /* nodefraction 0.005, edgefraction 0.001 */
     bool json, folded;
+    bool show_alloc;             /* --show-alloc: keep allocator frames */
     const char *base;
     char *pos[CMD_MAX_POSITIONAL];   /* the non-option arguments, in order */
     int npos;
@@ -51,15 +52,16 @@ int cmd_analysis_parse(int argc, char **argv, unsigned allowed,
  * there is none. */
 struct session_dump *cmd_analysis_find_dump(struct session *s, const char *name);
 
-/* A context at granularity g with the view of d and, when base is not
- * NULL, of base.  The caller frees w->ctx with analysis_free. */
+/* A context at a's granularity (and --show-alloc) with the view of d and,
+ * when base is not NULL, of base.  The caller frees w->ctx with
+ * analysis_free. */
 struct cmd_analysis_views {
     struct analysis *ctx;
     const struct analysis_view *v, *base;
     struct analysis_source src;
 };
 /* Returns 0, or -1 after printing "CMD: what went wrong". */
-int cmd_analysis_open(struct session *s, const char *cmd, enum analysis_granularity g,
+int cmd_analysis_open(struct session *s, const char *cmd, const struct cmd_analysis_args *a,
                       struct session_dump *d, struct session_dump *base,
                       struct cmd_analysis_views *w);
 

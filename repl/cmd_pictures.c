@@ -102,7 +102,7 @@ static int make_picture(struct session *s, const char *cmd, const struct cmd_ana
                         char **text, size_t *len)
 {
     struct cmd_analysis_views w;
-    if (cmd_analysis_open(s, cmd, a->o.granularity, d, base, &w) < 0)
+    if (cmd_analysis_open(s, cmd, a, d, base, &w) < 0)
         return -1;
     struct mp_error err = {{0}};
     FILE *mem = open_memstream(text, len);

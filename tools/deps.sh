@@ -6,11 +6,13 @@ packages=(
     gcc g++ make pkg-config binutils       # build
     libelf-dev libdw-dev libunwind-dev libjson-c-dev zlib1g-dev
     libreadline-dev libjemalloc-dev libjemalloc2 check
+    libiberty-dev                           # demangling C++ and Rust names
     libprotobuf-c-dev protobuf-c-compiler protobuf-compiler  # pprof export (protoc: tests)
     clang libclang-rt-14-dev                # make fuzz (libFuzzer)
     redis-server redis-tools                # integration: a real third-party server
     strace gdb procps python3 time tmux     # tests and benchmarks
     graphviz                                # graph: dot renders .svg/.png/.pdf
+    rustc cargo librust-jemalloc-sys-dev    # the Rust test target (tests/targets/rust)
 )
 missing=()
 for p in "${packages[@]}"; do

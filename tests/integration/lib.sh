@@ -95,6 +95,16 @@ alive() {
     return 1
 }
 
+# pprof_text DUMP OUT: exports DUMP with memprof's `pprof` and decodes it
+# with protoc into OUT (protobuf text format), or dies.
+pprof_text() {
+    mp "$1" -e "pprof $2.pb.gz"
+    assert_ok
+    zcat "$2.pb.gz" | protoc --proto_path="$SRCDIR/lib" \
+        --decode=perftools.profiles.Profile "$SRCDIR/lib/pprof.proto" >"$2" \
+        || die "protoc cannot decode the export of $1"
+}
+
 # --- attach/safety helpers ---------------------------------------------------
 #   assert_untouched PID   alive, no thread stopped or traced (after memprof quit)
 #   assert_no_dump_dirs    no memprof directory (memprof.* of old versions,

@@ -8,8 +8,11 @@ TARGET_DIR    = $(BUILD)/targets
 # Binaries built from a source of another name (see the rules below): the
 # plain program again with glibc malloc only, and with jemalloc linked in
 # statically under a renamed prefix (PIE and not).
+# The Rust program (tests/targets/rust) in three builds: see build.sh.
+RUST_TARGETS  = $(TARGET_DIR)/rustprof $(TARGET_DIR)/rustprof_v0 $(TARGET_DIR)/rustprof_O0
 TARGET_EXTRA  = $(TARGET_DIR)/nojemalloc $(TARGET_DIR)/static_rjem \
-                $(TARGET_DIR)/static_nopie $(TARGET_DIR)/unsafe_ctor.so
+                $(TARGET_DIR)/static_nopie $(TARGET_DIR)/unsafe_ctor.so \
+                $(RUST_TARGETS)
 TARGET_CFLAGS = -std=gnu11 -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer -Wall -Wextra -Werror -pthread
 TARGET_SRC    = $(sort $(wildcard tests/targets/*.c))
 TARGET_BIN    = $(TARGET_SRC:tests/targets/%.c=$(TARGET_DIR)/%) $(TARGET_EXTRA)
@@ -58,3 +61,13 @@ $(TARGET_DIR)/unsafe_frames: tests/targets/unsafe_frames.c $(wildcard tests/targ
 $(TARGET_DIR)/unsafe_ctor.so: tests/targets/lib/unsafe_ctor.c tests/targets/unsafe_frames.h
 	@mkdir -p $(dir $@)
 	$(CC) $(TARGET_CFLAGS) -shared -fPIC -o $@ $<
+
+# The Rust target (tests/targets/rust): jemalloc-sys's static _rjem_ copy
+# with profiling, in legacy and v0 symbol mangling and unoptimised; one run
+# of build.sh makes all three.
+RUST_SRC = $(wildcard tests/targets/rust/src/*.rs) tests/targets/rust/Cargo.toml \
+           tests/targets/rust/Cargo.lock tests/targets/rust/.cargo/config.toml \
+           tests/targets/rust/build.sh
+$(RUST_TARGETS) &: $(RUST_SRC)
+	@mkdir -p $(TARGET_DIR)
+	tests/targets/rust/build.sh $(TARGET_DIR)
