@@ -70,4 +70,5 @@ RUST_SRC = $(wildcard tests/targets/rust/src/*.rs) tests/targets/rust/Cargo.toml
            tests/targets/rust/build.sh
 $(RUST_TARGETS) &: $(RUST_SRC)
 	@mkdir -p $(TARGET_DIR)
-	tests/targets/rust/build.sh $(TARGET_DIR)
+	@mkdir -p build
+	tests/targets/rust/build.sh $(TARGET_DIR) build/rust-cargo

@@ -1,5 +1,5 @@
 #!/bin/sh
-# build.sh OUT_DIR - builds the Rust test target (tests/targets/rust) with
+# build.sh OUT_DIR [WORK_DIR] - builds the Rust test target (tests/targets/rust) with
 # Debian's rustc and cargo, offline against Debian's crate registry
 # (.cargo/config.toml), into OUT_DIR:
 #   OUT_DIR/rustprof      legacy symbol mangling (_ZN...17h<hash>E)
@@ -9,13 +9,15 @@
 #                         build: the GlobalAlloc impl, alloc::alloc::* and
 #                         alloc::raw_vec::* are frames of their own
 # Everything cargo writes (the jemalloc-sys build, its registry cache) stays
-# under OUT_DIR/rust-cargo.  /usr/bin/rustc and /usr/bin/cargo on purpose:
+# under WORK_DIR (default OUT_DIR/rust-cargo): the plain and the sanitizer
+# builds share one, so jemalloc-sys is compiled once.  /usr/bin/rustc and /usr/bin/cargo on purpose:
 # a rustup toolchain elsewhere on PATH is not what CI machines have.
 set -eu
 out=$(cd "$1" && pwd)
 src=$(cd "$(dirname "$0")" && pwd)
-work=$out/rust-cargo
+work=${2:-$out/rust-cargo}
 mkdir -p "$work"
+work=$(cd "$work" && pwd)
 cd "$src"    # cargo finds .cargo/config.toml from here
 export CARGO_HOME="$work/home" CARGO_TARGET_DIR="$work/target" RUSTC=/usr/bin/rustc
 unset RUSTFLAGS CARGO_BUILD_RUSTFLAGS RUSTC_WRAPPER
