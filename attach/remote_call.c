@@ -1,12 +1,14 @@
 /* remote_call.c - the generic remote-call sequence (FIELD-NOTES §3):
- * PTRACE_SEIZE one thread, PTRACE_INTERRUPT, wait with __WALL, keep any
- * signal it dequeued meanwhile, save registers, xstate and signal mask,
+ * PTRACE_SEIZE one thread, PTRACE_INTERRUPT, wait with __WALL, let any
+ * signal it dequeued meanwhile go on to it (nothing is changed yet), save
+ * registers, xstate and signal mask,
  * refuse it inside an rseq critical section or with a frame in the
  * allocator/loader/unwinder, write a signal frame of its saved state below
  * its red zone, block its asynchronous signals, call through a trampoline
  * at the ELF entry point that ends in rt_sigreturn on that frame, take the
  * thread back at that syscall's entry stop (PTRACE_SYSCALL), restore all
- * of it exactly from an interrupt stop, detach re-delivering kept signals.
+ * of it exactly from an interrupt stop, queue again with its own siginfo
+ * any signal it dequeued during the call, detach.
  *
  * memprof blocks its terminal signals for the whole stop; should it still
  * die (SIGKILL) at any point after the redirect, the kernel detaches and
@@ -166,16 +168,20 @@ static int gone_error(struct remote_stop *s, struct mp_error *err)
                         s->tid, s->ctx->pid);
 }
 
-/* Kept signals after the first go back through the kernel's queue. */
+/* A kept signal's last way back, when no exact one is left (the thread
+ * is gone from under the stop, or the table is full): the kernel refuses
+ * to let rt_tgsigqueueinfo forge SI_USER or a kernel code, and tgkill
+ * then names memprof as the sender.  SIGSTOP has no handler to see that. */
 static void requeue_signal(pid_t pid, pid_t tid, int sig, siginfo_t *info)
 {
     if (syscall(SYS_rt_tgsigqueueinfo, pid, tid, sig, info) < 0)
         syscall(SYS_tgkill, pid, tid, sig);
 }
 
-/* Keep a signal the thread dequeued while held, to give it back later.
- * Past the table's room it goes straight back to the thread's queue
- * (out of order, but never lost): the caller suppresses it. */
+/* Keep a signal the thread dequeued after memprof changed its state, to
+ * give it back with its own siginfo at release (requeue_kept).  Past the
+ * table's room it goes straight back to the thread's queue (never lost).
+ * The caller suppresses it. */
 static void keep_signal(struct remote_stop *s, int sig)
 {
     siginfo_t info;
@@ -192,14 +198,19 @@ static void keep_signal(struct remote_stop *s, int sig)
     s->pending_sig[s->npending++] = sig;
 }
 
-/* Wait for the interrupt's PTRACE_EVENT_STOP.  A signal-delivery-stop that
- * comes first is kept and suppressed; the pending interrupt then traps
- * before the thread returns to user space.  Returns 0, 1 when the process
- * is group-stopped (not ours to run code in), -1 when gone. */
-static int wait_interrupt(struct remote_stop *s)
+/* Wait for the interrupt's PTRACE_EVENT_STOP.  A signal-delivery-stop may
+ * come first (the thread had dequeued it before the interrupt): with
+ * `deliver` (memprof has changed nothing yet) the signal goes on to the
+ * thread right there, with its own siginfo, exactly as without memprof,
+ * and the pending interrupt then traps at its handler's entry (or wherever
+ * its default action leaves it); else it is kept and suppressed, and the
+ * interrupt traps before the thread returns to user space.  Returns 0, 1
+ * when the process is group-stopped (not ours to run code in), -1 when
+ * gone. */
+static int wait_interrupt(struct remote_stop *s, bool deliver)
 {
     for (;;) {
-        int sig = 0;
+        int sig = 0, pass = 0;
         switch (wait_stop(s->tid, &sig)) {
         case STOP_INTERRUPT:
             return 0;
@@ -209,13 +220,16 @@ static int wait_interrupt(struct remote_stop *s)
             s->gone = true;
             return -1;
         case STOP_SIGNAL:
-            keep_signal(s, sig);
+            if (deliver)
+                pass = sig;
+            else
+                keep_signal(s, sig);
             break;
         case STOP_SYSCALL:
         case STOP_OTHER:
             break;
         }
-        if (ptrace(PTRACE_CONT, s->tid, 0, 0) < 0) {
+        if (ptrace(PTRACE_CONT, s->tid, 0, (void *)(long)pass) < 0) {
             s->gone = true;
             return -1;
         }
@@ -334,10 +348,16 @@ static int write_trampoline(struct remote_stop *s, struct mp_error *err)
     return 0;
 }
 
-static bool is_fault(int sig)
+/* A fault of the call itself: a synchronous signal the kernel raised.  The
+ * same numbers sent by kill() or tgkill (si_code <= 0) are the program's,
+ * kept like any other. */
+static bool is_fault(pid_t tid, int sig)
 {
-    return sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE ||
-           sig == SIGSYS || sig == SIGTRAP;
+    if (sig != SIGSEGV && sig != SIGBUS && sig != SIGILL && sig != SIGFPE &&
+        sig != SIGSYS && sig != SIGTRAP)
+        return false;
+    siginfo_t info;
+    return ptrace(PTRACE_GETSIGINFO, tid, 0, &info) < 0 || info.si_code > 0;
 }
 
 /* Run until the trampoline's rt_sigreturn entry stop.  The thread's own
@@ -369,7 +389,7 @@ static int run_to_sigreturn(struct remote_stop *s, uint64_t stop_ip, struct arch
             continue;
         }
         s->at_signal_stop = true;
-        if (is_fault(sig))
+        if (is_fault(s->tid, sig))
             return mp_error_set(err, "the call faulted with signal %d (%s) at %#llx "
                                 "in thread %d; its state was restored", sig,
                                 strsignal(sig), (unsigned long long)arch_ip(r), s->tid);
@@ -382,25 +402,6 @@ static int set_sigmask(pid_t tid, uint64_t mask)
     return (int)ptrace(PTRACE_SETSIGMASK, tid, sizeof mask, &mask);
 }
 
-/* Kept signals the call's mask blocks go back to the thread's queue now:
- * they wait there during the calls and are delivered in order once the
- * original mask is back, by memprof or by the thread's own rt_sigreturn
- * if memprof dies.  Unblockable and forced ones stay kept until release. */
-static void requeue_blocked(struct remote_stop *s, uint64_t call_mask)
-{
-    size_t kept = 0;
-    for (size_t i = 0; i < s->npending; i++) {
-        int sig = s->pending_sig[i];
-        if (sig != SIGSTOP && sig != SIGKILL && (call_mask >> (sig - 1) & 1)) {
-            requeue_signal(s->ctx->pid, s->tid, sig, &s->pending_info[i]);
-            continue;
-        }
-        s->pending_sig[kept] = sig;
-        s->pending_info[kept++] = s->pending_info[i];
-    }
-    s->npending = kept;
-}
-
 /* The call's signal mask, set once the thread's registers point at the
  * trampoline: from then on a memprof that dies leaves a thread that puts
  * its own mask back (rt_sigreturn), never one detached with this mask. */
@@ -411,7 +412,6 @@ static int block_signals(struct remote_stop *s, struct mp_error *err)
         return mp_error_set(err, "cannot block signals of thread %d: %s", s->tid,
                             strerror(errno));
     s->mask_changed = true;
-    requeue_blocked(s, call_mask);
     return 0;
 }
 
@@ -454,12 +454,75 @@ static int leave_sigreturn(struct remote_stop *s, struct mp_error *err)
         ptrace(PTRACE_CONT, s->tid, 0, 0) < 0)
         return gone_error(s, err);
     s->at_sigreturn = false;
-    if (wait_interrupt(s) < 0)
+    if (wait_interrupt(s, false) < 0)
         return gone_error(s, err);
     return 0;
 }
 
 /* ---- letting go --------------------------------------------------------- */
+
+static uint64_t sigbit(int sig)
+{
+    return (uint64_t)1 << (sig - 1);
+}
+
+/* Put kept signal `sig` back in the thread's queue with its own siginfo,
+ * from an interrupt stop.  A signal-delivery-stop is the one place that
+ * can: resumed with a signal its mask blocks, the kernel queues that
+ * signal with the siginfo the tracer set (ptrace_signal).  The stop is
+ * provoked with tgkill of the same signal while the mask lets only it
+ * through; a new instance already pending (a standard signal) is merged,
+ * as the kernel merges two pending ones.  An interrupt brings the thread
+ * back to a stop before it could return to user space.  0 done, -1 not
+ * (the caller falls back on requeue_signal), -2 thread gone. */
+static int requeue_exact(struct remote_stop *s, int sig, siginfo_t *info)
+{
+    if (sig == SIGKILL || sig == SIGSTOP)
+        return -1;
+    if (set_sigmask(s->tid, ~sigbit(sig)) < 0 ||
+        syscall(SYS_tgkill, s->ctx->pid, s->tid, sig) < 0)
+        return -1;
+    if (ptrace(PTRACE_CONT, s->tid, 0, 0) < 0)
+        return -2;
+    int got = 0;
+    for (;;) {
+        enum stop_kind k = wait_stop(s->tid, &got);
+        if (k == STOP_GONE)
+            return -2;
+        if (k == STOP_SIGNAL && got == sig)
+            break;
+        if (k == STOP_SIGNAL)
+            keep_signal(s, got);    /* SIGSTOP, or a fault: after this one */
+        if (ptrace(PTRACE_CONT, s->tid, 0, 0) < 0)
+            return -2;
+    }
+    if (set_sigmask(s->tid, ~(uint64_t)0) < 0 ||
+        ptrace(PTRACE_SETSIGINFO, s->tid, 0, info) < 0 ||
+        ptrace(PTRACE_INTERRUPT, s->tid, 0, 0) < 0 ||
+        ptrace(PTRACE_CONT, s->tid, 0, (void *)(long)sig) < 0 ||
+        wait_interrupt(s, false) < 0)
+        return -2;
+    return 0;
+}
+
+/* Every kept signal back in the queue, in the order kept, with its own
+ * siginfo; they wait there, blocked, until release puts the thread's own
+ * mask back.  Run while the registers still lead into the trampoline's
+ * rt_sigreturn: should memprof die meanwhile, the thread restores its mask
+ * from its frame and takes them. */
+static void requeue_kept(struct remote_stop *s)
+{
+    for (size_t i = 0; i < s->npending && !s->gone; i++) {
+        int r = requeue_exact(s, s->pending_sig[i], &s->pending_info[i]);
+        if (r == -2) {
+            s->gone = true;
+            return;
+        }
+        if (r < 0)
+            requeue_signal(s->ctx->pid, s->tid, s->pending_sig[i], &s->pending_info[i]);
+    }
+    s->npending = 0;
+}
 
 /* Undo everything, in reverse, and detach.  in_signal_stop: the thread is
  * in a signal-delivery-stop (after a call), where PTRACE_DETACH can inject
@@ -467,6 +530,8 @@ static int leave_sigreturn(struct remote_stop *s, struct mp_error *err)
 static int release(struct remote_stop *s, bool in_signal_stop, struct mp_error *err)
 {
     int rc = 0;
+    if (!in_signal_stop && s->npending > 0 && !s->gone)
+        requeue_kept(s);
     if (!s->gone) {
         /* Mask first, registers last, trampoline bytes after the detach:
          * until the exact registers are set the thread's next instruction
@@ -570,7 +635,7 @@ static enum try_result interrupt(struct remote_stop *s, struct mp_error *err)
         ptrace(PTRACE_DETACH, s->tid, 0, 0);
         return TRY_THREAD_GONE;
     }
-    int w = wait_interrupt(s);
+    int w = wait_interrupt(s, true);
     if (w < 0)
         return process_gone(s->ctx->pid) ? (gone_error(s, err), TRY_FAILED)
                                          : TRY_THREAD_GONE;

@@ -56,8 +56,9 @@ struct remote_stop {
     bool at_sigreturn;          /* in the trampoline's rt_sigreturn entry stop */
     struct arch_regs at_regs;   /* the registers there */
     struct arch_frame frame;    /* the self-restore frame, written before any call */
-    /* Signals the thread dequeued while memprof held it: delivered again
-     * exactly once when it is let go. */
+    /* Signals the thread dequeued after memprof changed it (SIGSTOP, a
+     * fault's number sent by kill): queued again with their own siginfo
+     * when it is let go. */
     int pending_sig[8];
     siginfo_t pending_info[8];
     size_t npending;
