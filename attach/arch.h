@@ -112,6 +112,18 @@ enum restart_block {
 };
 enum restart_block arch_restart_block(const struct arch_regs *r, struct arch_syscall *call);
 
+/* An interrupted system call the kernel restarts with the relative
+ * timeout it wrote back to the caller's memory when it was interrupted
+ * (select: a timeval; pselect6, ppoll: a timespec): the restart waits that
+ * long again from when the thread resumes, so the time it was held would
+ * be added to its sleep.  Its kind, and *addr where the timeout is. */
+enum restart_timeout {
+    RESTART_TIMEOUT_NONE,
+    RESTART_TIMEOUT_TIMEVAL,   /* seconds, microseconds: two 64-bit words */
+    RESTART_TIMEOUT_TIMESPEC,  /* seconds, nanoseconds: two 64-bit words */
+};
+enum restart_timeout arch_restart_timeout(const struct arch_regs *r, uint64_t *addr);
+
 /* Build the frame for a thread stopped with state st and signal mask
  * sigmask.  rt_sigreturn voids the kernel's restart block, so a call
  * continued through restart_syscall is re-issued as `reissue_nr` (its

@@ -325,6 +325,28 @@ enum restart_block arch_restart_block(const struct arch_regs *r, struct arch_sys
     return call->nr < 0 ? RESTART_BLOCK_CONTINUED : RESTART_BLOCK_CALL;
 }
 
+enum restart_timeout arch_restart_timeout(const struct arch_regs *r, uint64_t *addr)
+{
+    const struct user_regs_struct *u = cur(r);
+    /* poll_select_finish() writes the time left and returns -ERESTARTNOHAND,
+     * which a stop without a handler turns into a restart. */
+    if (u->rax != (unsigned long long)-ERESTARTNOHAND)
+        return RESTART_TIMEOUT_NONE;
+    switch ((long long)u->orig_rax) {
+    case SYS_select:
+        *addr = u->r8;
+        return u->r8 ? RESTART_TIMEOUT_TIMEVAL : RESTART_TIMEOUT_NONE;
+    case SYS_pselect6:
+        *addr = u->r8;
+        return u->r8 ? RESTART_TIMEOUT_TIMESPEC : RESTART_TIMEOUT_NONE;
+    case SYS_ppoll:
+        *addr = u->rdx;
+        return u->rdx ? RESTART_TIMEOUT_TIMESPEC : RESTART_TIMEOUT_NONE;
+    default:
+        return RESTART_TIMEOUT_NONE;
+    }
+}
+
 /* The registers a thread resumes with after rt_sigreturn, which sets
  * orig_rax = -1 and so never restarts anything: apply the restart the
  * kernel would have made on resume.  -ERESTART_RESTARTBLOCK cannot be

@@ -51,6 +51,13 @@ static double now_us(void)
     return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
 }
 
+static int64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
 uint64_t remote_call_sigmask(uint64_t saved)
 {
     (void)saved;
@@ -524,6 +531,51 @@ static void requeue_kept(struct remote_stop *s)
     s->npending = 0;
 }
 
+bool remote_timeout_less(int64_t *sec, int64_t *sub, int64_t sub_per_sec, int64_t held_ns)
+{
+    if (*sec < 0 || *sub < 0 || *sub >= sub_per_sec)
+        return false;
+    int64_t ns_per_sub = 1000000000 / sub_per_sec;
+    /* Whole units only: a held time below one unit is not taken off, so
+     * the sleep never ends before its time. */
+    int64_t held_sub = held_ns / ns_per_sub;
+    int64_t held_sec = held_sub / sub_per_sec;
+    held_sub %= sub_per_sec;
+    if (*sec < held_sec || (*sec == held_sec && *sub <= held_sub)) {
+        *sec = *sub = 0;
+        return true;
+    }
+    *sec -= held_sec;
+    *sub -= held_sub;
+    if (*sub < 0) {
+        *sub += sub_per_sec;
+        (*sec)--;
+    }
+    return true;
+}
+
+/* A select/pselect6/ppoll the kernel will restart: the timeout it wrote
+ * back when the interrupt came is what the restart waits again, from when
+ * the thread resumes.  The time memprof held the thread comes off it, so
+ * that the call still ends when it would have.  Counted from the stop
+ * memprof saw, a little after the kernel wrote the timeout: the sleep ends
+ * late by that much (microseconds), never early. */
+static void consume_held_time(struct remote_stop *s)
+{
+    uint64_t addr = 0;
+    enum restart_timeout kind = arch_restart_timeout(&s->saved.regs, &addr);
+    if (kind == RESTART_TIMEOUT_NONE || !s->stopped_ns)
+        return;
+    int64_t t[2];
+    struct mp_error ignored;
+    if (remote_read(s->ctx->pid, addr, t, sizeof t, &ignored) < 0 ||
+        !remote_timeout_less(&t[0], &t[1],
+                             kind == RESTART_TIMEOUT_TIMEVAL ? 1000000 : 1000000000,
+                             mono_ns() - s->stopped_ns))
+        return;
+    remote_write(s->ctx->pid, addr, t, sizeof t, &ignored);
+}
+
 /* Undo everything, in reverse, and detach.  in_signal_stop: the thread is
  * in a signal-delivery-stop (after a call), where PTRACE_DETACH can inject
  * the first kept signal with its original siginfo. */
@@ -542,6 +594,8 @@ static int release(struct remote_stop *s, bool in_signal_stop, struct mp_error *
                               s->tid, strerror(errno));
         if (s->have_state && arch_restore(s->tid, &s->saved, err) < 0)
             rc = -1;
+        if (s->have_state)
+            consume_held_time(s);
         size_t first = 0;
         int inject = 0;
         if (in_signal_stop && s->npending > 0) {
@@ -636,6 +690,7 @@ static enum try_result interrupt(struct remote_stop *s, struct mp_error *err)
         return TRY_THREAD_GONE;
     }
     int w = wait_interrupt(s, true);
+    s->stopped_ns = mono_ns();
     if (w < 0)
         return process_gone(s->ctx->pid) ? (gone_error(s, err), TRY_FAILED)
                                          : TRY_THREAD_GONE;

@@ -65,6 +65,7 @@ struct remote_stop {
     bool gone;                  /* the thread or process died */
     uint64_t stack_low;         /* lowest usable address of its stack */
     unsigned ncalls;            /* remote calls made in this stop */
+    int64_t stopped_ns;         /* CLOCK_MONOTONIC at the interrupt stop */
 };
 
 /* The body of a session: make calls with remote_stop_call. */
@@ -111,6 +112,12 @@ bool remote_rseq_ip_inside(uint64_t ip, uint64_t start_ip, uint64_t post_commit_
 /* The signal-mask rule: what a hijacked thread blocks during the call
  * (everything but the synchronous, forced signals). */
 uint64_t remote_call_sigmask(uint64_t saved);
+
+/* The held-time rule for a restarted select/pselect6/ppoll (see
+ * arch_restart_timeout): the timeout left, sec + sub / sub_per_sec, less
+ * held_ns, never below zero.  false when the value is not a valid timeout
+ * (left as it is: the kernel refuses it). */
+bool remote_timeout_less(int64_t *sec, int64_t *sub, int64_t sub_per_sec, int64_t held_ns);
 
 /* The system call number the self-restore frame of thread tid, stopped
  * with regs, re-issues (arch_frame_build's reissue_nr); remembers the

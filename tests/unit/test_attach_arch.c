@@ -254,6 +254,63 @@ START_TEST(restart_block_number_remembered_per_thread)
 }
 END_TEST
 
+/* A select/pselect6/ppoll stopped with -ERESTARTNOHAND restarts with the
+ * timeout it wrote back: where it is, and of which kind. */
+START_TEST(restart_timeout_found_for_select_family)
+{
+    struct arch_regs r = restart_block_regs(SYS_pselect6, 0);
+    struct user_regs_struct *u = (struct user_regs_struct *)r.words;
+    u->rax = (uint64_t)-514;
+    u->r8 = 0x7ffd1000;
+    u->rdx = 0x7ffd2000;
+    uint64_t addr = 0;
+    ck_assert_int_eq(arch_restart_timeout(&r, &addr), RESTART_TIMEOUT_TIMESPEC);
+    ck_assert_uint_eq(addr, 0x7ffd1000);
+    u->orig_rax = SYS_select;
+    ck_assert_int_eq(arch_restart_timeout(&r, &addr), RESTART_TIMEOUT_TIMEVAL);
+    ck_assert_uint_eq(addr, 0x7ffd1000);
+    u->orig_rax = SYS_ppoll;
+    ck_assert_int_eq(arch_restart_timeout(&r, &addr), RESTART_TIMEOUT_TIMESPEC);
+    ck_assert_uint_eq(addr, 0x7ffd2000);
+    u->rdx = 0;                              /* no timeout: nothing to adjust */
+    ck_assert_int_eq(arch_restart_timeout(&r, &addr), RESTART_TIMEOUT_NONE);
+    u->orig_rax = SYS_pselect6;
+    u->rax = (uint64_t)-EINTR;               /* not restarted */
+    ck_assert_int_eq(arch_restart_timeout(&r, &addr), RESTART_TIMEOUT_NONE);
+    u->rax = (uint64_t)-514;
+    u->orig_rax = SYS_poll;                  /* restart block: kernel-exact */
+    ck_assert_int_eq(arch_restart_timeout(&r, &addr), RESTART_TIMEOUT_NONE);
+    u->orig_rax = (uint64_t)-1;
+    ck_assert_int_eq(arch_restart_timeout(&r, &addr), RESTART_TIMEOUT_NONE);
+}
+END_TEST
+
+START_TEST(held_time_comes_off_the_timeout)
+{
+    int64_t sec = 0, sub = 400000;           /* 400 ms left, as a timeval */
+    ck_assert(remote_timeout_less(&sec, &sub, 1000000, 150000000));
+    ck_assert_int_eq(sec, 0);
+    ck_assert_int_eq(sub, 250000);
+    sec = 2, sub = 100000000;                /* 2.1 s left, as a timespec */
+    ck_assert(remote_timeout_less(&sec, &sub, 1000000000, 300000000));
+    ck_assert_int_eq(sec, 1);
+    ck_assert_int_eq(sub, 800000000);
+    sec = 0, sub = 1000;                     /* held past the deadline: 0 */
+    ck_assert(remote_timeout_less(&sec, &sub, 1000000, 5000000000));
+    ck_assert_int_eq(sec, 0);
+    ck_assert_int_eq(sub, 0);
+    sec = 1, sub = 0;                        /* under a microsecond: untouched */
+    ck_assert(remote_timeout_less(&sec, &sub, 1000000, 999));
+    ck_assert_int_eq(sec, 1);
+    ck_assert_int_eq(sub, 0);
+    sec = 0, sub = 1000000;                  /* not a timeval: left alone */
+    ck_assert(!remote_timeout_less(&sec, &sub, 1000000, 1000));
+    ck_assert_int_eq(sub, 1000000);
+    sec = -1, sub = 0;
+    ck_assert(!remote_timeout_less(&sec, &sub, 1000000000, 1000));
+}
+END_TEST
+
 START_TEST(sigreturn_entry_and_resigreturn)
 {
     struct arch_regs r;
@@ -334,6 +391,8 @@ static Suite *arch_suite(void)
     tcase_add_test(tc, frame_refuses_a_short_fpu_state);
     tcase_add_test(tc, frame_restarts_interrupted_syscalls);
     tcase_add_test(tc, restart_block_number_remembered_per_thread);
+    tcase_add_test(tc, restart_timeout_found_for_select_family);
+    tcase_add_test(tc, held_time_comes_off_the_timeout);
     tcase_add_test(tc, sigreturn_entry_and_resigreturn);
     tcase_add_test(tc, sigmask_keeps_forced_signals);
     tcase_add_test(tc, xstate_restore_kind_by_changed_area);

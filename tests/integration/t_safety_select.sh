@@ -1,0 +1,59 @@
+# A select() that memprof interrupts resumes with the time it had left:
+# the kernel writes the time left back into the caller's timeval/timespec
+# and restarts the call with it, so every stop would add its own length
+# to the sleep (a 500 ms select borrowed over and over took p50 706 ms);
+# memprof takes the time it held the thread off that value.  The target's
+# main thread loops on select(0, ..., 500 ms) and prints each duration;
+# it is borrowed back to back, and its selects are compared with those of
+# the same run without memprof: p50 within 50 ms of that baseline, none
+# longer than the baseline plus 100 ms plus memprof's longest pause (one
+# may straddle the deadline; and each of the hundred stops a select sees
+# here still adds the microseconds between the kernel writing the time
+# left and memprof seeing the stop, and between the detach and the
+# restart), none early or with an error.  memprof must
+# really have held the thread for a large share of each select, or the
+# check would prove nothing.
+. "$SRCDIR/tests/integration/lib.sh"
+
+start_target select_sleeper
+nselects() { grep -c '^select ' "$TARGET_OUT"; }
+# durations of select lines $1..$2 (1-based among select lines)
+durations() { grep '^select ' "$TARGET_OUT" | sed -n "$1,$2p" | awk '{print $2}'; }
+p50() { sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
+maxof() { sort -n | tail -1; }
+
+# Baseline: five selects with no memprof.
+wait_until 10 "five selects without memprof" eval '[ "$(nselects)" -ge 5 ]'
+base_p50=$(durations 1 5 | p50)
+
+# Borrowed back to back until ten selects have run wholly under it.
+toggles 5
+first=$(($(nselects) + 2))
+last=$((first + 9))
+: >"$WORK/pauses"
+sessions=0
+while [ "$(nselects)" -lt "$((last + 1))" ] && [ "$sessions" -lt 3000 ]; do
+    MEMPROF_TRACE_PAUSES=1 mp -p "$PID" -x "$WORK/toggles"
+    assert_ok
+    grep "^pause tid=$PID " <<<"$ERR" >>"$WORK/pauses"
+    sessions=$((sessions + 1))
+done
+[ "$(nselects)" -gt "$last" ] || die "the selects made no progress in $sessions sessions"
+got_p50=$(durations "$first" "$last" | p50)
+got_max=$(durations "$first" "$last" | maxof)
+held_ms=$(awk '{sub("us=", "", $3); s += $3} END {printf "%d", s / 1000}' "$WORK/pauses")
+longest_ms=$(awk '{sub("us=", "", $3); if ($3 > m) m = $3} END {printf "%d", m / 1000 + 1}' "$WORK/pauses")
+selects_held=$(($(nselects) - first + 2))
+echo "baseline p50 $base_p50 ms; borrowed: p50 $got_p50 max $got_max ms;" \
+     "held $held_ms ms in $(wc -l <"$WORK/pauses") stops over $selects_held selects" >&2
+
+check "memprof held the thread over 60 ms per select" \
+    [ "$held_ms" -ge $((60 * selects_held)) ]
+check "select p50 within baseline p50 + 50 ms" \
+    awk -v g="$got_p50" -v b="$base_p50" 'BEGIN { exit !(g < b + 50) }'
+check "no select longer than baseline + 100 ms + the longest pause" \
+    awk -v g="$got_max" -v b="$base_p50" -v l="$longest_ms" 'BEGIN { exit !(g < b + 100 + l) }'
+check "no select early or failed" \
+    awk '/^select / && ($2 < 500 || $3 != "rc=0") { bad = 1 } END { exit bad }' "$TARGET_OUT"
+assert_untouched "$PID"
+assert_no_dump_dirs

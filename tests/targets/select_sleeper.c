@@ -1,0 +1,27 @@
+/* select_sleeper.c - the main thread (lowest tid, so the thread memprof
+ * borrows first) loops on select(0, NULL, NULL, NULL, {0, 500 ms}) and
+ * prints how long each call took ("select MS rc=R"); a second thread
+ * churns the allocator and keeps the process busy.  A borrowed select()
+ * must resume with the time it had left: its durations show whether it
+ * started its whole timeout again. */
+#include <errno.h>
+#include <pthread.h>
+#include <sys/select.h>
+
+#include "target_common.h"
+
+int main(void)
+{
+    pthread_t t;
+    pthread_create(&t, NULL, churn_forever, NULL);
+    announce_ready();
+    for (;;) {
+        struct timeval tv = { 0, 500000 };
+        double t0 = mono_seconds();
+        int rc = select(0, NULL, NULL, NULL, &tv);
+        int e = errno;
+        printf("select %.1f rc=%d errno=%d\n", (mono_seconds() - t0) * 1e3, rc,
+               rc < 0 ? e : 0);
+        fflush(stdout);
+    }
+}
