@@ -13,6 +13,12 @@
 # restart), none early or with an error.  memprof must
 # really have held the thread for a large share of each select, or the
 # check would prove nothing.
+#
+# Then memprof is killed mid-call (the call blocks on a FIFO): the thread
+# restores itself from its signal frame, which cannot restart the select
+# as the kernel would and used to start it over; it now returns EINTR
+# with the time that was left in its timeval, which every caller of
+# select must handle, and the program goes on selecting normally.
 . "$SRCDIR/tests/integration/lib.sh"
 
 start_target select_sleeper
@@ -42,7 +48,7 @@ done
 got_p50=$(durations "$first" "$last" | p50)
 got_max=$(durations "$first" "$last" | maxof)
 held_ms=$(awk '{sub("us=", "", $3); s += $3} END {printf "%d", s / 1000}' "$WORK/pauses")
-longest_ms=$(awk '{sub("us=", "", $3); if ($3 > m) m = $3} END {printf "%d", m / 1000 + 1}' "$WORK/pauses")
+longest_ms=$(awk '{sub("us=", "", $3); if ($3 + 0 > m) m = $3 + 0} END {printf "%d", m / 1000 + 1}' "$WORK/pauses")
 selects_held=$(($(nselects) - first + 2))
 echo "baseline p50 $base_p50 ms; borrowed: p50 $got_p50 max $got_max ms;" \
      "held $held_ms ms in $(wc -l <"$WORK/pauses") stops over $selects_held selects" >&2
@@ -55,5 +61,22 @@ check "no select longer than baseline + 100 ms + the longest pause" \
     awk -v g="$got_max" -v b="$base_p50" -v l="$longest_ms" 'BEGIN { exit !(g < b + 100 + l) }'
 check "no select early or failed" \
     awk '/^select / && ($2 < 500 || $3 != "rc=0") { bad = 1 } END { exit bad }' "$TARGET_OUT"
+assert_untouched "$PID"
+
+before=$(nselects)
+start_blocked_dump
+kill -9 "$MP"
+wait "$MP" 2>/dev/null
+cat "$WORK/dumpfifo" >/dev/null
+wait_until 10 "the select memprof died in to return" eval '[ "$(nselects)" -gt "$before" ]'
+rm -rf $(dump_dirs)     # what the killed memprof could not remove
+line=$(grep '^select ' "$TARGET_OUT" | sed -n "$((before + 1))p")
+echo "after the self-restore: $line" >&2
+check "the self-restored select returned EINTR" grep -q 'rc=-1 errno=4 ' <<<"$line"
+check "with the time it had left in its timeval" \
+    awk '{ sub("left=", "", $5); exit !($5 + 0 > 0 && $5 + 0 < 500) }' <<<"$line"
+wait_until 10 "two more selects" eval '[ "$(nselects)" -ge $((before + 3)) ]'
+check "the next selects sleep their whole time and succeed" \
+    awk -v b="$before" '/^select / { n++ } /^select / && n > b + 1 && n <= b + 3 && ($2 < 500 || $3 != "rc=0") { bad = 1 } END { exit bad }' "$TARGET_OUT"
 assert_untouched "$PID"
 assert_no_dump_dirs

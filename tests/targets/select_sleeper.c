@@ -1,6 +1,7 @@
 /* select_sleeper.c - the main thread (lowest tid, so the thread memprof
  * borrows first) loops on select(0, NULL, NULL, NULL, {0, 500 ms}) and
- * prints how long each call took ("select MS rc=R"); a second thread
+ * prints how long each call took ("select MS rc=R errno=E left=MS", left:
+ * what the kernel wrote back into its timeval); a second thread
  * churns the allocator and keeps the process busy.  A borrowed select()
  * must resume with the time it had left: its durations show whether it
  * started its whole timeout again. */
@@ -20,8 +21,8 @@ int main(void)
         double t0 = mono_seconds();
         int rc = select(0, NULL, NULL, NULL, &tv);
         int e = errno;
-        printf("select %.1f rc=%d errno=%d\n", (mono_seconds() - t0) * 1e3, rc,
-               rc < 0 ? e : 0);
+        printf("select %.1f rc=%d errno=%d left=%.1f\n", (mono_seconds() - t0) * 1e3, rc,
+               rc < 0 ? e : 0, tv.tv_sec * 1e3 + tv.tv_usec / 1e3);
         fflush(stdout);
     }
 }
