@@ -186,11 +186,16 @@ static void requeue_signal(pid_t pid, pid_t tid, int sig, siginfo_t *info)
 }
 
 /* Keep a signal the thread dequeued after memprof changed its state, to
- * give it back with its own siginfo at release (requeue_kept).  Past the
+ * give it back with its own siginfo at release (requeue_kept).  A
+ * standard signal already kept merges with it, as two pending instances
+ * do in the kernel (for the program it is still pending).  Past the
  * table's room it goes straight back to the thread's queue (never lost).
  * The caller suppresses it. */
 static void keep_signal(struct remote_stop *s, int sig)
 {
+    for (size_t i = 0; i < s->npending && sig < 32; i++)   /* 32..64 queue */
+        if (s->pending_sig[i] == sig)
+            return;
     siginfo_t info;
     memset(&info, 0, sizeof info);
     if (ptrace(PTRACE_GETSIGINFO, s->tid, 0, &info) < 0) {
@@ -211,9 +216,10 @@ static void keep_signal(struct remote_stop *s, int sig)
  * thread right there, with its own siginfo, exactly as without memprof,
  * and the pending interrupt then traps at its handler's entry (or wherever
  * its default action leaves it); else it is kept and suppressed, and the
- * interrupt traps before the thread returns to user space.  Returns 0, 1
- * when the process is group-stopped (not ours to run code in), -1 when
- * gone. */
+ * interrupt traps before the thread returns to user space.  SIGSTOP is
+ * always kept: no handler can see its siginfo, and the process stops once
+ * memprof is done rather than under it.  Returns 0, 1 when the process is
+ * group-stopped (not ours to run code in), -1 when gone. */
 static int wait_interrupt(struct remote_stop *s, bool deliver)
 {
     for (;;) {
@@ -227,7 +233,7 @@ static int wait_interrupt(struct remote_stop *s, bool deliver)
             s->gone = true;
             return -1;
         case STOP_SIGNAL:
-            if (deliver)
+            if (deliver && sig != SIGSTOP)
                 pass = sig;
             else
                 keep_signal(s, sig);
@@ -484,8 +490,6 @@ static uint64_t sigbit(int sig)
  * (the caller falls back on requeue_signal), -2 thread gone. */
 static int requeue_exact(struct remote_stop *s, int sig, siginfo_t *info)
 {
-    if (sig == SIGKILL || sig == SIGSTOP)
-        return -1;
     if (set_sigmask(s->tid, ~sigbit(sig)) < 0 ||
         syscall(SYS_tgkill, s->ctx->pid, s->tid, sig) < 0)
         return -1;
@@ -499,7 +503,7 @@ static int requeue_exact(struct remote_stop *s, int sig, siginfo_t *info)
         if (k == STOP_SIGNAL && got == sig)
             break;
         if (k == STOP_SIGNAL)
-            keep_signal(s, got);    /* SIGSTOP, or a fault: after this one */
+            keep_signal(s, got);    /* a SIGSTOP sent meanwhile */
         if (ptrace(PTRACE_CONT, s->tid, 0, 0) < 0)
             return -2;
     }
@@ -516,19 +520,27 @@ static int requeue_exact(struct remote_stop *s, int sig, siginfo_t *info)
  * siginfo; they wait there, blocked, until release puts the thread's own
  * mask back.  Run while the registers still lead into the trampoline's
  * rt_sigreturn: should memprof die meanwhile, the thread restores its mask
- * from its frame and takes them. */
+ * from its frame and takes them.  SIGSTOP stays kept: sent again after
+ * the detach (requeue_signal), it would stop the thread under memprof. */
 static void requeue_kept(struct remote_stop *s)
 {
+    size_t left = 0;
+    /* requeue_exact may keep a SIGSTOP that arrives meanwhile: appended,
+     * and seen by this loop. */
     for (size_t i = 0; i < s->npending && !s->gone; i++) {
-        int r = requeue_exact(s, s->pending_sig[i], &s->pending_info[i]);
-        if (r == -2) {
+        int sig = s->pending_sig[i];
+        int r = sig == SIGSTOP || sig == SIGKILL ? -3
+                                                 : requeue_exact(s, sig, &s->pending_info[i]);
+        if (r == -2)
             s->gone = true;
-            return;
+        else if (r == -1)
+            requeue_signal(s->ctx->pid, s->tid, sig, &s->pending_info[i]);
+        else if (r == -3) {
+            s->pending_info[left] = s->pending_info[i];
+            s->pending_sig[left++] = sig;
         }
-        if (r < 0)
-            requeue_signal(s->ctx->pid, s->tid, s->pending_sig[i], &s->pending_info[i]);
     }
-    s->npending = 0;
+    s->npending = left;
 }
 
 bool remote_timeout_less(int64_t *sec, int64_t *sub, int64_t sub_per_sec, int64_t held_ns)

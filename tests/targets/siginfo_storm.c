@@ -58,14 +58,15 @@ static void on_usr2(int sig)
     atomic_store(&report, 1);
 }
 
-static void block_storm_signals(void)
+/* how: SIG_BLOCK or SIG_UNBLOCK, for the calling thread. */
+static void storm_signals(int how)
 {
     sigset_t set;
     sigemptyset(&set);
     sigaddset(&set, SIGUSR1);
     sigaddset(&set, SIGCHLD);
     sigaddset(&set, SIGUSR2);
-    pthread_sigmask(SIG_BLOCK, &set, NULL);
+    pthread_sigmask(how, &set, NULL);
 }
 
 /* Fork children that exit as soon as their pid is recorded (a byte on a
@@ -74,7 +75,7 @@ static void block_storm_signals(void)
 static void *forker(void *arg)
 {
     (void)arg;
-    block_storm_signals();
+    storm_signals(SIG_BLOCK);
     int go[2];
     if (pipe(go) < 0)
         return NULL;
@@ -109,7 +110,7 @@ int main(void)
     signal(SIGUSR2, on_usr2);
     pid_t parent = getpid();
     /* Blocked until storm_pid is known; the threads inherit the mask. */
-    block_storm_signals();
+    storm_signals(SIG_BLOCK);
     /* The storm: its own process, so that its kill() is SI_USER. */
     storm_pid = fork();
     if (storm_pid == 0) {
@@ -122,12 +123,7 @@ int main(void)
     pthread_t t, c;
     pthread_create(&t, NULL, forker, NULL);
     pthread_create(&c, NULL, churn_forever, NULL);
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGUSR1);
-    sigaddset(&set, SIGCHLD);
-    sigaddset(&set, SIGUSR2);
-    pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+    storm_signals(SIG_UNBLOCK);
     announce_ready();
     for (;;) {
         struct timespec ts = { 0, 20000000 };
