@@ -4,8 +4,10 @@
  * second thread forks and reaps.  Every other thread blocks both, so only
  * the main thread takes them.  Its handlers check each siginfo: SIGUSR1
  * must say SI_USER and the storm child's pid, SIGCHLD CLD_EXITED and the
- * pid of a child this program forked.  On SIGUSR2 it prints the counts so
- * far: "SIGINFO usr1=N usr1_altered=A chld=M chld_altered=B". */
+ * pid of a child this program forked.  It also takes a SIGSEGV sent by
+ * kill() and notes its si_code and si_pid.  On SIGUSR2 it prints the
+ * counts so far: "SIGINFO usr1=N usr1_altered=A chld=M chld_altered=B
+ * segv=S segv_code=C segv_pid=P". */
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -22,6 +24,8 @@ static atomic_uint nforked;
 static atomic_long usr1, usr1_altered, chld, chld_altered;
 
 static atomic_int report;
+static atomic_long segv;
+static atomic_int segv_code, segv_pid;
 
 static int was_forked(pid_t pid)
 {
@@ -52,6 +56,15 @@ static void on_chld(int sig, siginfo_t *si, void *uc)
         atomic_fetch_add(&chld_altered, 1);
 }
 
+static void on_segv(int sig, siginfo_t *si, void *uc)
+{
+    (void)sig;
+    (void)uc;
+    atomic_store(&segv_code, si->si_code);
+    atomic_store(&segv_pid, si->si_pid);
+    atomic_fetch_add(&segv, 1);
+}
+
 static void on_usr2(int sig)
 {
     (void)sig;
@@ -66,6 +79,7 @@ static void storm_signals(int how)
     sigaddset(&set, SIGUSR1);
     sigaddset(&set, SIGCHLD);
     sigaddset(&set, SIGUSR2);
+    sigaddset(&set, SIGSEGV);
     pthread_sigmask(how, &set, NULL);
 }
 
@@ -107,6 +121,8 @@ int main(void)
     sigaction(SIGUSR1, &sa, NULL);
     sa.sa_sigaction = on_chld;
     sigaction(SIGCHLD, &sa, NULL);
+    sa.sa_sigaction = on_segv;
+    sigaction(SIGSEGV, &sa, NULL);
     signal(SIGUSR2, on_usr2);
     pid_t parent = getpid();
     /* Blocked until storm_pid is known; the threads inherit the mask. */
@@ -129,9 +145,11 @@ int main(void)
         struct timespec ts = { 0, 20000000 };
         nanosleep(&ts, NULL);
         if (atomic_exchange(&report, 0)) {
-            printf("SIGINFO usr1=%ld usr1_altered=%ld chld=%ld chld_altered=%ld\n",
-                   atomic_load(&usr1), atomic_load(&usr1_altered), atomic_load(&chld),
-                   atomic_load(&chld_altered));
+            printf("SIGINFO usr1=%ld usr1_altered=%ld chld=%ld chld_altered=%ld segv=%ld "
+                   "segv_code=%d segv_pid=%d\n", atomic_load(&usr1),
+                   atomic_load(&usr1_altered), atomic_load(&chld),
+                   atomic_load(&chld_altered), atomic_load(&segv),
+                   atomic_load(&segv_code), atomic_load(&segv_pid));
             fflush(stdout);
         }
     }
