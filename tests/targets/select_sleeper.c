@@ -1,20 +1,38 @@
 /* select_sleeper.c - the main thread (lowest tid, so the thread memprof
  * borrows first) loops on select(0, NULL, NULL, NULL, {0, 500 ms}) and
  * prints how long each call took ("select MS rc=R errno=E left=MS", left:
- * what the kernel wrote back into its timeval); a second thread
- * churns the allocator and keeps the process busy.  A borrowed select()
+ * what the kernel wrote back into its timeval); a second thread keeps
+ * the process company in sigwaitinfo(), which memprof tries last (an
+ * interruption makes it return EINTR), so the select thread is the one
+ * borrowed.  A borrowed select()
  * must resume with the time it had left: its durations show whether it
  * started its whole timeout again. */
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <sys/select.h>
 
 #include "target_common.h"
 
+static void *waiter(void *arg)
+{
+    (void)arg;
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGUSR2);
+    for (;;)
+        sigwaitinfo(&set, NULL);
+    return NULL;
+}
+
 int main(void)
 {
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGUSR2);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
     pthread_t t;
-    pthread_create(&t, NULL, churn_forever, NULL);
+    pthread_create(&t, NULL, waiter, NULL);
     announce_ready();
     for (;;) {
         struct timeval tv = { 0, 500000 };
