@@ -112,10 +112,29 @@ enum restart_block {
 };
 enum restart_block arch_restart_block(const struct arch_regs *r, struct arch_syscall *call);
 
+/* An interrupted system call the kernel restarts with the relative
+ * timeout it wrote back to the caller's memory when it was interrupted
+ * (select: a timeval; pselect6, ppoll: a timespec): the restart waits that
+ * long again from when the thread resumes, so the time it was held would
+ * be added to its sleep.  Its kind, and *addr where the timeout is. */
+enum restart_timeout {
+    RESTART_TIMEOUT_NONE,
+    RESTART_TIMEOUT_TIMEVAL,   /* seconds, microseconds: two 64-bit words */
+    RESTART_TIMEOUT_TIMESPEC,  /* seconds, nanoseconds: two 64-bit words */
+};
+enum restart_timeout arch_restart_timeout(const struct arch_regs *r, uint64_t *addr);
+
 /* Build the frame for a thread stopped with state st and signal mask
- * sigmask.  rt_sigreturn voids the kernel's restart block, so a call
- * continued through restart_syscall is re-issued as `reissue_nr` (its
- * original number, learnt at an earlier stop), or, when that is -1,
+ * sigmask.  rt_sigreturn cannot resume an interrupted system call the way
+ * the kernel would (it voids the restart block and delivers a pending
+ * signal before the call is entered again), so the frame re-issues the
+ * call when that is exact or only makes it last longer for want of
+ * knowing what was left (a sleep without a `rem` pointer), and gives
+ * EINTR when the program can go on from there with what was left (the
+ * timeout select/pselect6/ppoll and nanosleep's `rem` hold it) or when a
+ * re-issue would start a relative timeout over (poll, FUTEX_WAIT).  A
+ * call continued through restart_syscall is re-issued as `reissue_nr`
+ * (its original number, learnt at an earlier stop), or, when that is -1,
  * returns EINTR.  Returns -1 (err set) when the extended state cannot be
  * put in a frame the kernel accepts. */
 int arch_frame_build(const struct arch_state *st, uint64_t sigmask, long reissue_nr,

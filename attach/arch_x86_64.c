@@ -325,13 +325,77 @@ enum restart_block arch_restart_block(const struct arch_regs *r, struct arch_sys
     return call->nr < 0 ? RESTART_BLOCK_CONTINUED : RESTART_BLOCK_CALL;
 }
 
-/* The registers a thread resumes with after rt_sigreturn, which sets
- * orig_rax = -1 and so never restarts anything: apply the restart the
- * kernel would have made on resume.  -ERESTART_RESTARTBLOCK cannot be
- * resumed through restart_syscall (rt_sigreturn resets the restart block
- * to "return -EINTR"): re-issue the original call with its arguments (a
- * relative timeout starts over: it waits longer, never shorter), or give
- * -EINTR when the original is unknown, as a signal handler would have. */
+enum restart_timeout arch_restart_timeout(const struct arch_regs *r, uint64_t *addr)
+{
+    const struct user_regs_struct *u = cur(r);
+    /* poll_select_finish() writes the time left and returns -ERESTARTNOHAND,
+     * which a stop without a handler turns into a restart. */
+    if (u->rax != (unsigned long long)-ERESTARTNOHAND)
+        return RESTART_TIMEOUT_NONE;
+    switch ((long long)u->orig_rax) {
+    case SYS_select:
+        *addr = u->r8;
+        return u->r8 ? RESTART_TIMEOUT_TIMEVAL : RESTART_TIMEOUT_NONE;
+    case SYS_pselect6:
+        *addr = u->r8;
+        return u->r8 ? RESTART_TIMEOUT_TIMESPEC : RESTART_TIMEOUT_NONE;
+    case SYS_ppoll:
+        *addr = u->rdx;
+        return u->rdx ? RESTART_TIMEOUT_TIMESPEC : RESTART_TIMEOUT_NONE;
+    default:
+        return RESTART_TIMEOUT_NONE;
+    }
+}
+
+#define FUTEX_CMD_MASK 127       /* without FUTEX_PRIVATE_FLAG, FUTEX_CLOCK_REALTIME */
+#define FUTEX_WAIT_CMD 0
+
+/* How the self-restore frame resumes an interrupted call that the kernel
+ * would have continued exactly and that rt_sigreturn cannot (it sets
+ * orig_rax = -1, voids the restart block and delivers any signal pending
+ * before the call is entered again): re-issue `nr` from its instruction,
+ * or return EINTR when re-issuing would sleep longer than the call had
+ * left and the program can go on from EINTR (every caller of these must
+ * handle it: a caught signal gives it). */
+static bool self_restore_reissues(const struct user_regs_struct *u, long nr, long err)
+{
+    if (err == ERESTARTNOHAND) {
+        /* select, pselect6, ppoll: the time left is in their own timeout,
+         * written back by the kernel, so a program that loops goes on with
+         * exactly that, where a restart would add the time the thread was
+         * held and miss the EINTR a handler run meanwhile must cause.
+         * pause and rt_sigsuspend restart: a spurious EINTR would read as a
+         * caught signal (`pause(); exit(0);`); if one was caught while the
+         * thread was held they sleep on to the next one (its handler did
+         * run).  Absolute sleeps restart exactly. */
+        return nr != SYS_select && nr != SYS_pselect6 && nr != SYS_ppoll;
+    }
+    if (err != ERESTART_RESTARTBLOCK)
+        return true;
+    switch (nr) {
+    case SYS_futex:
+        /* FUTEX_WAIT's timeout is relative (would start over); the others'
+         * deadlines are absolute, so re-issuing them is exact. */
+        return (u->rsi & FUTEX_CMD_MASK) != FUTEX_WAIT_CMD;
+    case SYS_nanosleep:
+    case SYS_clock_nanosleep:
+        /* With a `rem` pointer the kernel wrote the time left there when it
+         * was interrupted: EINTR lets the program sleep just that.  Without
+         * one nothing tells what is left, and EINTR would end the sleep
+         * early: re-issued, it lasts longer, never shorter. */
+        return (nr == SYS_nanosleep ? u->rsi : u->r10) == 0;
+    default:
+        return false;   /* poll and the rest: their timeout would start over */
+    }
+}
+
+/* The registers a thread resumes with after rt_sigreturn: apply the restart
+ * the kernel would have made on resume (see self_restore_reissues).
+ * -ERESTART_RESTARTBLOCK cannot be resumed through restart_syscall: the
+ * original call is re-issued (`reissue_nr` when the registers show
+ * restart_syscall: the number learnt at an earlier stop), or EINTR is
+ * given, as a signal handler would have, also when the original is
+ * unknown. */
 static void resume_regs(const struct user_regs_struct *u, long reissue_nr, uint64_t *rax,
                         uint64_t *rip)
 {
@@ -339,21 +403,18 @@ static void resume_regs(const struct user_regs_struct *u, long reissue_nr, uint6
     *rip = u->rip;
     if ((long long)u->orig_rax < 0)
         return;
-    switch (-(long long)u->rax) {
+    long err = -(long long)u->rax;
+    long nr = u->orig_rax == SYS_restart_syscall ? reissue_nr : (long)u->orig_rax;
+    switch (err) {
     case ERESTARTSYS: case ERESTARTNOINTR: case ERESTARTNOHAND:
-        *rax = u->orig_rax;
-        *rip -= ARCH_SYSCALL_INSN_LEN;
-        break;
-    case ERESTART_RESTARTBLOCK: {
-        long nr = u->orig_rax == SYS_restart_syscall ? reissue_nr : (long)u->orig_rax;
-        if (nr < 0) {
-            *rax = (uint64_t)-EINTR;
-        } else {
+    case ERESTART_RESTARTBLOCK:
+        if (nr >= 0 && self_restore_reissues(u, nr, err)) {
             *rax = (uint64_t)nr;
             *rip -= ARCH_SYSCALL_INSN_LEN;
+        } else {
+            *rax = (uint64_t)-EINTR;
         }
         break;
-    }
     }
 }
 

@@ -1,12 +1,14 @@
 /* remote_call.c - the generic remote-call sequence (FIELD-NOTES §3):
- * PTRACE_SEIZE one thread, PTRACE_INTERRUPT, wait with __WALL, keep any
- * signal it dequeued meanwhile, save registers, xstate and signal mask,
+ * PTRACE_SEIZE one thread, PTRACE_INTERRUPT, wait with __WALL, let any
+ * signal it dequeued meanwhile go on to it (nothing is changed yet), save
+ * registers, xstate and signal mask,
  * refuse it inside an rseq critical section or with a frame in the
  * allocator/loader/unwinder, write a signal frame of its saved state below
  * its red zone, block its asynchronous signals, call through a trampoline
  * at the ELF entry point that ends in rt_sigreturn on that frame, take the
  * thread back at that syscall's entry stop (PTRACE_SYSCALL), restore all
- * of it exactly from an interrupt stop, detach re-delivering kept signals.
+ * of it exactly from an interrupt stop, queue again with its own siginfo
+ * any signal it dequeued during the call, detach.
  *
  * memprof blocks its terminal signals for the whole stop and waits for
  * them together with the thread's stops, every wait with a deadline.
@@ -61,6 +63,13 @@ static double now_us(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+static int64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
 uint64_t remote_call_sigmask(uint64_t saved)
@@ -324,18 +333,27 @@ static int gone_error(struct remote_stop *s, struct mp_error *err)
                         s->tid, s->ctx->pid);
 }
 
-/* Kept signals after the first go back through the kernel's queue. */
+/* A kept signal's last way back, when no exact one is left (the thread
+ * is gone from under the stop, or the table is full): the kernel refuses
+ * to let rt_tgsigqueueinfo forge SI_USER or a kernel code, and tgkill
+ * then names memprof as the sender.  SIGSTOP has no handler to see that. */
 static void requeue_signal(pid_t pid, pid_t tid, int sig, siginfo_t *info)
 {
     if (syscall(SYS_rt_tgsigqueueinfo, pid, tid, sig, info) < 0)
         syscall(SYS_tgkill, pid, tid, sig);
 }
 
-/* Keep a signal the thread dequeued while held, to give it back later.
- * Past the table's room it goes straight back to the thread's queue
- * (out of order, but never lost): the caller suppresses it. */
+/* Keep a signal the thread dequeued after memprof changed its state, to
+ * give it back with its own siginfo at release (requeue_kept).  A
+ * standard signal already kept merges with it, as two pending instances
+ * do in the kernel (for the program it is still pending).  Past the
+ * table's room it goes straight back to the thread's queue (never lost).
+ * The caller suppresses it. */
 static void keep_signal(struct remote_stop *s, int sig)
 {
+    for (size_t i = 0; i < s->npending && sig < 32; i++)   /* 32..64 queue */
+        if (s->pending_sig[i] == sig)
+            return;
     siginfo_t info;
     memset(&info, 0, sizeof info);
     if (ptrace(PTRACE_GETSIGINFO, s->tid, 0, &info) < 0) {
@@ -350,15 +368,21 @@ static void keep_signal(struct remote_stop *s, int sig)
     s->pending_sig[s->npending++] = sig;
 }
 
-/* Wait for the interrupt's PTRACE_EVENT_STOP.  A signal-delivery-stop that
- * comes first is kept and suppressed; the pending interrupt then traps
- * before the thread returns to user space.  Returns 0, 1 when the process
- * is group-stopped (not ours to run code in), -1 when gone, -2 when the
+/* Wait for the interrupt's PTRACE_EVENT_STOP.  A signal-delivery-stop may
+ * come first (the thread had dequeued it before the interrupt): with
+ * `deliver` (memprof has changed nothing yet) the signal goes on to the
+ * thread right there, with its own siginfo, exactly as without memprof,
+ * and the pending interrupt then traps at its handler's entry (or wherever
+ * its default action leaves it); else it is kept and suppressed, and the
+ * interrupt traps before the thread returns to user space.  SIGSTOP is
+ * always kept: no handler can see its siginfo, and the process stops once
+ * memprof is done rather than under it.  Returns 0, 1 when the process is
+ * group-stopped (not ours to run code in), -1 when gone, -2 when the
  * thread did not stop by the deadline. */
-static int wait_interrupt(struct remote_stop *s, double deadline)
+static int wait_interrupt(struct remote_stop *s, double deadline, bool deliver)
 {
     for (;;) {
-        int sig = 0;
+        int sig = 0, pass = 0;
         switch (wait_stop(s, &sig, deadline, false)) {
         case STOP_INTERRUPT:
             return 0;
@@ -371,13 +395,16 @@ static int wait_interrupt(struct remote_stop *s, double deadline)
         case STOP_TERMINAL:
             return -2;
         case STOP_SIGNAL:
-            keep_signal(s, sig);
+            if (deliver && sig != SIGSTOP)
+                pass = sig;
+            else
+                keep_signal(s, sig);
             break;
         case STOP_SYSCALL:
         case STOP_OTHER:
             break;
         }
-        if (ptrace(PTRACE_CONT, s->tid, 0, 0) < 0) {
+        if (ptrace(PTRACE_CONT, s->tid, 0, (void *)(long)pass) < 0) {
             s->gone = true;
             return -1;
         }
@@ -526,10 +553,16 @@ static int write_trampoline(struct remote_stop *s, struct mp_error *err)
     return 0;
 }
 
-static bool is_fault(int sig)
+/* A fault of the call itself: a synchronous signal the kernel raised.  The
+ * same numbers sent by kill() or tgkill (si_code <= 0) are the program's,
+ * kept like any other. */
+static bool is_fault(pid_t tid, int sig)
 {
-    return sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE ||
-           sig == SIGSYS || sig == SIGTRAP;
+    if (sig != SIGSEGV && sig != SIGBUS && sig != SIGILL && sig != SIGFPE &&
+        sig != SIGSYS && sig != SIGTRAP)
+        return false;
+    siginfo_t info;
+    return ptrace(PTRACE_GETSIGINFO, tid, 0, &info) < 0 || info.si_code > 0;
 }
 
 /* From now on no call is made into the process in this session; the
@@ -688,7 +721,7 @@ static int run_to_sigreturn(struct remote_stop *s, uint64_t stop_ip, struct arch
             continue;
         }
         s->at_signal_stop = true;
-        if (is_fault(sig))
+        if (is_fault(s->tid, sig))
             return call_faulted(s, sig, r, err);
         keep_signal(s, sig);
     }
@@ -697,25 +730,6 @@ static int run_to_sigreturn(struct remote_stop *s, uint64_t stop_ip, struct arch
 static int set_sigmask(pid_t tid, uint64_t mask)
 {
     return (int)ptrace(PTRACE_SETSIGMASK, tid, sizeof mask, &mask);
-}
-
-/* Kept signals the call's mask blocks go back to the thread's queue now:
- * they wait there during the calls and are delivered in order once the
- * original mask is back, by memprof or by the thread's own rt_sigreturn
- * if memprof dies.  Unblockable and forced ones stay kept until release. */
-static void requeue_blocked(struct remote_stop *s, uint64_t call_mask)
-{
-    size_t kept = 0;
-    for (size_t i = 0; i < s->npending; i++) {
-        int sig = s->pending_sig[i];
-        if (sig != SIGSTOP && sig != SIGKILL && (call_mask >> (sig - 1) & 1)) {
-            requeue_signal(s->ctx->pid, s->tid, sig, &s->pending_info[i]);
-            continue;
-        }
-        s->pending_sig[kept] = sig;
-        s->pending_info[kept++] = s->pending_info[i];
-    }
-    s->npending = kept;
 }
 
 /* The call's signal mask, set once the thread's registers point at the
@@ -728,7 +742,6 @@ static int block_signals(struct remote_stop *s, struct mp_error *err)
         return mp_error_set(err, "cannot block signals of thread %d: %s", s->tid,
                             strerror(errno));
     s->mask_changed = true;
-    requeue_blocked(s, call_mask);
     return 0;
 }
 
@@ -775,7 +788,7 @@ static int leave_sigreturn(struct remote_stop *s, struct mp_error *err)
         ptrace(PTRACE_CONT, s->tid, 0, 0) < 0)
         return gone_error(s, err);
     s->at_sigreturn = false;
-    int w = wait_interrupt(s, now_s() + STOP_WAIT_S);
+    int w = wait_interrupt(s, now_s() + STOP_WAIT_S, false);
     if (w == -1)
         return gone_error(s, err);
     if (w == -2) {
@@ -794,6 +807,139 @@ static int leave_sigreturn(struct remote_stop *s, struct mp_error *err)
 
 /* ---- letting go --------------------------------------------------------- */
 
+static uint64_t sigbit(int sig)
+{
+    return (uint64_t)1 << (sig - 1);
+}
+
+/* Put kept signal `sig` back in the thread's queue with its own siginfo,
+ * from an interrupt stop.  A signal-delivery-stop is the one place that
+ * can: resumed with a signal its mask blocks, the kernel queues that
+ * signal with the siginfo the tracer set (ptrace_signal).  The stop is
+ * provoked with tgkill of the same signal while the mask lets only it
+ * through; a new instance already pending (a standard signal) is merged,
+ * as the kernel merges two pending ones.  An interrupt brings the thread
+ * back to a stop before it could return to user space.  0 done, -1 not
+ * (the caller falls back on requeue_signal), -2 thread gone. */
+/* The thread did not come back to a stop while a kept signal was put
+ * back (or memprof is being ended): its registers still lead into the
+ * trampoline's rt_sigreturn, so it restores itself once memprof lets go;
+ * the trampoline stays, no further call is made, memprof exits. */
+static int requeue_abandon(struct remote_stop *s)
+{
+    s->ctx->must_exit = true;
+    refuse_calls(s->ctx, "thread %d of process %d did not stop while memprof gave a "
+                 "signal back to it, and was left to restore itself", s->tid, s->ctx->pid);
+    s->let_go = true;
+    s->tramp_written = false;
+    return -2;
+}
+
+static int requeue_exact(struct remote_stop *s, int sig, siginfo_t *info)
+{
+    if (set_sigmask(s->tid, ~sigbit(sig)) < 0 ||
+        syscall(SYS_tgkill, s->ctx->pid, s->tid, sig) < 0)
+        return -1;
+    if (ptrace(PTRACE_CONT, s->tid, 0, 0) < 0)
+        return -2;
+    int got = 0;
+    double deadline = now_s() + STOP_WAIT_S;
+    for (;;) {
+        enum stop_kind k = wait_stop(s, &got, deadline, false);
+        if (k == STOP_TIMEOUT || k == STOP_TERMINAL)
+            return requeue_abandon(s);
+        if (k == STOP_GONE)
+            return -2;
+        if (k == STOP_SIGNAL && got == sig)
+            break;
+        if (k == STOP_SIGNAL)
+            keep_signal(s, got);    /* a SIGSTOP sent meanwhile */
+        if (ptrace(PTRACE_CONT, s->tid, 0, 0) < 0)
+            return -2;
+    }
+    if (set_sigmask(s->tid, ~(uint64_t)0) < 0 ||
+        ptrace(PTRACE_SETSIGINFO, s->tid, 0, info) < 0 ||
+        ptrace(PTRACE_INTERRUPT, s->tid, 0, 0) < 0 ||
+        ptrace(PTRACE_CONT, s->tid, 0, (void *)(long)sig) < 0)
+        return -2;
+    int w = wait_interrupt(s, now_s() + STOP_WAIT_S, false);
+    if (w == -2)
+        return requeue_abandon(s);
+    return w < 0 ? -2 : 0;
+}
+
+/* Every kept signal back in the queue, in the order kept, with its own
+ * siginfo; they wait there, blocked, until release puts the thread's own
+ * mask back.  Run while the registers still lead into the trampoline's
+ * rt_sigreturn: should memprof die meanwhile, the thread restores its mask
+ * from its frame and takes them.  SIGSTOP stays kept: sent again after
+ * the detach (requeue_signal), it would stop the thread under memprof. */
+static void requeue_kept(struct remote_stop *s)
+{
+    size_t left = 0;
+    /* requeue_exact may keep a SIGSTOP that arrives meanwhile: appended,
+     * and seen by this loop. */
+    for (size_t i = 0; i < s->npending && !s->gone; i++) {
+        int sig = s->pending_sig[i];
+        int r = sig == SIGSTOP || sig == SIGKILL ? -3
+                                                 : requeue_exact(s, sig, &s->pending_info[i]);
+        if (r == -2)
+            s->gone = true;
+        else if (r == -1)
+            requeue_signal(s->ctx->pid, s->tid, sig, &s->pending_info[i]);
+        else if (r == -3) {
+            s->pending_info[left] = s->pending_info[i];
+            s->pending_sig[left++] = sig;
+        }
+    }
+    s->npending = left;
+}
+
+bool remote_timeout_less(int64_t *sec, int64_t *sub, int64_t sub_per_sec, int64_t held_ns)
+{
+    if (*sec < 0 || *sub < 0 || *sub >= sub_per_sec)
+        return false;
+    int64_t ns_per_sub = 1000000000 / sub_per_sec;
+    /* Whole units only: a held time below one unit is not taken off, so
+     * the sleep never ends before its time. */
+    int64_t held_sub = held_ns / ns_per_sub;
+    int64_t held_sec = held_sub / sub_per_sec;
+    held_sub %= sub_per_sec;
+    if (*sec < held_sec || (*sec == held_sec && *sub <= held_sub)) {
+        *sec = *sub = 0;
+        return true;
+    }
+    *sec -= held_sec;
+    *sub -= held_sub;
+    if (*sub < 0) {
+        *sub += sub_per_sec;
+        (*sec)--;
+    }
+    return true;
+}
+
+/* A select/pselect6/ppoll the kernel will restart: the timeout it wrote
+ * back when the interrupt came is what the restart waits again, from when
+ * the thread resumes.  The time memprof held the thread comes off it, so
+ * that the call still ends when it would have.  Counted from the stop
+ * memprof saw, a little after the kernel wrote the timeout: the sleep ends
+ * late by that much (microseconds), never early. */
+static void consume_held_time(struct remote_stop *s)
+{
+    uint64_t addr = 0;
+    enum restart_timeout kind = arch_restart_timeout(&s->saved.regs, &addr);
+    if (kind == RESTART_TIMEOUT_NONE || !s->stopped_ns)
+        return;
+    int64_t t[2];
+    struct mp_error ignored;
+    if (remote_stop_read(s, addr, t, sizeof t, &ignored) < 0 ||
+        !remote_timeout_less(&t[0], &t[1],
+                             kind == RESTART_TIMEOUT_TIMEVAL ? 1000000 : 1000000000,
+                             mono_ns() - s->stopped_ns))
+        return;
+    remote_stop_write(s, addr, t, sizeof t, &ignored);
+}
+
 /* Undo everything, in reverse, and detach.  in_signal_stop: the thread is
  * in a signal-delivery-stop (after a call), where PTRACE_DETACH can inject
  * the first kept signal with its original siginfo. */
@@ -802,6 +948,8 @@ static int release(struct remote_stop *s, bool in_signal_stop, struct mp_error *
     int rc = 0;
     if (s->let_go)
         return 0;
+    if (!in_signal_stop && s->npending > 0 && !s->gone)
+        requeue_kept(s);
     if (!s->gone) {
         /* Mask first, registers last, trampoline bytes after the detach:
          * until the exact registers are set the thread's next instruction
@@ -814,6 +962,8 @@ static int release(struct remote_stop *s, bool in_signal_stop, struct mp_error *
             rc = -1;
         if (rc < 0 && thread_died(s))
             rc = gone_error(s, err);
+        if (s->have_state)
+            consume_held_time(s);
         size_t first = 0;
         int inject = 0;
         if (in_signal_stop && s->npending > 0) {
@@ -946,7 +1096,8 @@ static enum try_result interrupt(struct remote_stop *s, struct mp_error *err)
 {
     struct remote_ctx *ctx = s->ctx;
     int w = ptrace(PTRACE_INTERRUPT, s->tid, 0, 0) < 0 ? -1
-                : wait_interrupt(s, now_s() + STOP_WAIT_S);
+                : wait_interrupt(s, now_s() + STOP_WAIT_S, true);
+    s->stopped_ns = mono_ns();
     if (w == -1) {
         reap(s);
         return fate_error(ctx, "while memprof was attaching to it", false, err) < 0

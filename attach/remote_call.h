@@ -71,8 +71,9 @@ struct remote_stop {
     bool at_sigreturn;          /* in the trampoline's rt_sigreturn entry stop */
     struct arch_regs at_regs;   /* the registers there */
     struct arch_frame frame;    /* the self-restore frame, written before any call */
-    /* Signals the thread dequeued while memprof held it: delivered again
-     * exactly once when it is let go. */
+    /* Signals the thread dequeued after memprof changed it (SIGSTOP, a
+     * fault's number sent by kill): queued again with their own siginfo
+     * when it is let go. */
     int pending_sig[8];
     siginfo_t pending_info[8];
     size_t npending;
@@ -81,6 +82,7 @@ struct remote_stop {
     bool let_go;                /* detached already: nothing left to undo */
     uint64_t stack_low;         /* lowest usable address of its stack */
     unsigned ncalls;            /* remote calls made in this stop */
+    int64_t stopped_ns;         /* CLOCK_MONOTONIC at the interrupt stop */
 };
 
 /* The body of a session: make calls with remote_stop_call. */
@@ -144,6 +146,12 @@ bool remote_rseq_ip_inside(uint64_t ip, uint64_t start_ip, uint64_t post_commit_
 /* The signal-mask rule: what a hijacked thread blocks during the call
  * (everything but the synchronous, forced signals). */
 uint64_t remote_call_sigmask(uint64_t saved);
+
+/* The held-time rule for a restarted select/pselect6/ppoll (see
+ * arch_restart_timeout): the timeout left, sec + sub / sub_per_sec, less
+ * held_ns, never below zero.  false when the value is not a valid timeout
+ * (left as it is: the kernel refuses it). */
+bool remote_timeout_less(int64_t *sec, int64_t *sub, int64_t sub_per_sec, int64_t held_ns);
 
 /* The system call number the self-restore frame of thread tid, stopped
  * with regs, re-issues (arch_frame_build's reissue_nr); remembers the

@@ -206,6 +206,54 @@ START_TEST(frame_restarts_interrupted_syscalls)
 }
 END_TEST
 
+/* rax the frame resumes with for a thread stopped in `orig` returning
+ * -err, with rsi and r10 as given (re-issued: rip back on the syscall). */
+static uint64_t frame_rax_with_args(long err, uint64_t orig, uint64_t rsi, uint64_t r10)
+{
+    struct arch_state st;
+    fake_state(&st, 0x401002, (uint64_t)-err, orig);
+    struct user_regs_struct *u = (struct user_regs_struct *)st.regs.words;
+    u->rsi = rsi;
+    u->r10 = r10;
+    struct arch_frame f;
+    struct mp_error err_out;
+    ck_assert_int_eq(arch_frame_build(&st, 0, -1, &f, &err_out), 0);
+    uint64_t rax = uc_word(&f, MC(13)), rip = uc_word(&f, MC(16));
+    ck_assert_uint_eq(rip, rax == (uint64_t)-EINTR ? 0x401002 : 0x401000);
+    arch_frame_free(&f);
+    arch_state_free(&st);
+    return rax;
+}
+
+/* What the self-restore frame cannot resume exactly errs towards EINTR
+ * wherever the program can go on from there with what was left. */
+START_TEST(frame_prefers_eintr_to_a_longer_sleep)
+{
+    uint64_t eintr = (uint64_t)-EINTR;
+    /* select family: the time left is in their timeout: EINTR */
+    ck_assert_uint_eq(frame_rax_with_args(514, SYS_select, 0, 0), eintr);
+    ck_assert_uint_eq(frame_rax_with_args(514, SYS_pselect6, 0, 0), eintr);
+    ck_assert_uint_eq(frame_rax_with_args(514, SYS_ppoll, 0, 0), eintr);
+    /* pause, sigsuspend, an absolute clock_nanosleep: restarted */
+    ck_assert_uint_eq(frame_rax_with_args(514, SYS_pause, 0, 0), SYS_pause);
+    ck_assert_uint_eq(frame_rax_with_args(514, SYS_rt_sigsuspend, 0, 0), SYS_rt_sigsuspend);
+    ck_assert_uint_eq(frame_rax_with_args(514, SYS_clock_nanosleep, 1, 0), SYS_clock_nanosleep);
+    /* relative sleeps: EINTR when `rem` holds the time left, else re-issued */
+    ck_assert_uint_eq(frame_rax_with_args(516, SYS_nanosleep, 0x7ffd0000, 0), eintr);
+    ck_assert_uint_eq(frame_rax_with_args(516, SYS_nanosleep, 0, 0), SYS_nanosleep);
+    ck_assert_uint_eq(frame_rax_with_args(516, SYS_clock_nanosleep, 0, 0x7ffd0000), eintr);
+    ck_assert_uint_eq(frame_rax_with_args(516, SYS_clock_nanosleep, 0, 0), SYS_clock_nanosleep);
+    /* poll and FUTEX_WAIT would start their relative timeout over: EINTR;
+     * FUTEX_WAIT_BITSET's deadline is absolute: re-issued */
+    ck_assert_uint_eq(frame_rax_with_args(516, SYS_poll, 0, 0), eintr);
+    ck_assert_uint_eq(frame_rax_with_args(516, SYS_futex, 128 | 0, 0), eintr);
+    ck_assert_uint_eq(frame_rax_with_args(516, SYS_futex, 128 | 9, 0), SYS_futex);
+    /* interrupted read, wait4: restarted as before */
+    ck_assert_uint_eq(frame_rax_with_args(512, SYS_read, 0, 0), SYS_read);
+    ck_assert_uint_eq(frame_rax_with_args(512, SYS_wait4, 0, 0), SYS_wait4);
+}
+END_TEST
+
 /* Registers of a thread stopped in a restart-block call `orig` issued at
  * 0x401000 with first argument arg0. */
 static struct arch_regs restart_block_regs(uint64_t orig, uint64_t arg0)
@@ -251,6 +299,63 @@ START_TEST(restart_block_number_remembered_per_thread)
     u->rax = (uint64_t)-512;
     ck_assert_int_eq(arch_restart_block(&reading, &call), RESTART_BLOCK_NONE);
     ck_assert_int_eq(remote_reissue_nr(&ctx, 7, &reading), -1);
+}
+END_TEST
+
+/* A select/pselect6/ppoll stopped with -ERESTARTNOHAND restarts with the
+ * timeout it wrote back: where it is, and of which kind. */
+START_TEST(restart_timeout_found_for_select_family)
+{
+    struct arch_regs r = restart_block_regs(SYS_pselect6, 0);
+    struct user_regs_struct *u = (struct user_regs_struct *)r.words;
+    u->rax = (uint64_t)-514;
+    u->r8 = 0x7ffd1000;
+    u->rdx = 0x7ffd2000;
+    uint64_t addr = 0;
+    ck_assert_int_eq(arch_restart_timeout(&r, &addr), RESTART_TIMEOUT_TIMESPEC);
+    ck_assert_uint_eq(addr, 0x7ffd1000);
+    u->orig_rax = SYS_select;
+    ck_assert_int_eq(arch_restart_timeout(&r, &addr), RESTART_TIMEOUT_TIMEVAL);
+    ck_assert_uint_eq(addr, 0x7ffd1000);
+    u->orig_rax = SYS_ppoll;
+    ck_assert_int_eq(arch_restart_timeout(&r, &addr), RESTART_TIMEOUT_TIMESPEC);
+    ck_assert_uint_eq(addr, 0x7ffd2000);
+    u->rdx = 0;                              /* no timeout: nothing to adjust */
+    ck_assert_int_eq(arch_restart_timeout(&r, &addr), RESTART_TIMEOUT_NONE);
+    u->orig_rax = SYS_pselect6;
+    u->rax = (uint64_t)-EINTR;               /* not restarted */
+    ck_assert_int_eq(arch_restart_timeout(&r, &addr), RESTART_TIMEOUT_NONE);
+    u->rax = (uint64_t)-514;
+    u->orig_rax = SYS_poll;                  /* restart block: kernel-exact */
+    ck_assert_int_eq(arch_restart_timeout(&r, &addr), RESTART_TIMEOUT_NONE);
+    u->orig_rax = (uint64_t)-1;
+    ck_assert_int_eq(arch_restart_timeout(&r, &addr), RESTART_TIMEOUT_NONE);
+}
+END_TEST
+
+START_TEST(held_time_comes_off_the_timeout)
+{
+    int64_t sec = 0, sub = 400000;           /* 400 ms left, as a timeval */
+    ck_assert(remote_timeout_less(&sec, &sub, 1000000, 150000000));
+    ck_assert_int_eq(sec, 0);
+    ck_assert_int_eq(sub, 250000);
+    sec = 2, sub = 100000000;                /* 2.1 s left, as a timespec */
+    ck_assert(remote_timeout_less(&sec, &sub, 1000000000, 300000000));
+    ck_assert_int_eq(sec, 1);
+    ck_assert_int_eq(sub, 800000000);
+    sec = 0, sub = 1000;                     /* held past the deadline: 0 */
+    ck_assert(remote_timeout_less(&sec, &sub, 1000000, 5000000000));
+    ck_assert_int_eq(sec, 0);
+    ck_assert_int_eq(sub, 0);
+    sec = 1, sub = 0;                        /* under a microsecond: untouched */
+    ck_assert(remote_timeout_less(&sec, &sub, 1000000, 999));
+    ck_assert_int_eq(sec, 1);
+    ck_assert_int_eq(sub, 0);
+    sec = 0, sub = 1000000;                  /* not a timeval: left alone */
+    ck_assert(!remote_timeout_less(&sec, &sub, 1000000, 1000));
+    ck_assert_int_eq(sub, 1000000);
+    sec = -1, sub = 0;
+    ck_assert(!remote_timeout_less(&sec, &sub, 1000000000, 1000));
 }
 END_TEST
 
@@ -333,7 +438,10 @@ static Suite *arch_suite(void)
     tcase_add_test(tc, frame_has_kernel_layout);
     tcase_add_test(tc, frame_refuses_a_short_fpu_state);
     tcase_add_test(tc, frame_restarts_interrupted_syscalls);
+    tcase_add_test(tc, frame_prefers_eintr_to_a_longer_sleep);
     tcase_add_test(tc, restart_block_number_remembered_per_thread);
+    tcase_add_test(tc, restart_timeout_found_for_select_family);
+    tcase_add_test(tc, held_time_comes_off_the_timeout);
     tcase_add_test(tc, sigreturn_entry_and_resigreturn);
     tcase_add_test(tc, sigmask_keeps_forced_signals);
     tcase_add_test(tc, xstate_restore_kind_by_changed_area);
