@@ -30,6 +30,7 @@ echo "== memprof -p $pid: attach, profile for a few seconds, dump twice, analyse
     -e 'sleep 3' \
     -e "dump $out/after.heap --name after" \
     -e 'prof off' \
+    -e 'prof sample 19' \
     -e 'top 8 after' \
     -e 'diff before after' \
     -e "flame $out/growth.svg --base before after" \
