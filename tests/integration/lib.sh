@@ -260,3 +260,5 @@ all_grew() {
 # count_above FILE RE N: FILE has more than N lines matching RE (a target's
 # report printed again).
 count_above() { [ "$(grep -Ec -- "$2" "$1" 2>/dev/null)" -gt "$3" ]; }
+# ended PID: the process is gone or a zombie (alive's opposite).
+ended() { ! alive "$1"; }
