@@ -264,3 +264,9 @@ all_grew() {
 count_above() { [ "$(grep -Ec -- "$2" "$1" 2>/dev/null)" -gt "$3" ]; }
 # ended PID: the process is gone or a zombie (alive's opposite).
 ended() { ! alive "$1"; }
+# is_heap_profile FILE: FILE starts as a jemalloc heap profile does.
+is_heap_profile() {
+    head -c 8 "$1" 2>/dev/null | grep -q '^heap_v2/' && return 0
+    echo "  $1 is no heap profile: $(head -c 40 "$1" 2>/dev/null)" >&2
+    return 1
+}

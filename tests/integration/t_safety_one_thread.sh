@@ -57,7 +57,7 @@ check "still no other task stopped" others_not_stopped
 cat "$WORK/fifo" >"$WORK/dump.heap"       # release the call
 wait "$MP"; rc=$?
 check "memprof exit 0 once the call returned" [ "$rc" -eq 0 ]
-check "the held dump is a profile" grep -q '^heap_v2/' "$WORK/dump.heap"
+check "the held dump is a profile" is_heap_profile "$WORK/dump.heap"
 check "the process is left running, untraced" untouched "$PID"
 reports=$(grep -c '^checked' "$TARGET_OUT")
 check "the target goes on reporting" within 5 count_above "$TARGET_OUT" '^checked [0-9]' "$reports"
