@@ -21,8 +21,8 @@ start_contained() {
         >"$out" 2>"$WORK/contained.stderr" &
     local ns=$!
     PIDS+=("$ns")
-    for i in $(seq 200); do grep -q '^ready' "$out" 2>/dev/null && break; sleep 0.1; done
-    grep -q '^ready' "$out" || die "contained target not ready: $(cat "$WORK/contained.stderr")"
+    wait_until 20 "the contained target to print ready: $(cat "$WORK/contained.stderr")" \
+        grep -q '^ready' "$out"
     PID=$(pgrep -P "$ns")
     [ -n "$PID" ] || die "no target under unshare $ns"
     PIDS+=("$PID")
@@ -30,37 +30,49 @@ start_contained() {
         die "the target shares memprof's mount namespace"
 }
 memprof_dirs_in() { find "$1" -maxdepth 1 -name 'memprof.*' 2>/dev/null; }
+none_in() {
+    [ -z "$(memprof_dirs_in "$1")" ] && return 0
+    echo "  left in $1: $(memprof_dirs_in "$1")" >&2
+    return 1
+}
 
 start_contained rw,mode=1777
 mp -p "$PID" -e 'prof on' -e 'dump' -e 'prof off'
-assert_ok
-assert_out '^dump1: [0-9]+ stacks'
-assert_untouched "$PID"
-[ -z "$(memprof_dirs_in "/proc/$PID/root/tmp")" ] ||
-    die "left in the target's /tmp: $(memprof_dirs_in "/proc/$PID/root/tmp")"
-assert_no_dump_dirs
+check "contained: the session ran" mp_ok
+check "contained: the dump was read back" out_has '^dump1: [0-9]+ stacks'
+check "contained: the process is left running, untraced" untouched "$PID"
+check "contained: nothing left in the target's /tmp" none_in "/proc/$PID/root/tmp"
+check "contained: nothing left in memprof's TMPDIR" no_dump_dirs
 
-# While a session is open, the directory lives in the target's /tmp only.
-"$MEMPROF" -p "$PID" -e dump -e 'sleep 3' >"$WORK/open.out" 2>&1 &
+# While a session is open (its commands come from a FIFO held open until
+# the checks are done), the directory lives in the target's /tmp only.
+mkfifo "$WORK/open.cmds"
+"$MEMPROF" -p "$PID" <"$WORK/open.cmds" >"$WORK/open.out" 2>&1 &
 MP=$!
-for i in $(seq 50); do grep -q '^dump1' "$WORK/open.out" && break; sleep 0.1; done
-grep -q '^dump1' "$WORK/open.out" || die "dump in an open session: $(cat "$WORK/open.out")"
-[ -n "$(memprof_dirs_in "/proc/$PID/root/tmp")" ] || die "no session directory in the target's /tmp"
-assert_no_dump_dirs
-wait "$MP" || die "the open session failed: $(cat "$WORK/open.out")"
-[ -z "$(memprof_dirs_in "/proc/$PID/root/tmp")" ] || die "the session directory was left behind"
+exec 3>"$WORK/open.cmds"
+echo dump >&3
+wait_until 10 "the dump in an open session" grep -q '^dump1' "$WORK/open.out"
+check "open session: the directory is in the target's /tmp" \
+    [ -n "$(memprof_dirs_in "/proc/$PID/root/tmp")" ]
+check "open session: not in memprof's TMPDIR" no_dump_dirs
+exec 3>&-
+wait "$MP"; rc=$?
+check "open session: ends with exit 0 on EOF" [ "$rc" -eq 0 ]
+check "open session: its directory is removed" none_in "/proc/$PID/root/tmp"
 
 # A read-only /tmp: a clear error, the target untouched.
 start_contained ro
 mp -p "$PID" -e dump
-assert_fail
-assert_err "cannot create a dump directory in /tmp of process $PID .*Read-only file system"
-assert_untouched "$PID"
+check "read-only /tmp: fails" mp_failed
+check "read-only /tmp: says why" \
+    err_has "cannot create a dump directory in /tmp of process $PID .*Read-only file system"
+check "read-only /tmp: the process is left running, untraced" untouched "$PID"
 
 # A TMPDIR that does not exist: the same, naming it.
 TMPDIR=/nonexistent-memprof-test start_target plain
 mp -p "$PID" -e dump
-assert_fail
-assert_err "cannot create a dump directory in /nonexistent-memprof-test of process $PID .*No such file"
-assert_untouched "$PID"
-assert_no_dump_dirs
+check "missing TMPDIR: fails" mp_failed
+check "missing TMPDIR: names it" \
+    err_has "cannot create a dump directory in /nonexistent-memprof-test of process $PID .*No such file"
+check "missing TMPDIR: the process is left running, untraced" untouched "$PID"
+check "no dump directory left" no_dump_dirs
