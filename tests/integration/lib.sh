@@ -270,3 +270,14 @@ is_heap_profile() {
     echo "  $1 is no heap profile: $(head -c 40 "$1" 2>/dev/null)" >&2
     return 1
 }
+# state_is PID STATE (as /proc/PID/status shows it: R, S, T, t ...);
+# untraced PID / traced PID: TracerPid is 0 / is not.
+state_is() { [ "$(state_of "$1")" = "$2" ]; }
+untraced() { [ "$(tracer_of "$1")" = 0 ]; }
+traced()   { [ "$(tracer_of "$1")" != 0 ]; }
+# err_lacks RE: memprof's stderr ($ERR) has no line matching RE.
+err_lacks() {
+    ! grep -Eq -- "$1" <<<"$ERR" && return 0
+    echo "  stderr has /$1/: $(grep -Em3 -- "$1" <<<"$ERR")" >&2
+    return 1
+}

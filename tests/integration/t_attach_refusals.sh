@@ -3,10 +3,6 @@
 # process that is gone.  The refused process must be left as it was.
 . "$SRCDIR/tests/integration/lib.sh"
 
-state_is()  { [ "$(state_of "$1")" = "$2" ]; }
-traced()    { [ "$(tracer_of "$1")" != 0 ]; }
-untraced()  { [ "$(tracer_of "$1")" = 0 ]; }
-
 start_target nojemalloc
 mp -p "$PID" -e info
 check "no jemalloc: refused" mp_failed
