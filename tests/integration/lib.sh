@@ -281,3 +281,15 @@ err_lacks() {
     echo "  stderr has /$1/: $(grep -Em3 -- "$1" <<<"$ERR")" >&2
     return 1
 }
+# open_session NAME: memprof on $PID in the background, reading its commands
+# from a FIFO held open on fd 3 (send each with `echo CMD >&3`), so the
+# session stays open, idle, for as long as a test needs; output in
+# $WORK/NAME.out, its pid in $MP.  close_session: end of input, then its
+# exit status in $MPRC.
+open_session() {
+    mkfifo "$WORK/$1.cmds"
+    "$MEMPROF" -p "$PID" <"$WORK/$1.cmds" >"$WORK/$1.out" 2>&1 &
+    MP=$!
+    exec 3>"$WORK/$1.cmds"
+}
+close_session() { exec 3>&-; wait "$MP"; MPRC=$?; }

@@ -46,18 +46,14 @@ check "contained: nothing left in memprof's TMPDIR" no_dump_dirs
 
 # While a session is open (its commands come from a FIFO held open until
 # the checks are done), the directory lives in the target's /tmp only.
-mkfifo "$WORK/open.cmds"
-"$MEMPROF" -p "$PID" <"$WORK/open.cmds" >"$WORK/open.out" 2>&1 &
-MP=$!
-exec 3>"$WORK/open.cmds"
+open_session open
 echo dump >&3
 wait_until 10 "the dump in an open session" grep -q '^dump1' "$WORK/open.out"
 check "open session: the directory is in the target's /tmp" \
     [ -n "$(memprof_dirs_in "/proc/$PID/root/tmp")" ]
 check "open session: not in memprof's TMPDIR" no_dump_dirs
-exec 3>&-
-wait "$MP"; rc=$?
-check "open session: ends with exit 0 on EOF" [ "$rc" -eq 0 ]
+close_session
+check "open session: ends with exit 0 on EOF" [ "$MPRC" -eq 0 ]
 check "open session: its directory is removed" none_in "/proc/$PID/root/tmp"
 
 # A read-only /tmp: a clear error, the target untouched.

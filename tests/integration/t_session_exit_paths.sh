@@ -44,20 +44,16 @@ done
 
 # the process dies while the session is idle: attached, its first command
 # answered, waiting for the next
-mkfifo "$WORK/cmds"
-"$MEMPROF" -p "$PID" <"$WORK/cmds" >"$WORK/out.gone" 2>&1 &
-mpid=$!
-exec 3>"$WORK/cmds"
+open_session gone
 echo info >&3
-wait_until 10 "the first info of the idle session" grep -q '^pauses ' "$WORK/out.gone"
+wait_until 10 "the first info of the idle session" grep -q '^pauses ' "$WORK/gone.out"
 check "the idle session attached before the target died" \
-    grep -q "^attached to process $PID" "$WORK/out.gone"
+    grep -q "^attached to process $PID" "$WORK/gone.out"
 kill -9 "$PID"; wait "$PID" 2>/dev/null
 echo info >&3
-exec 3>&-
-wait "$mpid"; rc=$?
-check "info on a dead process: exit 1" [ "$rc" -eq 1 ]
-check "it says the process has exited" file_has "$WORK/out.gone" "^memprof: process $PID has exited"
-check "not the refusal of a process never attached" file_lacks "$WORK/out.gone" "no process $PID"
-check "not a wrong guess of another debugger" file_lacks "$WORK/out.gone" 'another debugger'
-check "memprof did not crash" file_lacks "$WORK/out.gone" '[Ss]egmentation|[Aa]bort|[Ss]anitizer'
+close_session
+check "info on a dead process: exit 1" [ "$MPRC" -eq 1 ]
+check "it says the process has exited" file_has "$WORK/gone.out" "^memprof: process $PID has exited"
+check "not the refusal of a process never attached" file_lacks "$WORK/gone.out" "no process $PID"
+check "not a wrong guess of another debugger" file_lacks "$WORK/gone.out" 'another debugger'
+check "memprof did not crash" file_lacks "$WORK/gone.out" '[Ss]egmentation|[Aa]bort|[Ss]anitizer'
