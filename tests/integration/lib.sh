@@ -44,14 +44,16 @@ check() {
     fi
 }
 
+# The deadline is on the clock, not a count of polls: a CMD that is slow
+# on a loaded machine must not stretch it.
 wait_until() {
     local secs=$1 what=$2; shift 2
-    local deadline
-    deadline=$(awk -v s="$secs" -v k="$SLOW" 'BEGIN { printf "%d", s * k * 20 }')
-    local i=0
+    local limit_us deadline
+    limit_us=$(awk -v s="$secs" -v k="$SLOW" 'BEGIN { printf "%d", s * k * 1000000 }')
+    deadline=$(( ${EPOCHREALTIME/[.,]/} + limit_us ))
     while ! "$@"; do
-        i=$((i + 1))
-        [ "$i" -ge "$deadline" ] && die "timed out after $(awk -v s="$secs" -v k="$SLOW" 'BEGIN{print s*k}') s waiting for: $what"
+        [ "${EPOCHREALTIME/[.,]/}" -ge "$deadline" ] &&
+            die "timed out after $(awk -v u="$limit_us" 'BEGIN { print u / 1e6 }') s waiting for: $what"
         sleep 0.05
     done
 }
@@ -63,13 +65,13 @@ start_target() {
     PID=$!
     PIDS+=("$PID")
     TARGET_OUT=$out
-    local i
-    for i in $(seq 200); do
-        grep -q '^ready' "$out" 2>/dev/null && return 0
-        alive "$PID" || die "target $name exited early: $(cat "$WORK/$name.stderr")"
-        sleep 0.1
-    done
-    die "target $name did not print ready within 20 s"
+    wait_until 20 "target $name to print ready" target_ready "$name"
+}
+# ready on $TARGET_OUT; dies at once if the target $PID exited instead.
+target_ready() {
+    grep -q '^ready' "$TARGET_OUT" 2>/dev/null && return 0
+    alive "$PID" || die "target $1 exited early: $(cat "$WORK/$1.stderr")"
+    return 1
 }
 
 mp() {
@@ -227,14 +229,14 @@ start_blocked_dump() {
     [ -p "$WORK/dumpfifo" ] || mkfifo "$WORK/dumpfifo"
     "$@" "$MEMPROF" -p "$PID" -e "mallctl prof.dump $WORK/dumpfifo" >"$WORK/mp.out" 2>"$WORK/mp.err" &
     MP=$!
-    local i
-    for i in $(seq 200); do
-        case "$(cut -d' ' -f1 "/proc/$PID/syscall" 2>/dev/null)" in
-        2|85|257) [ "$(tracer_of "$PID")" = "$MP" ] && return 0 ;;
-        esac
-        sleep 0.05
-    done
-    die "the target never blocked in open() of the dump FIFO: $(cat "$WORK/mp.err")"
+    wait_until 10 "the target to block in open() of the dump FIFO" blocked_in_dump_open
+}
+blocked_in_dump_open() {
+    case "$(cut -d' ' -f1 "/proc/$PID/syscall" 2>/dev/null)" in
+    2|85|257) [ "$(tracer_of "$PID")" = "$MP" ] && return 0 ;;
+    esac
+    kill -0 "$MP" 2>/dev/null || die "memprof ended before the call blocked: $(cat "$WORK/mp.err")"
+    return 1
 }
 
 # check_reader FIFO: a sleepers target parked in read() of FIFO gets the
@@ -242,8 +244,7 @@ start_blocked_dump() {
 FIFO_MESSAGE='memprof-fifo-message-0123456789'
 check_reader() {
     printf '%s\n' "$FIFO_MESSAGE" >"$1"
-    local i
-    for i in $(seq 50); do grep -q 'read ok\|BAD' "$TARGET_OUT" && break; sleep 0.1; done
+    wait_until 5 "the reader's verdict (read ok or BAD)" grep -q 'read ok\|BAD' "$TARGET_OUT"
     grep -q 'read ok' "$TARGET_OUT" ||
         die "reader: $(grep -m1 BAD "$TARGET_OUT" || tail -2 "$TARGET_OUT")"
 }
@@ -252,3 +253,111 @@ check_reader() {
 # allocated; leak_small's 1 KiB blocks are sampled (about one per KiB), so
 # the estimate varies by a few tenths of a MiB either way.
 ALLOC_SITES_TOTAL='(77\.[5-9]|78\.[0-9]) MiB'
+
+# --- predicates for `check NAME PRED ARGS...` --------------------------------
+# Each is true or false (saying why on stderr); none ends the test.
+#   holds CMD...           a command that dies on failure (an assert_*), as a
+#                          predicate: its reason goes to stderr
+#   within SECS CMD...     CMD succeeds within SECS (times $SLOW), polled as
+#                          wait_until does; at the deadline its last reason
+#   mp_ok / mp_failed, out_has RE / out_lacks RE / err_has RE,
+#   untouched PID, no_dump_dirs, text_intact PID PROGRAM
+#                          the assert_* of the same meaning, as predicates
+#   file_has FILE RE / file_lacks FILE RE   (extended regex)
+#   words_at PID SYMBOL N  the N unsigned longs at SYMBOL (a variable of the
+#                          executable of PID), read live from /proc/PID/mem
+#   all_grew "A..." "B..." every number of list B exceeds its peer in A
+holds() {
+    local why
+    why=$( ( "$@" ) 2>&1 >/dev/null ) && return 0
+    echo "  ${why#FAIL: }" >&2
+    return 1
+}
+within() {
+    local secs=$1; shift
+    holds wait_until "$secs" "$*" quietly "$@" || "$@"
+}
+quietly() { "$@" 2>/dev/null; }
+mp_ok()        { holds assert_ok; }
+mp_failed()    { holds assert_fail; }
+out_has()      { holds assert_out "$1"; }
+out_lacks()    { holds assert_no_out "$1"; }
+err_has()      { holds assert_err "$1"; }
+untouched()    { holds assert_untouched "$1"; }
+no_dump_dirs() { holds assert_no_dump_dirs; }
+text_intact()  { holds assert_text_intact "$@"; }
+file_has() {
+    grep -Eq -- "$2" "$1" 2>/dev/null && return 0
+    echo "  $1 lacks /$2/: $(tail -3 "$1" 2>/dev/null)" >&2
+    return 1
+}
+file_lacks() {
+    ! grep -Eq -- "$2" "$1" 2>/dev/null && return 0
+    echo "  $1 has /$2/: $(grep -Em3 -- "$2" "$1")" >&2
+    return 1
+}
+words_at() {
+python3 - "$@" <<'PY'
+import struct, subprocess, sys
+pid, symbol, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+exe = f"/proc/{pid}/exe"
+syms = subprocess.run(["nm", exe], capture_output=True, text=True, check=True).stdout
+addr = next(int(f[0], 16) for f in map(str.split, syms.splitlines())
+            if len(f) == 3 and f[2] == symbol)
+with open(exe, "rb") as e:
+    e_type = struct.unpack("<H", e.read(18)[16:18])[0]
+if e_type == 3:  # ET_DYN (PIE): add the load address, its mapping at offset 0
+    path = subprocess.run(["readlink", exe], capture_output=True, text=True).stdout.strip()
+    with open(f"/proc/{pid}/maps") as maps:
+        addr += next(int(f[0].split("-")[0], 16) for f in map(str.split, maps)
+                     if len(f) >= 6 and f[5] == path and int(f[2], 16) == 0)
+with open(f"/proc/{pid}/mem", "rb") as mem:
+    mem.seek(addr)
+    print(*struct.unpack(f"<{n}Q", mem.read(8 * n)))
+PY
+}
+all_grew() {
+    local -a a=($1) b=($2)
+    local i bad=
+    [ "${#a[@]}" -gt 0 ] && [ "${#a[@]}" -eq "${#b[@]}" ] || bad="counts differ"
+    for i in "${!a[@]}"; do
+        [ "${b[$i]:-0}" -gt "${a[$i]}" ] || bad+=" #$i (${a[$i]} -> ${b[$i]:-none})"
+    done
+    [ -z "$bad" ] && return 0
+    echo "  no growth:$bad" >&2
+    return 1
+}
+# count_above FILE RE N: FILE has more than N lines matching RE (a target's
+# report printed again).
+count_above() { [ "$(grep -Ec -- "$2" "$1" 2>/dev/null)" -gt "$3" ]; }
+# ended PID: the process is gone or a zombie (alive's opposite).
+ended() { ! alive "$1"; }
+# is_heap_profile FILE: FILE starts as a jemalloc heap profile does.
+is_heap_profile() {
+    head -c 8 "$1" 2>/dev/null | grep -q '^heap_v2/' && return 0
+    echo "  $1 is no heap profile: $(head -c 40 "$1" 2>/dev/null)" >&2
+    return 1
+}
+# state_is PID STATE (as /proc/PID/status shows it: R, S, T, t ...);
+# untraced PID / traced PID: TracerPid is 0 / is not.
+state_is() { [ "$(state_of "$1")" = "$2" ]; }
+untraced() { [ "$(tracer_of "$1")" = 0 ]; }
+traced()   { [ "$(tracer_of "$1")" != 0 ]; }
+# err_lacks RE: memprof's stderr ($ERR) has no line matching RE.
+err_lacks() {
+    ! grep -Eq -- "$1" <<<"$ERR" && return 0
+    echo "  stderr has /$1/: $(grep -Em3 -- "$1" <<<"$ERR")" >&2
+    return 1
+}
+# open_session NAME: memprof on $PID in the background, reading its commands
+# from a FIFO held open on fd 3 (send each with `echo CMD >&3`), so the
+# session stays open, idle, for as long as a test needs; output in
+# $WORK/NAME.out, its pid in $MP.  close_session: end of input, then its
+# exit status in $MPRC.
+open_session() {
+    mkfifo "$WORK/$1.cmds"
+    "$MEMPROF" -p "$PID" <"$WORK/$1.cmds" >"$WORK/$1.out" 2>&1 &
+    MP=$!
+    exec 3>"$WORK/$1.cmds"
+}
+close_session() { exec 3>&-; wait "$MP"; MPRC=$?; }

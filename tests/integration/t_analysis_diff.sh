@@ -9,18 +9,20 @@ MALLOC_CONF=prof:true,prof_active:true,lg_prof_sample:10 "$TARGETS/alloc_sites" 
 A=$WORK/a.heap B=$WORK/b.heap
 
 mp "$A" "$B" -e 'diff'
-assert_ok
-assert_out '^Growth: \+4[34]\.[0-9] MiB, [-+][0-9]+ objects in use from a\.heap to b\.heap'
+check "diff runs" mp_ok
+check "diff: the growth, from a to b" \
+    out_has '^Growth: \+4[34]\.[0-9] MiB, [-+][0-9]+ objects in use from a\.heap to b\.heap'
 # First row: the growing function, with its share of B's total.
 first=$(grep -A1 '^ *flat' <<<"$OUT" | tail -1)
-grep -Eq '^ +\+48\.0 MiB +6[0-9]\.[0-9]% .* leak_big$' <<<"$first" || die "first row is not leak_big +48 MiB: $first"
-assert_out '^ +-4\.0 MiB +-5\.[0-9]% .* temp_buffers$'
-assert_no_out 'leak_small$'
+check "diff: first row is leak_big +48 MiB" grep -Eq '^ +\+48\.0 MiB +6[0-9]\.[0-9]% .* leak_big$' <<<"$first"
+check "diff: temp_buffers shrank by 4 MiB" out_has '^ +-4\.0 MiB +-5\.[0-9]% .* temp_buffers$'
+check "diff: unchanged leak_small is absent" out_lacks 'leak_small$'
 
 # Names in either order of loading; one name means "that one and the latest".
 mp "$A" "$B" -e 'diff a.heap b.heap --json' -e 'diff a.heap --json' -e 'top --base a.heap --json'
-assert_ok
-python3 - "$OUT" <<'PY' || die "diff --json checks failed"
+check "diff --json, diff NAME, top --base run" mp_ok
+diff_json_checks() {
+python3 - "$OUT" <<'PY'
 import json, sys
 dec = json.JSONDecoder()
 text, docs, i = sys.argv[1], [], 0
@@ -44,9 +46,10 @@ for d in docs:
     assert d["total_bytes"] > 70 * MiB   # B's total, for the percentages
 assert docs[0]["rows"] == docs[1]["rows"] == docs[2]["rows"]
 PY
+}
+check "diff --json: the documented shape and figures, the same three ways" diff_json_checks
 
 # Reversed: what shrank from b to a.
 mp "$A" "$B" -e 'diff b.heap a.heap'
-assert_ok
-assert_out '^ +-48\.0 MiB .* leak_big$'
-echo ok
+check "reversed diff runs" mp_ok
+check "reversed diff: leak_big shrank by 48 MiB" out_has '^ +-48\.0 MiB .* leak_big$'

@@ -9,22 +9,22 @@ MALLOC_CONF=prof:true,prof_active:true,lg_prof_sample:10 "$WORK/bin/alloc_sites"
 mv "$WORK/bin/alloc_sites" "$WORK/root$WORK/bin/"
 
 mp "$WORK/b.heap" -e 'top 3'
-assert_ok
-assert_out 'alloc_sites\+0x[0-9a-f]+$'
-assert_no_out 'leak_big'
-[ "$(grep -c "cannot symbolize $WORK/bin/alloc_sites" <<<"$ERR")" -eq 1 ] \
-    || die "the missing executable should be reported exactly once"
+check "moved: top runs" mp_ok
+check "moved: frames keep an object+offset name" out_has 'alloc_sites\+0x[0-9a-f]+$'
+check "moved: no symbol names" out_lacks 'leak_big'
+check "moved: the missing executable is reported exactly once" \
+    [ "$(grep -c "cannot symbolize $WORK/bin/alloc_sites" <<<"$ERR")" -eq 1 ]
 
 mp --exe "$WORK/root$WORK/bin/alloc_sites" "$WORK/b.heap" -e 'top 3'
-assert_ok
-assert_out ' leak_big$'
-assert_out ' leak_small$'
+check "--exe: top runs" mp_ok
+check "--exe: leak_big named" out_has ' leak_big$'
+check "--exe: leak_small named" out_has ' leak_small$'
 
 mp --sysroot "$WORK/root" "$WORK/b.heap" -e 'top 3'
-assert_ok
-assert_out ' leak_big$'
+check "--sysroot: top runs" mp_ok
+check "--sysroot: leak_big named" out_has ' leak_big$'
 # libjemalloc is not under the sysroot: its frames are still known to be
 # the allocator's (by the object's name) and never shown as consumers
-assert_no_out 'libjemalloc'
-assert_err 'cannot symbolize /usr/lib/x86_64-linux-gnu/libjemalloc.so.2'
-echo "relocated ok"
+check "--sysroot: allocator frames never shown" out_lacks 'libjemalloc'
+check "--sysroot: the missing libjemalloc is reported" \
+    err_has 'cannot symbolize /usr/lib/x86_64-linux-gnu/libjemalloc.so.2'

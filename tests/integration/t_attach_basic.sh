@@ -4,24 +4,25 @@
 # prof.active (read back), and the target must be left untouched.
 . "$SRCDIR/tests/integration/lib.sh"
 
-check_target() {
+check_target() {    # KIND WHERE-REGEX
     mp -p "$PID" -e info -e 'prof on' -e 'mallctl prof.active' -e 'prof off' -e 'mallctl prof.active'
-    assert_ok
-    assert_out "$1"
-    assert_out '^prof.active: true'
+    check "$1: the session ran" mp_ok
+    check "$1: mallctl found where expected" out_has "$2"
+    check "$1: prof on is read back" out_has '^prof.active: true'
     # the last read says false again
-    [ "$(grep -E '^prof.active: ' <<<"$OUT" | tail -1 | grep -c false)" = 1 ] || die "prof off did not stick"
-    assert_untouched "$PID"
+    check "$1: prof off sticks" \
+        [ "$(grep -E '^prof.active: ' <<<"$OUT" | tail -1 | grep -c false)" = 1 ]
+    check "$1: the process is left running, untraced" untouched "$PID"
 }
 
 start_target plain
-check_target 'libjemalloc.so.2'
+check_target shared 'libjemalloc.so.2'
 
 LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2 start_target nojemalloc
-check_target 'libjemalloc.so.2'
+check_target preloaded 'libjemalloc.so.2'
 
 start_target static_rjem
-check_target "_rjem_"
+check_target "static PIE" "_rjem_"
 start_target static_nopie
-check_target "_rjem_"
-assert_no_dump_dirs
+check_target "static non-PIE" "_rjem_"
+check "no dump directory left" no_dump_dirs

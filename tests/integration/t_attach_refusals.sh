@@ -5,37 +5,36 @@
 
 start_target nojemalloc
 mp -p "$PID" -e info
-assert_fail
-assert_err 'does not use jemalloc'
-assert_err 'glibc malloc'
-assert_untouched "$PID"
+check "no jemalloc: refused" mp_failed
+check "no jemalloc: says so" err_has 'does not use jemalloc'
+check "no jemalloc: names glibc malloc" err_has 'glibc malloc'
+check "no jemalloc: the process is left as it was" untouched "$PID"
 
 start_target plain
 kill -STOP "$PID"
-for i in $(seq 50); do [ "$(state_of "$PID")" = T ] && break; sleep 0.05; done
+wait_until 5 "the target to stop" state_is "$PID" T
 mp -p "$PID" -e 'prof on'
-assert_fail
-assert_err 'stopped'
-[ "$(state_of "$PID")" = T ] || die "stopped target was resumed by memprof"
-[ "$(tracer_of "$PID")" = 0 ] || die "stopped target left traced"
+check "stopped: refused" mp_failed
+check "stopped: says so" err_has 'stopped'
+check "stopped: left stopped" state_is "$PID" T
+check "stopped: left untraced" untraced "$PID"
 kill -CONT "$PID"
 
 start_target plain
 strace -f -p "$PID" -o /dev/null 2>/dev/null &
 STRACE=$!
-for i in $(seq 50); do [ "$(tracer_of "$PID")" != 0 ] && break; sleep 0.1; done
-[ "$(tracer_of "$PID")" != 0 ] || die "strace did not attach"
+wait_until 5 "strace to attach" traced "$PID"
 mp -p "$PID" -e 'prof on'
-assert_fail
-assert_err 'already traced'
+check "traced: refused" mp_failed
+check "traced: says so" err_has 'already traced'
 kill "$STRACE"; wait "$STRACE" 2>/dev/null
-for i in $(seq 50); do [ "$(tracer_of "$PID")" = 0 ] && break; sleep 0.1; done
-assert_untouched "$PID"
+wait_until 5 "strace to detach" untraced "$PID"
+check "traced: the process is left as it was" untouched "$PID"
 
 start_target plain
 gone=$PID
 kill -9 "$gone"; wait "$gone" 2>/dev/null
 mp -p "$gone" -e info
-assert_fail
-assert_err "no process $gone"
-assert_no_dump_dirs
+check "gone: refused" mp_failed
+check "gone: says there is no such process" err_has "no process $gone"
+check "no dump directory left" no_dump_dirs

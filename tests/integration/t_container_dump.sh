@@ -25,8 +25,8 @@ start_contained() {
         >"$out" 2>"$WORK/contained.stderr" &
     local ns=$!
     PIDS+=("$ns")
-    for i in $(seq 200); do grep -q '^ready' "$out" 2>/dev/null && break; sleep 0.1; done
-    grep -q '^ready' "$out" || die "contained target not ready: $(cat "$WORK/contained.stderr")"
+    wait_until 20 "the contained target to print ready: $(cat "$WORK/contained.stderr")" \
+        grep -q '^ready' "$out"
     PID=$(pgrep -P "$ns")
     [ -n "$PID" ] || die "no target under unshare $ns"
     PIDS+=("$PID")
@@ -37,12 +37,11 @@ memprof_dirs_in() { find "$1" -maxdepth 1 \( -name 'memprof.*' -o -name 'memprof
 
 start_contained rw,mode=1777
 mp -p "$PID" -e 'prof on' -e 'dump' -e 'prof off'
-assert_ok
-assert_out '^dump1: [0-9]+ stacks'
-assert_untouched "$PID"
-[ -z "$(memprof_dirs_in "/proc/$PID/root/tmp")" ] ||
-    die "left in the target's /tmp: $(memprof_dirs_in "/proc/$PID/root/tmp")"
-assert_no_dump_dirs
+check "contained: the session ran" mp_ok
+check "contained: the dump was read back" out_has '^dump1: [0-9]+ stacks'
+check "contained: the process is left running, untraced" untouched "$PID"
+check "contained: nothing left in the target's /tmp" none_in "/proc/$PID/root/tmp"
+check "contained: nothing left in memprof's TMPDIR" no_dump_dirs
 
 # While a session is open: nothing with a name anywhere; with the private
 # directory forced, it lives in the target's /tmp only.

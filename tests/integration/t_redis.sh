@@ -1,7 +1,9 @@
 # Debian's redis-server (its own jemalloc, started with profiling
 # available but off) under redis-benchmark while memprof toggles
-# profiling and dumps: no benchmark errors, PING still answers, the dump
-# is a heap_v2 profile, nothing left stopped, traced or on disk.
+# profiling and dumps: the benchmark runs across the whole session (redis
+# processed commands before the first stop, between the stops and after
+# the last), with no errors; PING still answers, the dump is a heap_v2
+# profile, nothing left stopped, traced or on disk.
 . "$SRCDIR/tests/integration/lib.sh"
 
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
@@ -9,17 +11,35 @@ MALLOC_CONF=prof:true,prof_active:false redis-server --port "$port" --bind 127.0
     --save '' --appendonly no --dir "$WORK" >"$WORK/redis.log" 2>&1 &
 PID=$!
 PIDS+=("$PID")
-for i in $(seq 100); do redis-cli -p "$port" ping 2>/dev/null | grep -q PONG && break; sleep 0.1; done
-redis-cli -p "$port" ping | grep -q PONG || die "redis did not start: $(cat "$WORK/redis.log")"
+pongs() { redis-cli -p "$port" ping 2>/dev/null | grep -q PONG; }
+wait_until 10 "redis to answer PING: $(cat "$WORK/redis.log")" pongs
 
-redis-benchmark -p "$port" -q -n 20000 >"$WORK/bench.out" 2>&1 &
+# redis's own count of the commands it has run, but for the INFO that asks
+# (INFO commandstats: cmdstat_NAME:calls=N,...)
+commands() {
+    redis-cli -p "$port" info commandstats |
+        awk -F'[:,=]' '/^cmdstat_/ && $1 != "cmdstat_info" { n += $3 } END { print n + 0 }'
+}
+commands_above() { [ "$(commands)" -gt "$1" ]; }
+# -l: the benchmark loops until stopped, so it outlasts the session
+redis-benchmark -p "$port" -q -n 20000 -l >"$WORK/bench.out" 2>&1 &
 BENCH=$!
+PIDS+=("$BENCH")
+start=$(commands)
+wait_until 10 "the benchmark to get going" commands_above $((start + 1000))
+
 toggles 30
+first=$(commands)
 mp -p "$PID" -x "$WORK/toggles" -e "dump $WORK/redis.heap"
-assert_ok
-wait "$BENCH" || die "redis-benchmark failed: $(tail -5 "$WORK/bench.out")"
-grep -qi 'error' "$WORK/bench.out" && die "benchmark errors: $(grep -i error "$WORK/bench.out" | head -3)"
-redis-cli -p "$port" ping | grep -q PONG || die "redis no longer answers PING"
-head -c 8 "$WORK/redis.heap" | grep -q '^heap_v2/' || die "dump is not heap_v2: $(head -c 40 "$WORK/redis.heap")"
-assert_untouched "$PID"
-assert_no_dump_dirs
+check "memprof ran 30 rounds and the dump" mp_ok
+last=$(commands)
+echo "redis commands: $first before the first stop, $last after the last"
+check "redis ran commands between the first and the last stop" [ "$last" -gt "$first" ]
+check "the benchmark outlived the session" alive "$BENCH"
+check "redis goes on running commands after the last stop" within 5 commands_above "$last"
+kill "$BENCH"; wait "$BENCH" 2>/dev/null
+check "no benchmark errors" file_lacks "$WORK/bench.out" '[Ee][Rr][Rr][Oo][Rr]'
+check "redis still answers PING" pongs
+check "the dump is a heap_v2 profile" is_heap_profile "$WORK/redis.heap"
+check "redis is left running, untraced" untouched "$PID"
+check "no dump directory left" no_dump_dirs

@@ -5,9 +5,12 @@
 sock="$WORK/tmux.sock"
 tm() { tmux -S "$sock" "$@"; }
 screen() { tm capture-pane -p -t mp; }
+on_screen() { screen | grep -Eq -- "$1"; }
+off_screen() { ! on_screen "$1"; }
+# on_screen_times N RE: at least N lines of the screen match RE
+on_screen_times() { [ "$(screen | grep -Ec -- "$2")" -ge "$1" ]; }
 wait_screen() {
-    local i
-    for i in $(seq 50); do screen | grep -Eq -- "$1" && return 0; sleep 0.1; done
+    holds wait_until 5 "the screen to show /$1/" on_screen "$1" && return 0
     screen >&2
     die "screen never showed /$1/"
 }
@@ -17,26 +20,23 @@ wait_screen '^memprof>'
 
 # completion: "hel<TAB> pr<TAB>" completes to "help prof"
 tm send-keys -t mp 'hel' Tab ' pr' Tab Enter
-wait_screen '^usage: prof on\|off'
+check "completion: hel<TAB> pr<TAB> runs help prof" within 5 on_screen '^usage: prof on\|off'
 
-# Ctrl-C clears a half-typed line and the session goes on
+# Ctrl-C clears a half-typed line and the session goes on (at a new prompt)
+prompts=$(screen | grep -c '^memprof>')
 tm send-keys -t mp 'this is not a command' C-c
-sleep 0.3
+wait_screen_prompts() { on_screen_times $((prompts + 1)) '^memprof>'; }
+wait_until 5 "a new prompt after Ctrl-C" wait_screen_prompts
 tm send-keys -t mp 'help sleep' Enter
-wait_screen '^usage: sleep SECONDS'
-screen | grep -q "unknown command 'this" && die "Ctrl-C ran the half-typed line"
+check "Ctrl-C: the session goes on" within 5 on_screen '^usage: sleep SECONDS'
+check "Ctrl-C: the half-typed line was not run" off_screen "unknown command .this"
 
 # history: Up brings back the last command
 tm send-keys -t mp Up Enter
-for i in $(seq 50); do
-    [ "$(screen | grep -c '^usage: sleep SECONDS')" -ge 2 ] && break
-    sleep 0.1
-done
-[ "$(screen | grep -c '^usage: sleep SECONDS')" -ge 2 ] || die "Up did not recall 'help sleep'"
+check "Up recalls 'help sleep'" within 5 on_screen_times 2 '^usage: sleep SECONDS'
 
 # Ctrl-D leaves with status 0 and the history is saved
 tm send-keys -t mp C-d
-wait_screen '^EXITED 0'
-grep -q '^help sleep$' "$WORK/.memprof_history" || die "history was not saved"
+check "Ctrl-D leaves with status 0" within 5 on_screen '^EXITED 0'
+check "the history is saved" grep -q '^help sleep$' "$WORK/.memprof_history"
 tm kill-server
-echo "interactive ok"

@@ -33,27 +33,28 @@ mp_ended() { case "$(state_of "$MP")" in ""|Z) return 0 ;; esac; return 1; }
 start_blocked_call
 kill -9 "$PID"
 wait_mp
-[ "$MPRC" = 1 ] || die "memprof exited $MPRC after the target died: $(cat "$WORK/mp.err")"
-grep -q "process $PID exited during the call" "$WORK/mp.err" || die "stderr: $(cat "$WORK/mp.err")"
+check "target killed mid-call: memprof exits 1" [ "$MPRC" = 1 ]
+check "target killed mid-call: memprof says so" \
+    file_has "$WORK/mp.err" "process $PID exited during the call"
 
 # --- memprof is signalled mid-call ------------------------------------------
 for sig in TERM INT HUP QUIT; do
     start_blocked_call
     kill -s "$sig" "$MP"
     num=$(kill -l "$sig")
-    wait_until 5 "memprof to end after SIG$sig" mp_ended
+    check "SIG$sig mid-call: memprof ends at once" within 5 mp_ended
     wait_mp
-    [ "$MPRC" = $((128 + num)) ] || die "memprof exited $MPRC, not by SIG$sig"
-    [ "$sig" = QUIT ] || grep -q "memprof got SIG$sig" "$WORK/mp.err" ||
-        die "SIG$sig: $(cat "$WORK/mp.err")"
-    [ "$(tracer_of "$PID")" = 0 ] || die "the thread is still traced after SIG$sig"
+    check "SIG$sig mid-call: memprof ends by it" [ "$MPRC" = $((128 + num)) ]
+    check "SIG$sig mid-call: memprof says it got the signal" \
+        eval '[ "$sig" = QUIT ] || grep -q "memprof got SIG$sig" "$WORK/mp.err"'
+    check "SIG$sig mid-call: the thread is left untraced" [ "$(tracer_of "$PID")" = 0 ]
     release_dump
-    grep -q '^heap_v2/' "$WORK/dump.out" || die "the dump did not complete after SIG$sig"
+    check "SIG$sig mid-call: the dump completed" is_heap_profile "$WORK/dump.out"
     same_mask() { [ "$(sigblk "$PID")" = "$SIGBLK" ]; }
-    wait_until 5 "the thread to restore its signal mask after SIG$sig" same_mask
-    assert_untouched "$PID"
-    check_reader "$WORK/readfifo"
-    assert_untouched "$PID"
+    check "SIG$sig mid-call: the thread restores its signal mask" within 5 same_mask
+    check "SIG$sig mid-call: the process is left running, untraced" untouched "$PID"
+    check "SIG$sig mid-call: its parked read gets the whole message" holds check_reader "$WORK/readfifo"
+    check "SIG$sig mid-call: the process is still untouched" untouched "$PID"
 done
 
 # --- the target is stopped mid-call -------------------------------------------
@@ -61,11 +62,10 @@ start_blocked_call
 kill -STOP "$PID"
 release_dump
 wait_mp
-[ "$MPRC" = 0 ] || die "memprof exited $MPRC with the target stopped: $(cat "$WORK/mp.err")"
-for i in $(seq 50); do [ "$(state_of "$PID")" = T ] && break; sleep 0.1; done
-[ "$(state_of "$PID")" = T ] || die "the target's stop was lost (state $(state_of "$PID"))"
-[ "$(tracer_of "$PID")" = 0 ] || die "the stopped target is still traced"
+check "target stopped mid-call: memprof exits 0" [ "$MPRC" = 0 ]
+check "target stopped mid-call: its stop is kept" within 5 state_is "$PID" T
+check "target stopped mid-call: left untraced" untraced "$PID"
 kill -CONT "$PID"
-check_reader "$WORK/readfifo"
-assert_untouched "$PID"
-assert_no_dump_dirs
+check "after SIGCONT: its parked read gets the whole message" holds check_reader "$WORK/readfifo"
+check "after SIGCONT: the process is left running, untraced" untouched "$PID"
+check "no dump directory left" no_dump_dirs

@@ -6,37 +6,39 @@
 . "$SRCDIR/tests/integration/lib.sh"
 
 start_target seccomp_filtered
-grep -q '^Seccomp:[[:space:]]*2' "/proc/$PID/status" || die "the target has no seccomp filter"
+check "the target runs under a seccomp filter" file_has "/proc/$PID/status" '^Seccomp:[[:space:]]*2'
 toggles 3
 mp -p "$PID" -x "$WORK/toggles" -e 'prof sample 19' -e info
-assert_ok
-assert_out 'prof.lg_sample +19'
-assert_out '^dump3: [0-9]+ stacks'
-assert_untouched "$PID"
-sleep 0.2
-assert_untouched "$PID"
-grep -q '^Seccomp:[[:space:]]*2' "/proc/$PID/status" || die "the filter is gone"
-assert_no_dump_dirs
+check "the session ran" mp_ok
+check "prof sample took effect" out_has 'prof.lg_sample +19'
+check "the dumps were made" out_has '^dump3: [0-9]+ stacks'
+check "the process is left running, untraced" untouched "$PID"
+# The filter judges the thread's next system call: wait until the main
+# thread is back in its futex wait (pthread_join), so it has made it.
+in_futex_wait() { [ "$(cut -d' ' -f1 "/proc/$PID/task/$PID/syscall" 2>/dev/null)" = 202 ]; }
+check "the main thread went back to its futex wait" within 5 in_futex_wait
+check "and the process lives on" untouched "$PID"
+check "the filter is still there" file_has "/proc/$PID/status" '^Seccomp:[[:space:]]*2'
+check "no dump directory left" no_dump_dirs
 
 # Without CAP_SYS_ADMIN the filter cannot be suspended: memprof (run as
-# nobody, on a filtered process of its own, started by the same shell so
-# that Yama's ptrace_scope 1 allows it) refuses with the reason and the
-# remedy, before stopping anything, and the process lives on.
+# nobody, on a filtered process of its own, also started as nobody)
+# refuses with the reason and the remedy, before stopping anything, and
+# the process lives on.
 [ "$(id -u)" -eq 0 ] || die "this test must run as root"
 dir=$(mktemp -d /tmp/memprof-nobody.XXXXXX)      # not under $WORK (0700)
 trap 'cleanup; rm -rf "$dir"' EXIT
 cp "$MEMPROF" "$TARGETS/seccomp_filtered" "$dir/"
 chown nobody "$dir"
 chmod 755 "$dir"
-setpriv --reuid=nobody --regid=nogroup --clear-groups env -u TMPDIR DIR="$dir" sh -c '
-    MALLOC_CONF=prof:true,prof_active:false "$DIR/seccomp_filtered" >"$DIR/target.out" &
-    echo $! >"$DIR/target.pid"
-    i=0; until grep -q ready "$DIR/target.out" || [ $i -gt 100 ]; do sleep 0.1; i=$((i+1)); done
-    "$DIR/memprof" -p $! -e "prof on" >"$DIR/mp.out" 2>"$DIR/mp.err"
-    echo $? >"$DIR/mp.rc"'
+as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups env -u TMPDIR DIR="$dir" sh -c "$1"; }
+as_nobody 'MALLOC_CONF=prof:true,prof_active:false "$DIR/seccomp_filtered" >"$DIR/target.out" 2>&1 &
+    echo $! >"$DIR/target.pid"'
 PID=$(cat "$dir/target.pid")
 PIDS+=("$PID")
-[ "$(cat "$dir/mp.rc")" = 1 ] || die "unprivileged memprof: exit $(cat "$dir/mp.rc"): $(cat "$dir/mp.err")"
-grep -q 'runs under a seccomp filter.*CAP_SYS_ADMIN: run memprof as root' "$dir/mp.err" ||
-    die "no reason or remedy: $(cat "$dir/mp.err")"
-assert_untouched "$PID"
+wait_until 20 "the unprivileged target to print ready" grep -q '^ready' "$dir/target.out"
+as_nobody '"$DIR/memprof" -p '"$PID"' -e "prof on" >"$DIR/mp.out" 2>"$DIR/mp.err"; echo $? >"$DIR/mp.rc"'
+check "unprivileged memprof: exit 1" [ "$(cat "$dir/mp.rc")" = 1 ]
+check "unprivileged memprof: gives the reason and the remedy" \
+    file_has "$dir/mp.err" 'runs under a seccomp filter.*CAP_SYS_ADMIN: run memprof as root'
+check "unprivileged memprof: the process is left as it was" untouched "$PID"

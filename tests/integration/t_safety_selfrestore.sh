@@ -25,9 +25,7 @@ kill_memprof() {
         kill -STOP "$MP"
         cat "$WORK/dumpfifo" >"$WORK/dump.out" &
         CAT=$!
-        local i
-        for i in $(seq 50); do [ "$(state_of "$PID")" = t ] && break; sleep 0.05; done
-        [ "$(state_of "$PID")" = t ] || die "thread not held at a stop while memprof is stopped"
+        wait_until 2.5 "the thread to wait at a stop while memprof is stopped" state_is "$PID" t
         kill -9 "$MP"
     else
         kill -9 "$MP"
@@ -36,14 +34,16 @@ kill_memprof() {
     fi
     wait "$MP" 2>/dev/null
     wait "$CAT"
-    grep -q '^heap_v2/' "$WORK/dump.out" || die "the dump did not complete after memprof died"
+    check "$what: the dump completes after memprof died" is_heap_profile "$WORK/dump.out"
     rm -rf $(dump_dirs)     # what the killed memprof could not remove
 }
-# Wait for line $2 in the target's output (a new round or sleep).
-wait_line() {
-    for i in $(seq 100); do grep -q "$2" "$TARGET_OUT" && return 0
-        grep -q 'BAD\|EARLY\|CORRUPT' "$TARGET_OUT" && break; alive "$1" || break; sleep 0.1; done
-    die "target: $(tail -2 "$TARGET_OUT")"
+# Line $2 appears in the target's output (a new round or sleep), before any
+# report of damage and while the target $1 lives.
+has_line() {
+    grep -q "$2" "$TARGET_OUT" && return 0
+    grep -q 'BAD\|EARLY\|CORRUPT' "$TARGET_OUT" && die "target: $(grep 'BAD\|EARLY\|CORRUPT' "$TARGET_OUT")"
+    alive "$1" || die "target $1 died: $(tail -2 "$TARGET_OUT")"
+    return 1
 }
 # A normal session afterwards: prof on/off/dump all work, nothing left over,
 # and it keeps the trampoline the dead memprof left at the entry point (a
@@ -51,45 +51,49 @@ wait_line() {
 later_session() {
     toggles 3
     mp -p "$PID" -x "$WORK/toggles"
-    assert_ok
-    assert_untouched "$PID"
-    assert_text_intact "$PID" "$(basename "$(readlink "/proc/$PID/exe")")" entry-kept
+    check "$what: a later session works" mp_ok
+    check "$what: after it the process is left running, untraced" untouched "$PID"
+    check "$what: its code is its files' again, the left trampoline kept" \
+        text_intact "$PID" "$(basename "$(readlink "/proc/$PID/exe")")" entry-kept
 }
 
 for how in kill stop; do
     # --- blocked in read(): -ERESTARTSYS --------------------------------------
+    what="$how, in read()"
     rm -f "$WORK/readfifo"; mkfifo "$WORK/readfifo"
     start_target sleepers read "$WORK/readfifo"
     start_blocked_dump env MEMPROF_CALL_TIMEOUT=3600
     kill_memprof "$how"
-    for i in $(seq 50); do [ "$(tracer_of "$PID")" = 0 ] && break; sleep 0.05; done
-    assert_untouched "$PID"
-    grep -q BAD "$TARGET_OUT" && die "$how: $(grep BAD "$TARGET_OUT")"
+    check "$what: the thread lets go of the trace" within 2.5 untraced "$PID"
+    check "$what: the process is left running, untraced" untouched "$PID"
+    check "$what: its context is intact" file_lacks "$TARGET_OUT" BAD
     later_session
-    check_reader "$WORK/readfifo"
-    assert_untouched "$PID"
+    check "$what: its parked read gets the whole message" holds check_reader "$WORK/readfifo"
+    check "$what: the process is still untouched" untouched "$PID"
 
     # --- asleep in nanosleep: -ERESTART_RESTARTBLOCK ---------------------------
+    what="$how, in nanosleep()"
     start_target sleepers sleep
     start_blocked_dump env MEMPROF_CALL_TIMEOUT=3600
     kill_memprof "$how"
-    assert_untouched "$PID"
+    check "$what: the process is left running, untraced" untouched "$PID"
     n=$(grep -c '^sleeps' "$TARGET_OUT")
-    wait_line "$PID" "^sleeps $((n + 1))\$"
+    wait_until 10 "$what: one more whole sleep" has_line "$PID" "^sleeps $((n + 1))\$"
     later_session
-    wait_line "$PID" "^sleeps $((n + 3))\$"
-    grep -q 'EARLY\|BAD' "$TARGET_OUT" && die "$how: $(grep 'EARLY\|BAD' "$TARGET_OUT")"
-    assert_untouched "$PID"
+    wait_until 10 "$what: two more whole sleeps" has_line "$PID" "^sleeps $((n + 3))\$"
+    check "$what: no sleep ended early" file_lacks "$TARGET_OUT" 'EARLY|BAD'
+    check "$what: the process is still untouched" untouched "$PID"
 
     # --- spinning with live AVX registers and red zone -------------------------
+    what="$how, spinning with AVX"
     start_target avx_redzone
     start_blocked_dump env MEMPROF_CALL_TIMEOUT=3600
     kill_memprof "$how"
-    assert_untouched "$PID"
+    check "$what: the process is left running, untraced" untouched "$PID"
     n=$(grep -c '^rounds' "$TARGET_OUT")
-    wait_line "$PID" "^rounds $((n + 1))\$"
+    wait_until 20 "$what: one more round" has_line "$PID" "^rounds $((n + 1))\$"
     later_session
-    grep -q CORRUPT "$TARGET_OUT" && die "$how: $(grep CORRUPT "$TARGET_OUT")"
-    [ "$(state_of "$PID")" = R ] || die "spinning target is not running"
+    check "$what: no register or red-zone corruption" file_lacks "$TARGET_OUT" CORRUPT
+    check "$what: the spinning target is running" [ "$(state_of "$PID")" = R ]
 done
-assert_no_dump_dirs
+check "no dump directory left" no_dump_dirs

@@ -7,22 +7,19 @@
 start_target sleepers sleep
 toggles 20
 mp -p "$PID" -x "$WORK/toggles"
-assert_ok
+check "nanosleep: memprof ran 20 rounds" mp_ok
 # two more whole sleeps (1.5 s each) after the session, none early
 n=$(grep -c '^sleeps' "$TARGET_OUT")
-for i in $(seq 80); do
-    grep -q "^sleeps $((n + 2))\$" "$TARGET_OUT" && break
-    grep -q 'EARLY\|BAD' "$TARGET_OUT" && break
-    sleep 0.1
-done
-grep -q 'EARLY\|BAD' "$TARGET_OUT" && die "$(grep 'EARLY\|BAD' "$TARGET_OUT")"
-grep -q "^sleeps $((n + 2))\$" "$TARGET_OUT" || die "sleeper made no progress"
-assert_untouched "$PID"
+sleeps_or_damage() { grep -q "^sleeps $((n + 2))\$\|EARLY\|BAD" "$TARGET_OUT"; }
+wait_until 8 "two more sleeps of the sleeper" sleeps_or_damage
+check "nanosleep: no sleep ended early" file_lacks "$TARGET_OUT" 'EARLY|BAD'
+check "nanosleep: two more whole sleeps" file_has "$TARGET_OUT" "^sleeps $((n + 2))\$"
+check "nanosleep: the process is left running, untraced" untouched "$PID"
 
 mkfifo "$WORK/fifo"
 start_target sleepers read "$WORK/fifo"
 mp -p "$PID" -x "$WORK/toggles"
-assert_ok
-check_reader "$WORK/fifo"
-assert_untouched "$PID"
-assert_no_dump_dirs
+check "read: memprof ran 20 rounds" mp_ok
+check "read: the parked read gets the whole message" holds check_reader "$WORK/fifo"
+check "read: the process is left running, untraced" untouched "$PID"
+check "no dump directory left" no_dump_dirs

@@ -6,13 +6,12 @@
 start_target session_idle
 cp "/proc/$PID/maps" "$WORK/maps.before"
 mp -p "$PID" -e info -e 'prof on' -e dump -e 'prof sample 18' -e 'prof off' -e info
-assert_ok
-assert_untouched "$PID"
+check "the session ran" mp_ok
+check "the process is left running, untraced" untouched "$PID"
 
-assert_text_intact "$PID" session_idle
+check "its code holds its files' bytes" text_intact "$PID" session_idle
 # no file mapping added, removed or re-protected by the session (anonymous
 # ones are jemalloc's own business: it maps memory as the process allocates)
 files() { awk '$6 ~ /^\// {print $1, $2, $6}' "$1"; }
-diff <(files "$WORK/maps.before") <(files "/proc/$PID/maps") \
-    || die "the session changed the process's file mappings"
-echo "text intact"
+same_file_mappings() { diff <(files "$WORK/maps.before") <(files "/proc/$PID/maps") >&2; }
+check "its file mappings are as before the session" same_file_mappings

@@ -11,28 +11,28 @@ MESSAGE='memprof-unsafe-frame-message'
 
 release_and_finish() {   # FIFO: write the message, wait for the verdict
     printf '%s\n' "$MESSAGE" >"$1"
-    for i in $(seq 100); do grep -q '^finished' "$TARGET_OUT" && break; sleep 0.1; done
-    grep -q '^unsafe read ok' "$TARGET_OUT" || die "parked read: $(cat "$TARGET_OUT")"
-    grep -q '^finished' "$TARGET_OUT" || die "main thread did not finish: $(cat "$TARGET_OUT")"
+    wait_until 10 "the main thread to finish" grep -q '^finished' "$TARGET_OUT"
+    check "$mode: the parked read gets its message intact" file_has "$TARGET_OUT" '^unsafe read ok'
 }
 
 check_refused() {        # MODE WHY-REGEX [EXTRA-ARG]
-    local mode=$1 why=$2 fifo="$WORK/fifo.$1"
+    mode=$1
+    local why=$2 fifo="$WORK/fifo.$1"
     mkfifo "$fifo"
     start_target unsafe_frames "$mode" "$fifo" ${3:+"$3"}
     local helper
     helper=$(awk '/^helper/ {print $2}' "$TARGET_OUT")
     [ "$helper" -gt "$PID" ] || die "helper tid $helper is below $PID: main would not be tried first"
     MEMPROF_TRACE_PAUSES=1 mp -p "$PID" -e 'prof on' -e 'prof off' -e info
-    assert_ok
-    assert_out "^pauses .* last [0-9]+ us \(thread $helper\)"
-    assert_out "; [1-9][0-9]* unsafe threads skipped"
-    assert_err "^pause tid=$PID .* refused \($why"
-    ! grep -Eq "^pause tid=$PID .* calls=[1-9]" <<<"$ERR" || die "memprof called on the unsafe thread"
-    assert_untouched "$PID"
-    ! grep -q 'unsafe read' "$TARGET_OUT" || die "the parked read returned early"
+    check "$mode: the session ran" mp_ok
+    check "$mode: the helper thread was used" out_has "^pauses .* last [0-9]+ us \(thread $helper\)"
+    check "$mode: the refusal is counted" out_has "; [1-9][0-9]* unsafe threads skipped"
+    check "$mode: refused for the right reason" err_has "^pause tid=$PID .* refused \($why"
+    check "$mode: no call on the unsafe thread" err_lacks "^pause tid=$PID .* calls=[1-9]"
+    check "$mode: the process is left running, untraced" untouched "$PID"
+    check "$mode: the parked read did not return early" file_lacks "$TARGET_OUT" 'unsafe read'
     release_and_finish "$fifo"
-    assert_untouched "$PID"
+    check "$mode: the process is still untouched" untouched "$PID"
 }
 
 check_refused signal 'running a signal handler'
@@ -40,15 +40,16 @@ check_refused dlopen 'inside (the dynamic loader|dlopen)' "$TARGETS/unsafe_ctor.
 check_refused extent 'inside jemalloc'
 
 # Every thread unsafe: a clear refusal, nothing changed.
+mode=alone
 mkfifo "$WORK/fifo.alone"
 start_target unsafe_frames signal "$WORK/fifo.alone" alone
 mp -p "$PID" -e 'prof on'
-assert_fail
-assert_err "no thread of process $PID could be stopped safely"
-assert_err 'signal handler'
-assert_untouched "$PID"
+check "alone: refused" mp_failed
+check "alone: says no thread could be stopped safely" err_has "no thread of process $PID could be stopped safely"
+check "alone: names the signal handler" err_has 'signal handler'
+check "alone: the process is left running, untraced" untouched "$PID"
 release_and_finish "$WORK/fifo.alone"
 mp -p "$PID" -e 'mallctl prof.active'
-assert_ok
-assert_out '^prof.active: false'
-assert_no_dump_dirs
+check "alone: a later session works" mp_ok
+check "alone: profiling is still off" out_has '^prof.active: false'
+check "no dump directory left" no_dump_dirs

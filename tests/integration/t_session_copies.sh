@@ -6,22 +6,23 @@
 LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2 start_target static_rjem
 
 mp -p "$PID" -e jemalloc
-assert_ok
-assert_out 'holds 2 copies of jemalloc'
-assert_out '_rjem_mallctl at 0x[0-9a-f]+ in .*static_rjem \(linked in, \.symtab only\)'
-assert_out ' mallctl at 0x[0-9a-f]+ in /usr/lib/x86_64-linux-gnu/libjemalloc\.so\.2 \(shared object\)'
+check "jemalloc lists the copies" mp_ok
+check "two copies" out_has 'holds 2 copies of jemalloc'
+check "the static copy, .symtab only" \
+    out_has '_rjem_mallctl at 0x[0-9a-f]+ in .*static_rjem \(linked in, \.symtab only\)'
+check "the shared copy" \
+    out_has ' mallctl at 0x[0-9a-f]+ in /usr/lib/x86_64-linux-gnu/libjemalloc\.so\.2 \(shared object\)'
 
 # pick the shared copy: info says where mallctl was found
 mp -p "$PID" -e 'jemalloc 1' -e info
-assert_ok
-assert_out 'found in +/usr/lib/x86_64-linux-gnu/libjemalloc\.so\.2'
+check "jemalloc 1 runs" mp_ok
+check "jemalloc 1 drives the shared copy" out_has 'found in +/usr/lib/x86_64-linux-gnu/libjemalloc\.so\.2'
 mp -p "$PID" -e 'jemalloc 0' -e info
-assert_ok
-assert_out "symbol +_rjem_mallctl at 0x[0-9a-f]+ \(prefix '_rjem_'"
+check "jemalloc 0 runs" mp_ok
+check "jemalloc 0 drives the static copy" out_has "symbol +_rjem_mallctl at 0x[0-9a-f]+ \(prefix '_rjem_'"
 
 # a copy that does not exist
 mp -p "$PID" -e 'jemalloc 2'
-assert_fail
-assert_err 'has 2 jemalloc copies'
-alive "$PID" || die "target died"
-echo "copies ok"
+check "jemalloc 2 is refused" mp_failed
+check "jemalloc 2: says how many there are" err_has 'has 2 jemalloc copies'
+check "the process is still alive" alive "$PID"

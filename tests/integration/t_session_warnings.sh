@@ -6,27 +6,27 @@
 
 CONF=prof:false start_target session_idle
 mp -p "$PID" -e info -e 'prof on' -e info
-[ "$RC" -eq 1 ] || die "prof on without opt.prof: expected exit 1, got $RC"
-assert_err 'opt.prof is false'
-assert_err 'heap profiling is not enabled in this process'
-assert_err 'MALLOC_CONF=prof:true,prof_active:false'
-[ "$(grep -c '^pid ' <<<"$OUT")" -eq 1 ] || die "the batch went on after the failure"
+check "no opt.prof: prof on exits 1" [ "$RC" -eq 1 ]
+check "no opt.prof: says opt.prof is false" err_has 'opt.prof is false'
+check "no opt.prof: says profiling is not enabled" err_has 'heap profiling is not enabled in this process'
+check "no opt.prof: gives the MALLOC_CONF to restart with" err_has 'MALLOC_CONF=prof:true,prof_active:false'
+check "no opt.prof: the batch stops at the failure" [ "$(grep -c '^pid ' <<<"$OUT")" -eq 1 ]
 mp -p "$PID" -e dump
-assert_fail
-assert_err 'not enabled'
-alive "$PID" || die "target died"
+check "no opt.prof: dump fails" mp_failed
+check "no opt.prof: dump says not enabled" err_has 'not enabled'
+check "no opt.prof: the process is still alive" alive "$PID"
 
 CONF=prof:true,prof_active:true start_target session_idle
 mp -p "$PID" -e info
-assert_ok
-assert_err 'profiling is already active in this process'
-assert_out 'prof.active +true'
+check "active from the start: info runs" mp_ok
+check "active from the start: warns" err_has 'profiling is already active in this process'
+check "active from the start: info shows it" out_has 'prof.active +true'
 
 CONF=prof:true,prof_active:false,lg_prof_interval:40 start_target session_idle
 mp -p "$PID" -e info
-assert_ok
-assert_err 'already dumps profiles by itself every 2\^40 bytes'
-assert_out 'opt.lg_prof_interval +40'
+check "dumps by itself: info runs" mp_ok
+check "dumps by itself: warns" err_has 'already dumps profiles by itself every 2\^40 bytes'
+check "dumps by itself: info shows the interval" out_has 'opt.lg_prof_interval +40'
 
 # an unprivileged memprof against a root process: refused before stopping
 # anything, with the reason and a remedy
@@ -39,8 +39,8 @@ chmod 755 "$bindir"
 cp "$MEMPROF" "$bindir/memprof"
 out=$(setpriv --reuid=nobody --regid=nogroup --clear-groups "$bindir/memprof" -p "$PID" -e info 2>&1); rc=$?
 rm -rf "$bindir"
-[ "$rc" -eq 1 ] || die "unprivileged attach: expected exit 1, got $rc: $out"
-grep -Eqi 'not permitted to trace' <<<"$out" || die "no permission reason: $out"
-grep -Eqi 'root|CAP_SYS_PTRACE|same user' <<<"$out" || die "no remedy: $out"
-[ "$(tracer_of "$PID")" = 0 ] || die "left traced"
-echo "warnings ok"
+echo "unprivileged memprof: $out"
+check "unprivileged: exit 1" [ "$rc" -eq 1 ]
+check "unprivileged: gives the reason" grep -Eqi 'not permitted to trace' <<<"$out"
+check "unprivileged: gives a remedy" grep -Eqi 'root|CAP_SYS_PTRACE|same user' <<<"$out"
+check "unprivileged: the process is left untraced" untraced "$PID"

@@ -3,14 +3,17 @@
  * sender thread, each carrying its sequence number.  None may be lost,
  * duplicated or reordered by a remote call: the handler checks the order,
  * and on SIGUSR2 the sender stops and the totals are compared:
- * "SIGNALS OK sent=N handled=N" or "SIGNALS LOST ...". */
+ * "SIGNALS OK sent=N handled=N held=N" or "SIGNALS LOST ...", where held
+ * counts the signals sent while the main thread sat in a tracing stop (so
+ * they arrived while memprof held it). */
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 
 #include "target_common.h"
 
-static atomic_long handled, sent;
+static atomic_long handled, sent, held;
 static atomic_int stop_sending, bad_order;
 
 static void on_rt(int sig, siginfo_t *info, void *uc)
@@ -29,16 +32,35 @@ static void on_usr2(int sig)
     atomic_store(&stop_sending, 1);
 }
 
+/* Is the main thread in a tracing stop ('t' in /proc/PID/task/PID/stat)? */
+static int main_thread_held(int stat_fd)
+{
+    char buf[512];
+    ssize_t n = stat_fd < 0 ? -1 : pread(stat_fd, buf, sizeof buf - 1, 0);
+    if (n <= 0)
+        return 0;
+    buf[n] = 0;
+    char *paren = strrchr(buf, ')');
+    return paren && paren[1] == ' ' && paren[2] == 't';
+}
+
 static void *sender(void *arg)
 {
     (void)arg;
     sigset_t all;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, NULL);
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/task/%d/stat", (int)getpid(), (int)getpid());
+    int stat_fd = open(path, O_RDONLY | O_CLOEXEC);
     while (!atomic_load(&stop_sending)) {
         union sigval v = { .sival_int = (int)atomic_load(&sent) };
-        if (sigqueue(getpid(), SIGRTMIN, v) == 0)
+        int while_held = main_thread_held(stat_fd);
+        if (sigqueue(getpid(), SIGRTMIN, v) == 0) {
             atomic_fetch_add(&sent, 1);
+            if (while_held && main_thread_held(stat_fd))
+                atomic_fetch_add(&held, 1);
+        }
         usleep(50);
     }
     return NULL;
@@ -59,8 +81,8 @@ int main(void)
     pthread_join(t, NULL);
     usleep(200000);
     long s = atomic_load(&sent), h = atomic_load(&handled);
-    printf("SIGNALS %s sent=%ld handled=%ld%s\n", s == h && !bad_order ? "OK" : "LOST", s, h,
-           bad_order ? " (out of order)" : "");
+    printf("SIGNALS %s sent=%ld handled=%ld held=%ld%s\n", s == h && !bad_order ? "OK" : "LOST",
+           s, h, atomic_load(&held), bad_order ? " (out of order)" : "");
     fflush(stdout);
     for (;;)
         pause();
