@@ -225,16 +225,21 @@ PY
 # output in $WORK/mp.out and mp.err); return once the hijacked thread waits
 # in open() of that FIFO (creat 85; open 2 / openat 257 too), which jemalloc
 # 5.3 does until someone opens it for reading, with memprof tracing it.
+# The call may stay open as long as a test holds it (MEMPROF_CALL_TIMEOUT
+# 3600), unless PREFIX sets its own limit.
 start_blocked_dump() {
     [ -p "$WORK/dumpfifo" ] || mkfifo "$WORK/dumpfifo"
-    "$@" "$MEMPROF" -p "$PID" -e "mallctl prof.dump $WORK/dumpfifo" >"$WORK/mp.out" 2>"$WORK/mp.err" &
+    env MEMPROF_CALL_TIMEOUT=3600 "$@" "$MEMPROF" -p "$PID" -e "mallctl prof.dump $WORK/dumpfifo" >"$WORK/mp.out" 2>"$WORK/mp.err" &
     MP=$!
     wait_until 10 "the target to block in open() of the dump FIFO" blocked_in_dump_open
 }
-blocked_in_dump_open() {
-    case "$(cut -d' ' -f1 "/proc/$PID/syscall" 2>/dev/null)" in
-    2|85|257) [ "$(tracer_of "$PID")" = "$MP" ] && return 0 ;;
-    esac
+blocked_in_dump_open() {    # in whichever thread memprof borrowed
+    local task
+    for task in /proc/$PID/task/*; do
+        case "$(cut -d' ' -f1 "$task/syscall" 2>/dev/null)" in
+        2|85|257) [ "$(awk '/^TracerPid:/ {print $2}' "$task/status" 2>/dev/null)" = "$MP" ] && return 0 ;;
+        esac
+    done
     kill -0 "$MP" 2>/dev/null || die "memprof ended before the call blocked: $(cat "$WORK/mp.err")"
     return 1
 }

@@ -34,6 +34,11 @@ start_contained() {
         die "the target shares memprof's mount namespace"
 }
 memprof_dirs_in() { find "$1" -maxdepth 1 \( -name 'memprof.*' -o -name 'memprof-[0-9]*-*' \) 2>/dev/null; }
+none_in() {
+    [ -z "$(memprof_dirs_in "$1")" ] && return 0
+    echo "  left in $1: $(memprof_dirs_in "$1")" >&2
+    return 1
+}
 
 start_contained rw,mode=1777
 mp -p "$PID" -e 'prof on' -e 'dump' -e 'prof off'
