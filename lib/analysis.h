@@ -5,7 +5,8 @@
  * Model.  An analysis context works at one granularity (functions, lines,
  * files or addresses).  It owns a table of nodes - one per distinct thing
  * shown at that granularity ("leak_big", "leak_big alloc.c:12", ...) - and,
- * per profile, a view: each stack as a list of node ids, innermost first,
+ * per profile, a view: each stack as a list of node ids, innermost first
+ * (inlined calls expanded into frames of their own, at every granularity),
  * with the allocator's own frames already stripped from the top.  Because
  * node ids are shared by every profile in a context, two profiles of
  * processes with different ASLR layouts compare by node, never by address.
