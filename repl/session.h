@@ -47,6 +47,9 @@ struct session {
     struct session_dump *dumps;
     size_t ndumps, dumps_cap;
     unsigned dump_seq;         /* for automatic names */
+    double counting_since;     /* CLOCK_MONOTONIC seconds when this session
+                                * turned profiling on or reset its counters;
+                                * 0 when it did neither (or turned it off) */
 
     struct symbolizer *symbolizer;   /* created lazily */
     char *sysroot;             /* --sysroot */
