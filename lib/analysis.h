@@ -46,6 +46,18 @@ int analysis_symbolizer_resolve(void *cookie, const struct profile *p,
                                 uint64_t addr, enum symbolize_detail detail,
                                 struct symbol_frame *frames, int max);
 
+/* Record with p the build-id of each object its maps name, as the
+ * symbolizer reads them now (call right after taking a live dump).
+ * 0, or -1 out of memory. */
+int analysis_record_objects(struct symbolizer *sym, struct profile *p);
+
+/* Warn to warnings about inputs that would give wrong names without a
+ * word: no memory map at all, an object whose build-id differs from the
+ * one recorded when the dump was taken, or (nothing recorded) an object
+ * modified after the dump was taken.  name: the dump, for messages. */
+void analysis_check_inputs(struct symbolizer *sym, const struct profile *p,
+                           const char *name, FILE *warnings);
+
 /* One thing shown in a report. */
 struct analysis_node {
     const char *name;       /* as printed; owned by the context */

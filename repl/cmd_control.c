@@ -764,6 +764,19 @@ int cmd_dump(struct session *s, int argc, char **argv)
     struct mp_error ignored;
     if (p->maps.n == 0)
         maps_read_pid(target_pid(s->target), &p->maps, &ignored);
+    /* The objects' build-ids now, while they are the ones the process runs,
+     * so that a reading after a rebuild can tell (FILE.buildids). */
+    p->taken_at = time(NULL);
+    struct symbolizer *sym = session_symbolizer(s);
+    if (!sym || analysis_record_objects(sym, p)) {
+        profile_free(p);
+        command_error("out of memory");
+        goto out;
+    }
+    if (file && p->nobject_ids && profile_save_object_ids(p, file, &err)) {
+        fprintf(stderr, "warning: %s; a later reading of %s cannot check its "
+                "objects' build-ids\n", err.msg, file);
+    }
     struct session_dump *d = session_add_dump(s, p, name, source);
     if (!d) {
         profile_free(p);
