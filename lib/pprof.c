@@ -93,11 +93,11 @@ static void strtab_free(struct strtab *t)
  * written when a sample first uses them. */
 struct site {
     uint64_t pc;
-    size_t first;              /* frames[first .. first + nframes) */
-    uint8_t nframes;
-    uint8_t lead;              /* how many innermost frames are the allocator's */
     uint64_t loc_all;          /* Location with every frame, 0 until written */
     uint64_t loc_trimmed;      /* without the leading allocator frames */
+    uint8_t nframes;
+    uint8_t lead;              /* how many innermost frames are the allocator's */
+    struct symbol_frame frames[];   /* innermost first */
 };
 
 #define SITE_MAX_FRAMES 16
@@ -107,10 +107,9 @@ struct pprof_builder {
     struct symbolizer *sym;
     struct strtab strings;
     struct u64map site_by_pc, fn_by_key;
-    struct site *sites;
+    struct site **sites;
     size_t nsites, capsites;
-    struct symbol_frame *frames;
-    size_t nframes, capframes;
+    struct symbol_frame frames[SITE_MAX_FRAMES];   /* scratch for site_at */
     PbLocation **locs;
     size_t nlocs, caplocs;
     PbFunction **fns;
@@ -122,25 +121,18 @@ struct pprof_builder {
     struct symbol_file_identity identity;   /* scratch for mapping_build_id */
 };
 
-static bool grow(void **v, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return true;
-    size_t c = *cap ? *cap * 2 : 256;
-    while (c < need)
-        c *= 2;
-    void *nv = realloc(*v, c * elem);
-    if (!nv)
-        return false;
-    *v = nv;
-    *cap = c;
-    return true;
-}
-
 static void *push_ptr(void ***v, size_t *n, size_t *cap, void *item)
 {
-    if (!item || !grow((void **)v, cap, *n + 1, sizeof **v))
+    if (!item)
         return NULL;
+    if (*n == *cap) {
+        size_t c = *cap ? *cap * 2 : 256;
+        void **nv = realloc(*v, c * sizeof *nv);
+        if (!nv)
+            return NULL;
+        *v = nv;
+        *cap = c;
+    }
     (*v)[(*n)++] = item;
     return item;
 }
@@ -186,21 +178,21 @@ static struct site *site_at(struct pprof_builder *b, uint64_t pc)
     if (!slot)
         return NULL;
     if (*slot != U64MAP_NEW)
-        return &b->sites[*slot];
-    if (!grow((void **)&b->sites, &b->capsites, b->nsites + 1, sizeof *b->sites) ||
-        !grow((void **)&b->frames, &b->capframes, b->nframes + SITE_MAX_FRAMES,
-              sizeof *b->frames))
-        return NULL;
-    struct site *st = &b->sites[b->nsites];
-    *st = (struct site){.pc = pc, .first = b->nframes};
-    struct symbol_frame *fr = &b->frames[b->nframes];
-    int n = symbolizer_lookup(b->sym, &b->prof->maps, pc, SYMBOLIZE_LINES, fr,
+        return b->sites[*slot];
+    int n = symbolizer_lookup(b->sym, &b->prof->maps, pc, SYMBOLIZE_LINES, b->frames,
                               SITE_MAX_FRAMES);
-    st->nframes = (uint8_t)(n > 0 ? n : 0);
-    while (st->lead < st->nframes && fr[st->lead].is_allocator)
+    if (n < 0)
+        n = 0;
+    struct site *st = malloc(sizeof *st + (size_t)n * sizeof *st->frames);
+    if (!push_ptr((void ***)&b->sites, &b->nsites, &b->capsites, st)) {
+        free(st);
+        return NULL;
+    }
+    *st = (struct site){.pc = pc, .nframes = (uint8_t)n};
+    memcpy(st->frames, b->frames, (size_t)n * sizeof *st->frames);
+    while (st->lead < st->nframes && st->frames[st->lead].is_allocator)
         st->lead++;
-    b->nframes += st->nframes;
-    *slot = (uint32_t)b->nsites++;
+    *slot = (uint32_t)(b->nsites - 1);
     return st;
 }
 
@@ -208,7 +200,7 @@ static struct site *site_at(struct pprof_builder *b, uint64_t pc)
  * when out of memory. */
 static uint64_t write_location(struct pprof_builder *b, const struct site *st, int from)
 {
-    const struct symbol_frame *fr = &b->frames[st->first];
+    const struct symbol_frame *fr = st->frames;
     int n = st->nframes - from;
     PbLocation *loc = malloc(sizeof *loc);
     PbLine **lines = calloc(n > 0 ? (size_t)n : 1, sizeof *lines);
@@ -373,8 +365,9 @@ static void free_message_parts(PbProfile *pb, struct pprof_builder *b)
         free(b->maps[i]);
     free(b->maps);
     strtab_free(&b->strings);
+    for (size_t i = 0; i < b->nsites; i++)
+        free(b->sites[i]);
     free(b->sites);
-    free(b->frames);
     u64map_free(&b->site_by_pc);
     u64map_free(&b->fn_by_key);
 }

@@ -16,24 +16,23 @@
 static void *keep[128];
 static int nkeep;
 
-static void hold(void *p, size_t size)
+static void *touched(void *p, size_t size)
 {
     if (!p) {
-        perror("malloc");
+        perror("inline_sites: allocation");
         exit(1);
     }
-    memset(p, 1, size);
-    keep[nkeep++] = p;
+    return memset(p, 1, size);
 }
 
 static inline __attribute__((always_inline)) void inl_buffer(size_t size)
 {
-    hold(malloc(size), size);
+    keep[nkeep++] = touched(malloc(size), size);
 }
 
 static inline __attribute__((always_inline)) void inl_table(size_t size)
 {
-    hold(calloc(1, size), size);
+    keep[nkeep++] = touched(calloc(1, size), size);
 }
 
 __attribute__((noinline)) void outer_a(void)
