@@ -310,21 +310,17 @@ static int push_ids(struct addr_cache *c, const uint32_t *ids, int n)
     return 0;
 }
 
-static enum symbolize_detail detail_for(enum analysis_granularity g)
-{
-    /* Only lines and files need DWARF; symbol tables are much faster. */
-    return g == ANALYSIS_LINES || g == ANALYSIS_FILES ? SYMBOLIZE_LINES
-                                                      : SYMBOLIZE_FUNCTIONS;
-}
-
 static int resolve_addr(struct analysis *a, const struct profile *p,
                         struct addr_cache *c, struct addr_entry *e, uint64_t addr)
 {
     struct symbol_frame frames[MAX_INLINE];
     uint32_t ids[MAX_INLINE];
-    /* Return addresses point after the call: look up the call itself. */
-    int n = a->resolve(a->cookie, p, addr ? addr - 1 : 0,
-                       detail_for(a->granularity), frames, MAX_INLINE);
+    /* Return addresses point after the call: look up the call itself.
+     * Every granularity expands inlined calls (DWARF), as pprof does: an
+     * inlined function is a function in top, focus, peek and the pictures
+     * exactly as in list and the pprof export. */
+    int n = a->resolve(a->cookie, p, addr ? addr - 1 : 0, SYMBOLIZE_LINES,
+                       frames, MAX_INLINE);
     if (n < 1)
         n = 1;
     if (n > MAX_INLINE)

@@ -5,7 +5,8 @@
  * Model.  An analysis context works at one granularity (functions, lines,
  * files or addresses).  It owns a table of nodes - one per distinct thing
  * shown at that granularity ("leak_big", "leak_big alloc.c:12", ...) - and,
- * per profile, a view: each stack as a list of node ids, innermost first,
+ * per profile, a view: each stack as a list of node ids, innermost first
+ * (inlined calls expanded into frames of their own, at every granularity),
  * with the allocator's own frames already stripped from the top.  Because
  * node ids are shared by every profile in a context, two profiles of
  * processes with different ASLR layouts compare by node, never by address.
@@ -44,6 +45,18 @@ typedef int analysis_resolve_fn(void *cookie, const struct profile *p,
 int analysis_symbolizer_resolve(void *cookie, const struct profile *p,
                                 uint64_t addr, enum symbolize_detail detail,
                                 struct symbol_frame *frames, int max);
+
+/* Record with p the build-id of each object its maps name, as the
+ * symbolizer reads them now (call right after taking a live dump).
+ * 0, or -1 out of memory. */
+int analysis_record_objects(struct symbolizer *sym, struct profile *p);
+
+/* Warn to warnings about inputs that would give wrong names without a
+ * word: no memory map at all, an object whose build-id differs from the
+ * one recorded when the dump was taken, or (nothing recorded) an object
+ * modified after the dump was taken.  name: the dump, for messages. */
+void analysis_check_inputs(struct symbolizer *sym, const struct profile *p,
+                           const char *name, FILE *warnings);
 
 /* One thing shown in a report. */
 struct analysis_node {

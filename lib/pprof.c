@@ -2,7 +2,16 @@
  * compressed, through protobuf-c (messages generated from lib/pprof.proto)
  * and zlib.  Locations are deduplicated per address, functions per (name,
  * file), strings per content, so the output is as small as the input
- * allows and every id is non-zero and unique. */
+ * allows and every id is non-zero and unique.
+ *
+ * The samples are the stacks the analysis views show: inlined calls are
+ * Lines of their call site's Location, and the allocator's own frames are
+ * dropped from the top of each stack frame by frame, inlined ones
+ * included (ld.so's inline calloc wrapper, say).  A call site whose
+ * innermost Lines are the allocator's therefore gets a second Location
+ * without them, used where it is a stack's leaf; a Location is written
+ * only when some sample uses it.  Counts are rounded to integers so that
+ * each column's sum is the rounded unsampled total, as `top` shows it. */
 #include "lib/pprof.h"
 
 #include <errno.h>
@@ -80,18 +89,36 @@ static void strtab_free(struct strtab *t)
 
 /* ---- the export ---- */
 
+/* One call site (return address - 1), symbolized once; its Locations are
+ * written when a sample first uses them. */
+struct site {
+    uint64_t pc;
+    uint64_t loc_all;          /* Location with every frame, 0 until written */
+    uint64_t loc_trimmed;      /* without the leading allocator frames */
+    uint8_t nframes;
+    uint8_t lead;              /* how many innermost frames are the allocator's */
+    struct symbol_frame frames[];   /* innermost first */
+};
+
+#define SITE_MAX_FRAMES 16
+
 struct pprof_builder {
     const struct profile *prof;
     struct symbolizer *sym;
     struct strtab strings;
-    struct u64map loc_by_addr, fn_by_key;
+    struct u64map site_by_pc, fn_by_key;
+    struct site **sites;
+    size_t nsites, capsites;
+    struct symbol_frame frames[SITE_MAX_FRAMES];   /* scratch for site_at */
     PbLocation **locs;
     size_t nlocs, caplocs;
     PbFunction **fns;
     size_t nfns, capfns;
     PbMapping **maps;
     size_t nmaps;
-    struct symbol_frame frames[16];
+    double unrounded[4];       /* per value column: the sum so far */
+    int64_t written[4];        /* and what the samples so far hold */
+    struct symbol_file_identity identity;   /* scratch for mapping_build_id */
 };
 
 static void *push_ptr(void ***v, size_t *n, size_t *cap, void *item)
@@ -147,43 +174,57 @@ static uint64_t mapping_id(struct pprof_builder *b, uint64_t addr)
     return 0;
 }
 
-/* The location for one call site (return address - 1); *alloc tells
- * whether it lies in the allocator.  0 on allocation failure.  A site is
- * symbolized once: loc_by_addr keeps its id and allocator bit (id << 1 |
- * alloc). */
-static uint64_t location_id(struct pprof_builder *b, uint64_t pc, bool *alloc)
+/* The call site at pc, symbolized on first sight; NULL when out of memory. */
+static struct site *site_at(struct pprof_builder *b, uint64_t pc)
 {
-    uint32_t *slot = u64map_slot(&b->loc_by_addr, pc);
+    uint32_t *slot = u64map_slot(&b->site_by_pc, pc);
     if (!slot)
-        return 0;
-    if (*slot != U64MAP_NEW) {
-        *alloc = *slot & 1;
-        return *slot >> 1;
-    }
+        return NULL;
+    if (*slot != U64MAP_NEW)
+        return b->sites[*slot];
     int n = symbolizer_lookup(b->sym, &b->prof->maps, pc, SYMBOLIZE_LINES, b->frames,
-                              (int)(sizeof b->frames / sizeof *b->frames));
-    *alloc = b->frames[n - 1].is_allocator;
+                              SITE_MAX_FRAMES);
+    if (n < 0)
+        n = 0;
+    struct site *st = malloc(sizeof *st + (size_t)n * sizeof *st->frames);
+    if (!push_ptr((void ***)&b->sites, &b->nsites, &b->capsites, st)) {
+        free(st);
+        return NULL;
+    }
+    *st = (struct site){.pc = pc, .nframes = (uint8_t)n};
+    memcpy(st->frames, b->frames, (size_t)n * sizeof *st->frames);
+    while (st->lead < st->nframes && st->frames[st->lead].is_allocator)
+        st->lead++;
+    *slot = (uint32_t)(b->nsites - 1);
+    return st;
+}
+
+/* Write a Location for frames [from, nframes) of a site; its id, or 0
+ * when out of memory. */
+static uint64_t write_location(struct pprof_builder *b, const struct site *st, int from)
+{
+    const struct symbol_frame *fr = st->frames;
+    int n = st->nframes - from;
     PbLocation *loc = malloc(sizeof *loc);
-    PbLine **lines = calloc((size_t)n, sizeof *lines);
+    PbLine **lines = calloc(n > 0 ? (size_t)n : 1, sizeof *lines);
     if (!loc || !lines)
         goto fail;
     perftools__profiles__location__init(loc);
     loc->id = b->nlocs + 1;
-    loc->address = pc;
-    loc->mapping_id = mapping_id(b, pc);
+    loc->address = st->pc;
+    loc->mapping_id = mapping_id(b, st->pc);
     loc->line = lines;
     for (int i = 0; i < n; i++) {
         if (!(lines[i] = malloc(sizeof **lines)))
             goto fail;
         loc->n_line++;
         perftools__profiles__line__init(lines[i]);
-        lines[i]->line = b->frames[i].line;
-        if (!(lines[i]->function_id = function_id(b, &b->frames[i])))
+        lines[i]->line = fr[from + i].line;
+        if (!(lines[i]->function_id = function_id(b, &fr[from + i])))
             goto fail;
     }
     if (!push_ptr((void ***)&b->locs, &b->nlocs, &b->caplocs, loc))
         goto fail;
-    *slot = (uint32_t)(loc->id << 1 | *alloc);
     return loc->id;
 fail:
     if (loc)
@@ -192,6 +233,29 @@ fail:
     free(lines);
     free(loc);
     return 0;
+}
+
+/* The Location of a site with every frame (trimmed: without its leading
+ * allocator frames), written on first use. */
+static uint64_t location_id(struct pprof_builder *b, struct site *st, bool trimmed)
+{
+    uint64_t *id = trimmed && st->lead ? &st->loc_trimmed : &st->loc_all;
+    if (!*id)
+        *id = write_location(b, st, trimmed ? st->lead : 0);
+    return *id;
+}
+
+/* The build-id memprof recorded when it took the dump, else that of the
+ * file symbolization reads; "" when neither is known. */
+static const char *mapping_build_id(struct pprof_builder *b, const struct map_entry *e)
+{
+    const char *recorded = profile_object_id(b->prof, e->path);
+    if (recorded)
+        return recorded;
+    struct mp_error err;
+    if (symbolizer_file_identity(b->sym, &b->prof->maps, e, &b->identity, &err))
+        return "";
+    return b->identity.build_id;
 }
 
 static int add_mappings(struct pprof_builder *b)
@@ -214,12 +278,26 @@ static int add_mappings(struct pprof_builder *b)
         pm->memory_limit = e->end;
         pm->file_offset = e->offset;
         pm->filename = strtab_add(&b->strings, e->path);
+        pm->build_id = strtab_add(&b->strings, mapping_build_id(b, e));
+        if (pm->build_id < 0)
+            return -1;
         pm->has_functions = pm->has_filenames = pm->has_line_numbers =
             pm->has_inline_frames = 1;
         if (pm->filename < 0)
             return -1;
     }
     return 0;
+}
+
+/* The value of a column for one sample: the running sum rounded, less
+ * what the samples before hold, so the column adds up to the rounded
+ * total whatever the number of samples. */
+static int64_t rounded_value(struct pprof_builder *b, size_t column, double v)
+{
+    b->unrounded[column] += v;
+    int64_t out = llround(b->unrounded[column]) - b->written[column];
+    b->written[column] += out;
+    return out;
 }
 
 /* One sample per stack, leaf first, leading allocator frames dropped. */
@@ -235,20 +313,23 @@ static PbSample *make_sample(struct pprof_builder *b, const struct profile_stack
     size_t n = 0;
     for (uint32_t i = 0; i < st->nframes; i++) {
         uint64_t ra = b->prof->frames[st->frame0 + i];
-        bool alloc;
-        uint64_t id = location_id(b, ra ? ra - 1 : 0, &alloc);
+        struct site *site = site_at(b, ra ? ra - 1 : 0);
+        if (!site)
+            goto fail;
+        /* Drop allocator frames while they lead, but keep the last site
+         * of a stack that is nothing else. */
+        bool all_allocator = site->lead == site->nframes;
+        if (n == 0 && all_allocator && i + 1 < st->nframes)
+            continue;
+        uint64_t id = location_id(b, site, n == 0 && !all_allocator);
         if (!id)
             goto fail;
-        /* Drop allocator frames while they lead, but keep the last one
-         * of a stack that is nothing else. */
-        if (n == 0 && alloc && i + 1 < st->nframes)
-            continue;
         ids[n++] = id;
     }
     const struct profile_values *v = &st->v;
     double raw[4] = {v->inuse_objects, v->inuse_bytes, v->alloc_objects, v->alloc_bytes};
     for (size_t i = 0; i < nvalues; i++)
-        vals[i] = llround(raw[i]);
+        vals[i] = rounded_value(b, i, raw[i]);
     s->location_id = ids;
     s->n_location_id = n;
     s->value = vals;
@@ -287,7 +368,10 @@ static void free_message_parts(PbProfile *pb, struct pprof_builder *b)
         free(b->maps[i]);
     free(b->maps);
     strtab_free(&b->strings);
-    u64map_free(&b->loc_by_addr);
+    for (size_t i = 0; i < b->nsites; i++)
+        free(b->sites[i]);
+    free(b->sites);
+    u64map_free(&b->site_by_pc);
     u64map_free(&b->fn_by_key);
 }
 

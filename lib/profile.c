@@ -944,6 +944,110 @@ static const char *file_kind(mode_t m)
     return "not a regular file";
 }
 
+/* ---- build-ids kept beside a dump ---- */
+
+#define OBJECT_IDS_MAX_BYTES (1 << 20)   /* a sidecar is a few KiB; more is not ours */
+
+int profile_add_object_id(struct profile *p, const char *path, const char *build_id)
+{
+    if (profile_object_id(p, path))
+        return 0;
+    struct profile_object_id *v = realloc(p->object_ids, (p->nobject_ids + 1) * sizeof *v);
+    if (!v)
+        return -1;
+    p->object_ids = v;
+    struct profile_object_id *o = &v[p->nobject_ids];
+    o->path = strdup(path);
+    o->build_id = strdup(build_id);
+    if (!o->path || !o->build_id) {
+        free(o->path);
+        free(o->build_id);
+        return -1;
+    }
+    p->nobject_ids++;
+    return 0;
+}
+
+const char *profile_object_id(const struct profile *p, const char *path)
+{
+    for (size_t i = 0; i < p->nobject_ids; i++)
+        if (strcmp(p->object_ids[i].path, path) == 0)
+            return p->object_ids[i].build_id;
+    return NULL;
+}
+
+char *profile_object_ids_path(const char *dump_path)
+{
+    char *out = NULL;
+    return asprintf(&out, "%s.buildids", dump_path) < 0 ? NULL : out;
+}
+
+int profile_save_object_ids(const struct profile *p, const char *dump_path,
+                            struct mp_error *err)
+{
+    char *path = profile_object_ids_path(dump_path);
+    FILE *f = path ? fopen(path, "we") : NULL;
+    if (!f) {
+        mp_error_set(err, "cannot create %s: %s", path ? path : "the build-id file",
+                     path ? strerror(errno) : "out of memory");
+        free(path);
+        return -1;
+    }
+    fprintf(f, "# memprof: build-ids of the objects mapped when %s was taken\n"
+               "# (read by memprof to tell objects rebuilt since; jeprof ignores it)\n",
+            dump_path);
+    for (size_t i = 0; i < p->nobject_ids; i++)
+        fprintf(f, "%s %s\n", p->object_ids[i].build_id, p->object_ids[i].path);
+    int rc = 0;
+    if (ferror(f) | fclose(f))
+        rc = mp_error_set(err, "cannot write %s: %s", path, strerror(errno));
+    free(path);
+    return rc;
+}
+
+static bool is_hex_id(const char *s, size_t len)
+{
+    if (len == 0 || len > 128 || len % 2)
+        return false;
+    for (size_t i = 0; i < len; i++)
+        if (!strchr("0123456789abcdef", s[i]) || !s[i])
+            return false;
+    return true;
+}
+
+/* Reads FILE.buildids when there is one; a missing or unreadable file
+ * leaves the profile without build-ids (nothing to check against). */
+static void load_object_ids(struct profile *p, const char *dump_path)
+{
+    char *path = profile_object_ids_path(dump_path);
+    int fd = path ? open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY) : -1;
+    free(path);
+    struct stat st;
+    if (fd < 0)
+        return;
+    char *text = NULL;
+    if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size < OBJECT_IDS_MAX_BYTES &&
+        (text = malloc((size_t)st.st_size + 1))) {
+        ssize_t n = read(fd, text, (size_t)st.st_size);
+        text[n > 0 ? n : 0] = '\0';
+    }
+    close(fd);
+    for (char *line = text, *next; line && *line; line = next) {
+        char *nl = strchr(line, '\n');
+        next = nl ? nl + 1 : line + strlen(line);
+        if (nl)
+            *nl = '\0';
+        char *space = strchr(line, ' ');
+        if (line[0] == '#' || !space || !is_hex_id(line, (size_t)(space - line)) ||
+            space[1] != '/')
+            continue;
+        *space = '\0';
+        if (profile_add_object_id(p, space + 1, line))
+            break;
+    }
+    free(text);
+}
+
 struct profile *profile_load_file(const char *path, struct mp_error *err)
 {
     struct stat st;
@@ -979,6 +1083,10 @@ struct profile *profile_load_file(const char *path, struct mp_error *err)
     struct profile *p = parse_with(&r, path, err);
     free(r.buf);
     close(fd);
+    if (p) {
+        p->taken_at = st.st_mtim.tv_sec;
+        load_object_ids(p, path);
+    }
     return p;
 }
 
@@ -993,6 +1101,11 @@ void profile_free(struct profile *p)
     free(p->stacks);
     free(p->samples);
     maps_free(&p->maps);
+    for (size_t i = 0; i < p->nobject_ids; i++) {
+        free(p->object_ids[i].path);
+        free(p->object_ids[i].build_id);
+    }
+    free(p->object_ids);
     free(p->name);
     free(p);
 }

@@ -26,6 +26,10 @@
  *   - No MAPPED_LIBRARIES section: truncated = true, maps empty.
  *   truncated comes with a one-line warning naming the file (and line).
  *
+ * profile_load_file also reads the build-ids memprof saved beside the file
+ * (FILE.buildids, when present; lines it cannot read are skipped) and takes
+ * the file's mtime as the time the dump was taken.
+ *
  * Stricter than jeprof (which skips lines it does not recognise): any other
  * line is an error "FILE:LINE: what", as is a stack without a t* line, a
  * second t* line, text after ']' on a stack's thread line (jemalloc writes
@@ -100,6 +104,22 @@ struct profile {
     size_t nsamples;
 
     struct map_list maps;          /* MAPPED_LIBRARIES (may be empty) */
+
+    /* When the dump was taken (seconds since the epoch): memprof's clock
+     * for a dump it took, the file's mtime for a file read; 0 unknown. */
+    int64_t taken_at;
+    /* The build-ids of the objects the process had mapped when memprof
+     * took the dump, so that a later reading can tell an object rebuilt
+     * since.  Saved beside a dump file as FILE.buildids (a file of its own:
+     * the dump stays exactly what jemalloc wrote, for jeprof), read back by
+     * profile_load_file. */
+    struct profile_object_id *object_ids;
+    size_t nobject_ids;
+};
+
+struct profile_object_id {
+    char *path;                    /* as in MAPPED_LIBRARIES */
+    char *build_id;                /* hex */
 };
 
 /* Scale a (count, bytes) pair in place as jeprof's AdjustSamples does:
@@ -120,5 +140,16 @@ struct profile *profile_parse(const char *data, size_t len, const char *name,
 struct profile *profile_load_file(const char *path, struct mp_error *err);
 
 void profile_free(struct profile *p);
+
+/* Record path's build-id (hex) with the profile.  0, or -1 out of memory. */
+int profile_add_object_id(struct profile *p, const char *path, const char *build_id);
+/* The build-id recorded for path, or NULL. */
+const char *profile_object_id(const struct profile *p, const char *path);
+/* The sidecar file's name for a dump file (malloc'd): "FILE.buildids". */
+char *profile_object_ids_path(const char *dump_path);
+/* Write the recorded build-ids to profile_object_ids_path(dump_path)
+ * ("# comment" lines, then "HEX PATH" lines).  0, or -1 with err set. */
+int profile_save_object_ids(const struct profile *p, const char *dump_path,
+                            struct mp_error *err);
 
 #endif

@@ -1,7 +1,10 @@
 /* sym_dwarf.c - DWARF line tables and inlined-subroutine scopes through
- * libdw.  Keeps its own sorted index of compile-unit address ranges
- * because .debug_aranges is optional (clang omits it) and libdw 0.188's
- * dwarf_addrdie relies on it. */
+ * libdw.  Finds an address's compile unit through .debug_aranges when the
+ * file has it (touching one unit, not all: every view reads DWARF, and a
+ * libc debug file has thousands of units); else, or when aranges do not
+ * cover an address, through its own sorted index of every unit's ranges,
+ * built on first need, because .debug_aranges is optional (clang omits it)
+ * and libdw 0.188's dwarf_addrdie relies on it. */
 #include "lib/sym_dwarf.h"
 #include "lib/safe_open.h"
 
@@ -30,6 +33,9 @@ struct sym_dwarf {
     int fd;
     Elf *elf;
     Dwarf *dw;
+    Dwarf_Aranges *aranges;   /* NULL when the file has none */
+    Dwarf_Die arange_cu;      /* the unit the last aranges lookup found */
+    bool indexed;             /* ranges below built */
     struct cu_range *ranges;
     size_t nranges, cap;
 };
@@ -93,10 +99,9 @@ struct sym_dwarf *sym_dwarf_open(const char *path, struct mp_error *err)
         mp_error_set(err, "%s has no usable DWARF: %s", path, dwarf_errmsg(-1));
         goto fail;
     }
-    if (index_units(d)) {
-        mp_error_set(err, "out of memory indexing %s", path);
-        goto fail;
-    }
+    size_t naranges = 0;
+    if (dwarf_getaranges(d->dw, &d->aranges, &naranges) != 0 || naranges == 0)
+        d->aranges = NULL;
     return d;
 fail:
     sym_dwarf_free(d);
@@ -122,6 +127,16 @@ void sym_dwarf_free(struct sym_dwarf *d)
  * vaddr. */
 static Dwarf_Die *find_cu(struct sym_dwarf *d, uint64_t vaddr)
 {
+    Dwarf_Off cu_off;
+    Dwarf_Arange *ar = d->aranges ? dwarf_getarange_addr(d->aranges, vaddr) : NULL;
+    if (ar && dwarf_getarangeinfo(ar, NULL, NULL, &cu_off) == 0 &&
+        dwarf_offdie(d->dw, cu_off, &d->arange_cu))
+        return &d->arange_cu;
+    if (!d->indexed) {
+        d->indexed = true;
+        if (index_units(d))
+            d->nranges = 0;   /* out of memory: no unit found, frames stay unexpanded */
+    }
     size_t lo = 0, hi = d->nranges;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;

@@ -731,3 +731,33 @@ int symbolizer_lookup(struct symbolizer *s, const struct map_list *maps,
     remember(s, maps, e, addr, d, fr, n);
     return copy_out(fr, n, frames, max);
 }
+
+/* ---- the identity of a mapped file, for stale-input checks ---- */
+
+int symbolizer_file_identity(struct symbolizer *s, const struct map_list *maps,
+                             const struct map_entry *e,
+                             struct symbol_file_identity *out, struct mp_error *err)
+{
+    memset(out, 0, sizeof *out);
+    err->msg[0] = '\0';
+    char *where = file_location(s, e, s->exe && is_main_exe(maps, e), err);
+    if (!where)
+        return err->msg[0] ? -1 : mp_error_set(err, "out of memory");
+    snprintf(out->path, sizeof out->path, "%s", where);
+    struct stat st;
+    int fd = safe_open_regular(AT_FDCWD, where, false, &st);
+    free(where);
+    if (fd < 0)
+        return mp_error_set(err, "cannot open %s: %s", out->path,
+                            errno == EINVAL ? "not a regular file" : strerror(errno));
+    out->mtime = st.st_mtim;
+    uint8_t id[64];
+    size_t len = 0;
+    int rc = elf_object_read_build_id(fd, id, sizeof id, &len);
+    close(fd);
+    if (rc)
+        return mp_error_set(err, "%s is not an ELF file", out->path);
+    for (size_t i = 0; i < len; i++)
+        snprintf(out->build_id + 2 * i, 3, "%02x", id[i]);
+    return 0;
+}

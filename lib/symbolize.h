@@ -29,6 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "lib/error.h"
 #include "lib/maps.h"
@@ -74,6 +75,21 @@ void symbolizer_free(struct symbolizer *s);
 int symbolizer_lookup(struct symbolizer *s, const struct map_list *maps,
                       uint64_t addr, enum symbolize_detail detail,
                       struct symbol_frame *frames, int max);
+
+/* The file symbolization reads for mapping e of maps (the same choice of
+ * --exe, root prefix or map_files as symbolizer_lookup), as it is on disk
+ * now: its GNU build-id in hex (build_id[0] = 0 when it has none) and its
+ * modification time.  Only stats the file and reads its notes, so it is
+ * cheap for every mapping of a dump.  Returns 0, or -1 with err saying why
+ * the file cannot be read. */
+struct symbol_file_identity {
+    char build_id[129];
+    struct timespec mtime;
+    char path[4096];            /* where it was read (for messages) */
+};
+int symbolizer_file_identity(struct symbolizer *s, const struct map_list *maps,
+                             const struct map_entry *e,
+                             struct symbol_file_identity *out, struct mp_error *err);
 
 /* What the symbolizer has done so far (tests and --stats). */
 struct symbolizer_stats {

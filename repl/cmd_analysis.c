@@ -313,6 +313,9 @@ int cmd_analysis_open(struct session *s, const char *cmd, const struct cmd_analy
                       struct cmd_analysis_views *w)
 {
     memset(w, 0, sizeof *w);
+    session_check_inputs(s, d);
+    if (base)
+        session_check_inputs(s, base);
     w->ctx = new_context(s, a->o.granularity);
     if (!w->ctx)
         return -1;

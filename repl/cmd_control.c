@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "lib/mallctl.h"
@@ -447,6 +448,20 @@ static void note_change(struct session_setting *st, uint64_t before, uint64_t no
     st->changed = now != st->before;
 }
 
+static double monotonic_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Remember when the samples a dump can hold started to accrue (for the
+ * hint on empty dumps): profiling turned on, or the counters reset. */
+static void note_counting(struct session *s, bool counting)
+{
+    s->counting_since = counting ? monotonic_seconds() : 0;
+}
+
 /* Put back what the session changed, in one stop, and say so. */
 static void changes_restore(struct session *s)
 {
@@ -539,6 +554,8 @@ static int prof_set_active(struct session *s, bool on)
     if (call.ret)
         return mallctl_failed(s, "prof.active", call.ret, true);
     note_change(&s->changes.active, old, on);
+    if (on != old)
+        note_counting(s, on);
     fprintf(s->out, "profiling is now %s (was %s)\n", on ? "on" : "off", old ? "on" : "off");
     return 0;
 }
@@ -558,6 +575,7 @@ static int prof_reset(struct session *s, const size_t *lg_sample)
         return mallctl_failed(s, "prof.reset", calls[1].ret, true);
     if (lg_sample && calls[0].ret == 0)
         note_change(&s->changes.rate, before, *lg_sample);
+    note_counting(s, true);
     return 0;
 }
 /* The overhead of sampling at 2^lg (FIELD-NOTES 4): refuse a rate that
@@ -684,6 +702,39 @@ static int dump_fetch(struct session *s, char **data, size_t *len)
     return 0;
 }
 
+/* A dump without a single sample is not an answer: say what the rate in
+ * force explains and what would get samples. */
+static void explain_empty_dump(struct session *s, const struct session_dump *d)
+{
+    const struct profile *p = d->profile;
+    if (p->nstacks > 0 && p->total.inuse_bytes > 0)
+        return;
+    char since[96] = "";
+    if (s->counting_since > 0)
+        snprintf(since, sizeof since, "; memprof turned profiling on (or reset "
+                 "its counters) %.1f s ago", monotonic_seconds() - s->counting_since);
+    if (p->period <= 1) {
+        fprintf(stderr, "note: %s holds no allocation although every allocation is "
+                "sampled%s: the process holds nothing it allocated since (a thread "
+                "moves to a new rate only after its next sample at the old one); "
+                "wait longer, and check 'info' says profiling is on\n", d->name, since);
+        return;
+    }
+    unsigned lg = 0;
+    while (lg < 63 && (UINT64_C(1) << (lg + 1)) <= p->period)
+        lg++;
+    char every[32];
+    analysis_format_bytes((double)p->period, false, false, every, sizeof every);
+    unsigned better = lg > 16 ? 16 : lg > 0 ? lg - 1 : 0;
+    fprintf(stderr, "note: %s holds no sample: jemalloc samples about one allocation "
+            "per 2^%u bytes (%s) allocated%s, and the process has not allocated that "
+            "much (still held) since.  Wait longer before 'dump', or sample more "
+            "often with 'prof sample %u' (resets the counters; costs the process "
+            "some memory)\n", d->name, lg, every,
+            since[0] ? since : "; this session did not turn profiling on (if "
+            "'info' says it is off, 'prof on' first)", better);
+}
+
 int cmd_dump(struct session *s, int argc, char **argv)
 {
     struct cmd_option opts[] = {{"name", true, false, NULL}, {NULL, false, false, NULL}};
@@ -713,6 +764,19 @@ int cmd_dump(struct session *s, int argc, char **argv)
     struct mp_error ignored;
     if (p->maps.n == 0)
         maps_read_pid(target_pid(s->target), &p->maps, &ignored);
+    /* The objects' build-ids now, while they are the ones the process runs,
+     * so that a reading after a rebuild can tell (FILE.buildids). */
+    p->taken_at = time(NULL);
+    struct symbolizer *sym = session_symbolizer(s);
+    if (!sym || analysis_record_objects(sym, p)) {
+        profile_free(p);
+        command_error("out of memory");
+        goto out;
+    }
+    if (file && p->nobject_ids && profile_save_object_ids(p, file, &err)) {
+        fprintf(stderr, "warning: %s; a later reading of %s cannot check its "
+                "objects' build-ids\n", err.msg, file);
+    }
     struct session_dump *d = session_add_dump(s, p, name, source);
     if (!d) {
         profile_free(p);
@@ -725,6 +789,7 @@ int cmd_dump(struct session *s, int argc, char **argv)
     analysis_format_bytes(p->total.inuse_bytes, false, false, total, sizeof total);
     fprintf(s->out, "%s: %zu stacks, %s in use%s%s\n", d->name, p->nstacks, total,
             file ? ", saved to " : "", file ? file : "");
+    explain_empty_dump(s, d);
     rc = 0;
 out:
     free(data);
@@ -776,12 +841,16 @@ static int mallctl_owner_allows(struct session *s, const char *name, const void 
 static void mallctl_note_change(struct session *s, const char *name, const void *oldv,
                                 const void *newv, const size_t *lg_before, int lg_ret)
 {
-    if (strcmp(name, "prof.active") == 0)
+    if (strcmp(name, "prof.active") == 0) {
         note_change(&s->changes.active, *(const bool *)oldv, *(const bool *)newv);
-    else if (strcmp(name, "prof.gdump") == 0)
+        if (*(const bool *)oldv != *(const bool *)newv)
+            note_counting(s, *(const bool *)newv);
+    } else if (strcmp(name, "prof.gdump") == 0)
         note_change(&s->changes.gdump, *(const bool *)oldv, *(const bool *)newv);
     else if (strcmp(name, "prof.reset") == 0 && lg_ret == 0)
         note_change(&s->changes.rate, *lg_before, *(const size_t *)newv);
+    if (strcmp(name, "prof.reset") == 0)
+        note_counting(s, true);
 }
 
 /* mallctl [NAME [VALUE]] [--type TYPE] [--force] */

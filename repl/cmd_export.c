@@ -26,6 +26,7 @@ int cmd_pprof(struct session *s, int argc, char **argv)
         return -1;
     }
     struct mp_error err;
+    session_check_inputs(s, d);
     if (pprof_write(d->profile, session_symbolizer(s), file, &err)) {
         command_error("%s", err.msg);
         return -1;

@@ -1,5 +1,6 @@
 /* session.c - the session's list of heap profiles and its symbolizer. */
 #include "repl/session.h"
+#include "lib/analysis.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,6 +63,15 @@ struct symbolizer *session_symbolizer(struct session *s)
     }
     s->symbolizer = symbolizer_new(&opts);
     return s->symbolizer;
+}
+
+void session_check_inputs(struct session *s, struct session_dump *d)
+{
+    struct symbolizer *sym = session_symbolizer(s);
+    if (d->inputs_checked || !sym)
+        return;
+    d->inputs_checked = true;
+    analysis_check_inputs(sym, d->profile, d->name, stderr);
 }
 
 void session_drop_symbolizer(struct session *s)

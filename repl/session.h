@@ -17,6 +17,7 @@ struct session_dump {
     char *source;              /* where it came from (file path, or "pid 123") */
     char *saved_path;          /* local file it was saved to, or NULL */
     struct profile *profile;
+    bool inputs_checked;       /* session_check_inputs has warned about it */
 };
 
 /* The attached process's profiling settings fixed at its start (config.*
@@ -47,6 +48,9 @@ struct session {
     struct session_dump *dumps;
     size_t ndumps, dumps_cap;
     unsigned dump_seq;         /* for automatic names */
+    double counting_since;     /* CLOCK_MONOTONIC seconds when this session
+                                * turned profiling on or reset its counters;
+                                * 0 when it did neither (or turned it off) */
 
     struct symbolizer *symbolizer;   /* created lazily */
     char *sysroot;             /* --sysroot */
@@ -67,6 +71,9 @@ struct session_dump *session_find_dump(struct session *s, const char *name);
 /* The symbolizer for the session's profiles (root = /proc/PID/root when
  * attached, --sysroot otherwise). */
 struct symbolizer *session_symbolizer(struct session *s);
+/* Warn, once per dump, about inputs that would name its frames wrong
+ * (analysis_check_inputs): call before symbolizing it. */
+void session_check_inputs(struct session *s, struct session_dump *d);
 /* Forget the symbolizer (its root changes on attach/detach). */
 void session_drop_symbolizer(struct session *s);
 /* Detach and free everything. */

@@ -58,6 +58,12 @@ $(TARGET_DIR)/unsafe_frames: tests/targets/unsafe_frames.c $(wildcard tests/targ
 	@mkdir -p $(dir $@)
 	$(CC) $(TARGET_CFLAGS) -rdynamic -o $@ $< $(JEMALLOC_LIBS) -ldl -lm
 
+# inline_sites needs -O2 for its always_inline helpers to be inlined the
+# way optimised servers are (later flags win over TARGET_CFLAGS' -O1).
+$(TARGET_DIR)/inline_sites: tests/targets/inline_sites.c $(wildcard tests/targets/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(TARGET_CFLAGS) -O2 -o $@ $< $(JEMALLOC_LIBS) -lm
+
 $(TARGET_DIR)/unsafe_ctor.so: tests/targets/lib/unsafe_ctor.c tests/targets/unsafe_frames.h
 	@mkdir -p $(dir $@)
 	$(CC) $(TARGET_CFLAGS) -shared -fPIC -o $@ $<

@@ -671,6 +671,42 @@ START_TEST(load_huge_first_line)
 }
 END_TEST
 
+/* FILE.buildids beside a dump (written by `dump FILE`): round trip, and
+ * lines that are not "HEX /PATH" are skipped, not trusted. */
+START_TEST(object_ids_beside_the_file)
+{
+    char path[] = "/tmp/test_profile_ids.XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    write_file(path, "heap_v2/1\n  t*: 1: 16 [0: 0]\nMAPPED_LIBRARIES:\n", ' ', 0);
+    struct profile *p = profile_load_file(path, &err);
+    ck_assert_msg(p != NULL, "%s", err.msg);
+    ck_assert_uint_eq(p->nobject_ids, 0);     /* no FILE.buildids: nothing recorded */
+    ck_assert_int_gt(p->taken_at, 0);         /* the file's mtime */
+    ck_assert_int_eq(profile_add_object_id(p, "/usr/lib/libx.so", "00ab"), 0);
+    ck_assert_int_eq(profile_add_object_id(p, "/srv/my prog", "cafe01"), 0);
+    ck_assert_int_eq(profile_save_object_ids(p, path, &err), 0);
+    profile_free(p);
+
+    char *ids = profile_object_ids_path(path);
+    FILE *f = fopen(ids, "a");
+    ck_assert_ptr_nonnull(f);
+    fputs("zz12 /bad/hex\nabc /odd/length\n00ff relative/path\n00ff\n\n", f);
+    fclose(f);
+    p = profile_load_file(path, &err);
+    ck_assert_msg(p != NULL, "%s", err.msg);
+    ck_assert_uint_eq(p->nobject_ids, 2);
+    ck_assert_str_eq(profile_object_id(p, "/usr/lib/libx.so"), "00ab");
+    ck_assert_str_eq(profile_object_id(p, "/srv/my prog"), "cafe01");
+    ck_assert_ptr_null(profile_object_id(p, "/bad/hex"));
+    profile_free(p);
+    unlink(ids);
+    free(ids);
+    unlink(path);
+}
+END_TEST
+
 /* tests/unit/data/jemalloc_unsampled.heap: made by gen_unsampled.c with
  * MALLOC_CONF=prof:true,prof_active:true,lg_prof_sample:0.
  * jeprof --text: "Total: 1.6 MB"; --inuse_objects: "Total: 122 objects". */
@@ -761,6 +797,7 @@ static Suite *profile_suite(void)
     tc = tcase_create("files");
     tcase_add_test(tc, load_refuses_non_files);
     tcase_add_test(tc, load_huge_first_line);
+    tcase_add_test(tc, object_ids_beside_the_file);
     tcase_add_test(tc, real_dump_unsampled);
     tcase_add_test(tc, real_dump_sampled);
     suite_add_tcase(s, tc);
