@@ -15,14 +15,14 @@ FUZZ_BIN      = $(FUZZ_NAMES:%=$(FUZZ_DIR)/fuzz_%)
 
 FUZZ_SRC_profile = fuzz/fuzz_profile.c lib/profile.c lib/maps.c lib/error.c
 FUZZ_SRC_maps    = fuzz/fuzz_maps.c lib/maps.c lib/error.c
-FUZZ_SRC_input   = fuzz/fuzz_input.c repl/cmdline.c lib/mallctl.c lib/mallctl_names.c attach/preflight.c lib/error.c
+FUZZ_SRC_input   = fuzz/fuzz_input.c repl/cmdline.c lib/mallctl.c lib/mallctl_names.c attach/preflight.c attach/threads.c attach/arch_x86_64.c lib/error.c
 FUZZ_OPT_profile = -dict=fuzz/profile.dict
 
 .PHONY: fuzz fuzz-build
 fuzz-build: $(FUZZ_BIN)
 
 $(FUZZ_DIR)/fuzz_%: fuzz/fuzz_%.c lib/profile.c lib/profile.h lib/maps.c lib/maps.h lib/error.c lib/error.h \
-                    repl/cmdline.c lib/mallctl.c lib/mallctl_names.c attach/preflight.c
+                    repl/cmdline.c lib/mallctl.c lib/mallctl_names.c attach/preflight.c attach/threads.c attach/arch_x86_64.c
 	@mkdir -p $(dir $@)
 	$(CLANG) $(FUZZ_CFLAGS) -o $@ $(FUZZ_SRC_$*) -lm
 
