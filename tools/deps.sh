@@ -11,6 +11,9 @@ packages=(
     redis-server redis-tools                # integration: a real third-party server
     strace gdb procps python3 time tmux     # tests and benchmarks
     graphviz                                # graph: dot renders .svg/.png/.pdf
+    libdebuginfod-dev libdebuginfod1        # debug files fetched by build-id
+    debuginfod                              # integration: a real debuginfod server
+    chromium                                # integration: the flame graph in a browser
 )
 missing=()
 for p in "${packages[@]}"; do
