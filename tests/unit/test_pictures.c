@@ -441,6 +441,75 @@ START_TEST(dot_pruning)
 }
 END_TEST
 
+/* The attributes after the label of the edge from -> to. */
+static const char *edge_attrs(const char *dot, const char *from, const char *to)
+{
+    static char attrs[256];
+    char f[16], pattern[64];
+    snprintf(f, sizeof f, "%s", node_id(dot, from));
+    snprintf(pattern, sizeof pattern, "  %s -> %s [label=\"", f, node_id(dot, to));
+    const char *at = strstr(dot, pattern);
+    ck_assert_msg(at != NULL, "no edge %s -> %s in:\n%s", from, to, dot);
+    ck_assert_int_eq(sscanf(at, "%255[^\n]", attrs), 1);
+    return attrs;
+}
+
+START_TEST(dot_residual_edges_dotted)
+{
+    /* main -> alpha -> leaf 10, main -> beta -> leaf 100: at 20% (22 B)
+     * alpha goes, and its path becomes a dotted main -> leaf of 10. */
+    struct profile *p = parse(0, "heap_v2/0\n"
+                              "@ 0x3001 0x2001 0x1001\n  t*: 1: 10 [0: 0]\n"
+                              "@ 0x3001 0x4001 0x1001\n  t*: 1: 100 [0: 0]\n" MAPS);
+    struct analysis_options o = {.exact = true, .nodefraction = 0.2};
+    const char *dot = graph(p, &o);
+    ck_assert_ptr_null(strstr(dot, "alpha"));
+    ck_assert_str_eq(edge_label(dot, "main", "leaf"), "10");
+    ck_assert_ptr_nonnull(strstr(edge_attrs(dot, "main", "leaf"), "style=dotted"));
+    ck_assert_str_eq(edge_label(dot, "main", "beta"), "100");
+    ck_assert_ptr_null(strstr(edge_attrs(dot, "main", "beta"), "dotted"));
+    ck_assert_ptr_null(strstr(edge_attrs(dot, "beta", "leaf"), "dotted"));
+    ck_assert_int_eq(count(dot, " -> "), 3);
+    ck_assert_ptr_nonnull(strstr(dot, "dotted edge: a path through nodes left out"));
+    /* Without pruning the same profile has no residual edge. */
+    o.nodefraction = 0;
+    dot = graph(p, &o);
+    ck_assert_ptr_null(strstr(dot, "style=dotted"));
+    ck_assert_ptr_null(edge_label(dot, "main", "leaf"));
+}
+END_TEST
+
+START_TEST(dot_colours_by_weight)
+{
+    /* pprof's scale: all of the total is a red outline on a pale red
+     * fill; a sliver is grey; shares between go through orange. */
+    const char *dot = graph(parse(0, three_paths), &(struct analysis_options){.exact = true});
+    const char *main_node = strstr(dot, "[label=\"main\\n");
+    ck_assert_ptr_nonnull(main_node);
+    ck_assert(strncmp(strstr(main_node, "style="), "style=filled, color=\"#b20000\", "
+                      "fillcolor=\"#edd5d5\"]", 48) == 0);
+    /* beta: 30/185 = 0.16 < 0.2, so desaturated toward grey */
+    const char *beta = strstr(dot, "[label=\"beta\\n");
+    ck_assert_ptr_nonnull(beta);
+    unsigned r, g, b;
+    const char *c = strstr(beta, "color=\"#");
+    ck_assert_ptr_nonnull(c);
+    ck_assert_int_eq(sscanf(c, "color=\"#%2x%2x%2x", &r, &g, &b), 3);
+    ck_assert_uint_eq(r, 178);
+    ck_assert(g > 60 && g < 178 && b > 20 && b < g);
+    /* edges: the heavier one is redder */
+    unsigned g150, g30;
+    ck_assert_int_eq(sscanf(strstr(edge_attrs(dot, "main", "alpha"), "color=\"#"),
+                            "color=\"#%*2x%2x", &g150), 1);
+    ck_assert_int_eq(sscanf(strstr(edge_attrs(dot, "main", "beta"), "color=\"#"),
+                            "color=\"#%*2x%2x", &g30), 1);
+    ck_assert_uint_lt(g150, g30);
+    /* an empty profile colours nothing and divides by nothing */
+    dot = graph(parse(1, "heap_v2/0\n" MAPS), &(struct analysis_options){0});
+    ck_assert_ptr_null(strstr(dot, "nan"));
+}
+END_TEST
+
 START_TEST(dot_escapes_and_errors)
 {
     struct profile *p = parse(0, "heap_v2/0\n@ 0x8001 0x1001\n  t*: 1: 9 [0: 0]\n" MAPS);
@@ -476,6 +545,8 @@ static Suite *pictures_suite(void)
     tcase_add_test(tc, dot_nodes_edges_and_weights);
     tcase_add_test(tc, dot_recursion_counts_once);
     tcase_add_test(tc, dot_pruning);
+    tcase_add_test(tc, dot_residual_edges_dotted);
+    tcase_add_test(tc, dot_colours_by_weight);
     tcase_add_test(tc, dot_escapes_and_errors);
     suite_add_tcase(s, tc);
     return s;
