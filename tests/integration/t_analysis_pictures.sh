@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # flame and graph on real dumps of alloc_sites: the SVG parses as XML and
 # names the known allocation sites; folded stacks add up to top's total;
-# a growth graph keeps only what grew; the DOT text parses with Graphviz's
+# folded --base keeps only what grew; the DOT text parses with Graphviz's
 # dot and names the known functions; .svg goes through dot; without dot in
 # PATH the command says how to install it and batch mode exits 1.
 . "$SRCDIR/tests/integration/lib.sh"
@@ -53,7 +53,7 @@ assert_ok
 grep -Eq '^.*;main;leak_small 8[0-9]{3}$' <<<"$OUT" || die "--objects --focus: $OUT"
 [ "$(wc -l <<<"$OUT")" -eq 1 ] || die "--focus kept other stacks"
 
-# ---- flame --base: growth only ----
+# ---- flame --base: folded growth only, SVG differential ----
 mp "$A" "$B" -e 'flame - --folded --base a.heap b.heap'
 assert_ok
 assert_out ';main;leak_big 50331[0-9]{3}$'     # 48 MiB more
@@ -61,7 +61,7 @@ assert_no_out 'temp_buffers'                   # freed: shrank
 mp "$A" "$B" -e "flame $WORK/growth.svg --base a.heap"
 assert_ok
 valid_xml "$WORK/growth.svg"
-grep -q 'Growth flame graph' "$WORK/growth.svg" || die "growth.svg is not titled as growth"
+grep -q 'Differential flame graph' "$WORK/growth.svg" || die "growth.svg is not titled as differential"
 
 # ---- graph: DOT ----
 mp "$B" -e "graph $WORK/g.dot"

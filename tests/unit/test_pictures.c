@@ -229,7 +229,13 @@ START_TEST(svg_frames_nest_within_the_total)
     ck_assert_int_eq(flame(parse(0, three_paths), NULL, &o, &fo), 0);
     ck_assert(strncmp(out, "<?xml", 5) == 0);
     ck_assert(strcmp(out + outlen - 7, "</svg>\n") == 0);
-    ck_assert_int_eq(count(out, "<g>"), count(out, "</g>"));
+    ck_assert_int_eq(count(out, "<g class=\"f\">"), count(out, "</g>"));
+    /* One self-contained file: its script and style inline, nothing fetched. */
+    ck_assert_int_eq(count(out, "<script><![CDATA["), 1);
+    ck_assert_int_eq(count(out, "]]>"), 1);
+    ck_assert_ptr_null(strstr(out, "href"));
+    ck_assert_ptr_null(strstr(out, "http://www.w3.org/1999/xlink"));
+    ck_assert_ptr_null(strstr(out, "innerHTML"));
     struct rect r[16];
     int n = rects(out, r, 16);
     ck_assert_int_eq(n, 5);   /* all, main, alpha, leaf, beta */
@@ -333,16 +339,38 @@ START_TEST(svg_labels_cut_to_fit)
 }
 END_TEST
 
-START_TEST(svg_growth_and_errors)
+START_TEST(svg_differential_and_errors)
 {
-    struct profile *old = parse(1, "heap_v2/0\n@ 0x4001 0x1001\n  t*: 1: 10 [0: 0]\n" MAPS);
+    /* Since the base: beta grew by 20, main -> alpha -> leaf shrank from
+     * 300 to 150, main alone is new (+5), and a_very_long_function_name's
+     * 40 are gone. */
+    struct profile *old = parse(1, "heap_v2/0\n@ 0x4001 0x1001\n  t*: 1: 10 [0: 0]\n"
+                                "@ 0x3001 0x2001 0x1001\n  t*: 1: 300 [0: 0]\n"
+                                "@ 0x9001 0x1001\n  t*: 1: 40 [0: 0]\n" MAPS);
     struct profile *now = parse(0, three_paths);
     struct analysis_options o = {0};
     struct analysis_flame_options fo = {0};
     ck_assert_int_eq(flame(now, old, &o, &fo), 0);
-    ck_assert_ptr_nonnull(strstr(out, "Growth flame graph"));
-    ck_assert_ptr_nonnull(strstr(out, "<title>beta: +20 B"));
-    ck_assert_ptr_nonnull(strstr(out, "<title>all: +175 B"));
+    ck_assert_ptr_nonnull(strstr(out, "Differential flame graph"));
+    /* widths from the newer profile, the change beside them, coloured
+     * against the largest change of one stack (150): */
+    ck_assert_ptr_nonnull(strstr(out, "<title>beta: 30 B (16.2%), +20 B since the base"
+                                      "</title><rect "));
+    ck_assert_ptr_nonnull(strstr(strstr(out, "<title>beta:"), "fill=\"rgb(255,191,191)\""));
+    ck_assert_ptr_nonnull(strstr(out, "<title>leaf: 150 B (81.1%), -150 B since the base"));
+    ck_assert_ptr_nonnull(strstr(strstr(out, "<title>leaf:"), "fill=\"rgb(70,70,255)\""));
+    /* what is gone has no width, but its callers count its loss */
+    ck_assert_ptr_null(strstr(out, "<title>a_very_long_function_name"));
+    ck_assert_ptr_nonnull(strstr(out, "<title>main: 185 B (100.0%), -165 B since the base"));
+    ck_assert_ptr_nonnull(strstr(out, "<title>all: 185 B (100.0%), -165 B since the base"));
+    struct rect r[16];
+    ck_assert_int_ge(rects(strstr(strstr(out, "<title>beta:"), "<rect "), r, 16), 1);
+    ck_assert_double_eq_tol(r[0].width, 1180.0 * 30 / 185, 0.01);
+    /* folded text with --base stays the growth only */
+    const char *text = folded(now, old, &o);
+    ck_assert_ptr_nonnull(strstr(text, "main;beta 20\n"));
+    ck_assert_ptr_nonnull(strstr(text, "main 5\n"));
+    ck_assert_ptr_null(strstr(text, "leaf"));
     fo.width = 50;
     ck_assert_int_eq(flame(now, NULL, &o, &fo), -1);
     ck_assert_ptr_nonnull(strstr(err.msg, "at least 100"));
@@ -541,7 +569,7 @@ static Suite *pictures_suite(void)
     tcase_add_test(tc, svg_narrow_frames_left_out);
     tcase_add_test(tc, svg_escapes_names);
     tcase_add_test(tc, svg_labels_cut_to_fit);
-    tcase_add_test(tc, svg_growth_and_errors);
+    tcase_add_test(tc, svg_differential_and_errors);
     tcase_add_test(tc, dot_nodes_edges_and_weights);
     tcase_add_test(tc, dot_recursion_counts_once);
     tcase_add_test(tc, dot_pruning);
