@@ -398,17 +398,24 @@ static const char *node_id(const char *dot, const char *name)
     return id;
 }
 
-/* The label of the edge from -> to, or NULL. */
-static const char *edge_label(const char *dot, const char *from, const char *to)
+/* The line of the edge from -> to, from its "[label=\"" on, or NULL. */
+static const char *edge_line(const char *dot, const char *from, const char *to)
 {
-    static char label[32];
     char f[16], pattern[64];
     snprintf(f, sizeof f, "%s", node_id(dot, from));
     snprintf(pattern, sizeof pattern, "  %s -> %s [label=\"", f, node_id(dot, to));
     const char *at = strstr(dot, pattern);
+    return at ? strstr(at, "[label=\"") : NULL;
+}
+
+/* The label of the edge from -> to, or NULL. */
+static const char *edge_label(const char *dot, const char *from, const char *to)
+{
+    static char label[32];
+    const char *at = edge_line(dot, from, to);
     if (!at)
         return NULL;
-    ck_assert_int_eq(sscanf(at + strlen(pattern), "%31[^\"]", label), 1);
+    ck_assert_int_eq(sscanf(at, "[label=\"%31[^\"]", label), 1);
     return label;
 }
 
@@ -473,10 +480,7 @@ END_TEST
 static const char *edge_attrs(const char *dot, const char *from, const char *to)
 {
     static char attrs[256];
-    char f[16], pattern[64];
-    snprintf(f, sizeof f, "%s", node_id(dot, from));
-    snprintf(pattern, sizeof pattern, "  %s -> %s [label=\"", f, node_id(dot, to));
-    const char *at = strstr(dot, pattern);
+    const char *at = edge_line(dot, from, to);
     ck_assert_msg(at != NULL, "no edge %s -> %s in:\n%s", from, to, dot);
     ck_assert_int_eq(sscanf(at, "%255[^\n]", attrs), 1);
     return attrs;
