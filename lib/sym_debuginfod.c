@@ -29,14 +29,22 @@ static double now_s(void)
     return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+struct lookup {
+    double deadline;
+    bool cancelled;
+};
+
 /* libdebuginfod calls this about once a second while a transfer runs; a
- * non-zero return cancels it. */
+ * non-zero return cancels it (and the lookup then reports ENOENT, as if
+ * the server had nothing: hence `cancelled`). */
 static int past_deadline(debuginfod_client *c, long done, long total)
 {
     (void)done;
     (void)total;
-    const double *deadline = debuginfod_get_user_data(c);
-    return now_s() > *deadline;
+    struct lookup *l = debuginfod_get_user_data(c);
+    if (now_s() > l->deadline)
+        l->cancelled = true;
+    return l->cancelled;
 }
 
 char *sym_debuginfod_fetch(const uint8_t *build_id, size_t len, char **why)
@@ -57,8 +65,8 @@ char *sym_debuginfod_fetch(const uint8_t *build_id, size_t len, char **why)
             *why = NULL;
         return NULL;
     }
-    double started = now_s(), deadline = started + SYM_DEBUGINFOD_LIMIT_S;
-    debuginfod_set_user_data(c, &deadline);
+    struct lookup l = {now_s() + SYM_DEBUGINFOD_LIMIT_S, false};
+    debuginfod_set_user_data(c, &l);
     debuginfod_set_progressfn(c, past_deadline);
     char *path = NULL;
     int fd = debuginfod_find_debuginfo(c, build_id, (int)len, &path);
@@ -76,11 +84,11 @@ char *sym_debuginfod_fetch(const uint8_t *build_id, size_t len, char **why)
         snprintf(hex + 2 * i, 3, "%02x", build_id[i]);
     hex[2 * n] = '\0';
     int rc;
-    if (e == ENOENT) {
+    if (e == ENOENT && !l.cancelled) {
         rc = asprintf(why, "debuginfod (%s) has no debug file for build-id %s", urls, hex);
     } else {
         servers_unusable = true;
-        if (now_s() > deadline || e == ECANCELED)
+        if (l.cancelled)
             rc = asprintf(why, "debuginfod (%s) did not deliver build-id %s (memprof "
                           "gave up after %d s)", urls, hex, SYM_DEBUGINFOD_LIMIT_S);
         else

@@ -4,8 +4,9 @@
 # alloc_sites comes out with its function names through it, from an empty
 # cache; without the server the frames stay addresses and memprof says
 # why; a server that answers with another build's file is not believed;
-# and memprof attaches to a stripped executable with its own static
-# jemalloc through the server alone.
+# a server that never answers costs one bounded wait (DEBUGINFOD_TIMEOUT),
+# not one per object; and memprof attaches to a stripped executable with
+# its own static jemalloc through the server alone.
 . "$SRCDIR/tests/integration/lib.sh"
 
 build_id() { readelf -n "$1" | awk '/Build ID:/ {print $3}'; }
@@ -125,5 +126,34 @@ mp "$B" -e 'top 5'
 check "another build's file: frames stay addresses" grep -q 'alloc_sites+0x' <<<"$OUT"
 check "another build's file: warned as not matching" \
     grep -q "cache-wrong/$ID/debuginfo does not match $WORK/stripped/alloc_sites" <<<"$ERR"
-kill "$LIAR" "$RJEM"
-wait "$LIAR" 2>/dev/null || true
+kill "$LIAR"
+wait "$LIAR" 2>/dev/null
+
+# ---- a server that accepts and never answers: one bounded wait, once ----
+MUTE_PORT=$(free_port)
+python3 - "$MUTE_PORT" >"$WORK/mute.log" 2>&1 <<'PY' &
+import socket, sys
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1])))
+s.listen(16)
+print("listening", flush=True)
+held = []
+while True:
+    held.append(s.accept()[0])
+PY
+MUTE=$!
+PIDS+=("$MUTE")
+wait_until 30 "the mute server listening" grep -q listening "$WORK/mute.log"
+export DEBUGINFOD_URLS="http://127.0.0.1:$MUTE_PORT"
+export DEBUGINFOD_CACHE_PATH=$WORK/cache-mute
+DEBUGINFOD_TIMEOUT=1 mp "$B" -e 'top 5'
+check "mute server: top still runs" [ "$RC" -eq 0 ]
+check "mute server: says the first object was not delivered" \
+    grep -q "debuginfod (http://127.0.0.1:$MUTE_PORT) did not deliver build-id" <<<"$ERR"
+check "mute server: not asked again for the other objects" \
+    grep -q "was not asked again after it failed on an earlier object" <<<"$ERR"
+check "mute server: only one object waited for" \
+    bash -c '[ "$(grep -c "did not deliver" <<<"$1")" -eq 1 ]' _ "$ERR"
+kill "$MUTE" "$RJEM"
+wait "$MUTE" 2>/dev/null || true
