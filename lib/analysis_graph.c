@@ -168,7 +168,8 @@ static size_t keep_edges(struct graph *g, double min)
         if (e->value > 0 && e->value >= min)
             g->edges[kept++] = *e;
     }
-    qsort_r(g->edges, kept, sizeof *g->edges, edge_order, g);
+    if (kept > 1)  /* edges is NULL when there are none */
+        qsort_r(g->edges, kept, sizeof *g->edges, edge_order, g);
     return kept;
 }
 
