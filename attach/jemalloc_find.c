@@ -305,7 +305,7 @@ static void use_symbols(struct mapped_object *o, struct elf_object *syms, const 
  * build-id, then .gnu_debuglink; build-id or CRC checked).  A matching file
  * that exists but belongs to another build is named in *mismatch. */
 static bool load_debug_file(pid_t pid, struct mapped_object *o, const char *debug_dir,
-                            char **mismatch)
+                            char **mismatch, char **remote_note)
 {
     char root[64], *opened = NULL, *path = NULL;
     snprintf(root, sizeof root, "/proc/%d/root", pid);
@@ -313,7 +313,7 @@ static bool load_debug_file(pid_t pid, struct mapped_object *o, const char *debu
         return false;
     struct sym_debug_search q = {
         .obj = o->elf, .opened_path = opened, .path_in_root = o->path,
-        .root = root, .debug_dir = debug_dir,
+        .root = root, .debug_dir = debug_dir, .remote_note = remote_note,
     };
     int fd = sym_debug_open(&q, &path, mismatch);
     free(opened);
@@ -381,7 +381,7 @@ static int use_exe_copy(pid_t pid, struct mapped_objects *objs, const char *copy
  * symbols to be found: which debug file, or --exe, would fix it. */
 static int stripped_jemalloc(pid_t pid, const struct mapped_object *o,
                              const char *debug_dir, const char *mismatch,
-                             struct mp_error *err)
+                             const char *remote_note, struct mp_error *err)
 {
     const char *what = o->is_exe ? "executable" : "library";
     char *where = sym_debug_build_id_path(debug_dir, o->elf);
@@ -389,6 +389,8 @@ static int stripped_jemalloc(pid_t pid, const struct mapped_object *o,
     if (mismatch)
         snprintf(other, sizeof other, " (%s was found, but it is the debug file of "
                  "another build)", mismatch);
+    else if (remote_note)
+        snprintf(other, sizeof other, " (%s)", remote_note);
     int rc;
     if (where)
         rc = mp_error_set(err, "process %d's %s %s carries its own copy of jemalloc, "
@@ -454,31 +456,38 @@ int jemalloc_find(pid_t pid, struct mapped_objects *objs, const struct target_op
      * Only objects holding jemalloc's strings are searched for debug files
      * (a process maps many stripped libraries, none of them jemalloc). */
     const struct mapped_object *stripped = NULL;
-    char *stripped_mismatch = NULL;
+    char *stripped_mismatch = NULL, *stripped_note = NULL;
     for (size_t i = 0; n == 0 && !mismatched && i < objs->n; i++) {
         struct mapped_object *o = &objs->v[i];
         if (o->debug_syms || !carries_jemalloc_strings(pid, o))
             continue;
-        char *mismatch = NULL;
-        if (load_debug_file(pid, o, debug_dir, &mismatch)) {
+        char *mismatch = NULL, *note = NULL;
+        if (load_debug_file(pid, o, debug_dir, &mismatch, &note)) {
             n = scan_object(pid, o, &v, n, &mismatched);
         } else if (!stripped || o->is_exe) {
             stripped = o;
             free(stripped_mismatch);
             stripped_mismatch = mismatch;
             mismatch = NULL;
+            free(stripped_note);
+            stripped_note = note;
+            note = NULL;
         }
+        free(note);
         free(mismatch);
     }
     if (n == 0) {
         free(v);
         int rc = stripped && !mismatched
-                     ? stripped_jemalloc(pid, stripped, debug_dir, stripped_mismatch, err)
+                     ? stripped_jemalloc(pid, stripped, debug_dir, stripped_mismatch,
+                                         stripped_note, err)
                      : no_jemalloc(pid, objs, mismatched, err);
         free(stripped_mismatch);
+        free(stripped_note);
         return rc;
     }
     free(stripped_mismatch);
+    free(stripped_note);
     *copies = v;
     return (int)n;
 }

@@ -1,14 +1,19 @@
 /* analysis_flame.c - `flame`: memory as a flame graph, either a
- * self-contained SVG (no script: a <title> tooltip per frame) or Brendan
- * Gregg's collapsed stacks ("outer;...;inner 123" per line) for
- * flamegraph.pl and speedscope.
+ * self-contained interactive SVG (a <title> tooltip per frame, and the
+ * script of analysis_flame_js.c for zoom and search) or Brendan Gregg's
+ * collapsed stacks ("outer;...;inner 123" per line) for flamegraph.pl and
+ * speedscope.
  *
  * Method (flamegraph.pl's own): every stack is copied root first, the
  * copies are sorted by their frames' names and equal neighbours merged.
  * The sorted list is then the folded text as it stands, and also the
  * graph's layout: a frame is a run of neighbours sharing a prefix, as
- * wide as their values together.  A growth graph adds the base's stacks
- * negated before the merge and keeps the stacks that grew. */
+ * wide as their values together.  With --base, the base's stacks join the
+ * merge carrying their amount as `base`: the folded text keeps the stacks
+ * that grew (by how much), and the SVG is a differential flame graph:
+ * frames as wide as in the newer profile, red for growth since the base
+ * and blue for shrinkage. */
+#include "lib/analysis_flame_js.h"
 #include "lib/analysis_internal.h"
 #include "lib/text_escape.h"
 
@@ -18,6 +23,7 @@
 struct flame_stack {
     uint32_t start, len;       /* frames in flame.ids, outermost first */
     double value;              /* in the ranking index (bytes or objects) */
+    double base;               /* the same in the --base profile */
 };
 
 struct flame {
@@ -32,20 +38,20 @@ struct flame {
 /* ---- stacks, sorted and merged ---- */
 
 static int push_stack(struct flame *f, const uint32_t *innermost_first, size_t len,
-                      double value)
+                      double value, double base)
 {
     if (analysis_reserve(&f->v, &f->cap, f->n + 1, sizeof *f->v) < 0 ||
         analysis_reserve(&f->ids, &f->ids_cap, f->nids + len, sizeof *f->ids) < 0)
         return -1;
     for (size_t k = 0; k < len; k++)
         f->ids[f->nids + k] = innermost_first[len - 1 - k];
-    f->v[f->n++] = (struct flame_stack){(uint32_t)f->nids, (uint32_t)len, value};
+    f->v[f->n++] = (struct flame_stack){(uint32_t)f->nids, (uint32_t)len, value, base};
     f->nids += len;
     return 0;
 }
 
-/* Every stack the filters keep, times sign (-1 for a growth graph's base). */
-static int collect(struct analysis_query *q, const struct analysis_view *v, double sign,
+/* Every stack the filters keep, as value (or as base, for the base). */
+static int collect(struct analysis_query *q, const struct analysis_view *v, bool is_base,
                    struct flame *f)
 {
     for (size_t i = 0; i < v->profile->nstacks; i++) {
@@ -53,8 +59,8 @@ static int collect(struct analysis_query *q, const struct analysis_view *v, doub
         size_t n;
         if (!analysis_stack_nodes(q, v, i, &ids, &n) || n == 0)
             continue;
-        double value = sign * analysis_key(q->opt, analysis_stack_amount(q, v->profile, i));
-        if (value != 0 && push_stack(f, ids, n, value) < 0)
+        double value = analysis_key(q->opt, analysis_stack_amount(q, v->profile, i));
+        if (value != 0 && push_stack(f, ids, n, is_base ? 0 : value, is_base ? value : 0) < 0)
             return -1;
     }
     return 0;
@@ -103,8 +109,9 @@ static int stack_cmp(const void *pa, const void *pb, void *flame)
     return a->len < b->len ? -1 : a->len > b->len;
 }
 
-/* Sort, merge equal stacks, keep those with a positive value. */
-static void sort_and_merge(struct flame *f)
+/* Sort, merge equal stacks, keep those with a positive value: the newer
+ * profile's for a differential graph, else the growth over the base. */
+static void sort_and_merge(struct flame *f, bool differential)
 {
     if (f->n == 0)
         return;
@@ -113,10 +120,18 @@ static void sort_and_merge(struct flame *f)
     for (size_t i = 1; i <= f->n; i++) {
         if (i < f->n && stack_cmp(&f->v[i - 1], &f->v[i], f) == 0) {
             f->v[i].value += f->v[i - 1].value;
+            f->v[i].base += f->v[i - 1].base;
             continue;
         }
-        if (f->v[i - 1].value > 0)
-            f->v[kept++] = f->v[i - 1];
+        struct flame_stack s = f->v[i - 1];
+        if (!differential) {
+            s.value -= s.base;
+            s.base = 0;
+        }
+        /* A stack gone since the base stays, zero wide, so that its
+         * callers' change counts the shrinkage. */
+        if (s.value > 0 || (differential && s.base > 0))
+            f->v[kept++] = s;
     }
     f->n = kept;
 }
@@ -167,6 +182,7 @@ static void print_folded(FILE *out, const struct flame *f)
 struct flame_frame {
     uint32_t node, depth;      /* depth 0 is "all" */
     double x, value;           /* start and width in value units */
+    double delta;              /* change since the base (differential) */
 };
 
 struct layout {
@@ -174,31 +190,41 @@ struct layout {
     size_t n, cap;
     double min_value;          /* narrower frames are left out */
     uint32_t max_depth;
+    double max_delta;          /* the largest change of one stack, for colours */
 };
 
+/* A frame still growing to the right; x and the running change where it
+ * began. */
 struct open_frame {
     uint32_t node;
-    double start;
+    double start, delta_start;
 };
 
-static int emit(struct layout *l, uint32_t node, uint32_t depth, double start, double end)
+/* The place reached along the bottom: x, and the change summed so far. */
+struct cursor {
+    double x, delta;
+};
+
+static int emit(struct layout *l, uint32_t node, uint32_t depth, const struct open_frame *o,
+                struct cursor at)
 {
-    if (end - start < l->min_value)
+    if (at.x - o->start < l->min_value)
         return 0;
     if (analysis_reserve(&l->v, &l->cap, l->n + 1, sizeof *l->v) < 0)
         return -1;
-    l->v[l->n++] = (struct flame_frame){node, depth, start, end - start};
+    l->v[l->n++] = (struct flame_frame){node, depth, o->start, at.x - o->start,
+                                        at.delta - o->delta_start};
     if (depth > l->max_depth)
         l->max_depth = depth;
     return 0;
 }
 
-/* Close the open frames at depths from..to-1 (innermost first) at x. */
+/* Close the open frames at depths from..to-1 (innermost first) at `at`. */
 static int close_frames(struct layout *l, const struct open_frame *open, size_t from,
-                        size_t to, double x)
+                        size_t to, struct cursor at)
 {
     for (size_t d = to; d-- > from;)
-        if (emit(l, open[d].node, (uint32_t)d + 1, open[d].start, x) < 0)
+        if (emit(l, open[d].node, (uint32_t)d + 1, &open[d], at) < 0)
             return -1;
     return 0;
 }
@@ -213,7 +239,7 @@ static int lay_out(const struct flame *f, struct layout *l)
     if (!open)
         return -1;
     size_t depth = 0;
-    double x = 0;
+    struct cursor at = {0, 0};
     int rc = 0;
     for (size_t i = 0; i < f->n && rc == 0; i++) {
         const struct flame_stack *s = &f->v[i];
@@ -221,23 +247,27 @@ static int lay_out(const struct flame *f, struct layout *l)
         size_t same = 0;
         while (same < depth && same < s->len && f->rank[open[same].node] == f->rank[ids[same]])
             same++;
-        rc = close_frames(l, open, same, depth, x);
+        rc = close_frames(l, open, same, depth, at);
         for (size_t k = same; k < s->len; k++)
-            open[k] = (struct open_frame){ids[k], x};
+            open[k] = (struct open_frame){ids[k], at.x, at.delta};
         depth = s->len;
-        x += s->value;
+        at.x += s->value;
+        at.delta += s->value - s->base;
+        l->max_delta = fmax(l->max_delta, fabs(s->value - s->base));
     }
     if (rc == 0)
-        rc = close_frames(l, open, 0, depth, x);
-    if (rc == 0 && x > 0)
-        rc = emit(l, FLAME_ALL, 0, 0, x);
+        rc = close_frames(l, open, 0, depth, at);
+    if (rc == 0 && at.x > 0)
+        rc = emit(l, FLAME_ALL, 0, &(struct open_frame){FLAME_ALL, 0, 0}, at);
     free(open);
     return rc;
 }
 
 /* ---- SVG ---- */
 
-enum { SVG_PAD = 10, SVG_TOP = 50, SVG_FRAME_H = 16, SVG_CHAR_W = 7 };
+/* The script (analysis_flame_js.c) relies on these numbers, the frames'
+ * class "f", their <title> "NAME: AMOUNT..." and the controls' ids. */
+enum { SVG_PAD = 10, SVG_TOP = 70, SVG_BOTTOM = 30, SVG_FRAME_H = 16, SVG_CHAR_W = 7 };
 
 /* The byte length of the valid UTF-8 sequence at s, or 0 when it is not
  * one (XML parsers refuse broken UTF-8, so such bytes are replaced). */
@@ -301,29 +331,53 @@ static void put_colour(FILE *out, const char *name)
     fprintf(out, "rgb(%u,%u,%u)", 205 + h % 50, (h >> 8) % 230, (h >> 20) % 55);
 }
 
+/* A differential frame's colour (flamegraph.pl's scale): white for no
+ * change, deeper red the more it grew and deeper blue the more it shrank,
+ * measured against the largest change of a single stack; never so deep
+ * that the black label cannot be read. */
+static void put_change_colour(FILE *out, double delta, double max_delta)
+{
+    double depth = max_delta > 0 ? fmin(1, fabs(delta) / max_delta) : 0;
+    unsigned pale = (unsigned)lround(70 + 140 * (1 - depth));
+    if (delta > 0)
+        fprintf(out, "rgb(255,%u,%u)", pale, pale);
+    else if (delta < 0)
+        fprintf(out, "rgb(%u,%u,255)", pale, pale);
+    else
+        fputs("rgb(255,255,255)", out);
+}
+
 struct svg {
     FILE *out;
     const struct analysis_query *q;
     const struct analysis_source *src;
-    bool growth;
+    bool differential;
     int width, height;
     double scale;              /* pixels per value unit */
     double total;              /* what percentages are of */
+    double max_delta;
 };
 
 static void put_frame(const struct svg *g, const struct flame_frame *fr)
 {
     const char *name = fr->node == FLAME_ALL ? "all" : g->q->a->nodes[fr->node].name;
     double x = SVG_PAD + fr->x * g->scale, w = fr->value * g->scale;
-    int y = g->height - SVG_PAD - (int)(fr->depth + 1) * SVG_FRAME_H;
-    char amount[32], pct[16];
-    analysis_format(g->q->opt, fr->value, g->growth, amount, sizeof amount);
-    fputs("<g><title>", g->out);
+    int y = g->height - SVG_BOTTOM - (int)(fr->depth + 1) * SVG_FRAME_H;
+    char amount[32], pct[16], change[32];
+    analysis_format(g->q->opt, fr->value, false, amount, sizeof amount);
+    fputs("<g class=\"f\"><title>", g->out);
     put_xml(g->out, name, SIZE_MAX);
-    fprintf(g->out, ": %s%s (%s)</title><rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" "
-            "height=\"%d\" rx=\"2\" fill=\"", amount, g->q->opt->objects ? " objects" : "",
-            analysis_percent(fr->value, g->total, pct, sizeof pct), x, y, w, SVG_FRAME_H - 1);
-    put_colour(g->out, name);
+    fprintf(g->out, ": %s%s (%s)", amount, g->q->opt->objects ? " objects" : "",
+            analysis_percent(fr->value, g->total, pct, sizeof pct));
+    if (g->differential)
+        fprintf(g->out, ", %s since the base",
+                analysis_format(g->q->opt, fr->delta, true, change, sizeof change));
+    fprintf(g->out, "</title><rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" "
+            "rx=\"2\" fill=\"", x, y, w, SVG_FRAME_H - 1);
+    if (g->differential)
+        put_change_colour(g->out, fr->delta, g->max_delta);
+    else
+        put_colour(g->out, name);
     fputs("\"/>", g->out);
     size_t fits = w > 2 * SVG_CHAR_W ? (size_t)(w - 6) / SVG_CHAR_W : 0;
     if (fits >= 3) {
@@ -339,39 +393,55 @@ static void put_heading(const struct svg *g, double shown)
     const struct analysis_options *o = g->q->opt;
     char a[32], t[32], pct[16];
     fprintf(g->out, "<text x=\"%d\" y=\"20\" text-anchor=\"middle\" font-size=\"16\">"
-            "%s of %s %s: ", g->width / 2, g->growth ? "Growth flame graph" : "Flame graph",
+            "%s of %s %s: ", g->width / 2,
+            g->differential ? "Differential flame graph" : "Flame graph",
             o->alloc ? "allocated" : "in-use", o->objects ? "objects" : "bytes");
     if (g->src && g->src->base_name) {
         put_xml(g->out, g->src->base_name, SIZE_MAX);
         fputs(" to ", g->out);
     }
-    put_xml(g->out, g->src && g->src->name ? g->src->name : "profile", SIZE_MAX);
-    fprintf(g->out, "</text>\n<text x=\"%d\" y=\"40\">Shown: %s of %s %s (%s)%s; "
-            "hover over a frame for its numbers</text>\n", SVG_PAD,
-            analysis_format(o, shown, g->growth, a, sizeof a),
+    const char *name = g->src && g->src->name ? g->src->name : "profile";
+    put_xml(g->out, name, SIZE_MAX);
+    fprintf(g->out, "</text>\n<text x=\"%d\" y=\"40\">Shown: %s of %s in all (%s)%s; ",
+            SVG_PAD, analysis_format(o, shown, false, a, sizeof a),
             analysis_format(o, g->total, false, t, sizeof t),
-            g->growth ? "in the newer profile" : "in all",
             analysis_percent(shown, g->total, pct, sizeof pct),
             analysis_filtered(g->q) ? " after --focus/--ignore" : "");
+    if (g->differential) {
+        fputs("widths: ", g->out);
+        put_xml(g->out, name, SIZE_MAX);
+        fputs("; red: grew since ", g->out);
+        put_xml(g->out, g->src->base_name, SIZE_MAX);
+        fputs(", blue: shrank (what is gone has no width)</text>\n", g->out);
+    } else {
+        fputs("hover over a frame for its numbers</text>\n", g->out);
+    }
+    /* The controls the script brings to life; without it they do nothing. */
+    fprintf(g->out, "<text id=\"unzoom\" class=\"btn hide\" x=\"%d\" y=\"60\">Reset zoom"
+            "</text>\n<text id=\"search\" class=\"btn\" x=\"%d\" y=\"60\" "
+            "text-anchor=\"end\">Search</text>\n<text id=\"matched\" x=\"%d\" y=\"60\" "
+            "text-anchor=\"end\"></text>\n<text id=\"details\" x=\"%d\" y=\"%d\"> </text>\n",
+            SVG_PAD, g->width - SVG_PAD, g->width - SVG_PAD - 100, SVG_PAD,
+            g->height - SVG_BOTTOM / 2 + 4);
 }
 
 static void print_svg(FILE *out, const struct analysis_query *q,
                       const struct analysis_source *src, const struct layout *l,
                       int width, double shown, double total)
 {
-    struct svg g = {out, q, src, src && src->base_name, width, 0, 0, total};
-    g.height = SVG_TOP + (int)(l->max_depth + 1) * SVG_FRAME_H + SVG_PAD;
+    struct svg g = {out, q, src, src && src->base_name, width, 0, 0, total, l->max_delta};
+    g.height = SVG_TOP + (int)(l->max_depth + 1) * SVG_FRAME_H + SVG_BOTTOM;
     g.scale = shown > 0 ? (g.width - 2 * SVG_PAD) / shown : 0;
     fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
             "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%d\" "
             "height=\"%d\" viewBox=\"0 0 %d %d\" font-family=\"Verdana, sans-serif\" "
-            "font-size=\"12\" style=\"background-color: #f8f8f0\">\n",
-            g.width, g.height, g.width, g.height);
+            "font-size=\"12\" style=\"background-color: #f8f8f0\">\n<style>%s</style>\n",
+            g.width, g.height, g.width, g.height, analysis_flame_css);
     put_heading(&g, shown);
     /* Outermost first, so a frame's children are drawn over it. */
     for (size_t i = l->n; i-- > 0;)
         put_frame(&g, &l->v[i]);
-    fputs("</svg>\n", out);
+    fprintf(out, "<script><![CDATA[%s]]></script>\n</svg>\n", analysis_flame_script);
 }
 
 /* ---- the report ---- */
@@ -409,13 +479,13 @@ int analysis_flame(struct analysis *a, const struct analysis_view *v,
     if (analysis_query_init(&q, a, o, profiles, base ? 2 : 1, err) < 0)
         return -1;
     struct flame f = {.a = a};
-    int rc = collect(&q, v, 1, &f);
+    int rc = collect(&q, v, false, &f);
     if (rc == 0 && base)
-        rc = collect(&q, base, -1, &f);
+        rc = collect(&q, base, true, &f);
     if (rc == 0)
         rc = rank_by_name(&f);
     if (rc == 0) {
-        sort_and_merge(&f);
+        sort_and_merge(&f, base && !fo->folded);
         rc = draw(&q, &f, src, fo, analysis_key(o, analysis_total(&q, v->profile)), out);
     }
     if (rc < 0)

@@ -5,7 +5,10 @@
  * an edge counts once per stack even when recursion repeats it; a
  * function calling itself draws no edge (its cum already says it).
  * Nodes under --nodefraction and edges under --edgefraction of the total
- * are left out, as jeprof does (defaults 0.005 and 0.001). */
+ * are left out, as jeprof does (defaults 0.005 and 0.001).  As in pprof,
+ * a path through left-out nodes still joins the kept nodes at its ends by
+ * a dotted "residual" edge, and nodes and edges are coloured from grey to
+ * red by their share of the total. */
 #include "lib/analysis_internal.h"
 #include "lib/text_escape.h"
 
@@ -15,6 +18,7 @@
 struct graph_edge {
     uint32_t caller, callee;
     uint32_t stamp;            /* last stack that added to it */
+    bool residual;             /* some path it stands for skips left-out nodes */
     double value;
 };
 
@@ -43,15 +47,15 @@ static struct graph_edge *edge(struct graph *g, uint32_t caller, uint32_t callee
     if (*slot == U64MAP_NEW) {
         if (analysis_reserve(&g->edges, &g->edges_cap, g->nedges + 1, sizeof *g->edges) < 0)
             return NULL;
-        g->edges[g->nedges] = (struct graph_edge){caller, callee, 0, 0};
+        g->edges[g->nedges] = (struct graph_edge){caller, callee, 0, false, 0};
         *slot = (uint32_t)g->nedges++;
     }
     return &g->edges[*slot];
 }
 
 /* One stack (innermost first): flat to its innermost node, cum to each of
- * its nodes once, each caller -> callee pair once. */
-static int add_stack(struct graph *g, const uint32_t *ids, size_t n, double value)
+ * its nodes once. */
+static void add_stack_nodes(struct graph *g, const uint32_t *ids, size_t n, double value)
 {
     g->now++;
     g->node[ids[0]].flat += value;
@@ -61,25 +65,39 @@ static int add_stack(struct graph *g, const uint32_t *ids, size_t n, double valu
             x->stamp = g->now;
             x->cum += value;
         }
-        if (k + 1 == n || ids[k + 1] == ids[k])
+    }
+}
+
+/* The same stack's edges, once kept nodes are known: each pair of kept
+ * nodes next to each other once the left-out ones are skipped, once per
+ * stack; residual when nodes were skipped between them. */
+static int add_stack_edges(struct graph *g, const uint32_t *ids, size_t n, double value)
+{
+    g->now++;
+    size_t callee = SIZE_MAX;  /* index in ids of the last kept node */
+    for (size_t k = 0; k < n; k++) {
+        if (!g->node[ids[k]].dot_id)
             continue;
-        struct graph_edge *e = edge(g, ids[k + 1], ids[k]);
-        if (!e)
-            return -1;
-        if (e->stamp != g->now) {
-            e->stamp = g->now;
-            e->value += value;
+        if (callee != SIZE_MAX && ids[callee] != ids[k]) {
+            struct graph_edge *e = edge(g, ids[k], ids[callee]);
+            if (!e)
+                return -1;
+            if (e->stamp != g->now) {
+                e->stamp = g->now;
+                e->value += value;
+            }
+            if (k > callee + 1)
+                e->residual = true;
         }
+        callee = k;
     }
     return 0;
 }
 
+/* Sums nodes (with edges == false) or edges over the stacks the view keeps. */
 static int sum_stacks(struct analysis_query *q, const struct analysis_view *v, struct graph *g,
-                      double *shown)
+                      bool edges, double *shown)
 {
-    g->node = calloc(q->a->nnodes ? q->a->nnodes : 1, sizeof *g->node);
-    if (!g->node)
-        return -1;
     for (size_t i = 0; i < v->profile->nstacks; i++) {
         const uint32_t *ids;
         size_t n;
@@ -87,7 +105,11 @@ static int sum_stacks(struct analysis_query *q, const struct analysis_view *v, s
             continue;
         double value = analysis_key(q->opt, analysis_stack_amount(q, v->profile, i));
         *shown += value;
-        if (n > 0 && value != 0 && add_stack(g, ids, n, value) < 0)
+        if (n == 0 || value == 0)
+            continue;
+        if (!edges)
+            add_stack_nodes(g, ids, n, value);
+        else if (add_stack_edges(g, ids, n, value) < 0)
             return -1;
     }
     return 0;
@@ -136,17 +158,18 @@ static int edge_order(const void *pa, const void *pb, void *graph)
     return g->node[a->callee].dot_id < g->node[b->callee].dot_id ? -1 : 1;
 }
 
-/* Keeps the edges at or over min between kept nodes, heaviest first. */
+/* Keeps the edges at or over min, heaviest first (edges join only kept
+ * nodes). */
 static size_t keep_edges(struct graph *g, double min)
 {
     size_t kept = 0;
     for (size_t i = 0; i < g->nedges; i++) {
         const struct graph_edge *e = &g->edges[i];
-        if (e->value > 0 && e->value >= min && g->node[e->caller].dot_id &&
-            g->node[e->callee].dot_id)
+        if (e->value > 0 && e->value >= min)
             g->edges[kept++] = *e;
     }
-    qsort_r(g->edges, kept, sizeof *g->edges, edge_order, g);
+    if (kept > 1)  /* edges is NULL when there are none */
+        qsort_r(g->edges, kept, sizeof *g->edges, edge_order, g);
     return kept;
 }
 
@@ -174,6 +197,31 @@ struct dot {
     double total;
 };
 
+/* pprof's colour scale (its dotColor): grey for a small share of the
+ * total, through orange to red for all of it; a pale fill and a strong
+ * outline of the same hue.  Scores near 0 lose saturation so that light
+ * nodes stay grey, and the 0.3 power spreads the middle shares apart. */
+static void put_weight_colour(FILE *out, double score, bool background)
+{
+    double saturation = background ? 0.1 : 1.0, value = background ? 0.93 : 0.7;
+    score = fmax(-1, fmin(1, score));
+    if (fabs(score) < 0.2)
+        saturation *= fabs(score) / 0.2;
+    score = score < 0 ? -pow(-score, 0.3) : pow(score, 0.3);
+    double r = value, g = value * (1 - saturation * score), b = value * (1 - saturation);
+    if (score < 0) {
+        r = value * (1 + saturation * score);
+        g = value;
+    }
+    fprintf(out, "\"#%02x%02x%02x\"", (unsigned)(r * 255), (unsigned)(g * 255),
+            (unsigned)(b * 255));
+}
+
+static double score(const struct dot *d, double v)
+{
+    return d->total != 0 ? v / fabs(d->total) : 0;
+}
+
 static void put_amount(const struct dot *d, const char *what, double v)
 {
     char b[32], pct[16];
@@ -195,7 +243,9 @@ static void put_legend(const struct dot *d, const struct analysis_source *src, d
         put_amount(d, "Shown after --focus/--ignore:", shown);
         fputs("\\l", d->out);
     }
-    fprintf(d->out, "%zu nodes (under %s left out), %zu edges (under %s left out)\\l\"];\n",
+    fprintf(d->out, "%zu nodes (under %s left out), %zu edges (under %s left out)\\l"
+            "grey to red: share of the total; dotted edge: a path through nodes left "
+            "out\\l\"];\n",
             nodes, analysis_format(o, o->nodefraction * d->total, false, nmin, sizeof nmin),
             edges, analysis_format(o, o->edgefraction * d->total, false, emin, sizeof emin));
 }
@@ -212,7 +262,11 @@ static void put_node(const struct dot *d, uint32_t node)
     put_amount(d, "flat", x->flat);
     fputs("\\n", d->out);
     put_amount(d, "cum", x->cum);
-    fprintf(d->out, "\", shape=box, fontsize=%.1f];\n", fontsize);
+    fprintf(d->out, "\", shape=box, fontsize=%.1f, style=filled, color=", fontsize);
+    put_weight_colour(d->out, score(d, x->cum), false);
+    fputs(", fillcolor=", d->out);
+    put_weight_colour(d->out, score(d, x->cum), true);
+    fputs("];\n", d->out);
 }
 
 static void put_edge(const struct dot *d, const struct graph_edge *e)
@@ -221,21 +275,18 @@ static void put_edge(const struct dot *d, const struct graph_edge *e)
     double share = d->total > 0 ? fmin(1, 3 * e->value / d->total) : 0;
     /* dot slows down and may crash on huge weights: jeprof caps them too. */
     double weight = fmin(pow(e->value, 0.7), 100000);
-    fprintf(d->out, "  N%u -> N%u [label=\"%s\", weight=%d, penwidth=%.2f];\n",
+    fprintf(d->out, "  N%u -> N%u [label=\"%s\", weight=%d, penwidth=%.2f, color=",
             d->g->node[e->caller].dot_id, d->g->node[e->callee].dot_id,
             analysis_format(d->q->opt, e->value, false, b, sizeof b), (int)weight,
             1 + 4 * share);
+    put_weight_colour(d->out, score(d, e->value), false);
+    fputs(e->residual ? ", style=dotted];\n" : "];\n", d->out);
 }
 
-static int print_dot(const struct dot *d, const struct analysis_source *src, double shown)
+static void print_dot(const struct dot *d, const struct analysis_source *src, double shown,
+                      const uint32_t *nodes, size_t nnodes, size_t nedges)
 {
     FILE *out = d->out;
-    const struct analysis_options *o = d->q->opt;
-    size_t nnodes;
-    uint32_t *nodes = kept_nodes(d->g, o->nodefraction * d->total, &nnodes);
-    if (!nodes)
-        return -1;
-    size_t nedges = keep_edges(d->g, o->edgefraction * d->total);
     fprintf(out, "digraph \"memprof\" {\n  node [fontname=\"Helvetica\"];\n  edge [fontname=\"Helvetica\"];\n");
     put_legend(d, src, shown, nnodes, nedges);
     for (size_t i = 0; i < nnodes; i++)
@@ -243,8 +294,6 @@ static int print_dot(const struct dot *d, const struct analysis_source *src, dou
     for (size_t i = 0; i < nedges; i++)
         put_edge(d, &d->g->edges[i]);
     fputs("}\n", out);
-    free(nodes);
-    return 0;
 }
 
 int analysis_graph(struct analysis *a, const struct analysis_view *v,
@@ -258,14 +307,22 @@ int analysis_graph(struct analysis *a, const struct analysis_view *v,
     if (analysis_query_init(&q, a, o, &v->profile, 1, err) < 0)
         return -1;
     struct graph g = {.q = &q};
-    double shown = 0;
-    int rc = sum_stacks(&q, v, &g, &shown);
+    double shown = 0, again = 0, total = analysis_key(o, analysis_total(&q, v->profile));
+    size_t nnodes = 0;
+    uint32_t *nodes = NULL;
+    g.node = calloc(q.a->nnodes ? q.a->nnodes : 1, sizeof *g.node);
+    int rc = g.node ? sum_stacks(&q, v, &g, false, &shown) : -1;
+    if (rc == 0 && !(nodes = kept_nodes(&g, o->nodefraction * total, &nnodes)))
+        rc = -1;
+    if (rc == 0)
+        rc = sum_stacks(&q, v, &g, true, &again);
     if (rc == 0) {
-        struct dot d = {out, &q, &g, analysis_key(o, analysis_total(&q, v->profile))};
-        rc = print_dot(&d, src, shown);
+        struct dot d = {out, &q, &g, total};
+        print_dot(&d, src, shown, nodes, nnodes, keep_edges(&g, o->edgefraction * total));
     }
     if (rc < 0)
         mp_error_set(err, "out of memory");
+    free(nodes);
     free(g.node);
     free(g.edges);
     u64map_free(&g.edge_of);

@@ -3,6 +3,7 @@
  * attach layer's search for a stripped jemalloc: one lookup for both. */
 #include "lib/sym_debug.h"
 #include "lib/safe_open.h"
+#include "lib/sym_debuginfod.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -211,12 +212,32 @@ static bool by_debuglink(const struct sym_debug_search *q, char **mismatch, stru
     return found;
 }
 
+/* After every local place: a download is slow and the network may be
+ * off.  The file comes into root's own cache (trusted), and is checked
+ * against the build-id like any other candidate: a server may be wrong. */
+static bool by_debuginfod(const struct sym_debug_search *q, char **mismatch, struct hit *h)
+{
+    if (q->obj->build_id_len == 0 || !sym_debuginfod_enabled())
+        return false;
+    char *why = NULL;
+    char *path = sym_debuginfod_fetch(q->obj->build_id, q->obj->build_id_len, &why);
+    bool found = try_path(q, path, false, false, mismatch, h);
+    if (q->remote_note && !found && why && !*q->remote_note)
+        *q->remote_note = why;
+    else
+        free(why);
+    return found;
+}
+
 int sym_debug_open(const struct sym_debug_search *q, char **path, char **mismatch)
 {
     if (mismatch)
         *mismatch = NULL;
+    if (q->remote_note)
+        *q->remote_note = NULL;
     struct hit h = { -1, NULL };
-    bool found = by_build_id(q, mismatch, &h) || by_debuglink(q, mismatch, &h);
+    bool found = by_build_id(q, mismatch, &h) || by_debuglink(q, mismatch, &h) ||
+                 by_debuginfod(q, mismatch, &h);
     if (found && mismatch) {
         free(*mismatch);
         *mismatch = NULL;

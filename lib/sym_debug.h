@@ -1,8 +1,10 @@
 /* sym_debug.h - finding an object's separate debug file (the way gdb and
  * elfutils do): by build-id under <debug_dir>/.build-id/, then by
  * .gnu_debuglink next to the object, in its .debug/ subdirectory and under
- * <debug_dir>/<object's directory>/.  A candidate counts only when its
- * build-id (or, lacking build-ids, the debuglink CRC-32) matches. */
+ * <debug_dir>/<object's directory>/, and last, when DEBUGINFOD_URLS is
+ * set, from the debuginfod servers by build-id (sym_debuginfod.h).  A
+ * candidate counts only when its build-id (or, lacking build-ids, the
+ * debuglink CRC-32) matches, a downloaded one too. */
 #ifndef MEMPROF_SYM_DEBUG_H
 #define MEMPROF_SYM_DEBUG_H
 
@@ -18,6 +20,9 @@ struct sym_debug_search {
     const char *path_in_root;      /* the same path without the root prefix */
     const char *root;              /* NULL or "" for none */
     const char *debug_dir;         /* e.g. /usr/lib/debug */
+    char **remote_note;            /* NULL, or where a malloc'd sentence goes
+                                      when debuginfod was asked and gave
+                                      nothing (the caller warns with it) */
 };
 
 /* Open the matching debug file: returns its descriptor (the caller closes

@@ -286,9 +286,10 @@ static void find_debug_file(struct symbolizer *s, struct sym_object *o)
     if (o->debug_searched)
         return;
     o->debug_searched = true;
+    char *remote_note = NULL;
     struct sym_debug_search q = {
         .obj = o->elf, .opened_path = o->path, .path_in_root = o->path_in_root,
-        .root = s->root, .debug_dir = s->debug_dir,
+        .root = s->root, .debug_dir = s->debug_dir, .remote_note = &remote_note,
     };
     char *mismatch = NULL, *found = NULL;
     int fd = sym_debug_open(&q, &found, &mismatch);
@@ -296,7 +297,12 @@ static void find_debug_file(struct symbolizer *s, struct sym_object *o)
         warn(s, "%s does not match %s (different build-id or debuglink CRC); "
                 "ignoring it: install the debug file of the same build",
              mismatch, o->path);
+    if (remote_note && !o->elf->has_symtab)
+        warn(s, "%s has no symbol table and %s: only its exported functions get "
+                "names; install its debug file (its -dbgsym package) or serve it there",
+             o->path, remote_note);
     free(mismatch);
+    free(remote_note);
     o->debug_path = intern(s, found);
     free(found);
     if (fd < 0)

@@ -30,14 +30,19 @@
 const char cmd_flame_usage[] = "flame FILE [DUMP] [--folded] [--base DUMP] [options]";
 const char cmd_flame_summary[] = "a flame graph of the memory (SVG, or folded stacks)";
 const char cmd_flame_help[] =
-    "Writes a flame graph to FILE: a self-contained SVG (no script needed),\n"
-    "outermost frames at the bottom, each frame as wide as the memory\n"
-    "allocated through it (objects with --objects); hovering over a frame\n"
-    "shows its function, amount and share of the total.  Frames narrower\n"
-    "than 0.1 pixel are left out.  Colours are fixed by the function's name.\n"
+    "Writes a flame graph to FILE: one self-contained SVG (its script inline,\n"
+    "nothing fetched), outermost frames at the bottom, each frame as wide as\n"
+    "the memory allocated through it (objects with --objects); hovering over\n"
+    "a frame shows its function, amount and share of the total.  In a\n"
+    "browser: click a frame to zoom into it, 'Reset zoom' (or Escape) to go\n"
+    "back, 'Search' (or Ctrl-F, or FILE.svg?s=REGEX) to highlight matching\n"
+    "frames with the share they cover.  Frames narrower than 0.1 pixel are\n"
+    "left out.  Colours are fixed by the function's name.\n"
     "  --folded       write collapsed stacks instead ('outer;...;inner BYTES'\n"
     "                 per line, whole bytes) for flamegraph.pl or speedscope\n"
-    "  --base DUMP    draw only what grew since DUMP (stacks matched by symbol)\n"
+    "  --base DUMP    a differential graph: widths from this profile, red for\n"
+    "                 growth since DUMP, blue for shrinkage (stacks matched by\n"
+    "                 symbol); with --folded, only the stacks that grew\n"
     PICTURE_OPTIONS;
 
 const char cmd_graph_usage[] =

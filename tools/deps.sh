@@ -13,6 +13,9 @@ packages=(
     strace gdb procps python3 time tmux     # tests and benchmarks
     graphviz                                # graph: dot renders .svg/.png/.pdf
     rustc cargo librust-jemalloc-sys-dev    # the Rust test target (tests/targets/rust)
+    libdebuginfod-dev libdebuginfod1        # debug files fetched by build-id
+    debuginfod                              # integration: a real debuginfod server
+    chromium                                # integration: the flame graph in a browser
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -17,6 +17,8 @@
 #                                 WHAT after SECS (times $SLOW: 4 under
 #                                 sanitizers) -- never a fixed sleep
 set -u
+# Hermetic: no test reaches a debuginfod server it did not start itself.
+unset DEBUGINFOD_URLS
 PIDS=()
 CHECKS_FAILED=0
 cleanup() {

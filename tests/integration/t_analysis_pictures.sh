@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # flame and graph on real dumps of alloc_sites: the SVG parses as XML and
 # names the known allocation sites; folded stacks add up to top's total;
-# a growth graph keeps only what grew; the DOT text parses with Graphviz's
+# folded --base keeps only what grew; the DOT text parses with Graphviz's
 # dot and names the known functions; .svg goes through dot; without dot in
 # PATH the command says how to install it and batch mode exits 1.
 . "$SRCDIR/tests/integration/lib.sh"
@@ -53,7 +53,7 @@ check "flame - --folded --objects --focus leak_small: succeeds" mp_ok
 check "folded --objects --focus: leak_small's objects" out_has '^.*;main;leak_small 8[0-9]{3}$'
 check "folded --focus keeps no other stack" [ "$(wc -l <<<"$OUT")" -eq 1 ]
 
-# ---- flame --base: growth only ----
+# ---- flame --base: folded growth only, SVG differential ----
 mp "$A" "$B" -e 'flame - --folded --base a.heap b.heap'
 check "flame - --folded --base a.heap b.heap: succeeds" mp_ok
 check "flame - --folded --base a.heap b.heap: shows ;main;leak_big 50331[0-9]{3}" out_has ';main;leak_big 50331[0-9]{3}$'     # 48 MiB more
@@ -61,7 +61,7 @@ check "flame - --folded --base a.heap b.heap: does not show temp_buffers" out_la
 mp "$A" "$B" -e "flame $WORK/growth.svg --base a.heap"
 check "flame WORK/growth.svg --base a.heap: succeeds" mp_ok
 check "growth.svg is well-formed XML" valid_xml "$WORK/growth.svg"
-check "growth.svg is titled as growth" grep -q 'Growth flame graph' "$WORK/growth.svg"
+check "growth.svg is titled as differential" grep -q 'Differential flame graph' "$WORK/growth.svg"
 
 # ---- graph: DOT ----
 mp "$B" -e "graph $WORK/g.dot"

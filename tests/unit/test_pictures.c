@@ -229,7 +229,13 @@ START_TEST(svg_frames_nest_within_the_total)
     ck_assert_int_eq(flame(parse(0, three_paths), NULL, &o, &fo), 0);
     ck_assert(strncmp(out, "<?xml", 5) == 0);
     ck_assert(strcmp(out + outlen - 7, "</svg>\n") == 0);
-    ck_assert_int_eq(count(out, "<g>"), count(out, "</g>"));
+    ck_assert_int_eq(count(out, "<g class=\"f\">"), count(out, "</g>"));
+    /* One self-contained file: its script and style inline, nothing fetched. */
+    ck_assert_int_eq(count(out, "<script><![CDATA["), 1);
+    ck_assert_int_eq(count(out, "]]>"), 1);
+    ck_assert_ptr_null(strstr(out, "href"));
+    ck_assert_ptr_null(strstr(out, "http://www.w3.org/1999/xlink"));
+    ck_assert_ptr_null(strstr(out, "innerHTML"));
     struct rect r[16];
     int n = rects(out, r, 16);
     ck_assert_int_eq(n, 5);   /* all, main, alpha, leaf, beta */
@@ -333,16 +339,38 @@ START_TEST(svg_labels_cut_to_fit)
 }
 END_TEST
 
-START_TEST(svg_growth_and_errors)
+START_TEST(svg_differential_and_errors)
 {
-    struct profile *old = parse(1, "heap_v2/0\n@ 0x4001 0x1001\n  t*: 1: 10 [0: 0]\n" MAPS);
+    /* Since the base: beta grew by 20, main -> alpha -> leaf shrank from
+     * 300 to 150, main alone is new (+5), and a_very_long_function_name's
+     * 40 are gone. */
+    struct profile *old = parse(1, "heap_v2/0\n@ 0x4001 0x1001\n  t*: 1: 10 [0: 0]\n"
+                                "@ 0x3001 0x2001 0x1001\n  t*: 1: 300 [0: 0]\n"
+                                "@ 0x9001 0x1001\n  t*: 1: 40 [0: 0]\n" MAPS);
     struct profile *now = parse(0, three_paths);
     struct analysis_options o = {0};
     struct analysis_flame_options fo = {0};
     ck_assert_int_eq(flame(now, old, &o, &fo), 0);
-    ck_assert_ptr_nonnull(strstr(out, "Growth flame graph"));
-    ck_assert_ptr_nonnull(strstr(out, "<title>beta: +20 B"));
-    ck_assert_ptr_nonnull(strstr(out, "<title>all: +175 B"));
+    ck_assert_ptr_nonnull(strstr(out, "Differential flame graph"));
+    /* widths from the newer profile, the change beside them, coloured
+     * against the largest change of one stack (150): */
+    ck_assert_ptr_nonnull(strstr(out, "<title>beta: 30 B (16.2%), +20 B since the base"
+                                      "</title><rect "));
+    ck_assert_ptr_nonnull(strstr(strstr(out, "<title>beta:"), "fill=\"rgb(255,191,191)\""));
+    ck_assert_ptr_nonnull(strstr(out, "<title>leaf: 150 B (81.1%), -150 B since the base"));
+    ck_assert_ptr_nonnull(strstr(strstr(out, "<title>leaf:"), "fill=\"rgb(70,70,255)\""));
+    /* what is gone has no width, but its callers count its loss */
+    ck_assert_ptr_null(strstr(out, "<title>a_very_long_function_name"));
+    ck_assert_ptr_nonnull(strstr(out, "<title>main: 185 B (100.0%), -165 B since the base"));
+    ck_assert_ptr_nonnull(strstr(out, "<title>all: 185 B (100.0%), -165 B since the base"));
+    struct rect r[16];
+    ck_assert_int_ge(rects(strstr(strstr(out, "<title>beta:"), "<rect "), r, 16), 1);
+    ck_assert_double_eq_tol(r[0].width, 1180.0 * 30 / 185, 0.01);
+    /* folded text with --base stays the growth only */
+    const char *text = folded(now, old, &o);
+    ck_assert_ptr_nonnull(strstr(text, "main;beta 20\n"));
+    ck_assert_ptr_nonnull(strstr(text, "main 5\n"));
+    ck_assert_ptr_null(strstr(text, "leaf"));
     fo.width = 50;
     ck_assert_int_eq(flame(now, NULL, &o, &fo), -1);
     ck_assert_ptr_nonnull(strstr(err.msg, "at least 100"));
@@ -370,17 +398,24 @@ static const char *node_id(const char *dot, const char *name)
     return id;
 }
 
-/* The label of the edge from -> to, or NULL. */
-static const char *edge_label(const char *dot, const char *from, const char *to)
+/* The line of the edge from -> to, from its "[label=\"" on, or NULL. */
+static const char *edge_line(const char *dot, const char *from, const char *to)
 {
-    static char label[32];
     char f[16], pattern[64];
     snprintf(f, sizeof f, "%s", node_id(dot, from));
     snprintf(pattern, sizeof pattern, "  %s -> %s [label=\"", f, node_id(dot, to));
     const char *at = strstr(dot, pattern);
+    return at ? strstr(at, "[label=\"") : NULL;
+}
+
+/* The label of the edge from -> to, or NULL. */
+static const char *edge_label(const char *dot, const char *from, const char *to)
+{
+    static char label[32];
+    const char *at = edge_line(dot, from, to);
     if (!at)
         return NULL;
-    ck_assert_int_eq(sscanf(at + strlen(pattern), "%31[^\"]", label), 1);
+    ck_assert_int_eq(sscanf(at, "[label=\"%31[^\"]", label), 1);
     return label;
 }
 
@@ -441,6 +476,72 @@ START_TEST(dot_pruning)
 }
 END_TEST
 
+/* The attributes after the label of the edge from -> to. */
+static const char *edge_attrs(const char *dot, const char *from, const char *to)
+{
+    static char attrs[256];
+    const char *at = edge_line(dot, from, to);
+    ck_assert_msg(at != NULL, "no edge %s -> %s in:\n%s", from, to, dot);
+    ck_assert_int_eq(sscanf(at, "%255[^\n]", attrs), 1);
+    return attrs;
+}
+
+START_TEST(dot_residual_edges_dotted)
+{
+    /* main -> alpha -> leaf 10, main -> beta -> leaf 100: at 20% (22 B)
+     * alpha goes, and its path becomes a dotted main -> leaf of 10. */
+    struct profile *p = parse(0, "heap_v2/0\n"
+                              "@ 0x3001 0x2001 0x1001\n  t*: 1: 10 [0: 0]\n"
+                              "@ 0x3001 0x4001 0x1001\n  t*: 1: 100 [0: 0]\n" MAPS);
+    struct analysis_options o = {.exact = true, .nodefraction = 0.2};
+    const char *dot = graph(p, &o);
+    ck_assert_ptr_null(strstr(dot, "alpha"));
+    ck_assert_str_eq(edge_label(dot, "main", "leaf"), "10");
+    ck_assert_ptr_nonnull(strstr(edge_attrs(dot, "main", "leaf"), "style=dotted"));
+    ck_assert_str_eq(edge_label(dot, "main", "beta"), "100");
+    ck_assert_ptr_null(strstr(edge_attrs(dot, "main", "beta"), "dotted"));
+    ck_assert_ptr_null(strstr(edge_attrs(dot, "beta", "leaf"), "dotted"));
+    ck_assert_int_eq(count(dot, " -> "), 3);
+    ck_assert_ptr_nonnull(strstr(dot, "dotted edge: a path through nodes left out"));
+    /* Without pruning the same profile has no residual edge. */
+    o.nodefraction = 0;
+    dot = graph(p, &o);
+    ck_assert_ptr_null(strstr(dot, "style=dotted"));
+    ck_assert_ptr_null(edge_label(dot, "main", "leaf"));
+}
+END_TEST
+
+START_TEST(dot_colours_by_weight)
+{
+    /* pprof's scale: all of the total is a red outline on a pale red
+     * fill; a sliver is grey; shares between go through orange. */
+    const char *dot = graph(parse(0, three_paths), &(struct analysis_options){.exact = true});
+    const char *main_node = strstr(dot, "[label=\"main\\n");
+    ck_assert_ptr_nonnull(main_node);
+    ck_assert(strncmp(strstr(main_node, "style="), "style=filled, color=\"#b20000\", "
+                      "fillcolor=\"#edd5d5\"]", 48) == 0);
+    /* beta: 30/185 = 0.16 < 0.2, so desaturated toward grey */
+    const char *beta = strstr(dot, "[label=\"beta\\n");
+    ck_assert_ptr_nonnull(beta);
+    unsigned r, g, b;
+    const char *c = strstr(beta, "color=\"#");
+    ck_assert_ptr_nonnull(c);
+    ck_assert_int_eq(sscanf(c, "color=\"#%2x%2x%2x", &r, &g, &b), 3);
+    ck_assert_uint_eq(r, 178);
+    ck_assert(g > 60 && g < 178 && b > 20 && b < g);
+    /* edges: the heavier one is redder */
+    unsigned g150, g30;
+    ck_assert_int_eq(sscanf(strstr(edge_attrs(dot, "main", "alpha"), "color=\"#"),
+                            "color=\"#%*2x%2x", &g150), 1);
+    ck_assert_int_eq(sscanf(strstr(edge_attrs(dot, "main", "beta"), "color=\"#"),
+                            "color=\"#%*2x%2x", &g30), 1);
+    ck_assert_uint_lt(g150, g30);
+    /* an empty profile colours nothing and divides by nothing */
+    dot = graph(parse(1, "heap_v2/0\n" MAPS), &(struct analysis_options){0});
+    ck_assert_ptr_null(strstr(dot, "nan"));
+}
+END_TEST
+
 START_TEST(dot_escapes_and_errors)
 {
     struct profile *p = parse(0, "heap_v2/0\n@ 0x8001 0x1001\n  t*: 1: 9 [0: 0]\n" MAPS);
@@ -472,10 +573,12 @@ static Suite *pictures_suite(void)
     tcase_add_test(tc, svg_narrow_frames_left_out);
     tcase_add_test(tc, svg_escapes_names);
     tcase_add_test(tc, svg_labels_cut_to_fit);
-    tcase_add_test(tc, svg_growth_and_errors);
+    tcase_add_test(tc, svg_differential_and_errors);
     tcase_add_test(tc, dot_nodes_edges_and_weights);
     tcase_add_test(tc, dot_recursion_counts_once);
     tcase_add_test(tc, dot_pruning);
+    tcase_add_test(tc, dot_residual_edges_dotted);
+    tcase_add_test(tc, dot_colours_by_weight);
     tcase_add_test(tc, dot_escapes_and_errors);
     suite_add_tcase(s, tc);
     return s;
