@@ -225,15 +225,50 @@ static void state_warn(struct session *s, struct query *q)
                 "earlier memprof session or the program itself; 'prof off' turns "
                 "it off\n");
     else if (s->prof_conf.opt_prof_active)
-        fprintf(stderr, "note: this process started with profiling active "
-                "(opt.prof_active) and it has been turned off since; its owner "
-                "may rely on it: memprof changes it only with --force\n");
+        command_status(s, "note: this process started with profiling active "
+                       "(opt.prof_active) and it has been turned off since; its owner "
+                       "may rely on it: memprof changes it only with --force\n");
     if (ival->ret == 0 && ival->v.i64 >= 0)
         fprintf(stderr, "warning: this process already dumps profiles by itself "
                 "every 2^%" PRId64 " bytes allocated (opt.lg_prof_interval), to "
                 "files named %s.*; 'prof sample' and 'prof reset' also reset "
                 "what those dumps count\n", ival->v.i64,
                 prefix->ret == 0 ? text_escape(prefix->str, pb, sizeof pb) : "jeprof");
+}
+
+/* The profiling state as found, said on attach (a status line). */
+static void state_say(struct session *s, struct query *q)
+{
+    struct query *act = query_find(q, NSTATE, "prof.active");
+    struct query *lg = query_find(q, NSTATE, "prof.lg_sample");
+    if (!s->prof_conf.opt_prof || act->ret || lg->ret)
+        return;     /* the warnings say why it cannot profile */
+    char every[32];
+    analysis_format_bytes((double)(UINT64_C(1) << (lg->v.u64 & 63)), false, false,
+                          every, sizeof every);
+    command_status(s, "profiling is %s in process %d (prof.active %s); sampling every "
+                   "2^%" PRIu64 " bytes (%s) on average%s\n", act->v.b ? "on" : "off",
+                   (int)target_pid(s->target), act->v.b ? "true" : "false", lg->v.u64,
+                   every, act->v.b ? "" : " when on");
+}
+
+/* Note that this session turned profiling on or off (for info and dump). */
+static void prof_on_note(struct session *s, bool was, bool now)
+{
+    if (now && !was)
+        s->prof_on = (struct session_prof_on){.since = time(NULL)};
+    else if (!now)
+        s->prof_on = (struct session_prof_on){0};
+}
+
+/* "since 14:02:11 (95 s ago)" */
+static void since_text(time_t since, char *buf, size_t len)
+{
+    struct tm tm;
+    char hms[16] = "?";
+    if (localtime_r(&since, &tm))
+        strftime(hms, sizeof hms, "%H:%M:%S", &tm);
+    snprintf(buf, len, "%s (%lld s ago)", hms, (long long)(time(NULL) - since));
 }
 
 /* Make sure s->prof_conf holds the selected copy's settings (forgotten
@@ -280,13 +315,13 @@ static int profiling_possible(struct session *s)
     return -1;
 }
 
-static void print_copies(struct session *s)
+static void print_copies(struct session *s, FILE *out)
 {
     size_t n = target_jemalloc_count(s->target), sel = target_jemalloc_selected(s->target);
     for (size_t i = 0; i < n; i++) {
         const struct jemalloc_copy *c = target_jemalloc(s->target, i);
         char ob[TEXT_ESCAPE_BUF];
-        fprintf(s->out, "  %c %zu: %smallctl at 0x%" PRIx64 " in %s (%s%s)\n",
+        fprintf(out, "  %c %zu: %smallctl at 0x%" PRIx64 " in %s (%s%s)\n",
                 i == sel ? '*' : ' ', i, c->prefix, c->mallctl,
                 text_escape(c->object, ob, sizeof ob),
                 c->static_copy ? "linked in" : "shared object",
@@ -321,27 +356,30 @@ int cmd_attach(struct session *s, int argc, char **argv)
         command_error("%s", err.msg);
         return -1;
     }
-    target_set_notes(s->target, stderr);
+    target_set_notes(s->target, s->quiet ? NULL : stderr);
     s->prof_conf = (struct session_prof_conf){0};
     s->changes = (struct session_changes){0};
+    s->prof_on = (struct session_prof_on){0};
     session_drop_symbolizer(s);
     const struct jemalloc_copy *c = selected_copy(s);
     char eb[TEXT_ESCAPE_BUF], ob[TEXT_ESCAPE_BUF], sb[TEXT_ESCAPE_BUF];
-    fprintf(s->out, "attached to process %ld (%s): %smallctl in %s%s%s%s\n", pid,
+    command_status(s, "attached to process %ld (%s): %smallctl in %s%s%s%s\n", pid,
             text_escape(target_exe(s->target), eb, sizeof eb), c->prefix,
             text_escape(c->object, ob, sizeof ob),
             c->symbols_from ? " (symbols from " : "",
             c->symbols_from ? text_escape(c->symbols_from, sb, sizeof sb) : "",
             c->symbols_from ? ")" : "");
     if (target_jemalloc_count(s->target) > 1) {
-        fprintf(s->out, "this process holds %zu copies of jemalloc; using the one "
-                "marked '*' ('jemalloc N' picks another):\n",
-                target_jemalloc_count(s->target));
-        print_copies(s);
+        command_status(s, "this process holds %zu copies of jemalloc; using the one "
+                       "marked '*' ('jemalloc N' picks another):\n",
+                       target_jemalloc_count(s->target));
+        if (!s->quiet)
+            print_copies(s, stderr);
     }
     struct query q[NSTATE];
     if (state_read(s, q))
         return -1;
+    state_say(s, q);
     state_warn(s, q);
     return 0;
 }
@@ -366,7 +404,7 @@ int cmd_jemalloc(struct session *s, int argc, char **argv)
     if (npos < 0)
         return -1;
     if (npos == 0) {
-        print_copies(s);
+        print_copies(s, s->out);
         return 0;
     }
     char *end;
@@ -389,9 +427,10 @@ int cmd_jemalloc(struct session *s, int argc, char **argv)
         control_session_end(s, false);
         target_jemalloc_select(s->target, now, &err);
         s->changes = (struct session_changes){0};
+        s->prof_on = (struct session_prof_on){0};
         s->prof_conf = (struct session_prof_conf){0};   /* read again for this copy */
     }
-    print_copies(s);
+    print_copies(s, s->out);
     return 0;
 }
 
@@ -419,8 +458,16 @@ int cmd_info(struct session *s, int argc, char **argv)
             c->static_copy ? "linked into the executable" : "shared object");
     fprintf(s->out, "  symbol             %smallctl at 0x%" PRIx64 " (prefix '%s'%s)\n",
             c->prefix, c->mallctl, c->prefix, c->dynamic ? "" : ", .symtab only");
-    for (size_t i = 1; i < NSTATE; i++)
-        fprintf(s->out, "%-20s %s\n", q[i].name, query_text(&q[i], buf, sizeof buf));
+    for (size_t i = 1; i < NSTATE; i++) {
+        fprintf(s->out, "%-20s %s", q[i].name, query_text(&q[i], buf, sizeof buf));
+        if (strcmp(q[i].name, "prof.active") == 0 && s->prof_on.since && q[i].ret == 0 &&
+            q[i].v.b) {
+            char since[64];
+            since_text(s->prof_on.since, since, sizeof since);
+            fprintf(s->out, " (turned on by this session at %s)", since);
+        }
+        fputc('\n', s->out);
+    }
     const struct target_pause_stats *ps = target_pauses(s->target);
     fprintf(s->out, "pauses               %u stops of one thread: last %.0f us (thread %d), "
             "median %.0f us, p90 %.0f us, max %.0f us; %u unsafe threads skipped\n",
@@ -539,6 +586,7 @@ static int prof_set_active(struct session *s, bool on)
     if (call.ret)
         return mallctl_failed(s, "prof.active", call.ret, true);
     note_change(&s->changes.active, old, on);
+    prof_on_note(s, old, on);
     fprintf(s->out, "profiling is now %s (was %s)\n", on ? "on" : "off", old ? "on" : "off");
     return 0;
 }
@@ -678,9 +726,9 @@ static int dump_fetch(struct session *s, char **data, size_t *len)
         return -1;
     }
     if (info.dir)
-        fprintf(stderr, "note: process %d dumped through the private directory %s, "
-                "removed at the end of the session (%s)\n", (int)target_pid(s->target),
-                info.dir, info.why_dir);
+        command_status(s, "note: process %d dumped through the private directory %s, "
+                       "removed at the end of the session (%s)\n",
+                       (int)target_pid(s->target), info.dir, info.why_dir);
     return 0;
 }
 
@@ -721,6 +769,13 @@ int cmd_dump(struct session *s, int argc, char **argv)
     }
     if (file)
         d->saved_path = strdup(file);
+    if (s->prof_on.since && !s->prof_on.dumped) {
+        char since[64];
+        since_text(s->prof_on.since, since, sizeof since);
+        command_status(s, "note: %s covers only the allocations sampled since this "
+                       "session turned profiling on at %s\n", d->name, since);
+        s->prof_on.dumped = true;
+    }
     char total[32];
     analysis_format_bytes(p->total.inuse_bytes, false, false, total, sizeof total);
     fprintf(s->out, "%s: %zu stacks, %s in use%s%s\n", d->name, p->nstacks, total,
@@ -776,8 +831,10 @@ static int mallctl_owner_allows(struct session *s, const char *name, const void 
 static void mallctl_note_change(struct session *s, const char *name, const void *oldv,
                                 const void *newv, const size_t *lg_before, int lg_ret)
 {
-    if (strcmp(name, "prof.active") == 0)
+    if (strcmp(name, "prof.active") == 0) {
         note_change(&s->changes.active, *(const bool *)oldv, *(const bool *)newv);
+        prof_on_note(s, *(const bool *)oldv, *(const bool *)newv);
+    }
     else if (strcmp(name, "prof.gdump") == 0)
         note_change(&s->changes.gdump, *(const bool *)oldv, *(const bool *)newv);
     else if (strcmp(name, "prof.reset") == 0 && lg_ret == 0)

@@ -116,11 +116,33 @@ const struct command *command_find(const char *name)
     return NULL;
 }
 
+static char error_where[300];
+
+void command_where(const char *where)
+{
+    snprintf(error_where, sizeof error_where, "%s", where ? where : "");
+}
+
+void command_status(const struct session *s, const char *fmt, ...)
+{
+    if (s->quiet)
+        return;
+    va_list ap;
+    fflush(s->out);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+}
+
 void command_error(const char *fmt, ...)
 {
     va_list ap;
     fflush(stdout);
     fputs("memprof: ", stderr);
+    if (error_where[0]) {
+        text_escape_put(stderr, error_where);   /* a script's name is the user's, still escaped */
+        fputs(": ", stderr);
+    }
     va_start(ap, fmt);
     char *msg = NULL;
     int n = vasprintf(&msg, fmt, ap);

@@ -33,8 +33,18 @@ int command_split(const char *line, char ***argv, struct mp_error *err);
 /* Run one command line in the session.  Blank lines and # comments succeed. */
 int command_run_line(struct session *s, const char *line);
 
-/* Print an error for the user: "memprof: <msg>" on stderr. */
+/* Print an error for the user: "memprof: <msg>" on stderr, or
+ * "memprof: <where>: <msg>" while a batch line runs (command_where). */
 void command_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Where the command being run came from ("deploy.mp:12", "-e #3"), for
+ * errors; NULL at the prompt and outside commands.  The string is copied. */
+void command_where(const char *where);
+
+/* A status line (attached, notes): on stderr, so that stdout holds only
+ * answers, and not at all under -q (s->quiet). */
+void command_status(const struct session *s, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 /* At the end of a session with a process (exit, detach): when failed (a
  * batch stopped at an error, a stop signal), put back what the session

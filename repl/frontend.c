@@ -43,11 +43,12 @@ void frontend_signals_install(void)
     signal(SIGPIPE, SIG_IGN);
 }
 
-int frontend_batch(struct session *s, FILE *f)
+int frontend_batch(struct session *s, FILE *f, const char *name)
 {
     char *line = NULL;
     size_t cap = 0;
     int rc = 0;
+    unsigned long lineno = 0;
     while (!s->quit && !frontend_stop_signal) {
         errno = 0;
         ssize_t n = getline(&line, &cap, f);
@@ -58,7 +59,12 @@ int frontend_batch(struct session *s, FILE *f)
             }
             break;
         }
-        if (command_run_line(s, line)) {
+        char where[300];
+        snprintf(where, sizeof where, "%s:%lu", name, ++lineno);
+        command_where(where);
+        int failed = command_run_line(s, line);
+        command_where(NULL);
+        if (failed) {
             rc = -1;
             break;
         }

@@ -7,7 +7,7 @@ LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2 start_target static_rjem
 
 mp -p "$PID" -e jemalloc
 assert_ok
-assert_out 'holds 2 copies of jemalloc'
+assert_err 'holds 2 copies of jemalloc'   # a status line: on stderr
 assert_out '_rjem_mallctl at 0x[0-9a-f]+ in .*static_rjem \(linked in, \.symtab only\)'
 assert_out ' mallctl at 0x[0-9a-f]+ in /usr/lib/x86_64-linux-gnu/libjemalloc\.so\.2 \(shared object\)'
 

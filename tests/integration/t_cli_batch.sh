@@ -1,0 +1,54 @@
+# The command line as scripts meet it (issue 11, items 5-7): stdout of a
+# batch holds only answers (status lines go to stderr, -q drops them), a
+# bad -p is a usage error (exit 2), a failing line of -x FILE or -e is
+# named by its place, and --json answers carry a schema version.
+# stdout, stderr and the exit status are checked separately.
+. "$SRCDIR/tests/integration/lib.sh"
+
+start_target plain
+
+# --- item 5: clean stdout -----------------------------------------------------
+run() {   # run memprof: stdout in $WORK/out, stderr in $WORK/err, status in $RC
+    "$MEMPROF" "$@" >"$WORK/out" 2>"$WORK/err"; RC=$?
+    printf '$ memprof %s\n%s\n%s\n(exit %d)\n' "$*" "$(cat "$WORK/out")" "$(cat "$WORK/err")" "$RC" >&2
+}
+run -p "$PID" -e 'mallctl opt.prof'
+check "mallctl batch succeeds" [ "$RC" -eq 0 ]
+check "stdout is only the answer" [ "$(cat "$WORK/out")" = "opt.prof: true" ]
+check "the first line of stdout is the answer" [ "$(head -1 "$WORK/out")" = "opt.prof: true" ]
+check "the attach line is on stderr" grep -q "^attached to process $PID " "$WORK/err"
+check "the profiling state is said on attach" \
+    grep -Eq '^profiling is off in process [0-9]+ \(prof\.active false\); sampling every 2\^19 bytes' "$WORK/err"
+
+run -q -p "$PID" -e 'mallctl opt.prof'
+check "-q: same answer" [ "$(cat "$WORK/out")" = "opt.prof: true" ]
+check "-q: nothing on stderr" [ ! -s "$WORK/err" ]
+
+# --- item 7: exit codes and the place of a failing line ----------------------
+run -p abc -e info
+check "-p abc exits 2" [ "$RC" -eq 2 ]
+check "-p abc says why" grep -q "'abc' is not a process id" "$WORK/err"
+check "-p abc prints nothing on stdout" [ ! -s "$WORK/out" ]
+run -p 0 -e info
+check "-p 0 exits 2" [ "$RC" -eq 2 ]
+run -p 99999999999999999999 -e info
+check "-p out of range exits 2" [ "$RC" -eq 2 ]
+
+printf 'mallctl opt.prof\n# a comment\n\nmallctl no.such.name\nmallctl opt.lg_prof_sample\n' \
+    >"$WORK/steps.mp"
+run -p "$PID" -x "$WORK/steps.mp"
+check "failing script exits 1" [ "$RC" -eq 1 ]
+check "failing script line named FILE:LINE" \
+    grep -q "^memprof: $WORK/steps.mp:4: memprof does not know the type of 'no.such.name'" "$WORK/err"
+check "lines before the failure answered" grep -q '^opt.prof: true$' "$WORK/out"
+check "no line after the failure ran" bash -c "! grep -q lg_prof_sample '$WORK/out'"
+
+run -e 'help quit' -e 'sleep 0' -e 'nonesuch' -e 'help dump'
+check "failing -e exits 1" [ "$RC" -eq 1 ]
+check "failing -e named by position" grep -q "^memprof: -e #3: unknown command 'nonesuch'" "$WORK/err"
+
+printf 'help quit\nbogus\n' | { "$MEMPROF" >"$WORK/out" 2>"$WORK/err"; echo $? >"$WORK/rc"; }
+check "stdin batch exits 1" [ "$(cat "$WORK/rc")" -eq 1 ]
+check "failing stdin line named stdin:LINE" grep -q "^memprof: stdin:2: unknown command 'bogus'" "$WORK/err"
+
+assert_untouched "$PID"
