@@ -26,6 +26,10 @@
 #include "lib/profile.h"
 #include "lib/symbolize.h"
 
+/* The version of every --json document memprof prints (its "schema" key):
+ * raised when a key changes meaning or goes away, not when one is added. */
+#define MEMPROF_JSON_SCHEMA 1
+
 enum analysis_granularity {
     ANALYSIS_FUNCTIONS,     /* default */
     ANALYSIS_LINES,         /* "function file:line" (needs DWARF) */

@@ -26,20 +26,20 @@ const struct command command_table[] = {
      "Removes the session's dump directory (if a dump needed one) from the\n"
      "process's filesystem and forgets the process.  The dumps already taken stay in the session.",
      cmd_detach, CMD_NEEDS_TARGET},
-    {"info", "info", "the process, its jemalloc and profiling state",
+    {"info", "info [--json]", "the process, its jemalloc and profiling state",
      "Shows the pid, executable, jemalloc version and where it was found,\n"
      "config.prof, opt.prof, opt.prof_active, prof.active, prof.lg_sample,\n"
      "opt.lg_prof_interval, opt.prof_prefix, prof.gdump, the number of threads,\n"
      "and how long memprof stopped a thread: the number of stops, the last\n"
      "(and which thread), median, p90 and maximum, and how many unsafe threads\n"
-     "it passed over.",
+     "it passed over.  --json: the same as one JSON document (docs/memprof.1).",
      cmd_info, CMD_NEEDS_TARGET},
     {"jemalloc", "jemalloc [N]", "list the process's jemalloc copies, or pick one",
      "A process can hold several copies of jemalloc (a static one in the\n"
      "executable and a shared one, say).  With no argument, lists them; the\n"
      "one marked '*' is the one memprof drives.  'jemalloc N' picks copy N.",
      cmd_jemalloc, CMD_NEEDS_TARGET},
-    {"prof", "prof on|off|sample N|reset [--force]", "turn sampling on or off, set its rate",
+    {"prof", "prof on|off|sample N|reset [--force] [--json]", "turn sampling on or off, set its rate",
      "prof on        start sampling (prof.active = true)\n"
      "prof off       stop sampling (prof.active = false)\n"
      "prof sample N  reset the counters and sample every 2^N bytes on average\n"
@@ -56,7 +56,7 @@ const struct command command_table[] = {
      "the session changed (prof.active, the rate, prof.gdump) is put back;\n"
      "a batch that ends normally says on stderr what it leaves changed.",
      cmd_prof, CMD_NEEDS_TARGET},
-    {"dump", "dump [FILE] [--name NAME]", "take a heap profile from the process",
+    {"dump", "dump [FILE] [--name NAME] [--json]", "take a heap profile from the process",
      "The process writes its profile into an anonymous in-memory file that\n"
      "memprof reads and the process closes in the same stop (or, when that\n"
      "cannot work, into a private directory: see --dump-dir); memprof keeps\n"
@@ -64,7 +64,7 @@ const struct command command_table[] = {
      "named NAME, or dump1, dump2... in order.  A FILE starting with '-' goes\n"
      "after '--' (dump -- -name).",
      cmd_dump, CMD_NEEDS_TARGET},
-    {"mallctl", "mallctl [NAME [VALUE]] [--type TYPE] [--force]", "read or write any mallctl name",
+    {"mallctl", "mallctl [NAME [VALUE]] [--type TYPE] [--force] [--json]", "read or write any mallctl name",
      "Reads NAME, or writes VALUE to it; a VALUE that starts with '-' goes after\n"
      "'--' (mallctl arenas.dirty_decay_ms -- -1).  memprof knows every name of\n"
      "jemalloc(3) with its type and access, and checks each call before making\n"

@@ -51,4 +51,41 @@ printf 'help quit\nbogus\n' | { "$MEMPROF" >"$WORK/out" 2>"$WORK/err"; echo $? >
 check "stdin batch exits 1" [ "$(cat "$WORK/rc")" -eq 1 ]
 check "failing stdin line named stdin:LINE" grep -q "^memprof: stdin:2: unknown command 'bogus'" "$WORK/err"
 
+# --- item 6: --json answers with a schema version ----------------------------
+run -q -p "$PID" -e 'info --json' -e 'mallctl opt.lg_prof_sample --json' \
+    -e 'mallctl opt.prof_prefix --json' -e 'prof on --json' -e 'dump --json' \
+    -e 'dumps --json' -e 'top 3 --json' -e 'prof off --json' -e 'mallctl --json'
+check "json batch succeeds" [ "$RC" -eq 0 ]
+json_checks() {
+    python3 - "$WORK/out" "$PID" <<'PY'
+import json, sys
+text = open(sys.argv[1]).read()
+dec, docs, i = json.JSONDecoder(), [], 0
+while i < len(text):
+    if text[i].isspace():
+        i += 1
+        continue
+    d, i = dec.raw_decode(text, i)
+    docs.append(d)
+assert len(docs) == 9, len(docs)
+for d in docs:
+    assert d["schema"] == 1, d
+info, lg, prefix, on, dump, dumps, top, off, names = docs
+assert info["pid"] == int(sys.argv[2]), info
+assert info["mallctl"]["opt.prof"] is True and info["mallctl"]["prof.active"] is False, info
+assert isinstance(info["threads"], int) and isinstance(info["pauses"]["stops"], int), info
+assert lg == {"schema": 1, "name": "opt.lg_prof_sample", "type": "size_t", "value": 19}, lg
+assert prefix["value"] == "jeprof", prefix
+assert on["prof_active"] is True and on["was"] is False, on
+assert dump["dump"]["name"] == "dump1" and isinstance(dump["dump"]["total_objects"], int), dump
+assert [x["name"] for x in dumps["dumps"]] == ["dump1"], dumps
+assert isinstance(top["total_objects"], int), top
+for r in top["rows"]:
+    assert isinstance(r["flat_objects"], int) and isinstance(r["cum_bytes"], int), r
+assert off["prof_active"] is False and off["was"] is True, off
+assert any(n["name"] == "prof.active" and n["access"] == "rw" for n in names["names"]), names
+PY
+}
+check "every --json answer parses, has schema 1 and the documented keys" json_checks
+
 assert_untouched "$PID"
