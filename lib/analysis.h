@@ -17,6 +17,7 @@
 #define MEMPROF_ANALYSIS_H
 
 #include <regex.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -81,6 +82,13 @@ struct analysis {
     struct analysis_view **views;   /* cached, one per profile */
     size_t nviews;
 };
+
+/* Cancellation without signals: the caller points the engine at a flag
+ * (memprof's prompt: one its SIGINT handler sets); building a view fails
+ * with "interrupted" and long printing loops stop early once it is
+ * non-zero.  NULL (the default): never cancelled. */
+void analysis_set_cancel(const volatile sig_atomic_t *flag);
+bool analysis_cancelled(void);
 
 struct analysis *analysis_new(enum analysis_granularity g,
                               analysis_resolve_fn *resolve, void *cookie);

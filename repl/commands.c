@@ -99,9 +99,17 @@ const struct command command_table[] = {
      "Waits SECONDS (fractions allowed, at most 3600) without stopping anything.\n"
      "Useful in batch: prof on, sleep 30, dump.",
      cmd_sleep, 0},
+    {"set", "set pager on|off", "change a setting of the session",
+     "set pager off   print long answers at the prompt directly\n"
+     "set pager on    page them through $PAGER (default 'less -FRX'), the\n"
+     "                default on a terminal (memprof --no-pager starts off)",
+     cmd_set, 0},
     {"quit", "quit", "leave memprof (also: exit, Ctrl-D)",
-     "Detaches cleanly: nothing is left stopped, changed or written in the\n"
-     "process's filesystem.",
+     "Detaches cleanly: nothing is left stopped or written in the process's\n"
+     "filesystem.  At the prompt, when this session turned profiling on and\n"
+     "it is still on, asks whether to turn it off first (Enter: yes; n keeps\n"
+     "it on; Ctrl-C stays at the prompt).  A batch leaves it on and says so\n"
+     "on stderr, with the command that turns it off.",
      cmd_quit, 0},
     {NULL, NULL, NULL, NULL, NULL, 0},
 };
@@ -227,6 +235,21 @@ int cmd_sleep(struct session *s, int argc, char **argv)
         command_error("sleep interrupted");
         return -1;
     }
+    return 0;
+}
+
+int cmd_set(struct session *s, int argc, char **argv)
+{
+    char *pos[2];
+    int npos = options_words(argc, argv, pos, 2);
+    if (npos < 0)
+        return -1;
+    if (npos != 2 || strcmp(pos[0], "pager") != 0 ||
+        (strcmp(pos[1], "on") != 0 && strcmp(pos[1], "off") != 0)) {
+        command_error("usage: set pager on|off");
+        return -1;
+    }
+    s->no_pager = strcmp(pos[1], "off") == 0;
     return 0;
 }
 

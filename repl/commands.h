@@ -55,7 +55,7 @@ void control_session_end(struct session *s, bool failed);
 
 /* Commands implemented in repl/cmd_*.c */
 command_fn cmd_help, cmd_quit, cmd_attach, cmd_detach, cmd_info, cmd_prof,
-           cmd_dump, cmd_mallctl, cmd_jemalloc, cmd_sleep;
+           cmd_dump, cmd_mallctl, cmd_jemalloc, cmd_sleep, cmd_set;
 command_fn cmd_top, cmd_traces, cmd_peek, cmd_tree, cmd_list, cmd_diff,
            cmd_dumps, cmd_load, cmd_pprof, cmd_flame, cmd_graph;
 

@@ -1,9 +1,14 @@
 /* frontend.c - the two ways lines reach the command table: batch input
  * (stdin that is not a terminal, -x FILE) and the readline prompt, with
- * history and completion.  Ctrl-C at the prompt clears the line; it never
- * ends an interactive session (in batch it ends the session like SIGTERM).
+ * history, completion and a pager for long answers.  Ctrl-C at the prompt
+ * clears the line, and during a command cancels it (sleep, the analysis
+ * loops through analysis_set_cancel; attach/ finishes a call first, with
+ * the thread put back, before memprof sees the signal); it never ends an
+ * interactive session (in batch it ends the session like SIGTERM).
  * SIGTERM and SIGHUP end it cleanly between commands
- * (attach/ blocks them while a thread of the target is hijacked). */
+ * (attach/ blocks them while a thread of the target is hijacked).
+ * Leaving the prompt with profiling this session turned on asks whether to
+ * turn it off (default: yes, the process as memprof found it). */
 #include "repl/frontend.h"
 
 #include <errno.h>
@@ -15,8 +20,10 @@
 #include <readline/history.h>
 #include <readline/readline.h>
 
+#include "lib/analysis.h"
 #include "lib/mallctl.h"
 #include "repl/commands.h"
+#include "repl/pager.h"
 
 volatile sig_atomic_t frontend_stop_signal;
 static volatile sig_atomic_t got_sigint;
@@ -25,7 +32,7 @@ static volatile sig_atomic_t at_prompt; /* Ctrl-C clears the line only here */
 static void on_signal(int sig)
 {
     if (sig == SIGINT && at_prompt)
-        got_sigint = 1;
+        got_sigint = 1;     /* also the analysis engine's cancel flag */
     else
         frontend_stop_signal = sig;
 }
@@ -78,6 +85,27 @@ int frontend_batch(struct session *s, FILE *f, const char *name)
 static struct session *rl_session;
 static bool rl_finished;
 
+/* One command at the prompt: a Ctrl-C during it cancels it (one between
+ * Enter and the start: it does not start), and its answer goes through the
+ * pager when long. */
+static void run_at_prompt(struct session *s, const char *line)
+{
+    struct pager pg;
+    if (got_sigint) {
+        got_sigint = 0;
+        command_error("interrupted before it started");
+        return;
+    }
+    pager_begin(s, &pg);
+    int rc = command_run_line(s, line);
+    bool cancelled = got_sigint;
+    pager_end(s, &pg, cancelled);
+    if (cancelled && rc == 0)      /* a failed command said why already */
+        command_error("interrupted%s", pg.dropped ? " (its partial answer is not shown)"
+                                                  : ": the answer above may be incomplete");
+    got_sigint = 0;                /* a Ctrl-C in the pager is the pager's */
+}
+
 static void on_line(char *line)
 {
     if (!line) {               /* Ctrl-D */
@@ -87,7 +115,7 @@ static void on_line(char *line)
     }
     if (*line) {
         add_history(line);
-        command_run_line(rl_session, line);
+        run_at_prompt(rl_session, line);
     }
     free(line);
     if (rl_session->quit)
@@ -166,23 +194,21 @@ static void clear_line_after_sigint(void)
     rl_redisplay();
 }
 
-int frontend_interactive(struct session *s)
+/* Read lines with prompt into handler until it sets rl_finished, a stop
+ * signal, or (cancellable) a Ctrl-C; returns -1 for that Ctrl-C. */
+static int read_lines(const char *prompt, rl_vcpfunc_t *handler, bool cancellable)
 {
-    rl_session = s;
+    int rc = 0;
     rl_finished = false;
-    rl_catch_signals = 0;
-    rl_readline_name = "memprof";
-    rl_attempted_completion_function = complete;
-    char *hist = history_path();
-    if (hist)
-        read_history(hist);
-    stifle_history(1000);
-
-    at_prompt = 1;
-    rl_callback_handler_install("memprof> ", on_line);
+    rl_callback_handler_install(prompt, handler);
     while (!rl_finished && !frontend_stop_signal) {
-        if (got_sigint)
+        if (got_sigint) {
             clear_line_after_sigint();
+            if (cancellable) {
+                rc = -1;
+                break;
+            }
+        }
         fd_set fds;
         FD_ZERO(&fds);
         FD_SET(STDIN_FILENO, &fds);
@@ -194,6 +220,70 @@ int frontend_interactive(struct session *s)
         rl_callback_read_char();
     }
     rl_callback_handler_remove();
+    return rc;
+}
+
+static int answer;            /* the quit question's: 1 yes, 0 no */
+
+static void on_answer(char *line)
+{
+    const char *p = line ? line : "";      /* Ctrl-D: the default */
+    while (*p == ' ')
+        p++;
+    if (*p == 'n' || *p == 'N')
+        answer = 0;
+    else if (*p == 'y' || *p == 'Y' || *p == '\0')
+        answer = 1;
+    else
+        answer = -1;                       /* asked again */
+    if (!line)
+        putchar('\n');
+    free(line);
+    if (answer >= 0)
+        rl_finished = true;
+}
+
+/* Leaving with profiling that this session turned on: ask whether to turn
+ * it off.  Returns -1 when Ctrl-C took back the quit. */
+static int ask_before_leaving(struct session *s)
+{
+    if (!s->target || target_calls_refused(s->target) || !s->changes.active.changed ||
+        !s->changes.active.now)
+        return 0;
+    char q[200];
+    int pid = (int)target_pid(s->target);
+    snprintf(q, sizeof q, "profiling is still on in process %d (this session turned it "
+             "on). Turn it off before leaving? [Y/n] ", pid);
+    do {
+        answer = -1;
+        if (read_lines(q, on_answer, true) < 0)
+            return -1;
+    } while (answer < 0 && !frontend_stop_signal);
+    if (answer == 1)    /* back as found: --force for an owner's opt.prof_active */
+        command_run_line(s, "prof off --force");
+    return 0;
+}
+
+int frontend_interactive(struct session *s)
+{
+    rl_session = s;
+    rl_catch_signals = 0;
+    rl_readline_name = "memprof";
+    rl_attempted_completion_function = complete;
+    char *hist = history_path();
+    if (hist)
+        read_history(hist);
+    stifle_history(1000);
+
+    at_prompt = 1;
+    analysis_set_cancel(&got_sigint);
+    for (;;) {
+        read_lines("memprof> ", on_line, false);
+        if (frontend_stop_signal || ask_before_leaving(s) == 0)
+            break;
+        s->quit = false;        /* Ctrl-C at the question: stay */
+    }
+    analysis_set_cancel(NULL);
     at_prompt = 0;
     if (hist) {
         write_history(hist);

@@ -19,7 +19,7 @@
 
 static const char usage_text[] =
     "usage: memprof [-q] [-p PID] [-e CMD]... [-x FILE]... [--sysroot DIR] [--exe PATH]\n"
-    "               [--dump-dir DIR] [--debug-dir DIR] [PROFILE...]\n"
+    "               [--dump-dir DIR] [--debug-dir DIR] [--no-pager] [PROFILE...]\n"
     "\n"
     "Attach to a running process's jemalloc heap profiler, and analyse heap\n"
     "profiles, interactively or in batch.\n"
@@ -36,6 +36,8 @@ static const char usage_text[] =
     "                       with -p an unstripped copy of the build it runs\n"
     "      --debug-dir DIR  separate debug files (.build-id/...) under DIR, not\n"
     "                       /usr/lib/debug\n"
+    "      --no-pager       at the prompt, print long answers directly instead of\n"
+    "                       through $PAGER (default 'less -FRX')\n"
     "  -h, --help           this text\n"
     "  -V, --version        the version\n"
     "\n"
@@ -117,6 +119,7 @@ int main(int argc, char **argv)
         {"dump-dir", required_argument, NULL, 'D'},
         {"debug-dir", required_argument, NULL, 'G'},
         {"quiet", no_argument, NULL, 'q'},
+        {"no-pager", no_argument, NULL, 'P'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
@@ -135,6 +138,7 @@ int main(int argc, char **argv)
         case 'D': free(s.dump_dir); s.dump_dir = strdup(optarg); break;
         case 'G': free(s.debug_dir); s.debug_dir = strdup(optarg); break;
         case 'q': s.quiet = true; break;
+        case 'P': s.no_pager = true; break;
         case 'h': fputs(usage_text, stdout); free(steps); return 0;
         case 'V': puts("memprof " MEMPROF_VERSION); free(steps); return 0;
         default:

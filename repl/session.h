@@ -66,6 +66,7 @@ struct session {
     bool interactive;          /* readline on a terminal */
     bool quit;                 /* set by quit */
     bool quiet;                /* -q: no status lines on stderr */
+    bool no_pager;             /* --no-pager, 'set pager off' */
     FILE *out;                 /* stdout */
 };
 

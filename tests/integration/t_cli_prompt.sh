@@ -1,0 +1,153 @@
+# The prompt as a person meets it, through a pseudo-terminal (issue 11,
+# items 8 and 9): Ctrl-C cancels a long analysis and the session goes on;
+# Ctrl-C during a sleep while attached leaves no thread stopped; long
+# answers go through $PAGER, short ones and 'set pager off' do not; leaving
+# with profiling this session turned on asks whether to turn it off
+# (Enter: off, n: stays on and stderr says so, Ctrl-C: back at the prompt).
+. "$SRCDIR/tests/integration/lib.sh"
+export HOME="$WORK" PYTHONPATH="$SRCDIR/tests/integration"
+printf '#!/bin/sh\necho ran >>"%s/pager.log"\ncat\n' "$WORK" >"$WORK/pager.sh"
+chmod +x "$WORK/pager.sh"
+export PAGER="$WORK/pager.sh"
+
+prompt() {   # prompt NAME PYTHON-BODY: runs the body with p = Prompt(...); pass/fail as check NAME
+    local name=$1 body=$2
+    check "$name" python3 - "$MEMPROF" "$body" <<'PY'
+import sys
+from pty_prompt import Prompt
+memprof, body = sys.argv[1], sys.argv[2]
+exec(body)
+PY
+}
+active() {   # prints prof.active of $PID
+    "$MEMPROF" -q -p "$PID" -e 'mallctl prof.active' 2>/dev/null
+}
+
+# --- Ctrl-C during a long analysis --------------------------------------------
+MALLOC_CONF=prof:true,prof_active:true,lg_prof_sample:0 \
+    "$TARGETS/gen_stacks" 250000 "$WORK/big.heap" >/dev/null
+prompt "Ctrl-C cancels a long analysis and the prompt goes on" '
+p = Prompt([memprof, "'"$WORK/big.heap"'"])
+p.expect(rb"memprof> ")
+p.send("traces 250000 --lines\r")
+p.expect(rb"traces 250000 --lines\r?\n")     # the line was read: the command runs
+p.send("\x03")
+p.expect(rb"memprof: (traces: )?interrupted")   # while symbolizing, or printing
+p.expect(rb"memprof> ")
+p.send("top 1\r")                             # the session and its profile are intact
+p.expect(rb"Total: .* in use")
+p.send("\x04")
+assert p.wait() == 0
+'
+
+# --- Ctrl-C during a command while attached: nothing stays stopped -----------
+start_target plain
+prompt "Ctrl-C during sleep returns to the prompt" '
+p = Prompt([memprof, "-p", "'"$PID"'"])
+p.expect(rb"memprof> ")
+p.send("sleep 30\r")
+p.expect(rb"sleep 30\r?\n")
+p.wait_syscall(230)                          # clock_nanosleep: the sleep runs
+p.send("\x03")
+p.expect(rb"sleep interrupted")
+p.expect(rb"memprof> ")
+p.send("mallctl opt.prof\r")
+p.expect(rb"opt.prof: true")
+p.send("quit\r")
+assert p.wait() == 0
+'
+assert_untouched "$PID"
+
+# --- the pager ----------------------------------------------------------------
+rm -f "$WORK/pager.log"    # the interrupted traces above may have been paged
+prompt "a long answer goes through PAGER, a short one does not" '
+p = Prompt([memprof], rows=12)
+p.expect(rb"memprof> ")
+p.send("help\r")
+p.expect(rb"Type .help COMMAND. for more")
+p.expect(rb"memprof> ")
+p.send("help sleep\r")
+p.expect(rb"usage: sleep SECONDS")
+p.expect(rb"memprof> ")
+p.send("\x04")
+assert p.wait() == 0
+'
+check "the pager ran once" [ "$(wc -l <"$WORK/pager.log")" -eq 1 ]
+prompt "set pager off prints long answers directly" '
+p = Prompt([memprof], rows=12)
+p.expect(rb"memprof> ")
+p.send("set pager off\r")
+p.expect(rb"memprof> ")
+p.send("help\r")
+p.expect(rb"Type .help COMMAND. for more")
+p.send("\x04")
+assert p.wait() == 0
+'
+prompt "--no-pager prints long answers directly" '
+p = Prompt([memprof, "--no-pager"], rows=12)
+p.expect(rb"memprof> ")
+p.send("help\r")
+p.expect(rb"Type .help COMMAND. for more")
+p.send("\x04")
+assert p.wait() == 0
+'
+"$MEMPROF" -e help >/dev/null
+check "the pager ran only for the first (not after set pager off, --no-pager, batch)" \
+    [ "$(wc -l <"$WORK/pager.log")" -eq 1 ]
+
+# --- leaving with profiling on --------------------------------------------------
+prompt "quit asks; Enter turns profiling off" '
+p = Prompt([memprof, "-p", "'"$PID"'"])
+p.expect(rb"memprof> ")
+p.send("prof on\r")
+p.expect(rb"profiling is now on")
+p.send("quit\r")
+p.expect(rb"profiling is still on in process [0-9]+ \(this session turned it on\)\. Turn it off before leaving\? \[Y/n\] ")
+p.send("\r")
+p.expect(rb"profiling is now off \(was on\)")
+assert p.wait() == 0
+'
+check "Enter: profiling is off after the session" [ "$(active)" = "prof.active: false" ]
+
+prompt "Ctrl-D asks too; n leaves it on and says how to turn it off" '
+p = Prompt([memprof, "-p", "'"$PID"'"])
+p.expect(rb"memprof> ")
+p.send("prof on\r")
+p.expect(rb"profiling is now on")
+p.send("\x04")
+p.expect(rb"Turn it off before leaving\? \[Y/n\] ")
+p.send("n\r")
+p.expect(rb"profiling stays on in process [0-9]+ .*prof off. turns it off")
+assert p.wait() == 0
+'
+check "n: profiling stays on" [ "$(active)" = "prof.active: true" ]
+
+"$MEMPROF" -q -p "$PID" -e 'prof off' >/dev/null
+prompt "Ctrl-C at the question stays at the prompt" '
+p = Prompt([memprof, "-p", "'"$PID"'"])
+p.expect(rb"memprof> ")
+p.send("prof on\r")
+p.expect(rb"profiling is now on")
+p.send("quit\r")
+p.expect(rb"\[Y/n\] ")
+p.send("\x03")
+p.expect(rb"memprof> ")
+p.send("mallctl prof.active\r")
+p.expect(rb"prof.active: true")
+p.send("quit\r")
+p.expect(rb"\[Y/n\] ")
+p.send("y\r")
+p.expect(rb"profiling is now off")
+assert p.wait() == 0
+'
+check "y: profiling is off" [ "$(active)" = "prof.active: false" ]
+
+prompt "no question when this session did not turn profiling on" '
+p = Prompt([memprof, "-p", "'"$PID"'"])
+p.expect(rb"memprof> ")
+p.send("quit\r")
+rest = p.drain()
+assert b"Y/n" not in rest, rest
+assert p.wait() == 0
+'
+assert_untouched "$PID"
