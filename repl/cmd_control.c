@@ -362,6 +362,7 @@ int cmd_attach(struct session *s, int argc, char **argv)
     s->prof_conf = (struct session_prof_conf){0};
     s->changes = (struct session_changes){0};
     s->prof_on = (struct session_prof_on){0};
+    s->narenas = 0;
     session_drop_symbolizer(s);
     const struct jemalloc_copy *c = selected_copy(s);
     char eb[TEXT_ESCAPE_BUF], ob[TEXT_ESCAPE_BUF], sb[TEXT_ESCAPE_BUF];
@@ -384,6 +385,16 @@ int cmd_attach(struct session *s, int argc, char **argv)
     state_say(s, q);
     state_warn(s, q);
     return 0;
+}
+
+unsigned control_narenas(struct session *s)
+{
+    if (s->narenas || !s->target || target_calls_refused(s->target))
+        return s->narenas;
+    struct query q = {.name = "arenas.narenas", .ret = -1};
+    if (query_run(s, &q, 1) == 0 && q.ret == 0)
+        s->narenas = q.v.u32;
+    return s->narenas;
 }
 
 int cmd_detach(struct session *s, int argc, char **argv)

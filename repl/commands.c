@@ -7,6 +7,7 @@
 #include "lib/text_escape.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,6 +143,74 @@ void command_status(const struct session *s, const char *fmt, ...)
     va_end(ap);
 }
 
+/* Edit distance (insertions, deletions, substitutions), for "did you mean". */
+static size_t distance(const char *a, const char *b)
+{
+    size_t lb = strlen(b), row[64];
+    if (lb >= sizeof row / sizeof *row)
+        return SIZE_MAX;
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = j;
+    for (size_t i = 1; a[i - 1]; i++) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t up = row[j];
+            size_t best = diag + (a[i - 1] != b[j - 1]);
+            if (up + 1 < best)
+                best = up + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[lb];
+}
+
+const struct command *command_resolve(const char *word)
+{
+    const struct command *found = command_find(word);
+    if (found)
+        return found;
+    size_t len = strlen(word), n = 0;
+    char list[512] = "";
+    for (const struct command *c = command_table; c->name; c++) {
+        if (strncmp(c->name, word, len) != 0)
+            continue;
+        found = c;
+        n++;
+        size_t used = strlen(list);
+        snprintf(list + used, sizeof list - used, "%s%s", used ? ", " : "", c->name);
+    }
+    if (n == 1)
+        return found;
+    if (n > 1) {
+        command_error("'%s' is ambiguous: %s", word, list);
+        return NULL;
+    }
+    /* The nearest names, if any is near enough to be a typo. */
+    size_t best = SIZE_MAX;
+    for (const struct command *c = command_table; c->name; c++) {
+        size_t d = distance(word, c->name);
+        if (d < best)
+            best = d;
+    }
+    if (len > 40 || best > 2 || best >= len) {
+        command_error("unknown command '%s' (type 'help' for the list)", word);
+        return NULL;
+    }
+    for (const struct command *c = command_table; c->name; c++) {
+        if (distance(word, c->name) != best)
+            continue;
+        size_t used = strlen(list);
+        snprintf(list + used, sizeof list - used, "%s'%s'", used ? " or " : "", c->name);
+    }
+    command_error("unknown command '%s': did you mean %s? (type 'help' for the list)",
+                  word, list);
+    return NULL;
+}
+
 void command_error(const char *fmt, ...)
 {
     va_list ap;
@@ -179,9 +248,9 @@ int command_run_line(struct session *s, const char *line)
         return 0;
     }
     int rc = -1;
-    const struct command *c = command_find(argv[0]);
+    const struct command *c = command_resolve(argv[0]);
     if (!c)
-        command_error("unknown command '%s' (type 'help' for the list)", argv[0]);
+        ;                       /* command_resolve said why */
     else if ((c->flags & CMD_NEEDS_TARGET) && !s->target)
         command_error("'%s' needs a process: attach to one first "
                       "(memprof -p PID, or 'attach PID')", c->name);
@@ -199,11 +268,9 @@ int cmd_help(struct session *s, int argc, char **argv)
     if (npos < 0)
         return -1;
     if (npos == 1) {
-        const struct command *c = command_find(pos[0]);
-        if (!c) {
-            command_error("no command '%s' (type 'help' for the list)", pos[0]);
+        const struct command *c = command_resolve(pos[0]);
+        if (!c)
             return -1;
-        }
         fprintf(s->out, "usage: %s\n\n%s\n", c->usage, c->help);
         return 0;
     }

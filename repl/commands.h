@@ -53,6 +53,16 @@ void command_status(const struct session *s, const char *fmt, ...)
  * (cmd_control.c) */
 void control_session_end(struct session *s, bool failed);
 
+/* arenas.narenas of the attached process, read once (one short stop) and
+ * kept for the session; 0 when not attached or unreadable.  (cmd_control.c) */
+unsigned control_narenas(struct session *s);
+
+/* The command a typed word names: its exact name, "exit" for quit, or a
+ * unique prefix of one (as gdb takes them); NULL after saying why: the
+ * commands an ambiguous prefix could be, or the nearest to an unknown word
+ * ("did you mean ..."). */
+const struct command *command_resolve(const char *word);
+
 /* Commands implemented in repl/cmd_*.c */
 command_fn cmd_help, cmd_quit, cmd_attach, cmd_detach, cmd_info, cmd_prof,
            cmd_dump, cmd_mallctl, cmd_jemalloc, cmd_sleep, cmd_set;

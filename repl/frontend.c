@@ -2,9 +2,10 @@
  * (stdin that is not a terminal, -x FILE) and the readline prompt, with
  * history, completion and a pager for long answers.  Ctrl-C at the prompt
  * clears the line, and during a command cancels it (sleep, the analysis
- * loops through analysis_set_cancel; attach/ finishes a call first, with
- * the thread put back, before memprof sees the signal); it never ends an
- * interactive session (in batch it ends the session like SIGTERM).
+ * loops through analysis_set_cancel; during a stop attach/ holds the signal
+ * until the thread is let go, and one during a call itself leaves the call
+ * and ends memprof, as in batch); otherwise it never ends an interactive
+ * session (in batch it ends the session like SIGTERM).
  * SIGTERM and SIGHUP end it cleanly between commands
  * (attach/ blocks them while a thread of the target is hijacked).
  * Leaving the prompt with profiling this session turned on asks whether to
@@ -21,8 +22,8 @@
 #include <readline/readline.h>
 
 #include "lib/analysis.h"
-#include "lib/mallctl.h"
 #include "repl/commands.h"
+#include "repl/completion.h"
 #include "repl/pager.h"
 
 volatile sig_atomic_t frontend_stop_signal;
@@ -122,58 +123,6 @@ static void on_line(char *line)
         rl_finished = true;
 }
 
-static const char *const prof_words[] = {"on", "off", "sample", "reset", NULL};
-
-/* Completion candidates: command names first, then words that fit the
- * command (mallctl names, prof sub-commands, dump names); files otherwise. */
-static char *complete_word(const char *text, int state)
-{
-    static size_t idx;
-    static int kind;           /* 0 commands, 1 mallctl, 2 prof, 3 dumps */
-    if (state == 0) {
-        idx = 0;
-        const char *buf = rl_line_buffer;
-        while (*buf == ' ')
-            buf++;
-        if (rl_point <= (int)(buf - rl_line_buffer) + (int)strcspn(buf, " "))
-            kind = 0;
-        else if (strncmp(buf, "mallctl ", 8) == 0)
-            kind = 1;
-        else if (strncmp(buf, "prof ", 5) == 0)
-            kind = 2;
-        else if (strncmp(buf, "help ", 5) == 0)
-            kind = 0;
-        else
-            kind = 3;
-    }
-    size_t len = strlen(text);
-    for (;;) {
-        const char *cand = NULL;
-        if (kind == 0)
-            cand = command_table[idx].name;
-        else if (kind == 1)
-            cand = mallctl_table[idx].name;
-        else if (kind == 2)
-            cand = prof_words[idx];
-        else if (idx < rl_session->ndumps)
-            cand = rl_session->dumps[idx].name;
-        if (!cand)
-            return NULL;
-        idx++;
-        if (strncmp(cand, text, len) == 0)
-            return strdup(cand);
-    }
-}
-
-static char **complete(const char *text, int start, int end)
-{
-    (void)start, (void)end;
-    char **m = rl_completion_matches(text, complete_word);
-    if (m)
-        rl_attempted_completion_over = 1;
-    return m; /* NULL: readline falls back to file names */
-}
-
 static char *history_path(void)
 {
     const char *home = getenv("HOME");
@@ -269,7 +218,7 @@ int frontend_interactive(struct session *s)
     rl_session = s;
     rl_catch_signals = 0;
     rl_readline_name = "memprof";
-    rl_attempted_completion_function = complete;
+    completion_install(s);
     char *hist = history_path();
     if (hist)
         read_history(hist);

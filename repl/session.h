@@ -53,6 +53,7 @@ struct session {
     struct session_prof_conf prof_conf;
     struct session_changes changes;
     struct session_prof_on prof_on;
+    unsigned narenas;          /* arenas.narenas, read once for completion (0: not yet) */
     struct session_dump *dumps;
     size_t ndumps, dumps_cap;
     unsigned dump_seq;         /* for automatic names */

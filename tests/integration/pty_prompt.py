@@ -57,7 +57,8 @@ class Prompt:
             if left <= 0 or self._read(left) is None:
                 if rx.search(self.buf, max(self.pos, self.scanned - 4096)):
                     continue
-                sys.stderr.write("screen so far:\n%s\n" % self.buf.decode(errors="replace"))
+                sys.stderr.write("screen so far:\n%s\nlast bytes: %r\n"
+                                 % (self.buf.decode(errors="replace"), self.buf[-300:]))
                 raise SystemExit("FAIL: never saw %r" % pattern)
 
     def drain(self):

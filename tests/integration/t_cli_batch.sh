@@ -89,3 +89,14 @@ PY
 check "every --json answer parses, has schema 1 and the documented keys" json_checks
 
 assert_untouched "$PID"
+
+# --- item 10: unique prefixes run, ambiguous and unknown words are answered ---
+run -e 'hel sle'
+check "a unique prefix runs the command (help sleep)" grep -q '^usage: sleep SECONDS' "$WORK/out"
+run -e 'du'
+check "an ambiguous prefix names the candidates" \
+    grep -q "^memprof: -e #1: 'du' is ambiguous: dump, dumps" "$WORK/err"
+check "an ambiguous prefix fails" [ "$RC" -eq 1 ]
+run -e 'dmup'
+check "a typo is answered with the nearest command" \
+    grep -q "^memprof: -e #1: unknown command 'dmup': did you mean 'dump'?" "$WORK/err"

@@ -1,9 +1,10 @@
 # The prompt as a person meets it, through a pseudo-terminal (issue 11,
-# items 8 and 9): Ctrl-C cancels a long analysis and the session goes on;
+# items 8-10): Ctrl-C cancels a long analysis and the session goes on;
 # Ctrl-C during a sleep while attached leaves no thread stopped; long
 # answers go through $PAGER, short ones and 'set pager off' do not; leaving
 # with profiling this session turned on asks whether to turn it off
-# (Enter: off, n: stays on and stderr says so, Ctrl-C: back at the prompt).
+# (Enter: off, n: stays on and stderr says so, Ctrl-C: back at the prompt);
+# TAB completes options, arena indices, function names and file names.
 . "$SRCDIR/tests/integration/lib.sh"
 export HOME="$WORK" PYTHONPATH="$SRCDIR/tests/integration"
 printf '#!/bin/sh\necho ran >>"%s/pager.log"\ncat\n' "$WORK" >"$WORK/pager.sh"
@@ -36,12 +37,37 @@ p.expect(rb"memprof: (traces: )?interrupted")   # while symbolizing, or printing
 p.expect(rb"memprof> ")
 p.send("top 1\r")                             # the session and its profile are intact
 p.expect(rb"Total: .* in use")
+p.expect(rb"memprof> ")            # readline reads keys again
 p.send("\x04")
 assert p.wait() == 0
 '
 
-# --- Ctrl-C during a command while attached: nothing stays stopped -----------
+# --- completion (TAB; Ctrl-U clears the line between cases) -------------------
 start_target plain
+prompt "TAB completes options, arena indices, names under an index, functions, files" '
+p = Prompt([memprof, "-p", "'"$PID"'", "'"$WORK/big.heap"'"])
+p.expect(rb"memprof> ")
+p.send("mallctl --ty\t")
+p.expect(rb"--type ")
+p.send("\x15mallctl arena.\t\t")               # the indices of this process, and 4096 (all)
+p.expect(rb"arena\.0\. .*arena\.4096\.")
+p.send("\x15mallctl arena.0.pu\t")
+p.expect(rb"arena\.0\.purge ")
+p.send("\x15top --foc\t")
+p.expect(rb"--focus ")
+p.send("lea\t")                                # a function of the profile
+p.expect(rb"leaf ")
+p.send("\x15peek walk\t\t")                    # all the walkN functions
+p.expect(rb"walk0 .*walk7")
+p.send("\x15load '"$WORK"'/big.he\t")
+p.expect(rb"big\.heap ")
+p.send("\x15he\t")
+p.expect(rb"help ")
+p.send("\x15quit\r")
+assert p.wait() == 0
+'
+
+# --- Ctrl-C during a command while attached: nothing stays stopped -----------
 prompt "Ctrl-C during sleep returns to the prompt" '
 p = Prompt([memprof, "-p", "'"$PID"'"])
 p.expect(rb"memprof> ")
@@ -53,6 +79,7 @@ p.expect(rb"sleep interrupted")
 p.expect(rb"memprof> ")
 p.send("mallctl opt.prof\r")
 p.expect(rb"opt.prof: true")
+p.expect(rb"memprof> ")            # readline reads keys again
 p.send("quit\r")
 assert p.wait() == 0
 '
@@ -80,6 +107,7 @@ p.send("set pager off\r")
 p.expect(rb"memprof> ")
 p.send("help\r")
 p.expect(rb"Type .help COMMAND. for more")
+p.expect(rb"memprof> ")            # readline reads keys again
 p.send("\x04")
 assert p.wait() == 0
 '
@@ -88,6 +116,7 @@ p = Prompt([memprof, "--no-pager"], rows=12)
 p.expect(rb"memprof> ")
 p.send("help\r")
 p.expect(rb"Type .help COMMAND. for more")
+p.expect(rb"memprof> ")            # readline reads keys again
 p.send("\x04")
 assert p.wait() == 0
 '
@@ -101,6 +130,7 @@ p = Prompt([memprof, "-p", "'"$PID"'"])
 p.expect(rb"memprof> ")
 p.send("prof on\r")
 p.expect(rb"profiling is now on")
+p.expect(rb"memprof> ")            # readline reads keys again
 p.send("quit\r")
 p.expect(rb"profiling is still on in process [0-9]+ \(this session turned it on\)\. Turn it off before leaving\? \[Y/n\] ")
 p.send("\r")
@@ -114,6 +144,7 @@ p = Prompt([memprof, "-p", "'"$PID"'"])
 p.expect(rb"memprof> ")
 p.send("prof on\r")
 p.expect(rb"profiling is now on")
+p.expect(rb"memprof> ")            # readline reads keys again
 p.send("\x04")
 p.expect(rb"Turn it off before leaving\? \[Y/n\] ")
 p.send("n\r")
@@ -128,12 +159,14 @@ p = Prompt([memprof, "-p", "'"$PID"'"])
 p.expect(rb"memprof> ")
 p.send("prof on\r")
 p.expect(rb"profiling is now on")
+p.expect(rb"memprof> ")            # readline reads keys again
 p.send("quit\r")
 p.expect(rb"\[Y/n\] ")
 p.send("\x03")
 p.expect(rb"memprof> ")
 p.send("mallctl prof.active\r")
 p.expect(rb"prof.active: true")
+p.expect(rb"memprof> ")            # readline reads keys again
 p.send("quit\r")
 p.expect(rb"\[Y/n\] ")
 p.send("y\r")
