@@ -5,6 +5,8 @@
 #   p = Prompt([memprof, args...], rows=40)   # started on a new terminal
 #   p.expect(rb"regex")     waits (deadline 30 s times $SLOW) for the regex in
 #                           what was printed since the last match; dies otherwise
+#   p.command("line", rb"answer")   types line and Enter, waits for the answer
+#                           and the next prompt (readline reads keys again)
 #   p.wait_syscall(N)       waits until memprof is in system call N
 #   p.send("text")          types text ("\r" is Enter, "\x03" Ctrl-C,
 #                           "\x04" Ctrl-D, "\t" TAB)
@@ -66,6 +68,15 @@ class Prompt:
         while self._read(30 * SLOW):
             pass
         return self.buf[self.pos:]
+
+    def command(self, line, answer):
+        m = self.expect_after(line, answer)
+        self.expect(rb"memprof> ")
+        return m
+
+    def expect_after(self, line, answer):
+        self.send(line + "\r")
+        return self.expect(answer)
 
     def wait_syscall(self, number, timeout=30):
         """Wait until memprof sits in system call number (a condition, not a delay)."""

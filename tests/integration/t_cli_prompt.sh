@@ -11,12 +11,18 @@ printf '#!/bin/sh\necho ran >>"%s/pager.log"\ncat\n' "$WORK" >"$WORK/pager.sh"
 chmod +x "$WORK/pager.sh"
 export PAGER="$WORK/pager.sh"
 
-prompt() {   # prompt NAME PYTHON-BODY: runs the body with p = Prompt(...); pass/fail as check NAME
+prompt() {   # prompt NAME PYTHON-BODY: runs the body (memprof, pid, Prompt, prof_on_session); a check
     local name=$1 body=$2
-    check "$name" python3 - "$MEMPROF" "$body" <<'PY'
+    check "$name" python3 - "$MEMPROF" "$body" "${PID:-0}" <<'PY'
 import sys
 from pty_prompt import Prompt
-memprof, body = sys.argv[1], sys.argv[2]
+memprof, body, pid = sys.argv[1], sys.argv[2], sys.argv[3]
+def prof_on_session():
+    """memprof -p PID at the prompt, after this session's prof on."""
+    p = Prompt([memprof, "-p", pid])
+    p.expect(rb"memprof> ")
+    p.command("prof on", rb"profiling is now on")
+    return p
 exec(body)
 PY
 }
@@ -126,13 +132,8 @@ check "the pager ran only for the first (not after set pager off, --no-pager, ba
 
 # --- leaving with profiling on --------------------------------------------------
 prompt "quit asks; Enter turns profiling off" '
-p = Prompt([memprof, "-p", "'"$PID"'"])
-p.expect(rb"memprof> ")
-p.send("prof on\r")
-p.expect(rb"profiling is now on")
-p.expect(rb"memprof> ")            # readline reads keys again
-p.send("quit\r")
-p.expect(rb"profiling is still on in process [0-9]+ \(this session turned it on\)\. Turn it off before leaving\? \[Y/n\] ")
+p = prof_on_session()
+p.expect_after("quit", rb"profiling is still on in process [0-9]+ \(this session turned it on\)\. Turn it off before leaving\? \[Y/n\] ")
 p.send("\r")
 p.expect(rb"profiling is now off \(was on\)")
 assert p.wait() == 0
@@ -140,11 +141,7 @@ assert p.wait() == 0
 check "Enter: profiling is off after the session" [ "$(active)" = "prof.active: false" ]
 
 prompt "Ctrl-D asks too; n leaves it on and says how to turn it off" '
-p = Prompt([memprof, "-p", "'"$PID"'"])
-p.expect(rb"memprof> ")
-p.send("prof on\r")
-p.expect(rb"profiling is now on")
-p.expect(rb"memprof> ")            # readline reads keys again
+p = prof_on_session()
 p.send("\x04")
 p.expect(rb"Turn it off before leaving\? \[Y/n\] ")
 p.send("n\r")
@@ -155,20 +152,12 @@ check "n: profiling stays on" [ "$(active)" = "prof.active: true" ]
 
 "$MEMPROF" -q -p "$PID" -e 'prof off' >/dev/null
 prompt "Ctrl-C at the question stays at the prompt" '
-p = Prompt([memprof, "-p", "'"$PID"'"])
-p.expect(rb"memprof> ")
-p.send("prof on\r")
-p.expect(rb"profiling is now on")
-p.expect(rb"memprof> ")            # readline reads keys again
-p.send("quit\r")
-p.expect(rb"\[Y/n\] ")
+p = prof_on_session()
+p.expect_after("quit", rb"\[Y/n\] ")
 p.send("\x03")
 p.expect(rb"memprof> ")
-p.send("mallctl prof.active\r")
-p.expect(rb"prof.active: true")
-p.expect(rb"memprof> ")            # readline reads keys again
-p.send("quit\r")
-p.expect(rb"\[Y/n\] ")
+p.command("mallctl prof.active", rb"prof.active: true")
+p.expect_after("quit", rb"\[Y/n\] ")
 p.send("y\r")
 p.expect(rb"profiling is now off")
 assert p.wait() == 0
