@@ -22,11 +22,11 @@ const struct command command_table[] = {
      "Checks the process (alive, not stopped, not already traced, permission),\n"
      "finds jemalloc's mallctl in it, and reads its profiling state with one\n"
      "short stop of one thread.  Nothing else is stopped or changed.",
-     cmd_attach, 0},
+     cmd_attach, CMD_CALLS_TARGET},
     {"detach", "detach", "let go of the process",
      "Removes the session's dump directory (if a dump needed one) from the\n"
      "process's filesystem and forgets the process.  The dumps already taken stay in the session.",
-     cmd_detach, CMD_NEEDS_TARGET},
+     cmd_detach, CMD_NEEDS_TARGET | CMD_CALLS_TARGET},
     {"info", "info [--json]", "the process, its jemalloc and profiling state",
      "Shows the pid, executable, jemalloc version and where it was found,\n"
      "config.prof, opt.prof, opt.prof_active, prof.active, prof.lg_sample,\n"
@@ -34,12 +34,12 @@ const struct command command_table[] = {
      "and how long memprof stopped a thread: the number of stops, the last\n"
      "(and which thread), median, p90 and maximum, and how many unsafe threads\n"
      "it passed over.  --json: the same as one JSON document (docs/memprof.1).",
-     cmd_info, CMD_NEEDS_TARGET},
+     cmd_info, CMD_NEEDS_TARGET | CMD_CALLS_TARGET},
     {"jemalloc", "jemalloc [N]", "list the process's jemalloc copies, or pick one",
      "A process can hold several copies of jemalloc (a static one in the\n"
      "executable and a shared one, say).  With no argument, lists them; the\n"
      "one marked '*' is the one memprof drives.  'jemalloc N' picks copy N.",
-     cmd_jemalloc, CMD_NEEDS_TARGET},
+     cmd_jemalloc, CMD_NEEDS_TARGET | CMD_CALLS_TARGET},
     {"prof", "prof on|off|sample N|reset [--force] [--json]", "turn sampling on or off, set its rate",
      "prof on        start sampling (prof.active = true)\n"
      "prof off       stop sampling (prof.active = false)\n"
@@ -56,7 +56,7 @@ const struct command command_table[] = {
      "When a batch stops at an error (or memprof is ended by a signal), what\n"
      "the session changed (prof.active, the rate, prof.gdump) is put back;\n"
      "a batch that ends normally says on stderr what it leaves changed.",
-     cmd_prof, CMD_NEEDS_TARGET},
+     cmd_prof, CMD_NEEDS_TARGET | CMD_CALLS_TARGET},
     {"dump", "dump [FILE] [--name NAME] [--json]", "take a heap profile from the process",
      "The process writes its profile into an anonymous in-memory file that\n"
      "memprof reads and the process closes in the same stop (or, when that\n"
@@ -64,7 +64,7 @@ const struct command command_table[] = {
      "it in the session (see 'dumps') and, given FILE, saves a copy.  It is\n"
      "named NAME, or dump1, dump2... in order.  A FILE starting with '-' goes\n"
      "after '--' (dump -- -name).",
-     cmd_dump, CMD_NEEDS_TARGET},
+     cmd_dump, CMD_NEEDS_TARGET | CMD_CALLS_TARGET},
     {"mallctl", "mallctl [NAME [VALUE]] [--type TYPE] [--force] [--json]", "read or write any mallctl name",
      "Reads NAME, or writes VALUE to it; a VALUE that starts with '-' goes after\n"
      "'--' (mallctl arenas.dirty_decay_ms -- -1).  memprof knows every name of\n"
@@ -79,7 +79,7 @@ const struct command command_table[] = {
      "For a name newer than the table give --type bool|unsigned|uint32_t|\n"
      "size_t|ssize_t|uint64_t|int64_t|string|void.  'mallctl' alone lists the\n"
      "names.",
-     cmd_mallctl, 0},
+     cmd_mallctl, CMD_CALLS_TARGET},
     {"load", cmd_load_usage, cmd_load_summary, cmd_load_help, cmd_load, 0},
     {"dumps", cmd_dumps_usage, cmd_dumps_summary, cmd_dumps_help, cmd_dumps, 0},
     {"top", cmd_top_usage, cmd_top_summary, cmd_top_help, cmd_top, 0},
@@ -168,9 +168,21 @@ static size_t distance(const char *a, const char *b)
     return row[lb];
 }
 
-const struct command *command_resolve(const char *word)
+const struct command *command_lookup(const char *word)
 {
     const struct command *found = command_find(word);
+    size_t len = strlen(word), n = 0;
+    for (const struct command *c = command_table; !found && c->name; c++)
+        n += strncmp(c->name, word, len) == 0;
+    for (const struct command *c = command_table; !found && n == 1 && c->name; c++)
+        if (strncmp(c->name, word, len) == 0)
+            found = c;
+    return found;
+}
+
+const struct command *command_resolve(const char *word)
+{
+    const struct command *found = command_lookup(word);
     if (found)
         return found;
     size_t len = strlen(word), n = 0;
@@ -183,8 +195,6 @@ const struct command *command_resolve(const char *word)
         size_t used = strlen(list);
         snprintf(list + used, sizeof list - used, "%s%s", used ? ", " : "", c->name);
     }
-    if (n == 1)
-        return found;
     if (n > 1) {
         command_error("'%s' is ambiguous: %s", word, list);
         return NULL;

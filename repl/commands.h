@@ -7,6 +7,8 @@
 
 enum command_flags {
     CMD_NEEDS_TARGET = 1 << 0,   /* refuses to run when not attached */
+    CMD_CALLS_TARGET = 1 << 1,   /* calls into the process: at the prompt a
+                                  * Ctrl-C waits for the command to end */
 };
 
 /* A command returns 0 on success, -1 on failure after printing a message
@@ -62,6 +64,8 @@ unsigned control_narenas(struct session *s);
  * commands an ambiguous prefix could be, or the nearest to an unknown word
  * ("did you mean ..."). */
 const struct command *command_resolve(const char *word);
+/* The same without a word to the user: NULL when word names no command. */
+const struct command *command_lookup(const char *word);
 
 /* Commands implemented in repl/cmd_*.c */
 command_fn cmd_help, cmd_quit, cmd_attach, cmd_detach, cmd_info, cmd_prof,

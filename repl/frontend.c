@@ -2,10 +2,10 @@
  * (stdin that is not a terminal, -x FILE) and the readline prompt, with
  * history, completion and a pager for long answers.  Ctrl-C at the prompt
  * clears the line, and during a command cancels it (sleep, the analysis
- * loops through analysis_set_cancel; during a stop attach/ holds the signal
- * until the thread is let go, and one during a call itself leaves the call
- * and ends memprof, as in batch); otherwise it never ends an interactive
- * session (in batch it ends the session like SIGTERM).
+ * loops through analysis_set_cancel); during a command that calls into the
+ * process it is held until the command ends, so that attach/ never leaves a
+ * call half-way at the prompt.  It never ends an interactive session (in
+ * batch it ends the session like SIGTERM).
  * SIGTERM and SIGHUP end it cleanly between commands
  * (attach/ blocks them while a thread of the target is hijacked).
  * Leaving the prompt with profiling this session turned on asks whether to
@@ -86,9 +86,49 @@ int frontend_batch(struct session *s, FILE *f, const char *name)
 static struct session *rl_session;
 static bool rl_finished;
 
+/* Whether the line's command calls into the process (CMD_CALLS_TARGET). */
+static bool calls_target(const char *line)
+{
+    char **argv;
+    struct mp_error err;
+    int argc = command_split(line, &argv, &err);
+    if (argc < 0)
+        return false;
+    const struct command *c = argc ? command_lookup(argv[0]) : NULL;
+    free(argv);
+    return c && (c->flags & CMD_CALLS_TARGET);
+}
+
+/* While a command calls into the process, Ctrl-C is held off: blocked and
+ * ignored, attach/ does not take it as a reason to leave a call half-way
+ * (and end memprof, as in batch); it stays pending until the handler is
+ * back, and then marks the command interrupted. */
+static struct sigaction sigint_action;
+static sigset_t sigint_mask;
+
+static void hold_sigint(void)
+{
+    sigset_t set, pending;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigprocmask(SIG_BLOCK, &set, &sigint_mask);
+    if (sigpending(&pending) == 0 && sigismember(&pending, SIGINT))
+        got_sigint = 1;     /* setting SIG_IGN discards it: noted first */
+    struct sigaction ign;
+    memset(&ign, 0, sizeof ign);
+    ign.sa_handler = SIG_IGN;
+    sigaction(SIGINT, &ign, &sigint_action);
+}
+
+static void release_sigint(void)
+{
+    sigaction(SIGINT, &sigint_action, NULL);
+    sigprocmask(SIG_SETMASK, &sigint_mask, NULL);   /* a held Ctrl-C arrives now */
+}
+
 /* One command at the prompt: a Ctrl-C during it cancels it (one between
- * Enter and the start: it does not start), and its answer goes through the
- * pager when long. */
+ * Enter and the start: it does not start; one during calls into the
+ * process: they finish), and its answer goes through the pager when long. */
 static void run_at_prompt(struct session *s, const char *line)
 {
     struct pager pg;
@@ -97,11 +137,19 @@ static void run_at_prompt(struct session *s, const char *line)
         command_error("interrupted before it started");
         return;
     }
+    bool held = calls_target(line);
+    if (held)
+        hold_sigint();
     pager_begin(s, &pg);
     int rc = command_run_line(s, line);
+    if (held)
+        release_sigint();
     bool cancelled = got_sigint;
-    pager_end(s, &pg, cancelled);
-    if (cancelled && rc == 0)      /* a failed command said why already */
+    pager_end(s, &pg, cancelled && !held);
+    if (cancelled && held)
+        command_error("interrupted: the command was let finish (at the prompt memprof "
+                      "never leaves a call into the process half-way)");
+    else if (cancelled && rc == 0)   /* a failed command said why already */
         command_error("interrupted%s", pg.dropped ? " (its partial answer is not shown)"
                                                   : ": the answer above may be incomplete");
     got_sigint = 0;                /* a Ctrl-C in the pager is the pager's */

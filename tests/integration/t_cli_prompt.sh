@@ -1,6 +1,7 @@
 # The prompt as a person meets it, through a pseudo-terminal (issue 11,
 # items 8-10): Ctrl-C cancels a long analysis and the session goes on;
-# Ctrl-C during a sleep while attached leaves no thread stopped; long
+# Ctrl-C during a sleep while attached leaves no thread stopped, and during
+# a call into the process lets the call finish and stays at the prompt; long
 # answers go through $PAGER, short ones and 'set pager off' do not; leaving
 # with profiling this session turned on asks whether to turn it off
 # (Enter: off, n: stays on and stderr says so, Ctrl-C: back at the prompt);
@@ -90,6 +91,35 @@ p.send("quit\r")
 assert p.wait() == 0
 '
 assert_untouched "$PID"
+
+# --- Ctrl-C during a call into the process: the call finishes, memprof stays ---
+# (a prof.dump into a FIFO that nobody reads keeps the call in open(); batch
+# mode would leave the call and exit, t_safety_hung_call)
+PLAIN=$PID
+rm -f "$WORK/readfifo"; mkfifo "$WORK/readfifo" "$WORK/dumpfifo"
+start_target sleepers read "$WORK/readfifo"
+MEMPROF_CALL_TIMEOUT=3600 prompt "Ctrl-C during a call lets it finish and stays at the prompt" '
+import subprocess
+p = Prompt([memprof, "-p", pid])
+p.expect(rb"memprof> ")
+p.send("mallctl prof.dump '"$WORK/dumpfifo"'\r")
+def in_open():
+    with open("/proc/%s/syscall" % pid) as f:
+        return f.read().split()[0] in ("2", "85", "257")
+while not in_open():              # the borrowed thread waits in open() of the FIFO
+    p._read(0.05)
+p.send("\x03")
+reader = subprocess.Popen(["cat", "'"$WORK/dumpfifo"'"], stdout=subprocess.DEVNULL)
+p.expect(rb"prof.dump: set to ")
+p.expect(rb"interrupted: the command was let finish")
+p.command("mallctl opt.prof", rb"opt.prof: true")
+p.send("quit\r")
+assert p.wait() == 0
+reader.wait()
+'
+assert_untouched "$PID"
+check_reader "$WORK/readfifo"
+PID=$PLAIN
 
 # --- the pager ----------------------------------------------------------------
 rm -f "$WORK/pager.log"    # the interrupted traces above may have been paged
