@@ -42,9 +42,7 @@ p.expect(rb"traces 250000 --lines\r?\n")     # the line was read: the command ru
 p.send("\x03")
 p.expect(rb"memprof: (traces: )?interrupted")   # while symbolizing, or printing
 p.expect(rb"memprof> ")
-p.send("top 1\r")                             # the session and its profile are intact
-p.expect(rb"Total: .* in use")
-p.expect(rb"memprof> ")            # readline reads keys again
+p.command("top 1", rb"Total: .* in use")      # the session and its profile are intact
 p.send("\x04")
 assert p.wait() == 0
 '
@@ -84,9 +82,7 @@ p.wait_syscall(230)                          # clock_nanosleep: the sleep runs
 p.send("\x03")
 p.expect(rb"sleep interrupted")
 p.expect(rb"memprof> ")
-p.send("mallctl opt.prof\r")
-p.expect(rb"opt.prof: true")
-p.expect(rb"memprof> ")            # readline reads keys again
+p.command("mallctl opt.prof", rb"opt.prof: true")
 p.send("quit\r")
 assert p.wait() == 0
 '
@@ -141,18 +137,14 @@ p = Prompt([memprof], rows=12)
 p.expect(rb"memprof> ")
 p.send("set pager off\r")
 p.expect(rb"memprof> ")
-p.send("help\r")
-p.expect(rb"Type .help COMMAND. for more")
-p.expect(rb"memprof> ")            # readline reads keys again
+p.command("help", rb"Type .help COMMAND. for more")
 p.send("\x04")
 assert p.wait() == 0
 '
 prompt "--no-pager prints long answers directly" '
 p = Prompt([memprof, "--no-pager"], rows=12)
 p.expect(rb"memprof> ")
-p.send("help\r")
-p.expect(rb"Type .help COMMAND. for more")
-p.expect(rb"memprof> ")            # readline reads keys again
+p.command("help", rb"Type .help COMMAND. for more")
 p.send("\x04")
 assert p.wait() == 0
 '
@@ -161,38 +153,32 @@ check "the pager ran only for the first (not after set pager off, --no-pager, ba
     [ "$(wc -l <"$WORK/pager.log")" -eq 1 ]
 
 # --- leaving with profiling on --------------------------------------------------
-prompt "quit asks; Enter turns profiling off" '
-p = prof_on_session()
+# leaving NAME KEYS-BODY STATE: a session that turned profiling on leaves by
+# KEYS-BODY (python on p); prof.active is STATE afterwards
+leaving() {
+    prompt "$1" "p = prof_on_session()
+$2
+assert p.wait() == 0"
+    check "$1: prof.active is $3 afterwards" [ "$(active)" = "prof.active: $3" ]
+}
+leaving "quit asks; Enter turns profiling off" '
 p.expect_after("quit", rb"profiling is still on in process [0-9]+ \(this session turned it on\)\. Turn it off before leaving\? \[Y/n\] ")
 p.send("\r")
-p.expect(rb"profiling is now off \(was on\)")
-assert p.wait() == 0
-'
-check "Enter: profiling is off after the session" [ "$(active)" = "prof.active: false" ]
-
-prompt "Ctrl-D asks too; n leaves it on and says how to turn it off" '
-p = prof_on_session()
+p.expect(rb"profiling is now off \(was on\)")' false
+leaving "Ctrl-D asks too; n leaves it on and says how to turn it off" '
 p.send("\x04")
 p.expect(rb"Turn it off before leaving\? \[Y/n\] ")
 p.send("n\r")
-p.expect(rb"profiling stays on in process [0-9]+ .*prof off. turns it off")
-assert p.wait() == 0
-'
-check "n: profiling stays on" [ "$(active)" = "prof.active: true" ]
-
+p.expect(rb"profiling stays on in process [0-9]+ .*prof off. turns it off")' true
 "$MEMPROF" -q -p "$PID" -e 'prof off' >/dev/null
-prompt "Ctrl-C at the question stays at the prompt" '
-p = prof_on_session()
+leaving "Ctrl-C at the question stays at the prompt; y turns it off" '
 p.expect_after("quit", rb"\[Y/n\] ")
 p.send("\x03")
 p.expect(rb"memprof> ")
 p.command("mallctl prof.active", rb"prof.active: true")
 p.expect_after("quit", rb"\[Y/n\] ")
 p.send("y\r")
-p.expect(rb"profiling is now off")
-assert p.wait() == 0
-'
-check "y: profiling is off" [ "$(active)" = "prof.active: false" ]
+p.expect(rb"profiling is now off")' false
 
 prompt "no question when this session did not turn profiling on" '
 p = Prompt([memprof, "-p", "'"$PID"'"])
