@@ -24,6 +24,15 @@ run -q -p "$PID" -e 'mallctl opt.prof'
 check "-q: same answer" [ "$(cat "$WORK/out")" = "opt.prof: true" ]
 check "-q: nothing on stderr" [ ! -s "$WORK/err" ]
 
+# --- item 9: since when this session's profiling runs -------------------------
+run -p "$PID" -e 'prof on' -e info -e dump -e dump -e 'prof off'
+check "prof on / info / dump batch succeeds" [ "$RC" -eq 0 ]
+check "info says this session turned profiling on, and when" \
+    grep -Eq '^prof\.active +true \(turned on by this session at [0-9:]{8} \([0-9]+ s ago\)\)$' "$WORK/out"
+check "the first dump after prof on says what it covers" \
+    grep -q '^note: dump1 covers only the allocations sampled since this session turned profiling on at' "$WORK/err"
+check "only the first dump says so" bash -c "! grep -q '^note: dump2 covers' '$WORK/err'"
+
 # --- item 7: exit codes and the place of a failing line ----------------------
 run -p abc -e info
 check "-p abc exits 2" [ "$RC" -eq 2 ]
