@@ -441,6 +441,18 @@ static int append_stack(struct analysis *a, const struct profile *p,
     return 0;
 }
 
+static const volatile sig_atomic_t *cancel_flag;
+
+void analysis_set_cancel(const volatile sig_atomic_t *flag)
+{
+    cancel_flag = flag;
+}
+
+bool analysis_cancelled(void)
+{
+    return cancel_flag && *cancel_flag;
+}
+
 static struct analysis_view *build_view(struct analysis *a, const struct profile *p,
                                         struct mp_error *err)
 {
@@ -454,6 +466,14 @@ static struct analysis_view *build_view(struct analysis *a, const struct profile
     if (!v->stack_start || id_vec_reserve(&ids, p->nframes + 1) < 0)
         goto oom;
     for (size_t i = 0; i < p->nstacks; i++) {
+        if ((i & 1023) == 0 && analysis_cancelled()) {
+            addr_cache_fini(&cache);
+            ids_unmap(ids.v, ids.cap);
+            view_free(v);
+            mp_error_set(err, "interrupted while symbolizing %s",
+                         p->name ? p->name : "the profile");
+            return NULL;
+        }
         v->stack_start[i] = (uint32_t)ids.n;
         if (append_stack(a, p, &cache, &p->stacks[i], &ids) < 0)
             goto oom;

@@ -18,6 +18,7 @@
 #define MEMPROF_ANALYSIS_H
 
 #include <regex.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -26,6 +27,10 @@
 #include "lib/error.h"
 #include "lib/profile.h"
 #include "lib/symbolize.h"
+
+/* The version of every --json document memprof prints (its "schema" key):
+ * raised when a key changes meaning or goes away, not when one is added. */
+#define MEMPROF_JSON_SCHEMA 1
 
 enum analysis_granularity {
     ANALYSIS_FUNCTIONS,     /* default */
@@ -92,6 +97,13 @@ struct analysis {
     bool keep_allocator;            /* --show-alloc: keep the allocator's own
                                      * frames (set before the first view) */
 };
+
+/* Cancellation without signals: the caller points the engine at a flag
+ * (memprof's prompt: one its SIGINT handler sets); building a view fails
+ * with "interrupted" and long printing loops stop early once it is
+ * non-zero.  NULL (the default): never cancelled. */
+void analysis_set_cancel(const volatile sig_atomic_t *flag);
+bool analysis_cancelled(void);
 
 struct analysis *analysis_new(enum analysis_granularity g,
                               analysis_resolve_fn *resolve, void *cookie);

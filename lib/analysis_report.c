@@ -4,6 +4,7 @@
 #include "lib/text_escape.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <string.h>
 
 static const char *const granularity_name[ANALYSIS_NGRANULARITIES] = {
@@ -45,6 +46,7 @@ json_object *analysis_json_head(const struct analysis_query *q,
 {
     const struct analysis_options *o = q->opt;
     json_object *j = json_object_new_object();
+    json_object_object_add(j, "schema", json_object_new_int(MEMPROF_JSON_SCHEMA));
     if (src && src->name)
         json_object_object_add(j, "dump", json_object_new_string(src->name));
     if (src && src->base_name)
@@ -55,8 +57,7 @@ json_object *analysis_json_head(const struct analysis_query *q,
                            json_object_new_string(granularity_name[q->a->granularity]));
     if (o->has_thread)
         json_object_object_add(j, "thread", json_object_new_uint64(o->thread));
-    json_object_object_add(j, "total_bytes", json_object_new_double(total.bytes));
-    json_object_object_add(j, "total_objects", json_object_new_double(total.objects));
+    analysis_json_amount(j, "total_", total);
     return j;
 }
 
@@ -75,9 +76,9 @@ void analysis_json_amount(json_object *o, const char *prefix, struct analysis_am
 {
     char key[64];
     snprintf(key, sizeof key, "%sbytes", prefix);
-    json_object_object_add(o, key, json_object_new_double(m.bytes));
+    json_object_object_add(o, key, json_object_new_int64(llround(m.bytes)));
     snprintf(key, sizeof key, "%sobjects", prefix);
-    json_object_object_add(o, key, json_object_new_double(m.objects));
+    json_object_object_add(o, key, json_object_new_int64(llround(m.objects)));
 }
 
 int analysis_json_emit(json_object *o, FILE *out, struct mp_error *err)

@@ -111,7 +111,7 @@ static void print_text(FILE *out, const struct analysis_query *q, const struct t
                        size_t n, double total)
 {
     char b[32], pct[16], nb[TEXT_ESCAPE_BUF];
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n && !analysis_cancelled(); i++) {
         const struct trace *tr = &t->v[i];
         fprintf(out, "-----------+-------------------------------------------------------\n");
         fprintf(out, "%10s | %.0f objects, %s of the total\n",

@@ -135,7 +135,7 @@ static void print_text(const struct tree_print *tp, uint32_t at, int depth)
 {
     uint32_t *kids;
     size_t n = kept_children(tp->q, tp->t, at, tp->min, &kids);
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n && !analysis_cancelled(); i++) {
         print_line(tp, &tp->t->v[kids[i]], depth);
         print_text(tp, kids[i], depth + 1);
     }

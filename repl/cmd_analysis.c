@@ -22,6 +22,7 @@
 
 #include "lib/analysis.h"
 #include "repl/commands.h"
+#include "repl/json_answer.h"
 #include "repl/options.h"
 #include "lib/text_escape.h"
 
@@ -498,23 +499,11 @@ static void print_dumps_text(struct session *s)
 static int print_dumps_json(struct session *s)
 {
     json_object *arr = json_object_new_array();
-    for (size_t i = 0; i < s->ndumps; i++) {
-        const struct session_dump *d = &s->dumps[i];
-        json_object *o = json_object_new_object();
-        json_object_object_add(o, "name", json_object_new_string(d->name));
-        json_object_object_add(o, "source", json_object_new_string(d->source));
-        json_object_object_add(o, "stacks", json_object_new_uint64(d->profile->nstacks));
-        json_object_object_add(o, "total_bytes", json_object_new_double(d->profile->total.inuse_bytes));
-        json_object_object_add(o, "total_objects", json_object_new_double(d->profile->total.inuse_objects));
-        json_object_object_add(o, "has_alloc", json_object_new_boolean(d->profile->has_alloc));
-        json_object_object_add(o, "period", json_object_new_uint64(d->profile->period));
-        json_object_object_add(o, "truncated", json_object_new_boolean(d->profile->truncated));
-        json_object_array_add(arr, o);
-    }
-    fprintf(s->out, "%s\n", json_object_to_json_string_ext(
-                arr, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
-    json_object_put(arr);
-    return 0;
+    for (size_t i = 0; i < s->ndumps; i++)
+        json_object_array_add(arr, json_dump(&s->dumps[i]));
+    json_object *answer = json_answer_new();
+    json_object_object_add(answer, "dumps", arr);
+    return json_answer_emit(s, answer);
 }
 
 int cmd_dumps(struct session *s, int argc, char **argv)

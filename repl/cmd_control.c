@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@
 
 #include "lib/mallctl.h"
 #include "lib/analysis.h"
+#include "repl/json_answer.h"
 #include "repl/options.h"
 #include "lib/text_escape.h"
 
@@ -226,15 +228,50 @@ static void state_warn(struct session *s, struct query *q)
                 "earlier memprof session or the program itself; 'prof off' turns "
                 "it off\n");
     else if (s->prof_conf.opt_prof_active)
-        fprintf(stderr, "note: this process started with profiling active "
-                "(opt.prof_active) and it has been turned off since; its owner "
-                "may rely on it: memprof changes it only with --force\n");
+        command_status(s, "note: this process started with profiling active "
+                       "(opt.prof_active) and it has been turned off since; its owner "
+                       "may rely on it: memprof changes it only with --force\n");
     if (ival->ret == 0 && ival->v.i64 >= 0)
         fprintf(stderr, "warning: this process already dumps profiles by itself "
                 "every 2^%" PRId64 " bytes allocated (opt.lg_prof_interval), to "
                 "files named %s.*; 'prof sample' and 'prof reset' also reset "
                 "what those dumps count\n", ival->v.i64,
                 prefix->ret == 0 ? text_escape(prefix->str, pb, sizeof pb) : "jeprof");
+}
+
+/* The profiling state as found, said on attach (a status line). */
+static void state_say(struct session *s, struct query *q)
+{
+    struct query *act = query_find(q, NSTATE, "prof.active");
+    struct query *lg = query_find(q, NSTATE, "prof.lg_sample");
+    if (!s->prof_conf.opt_prof || act->ret || lg->ret)
+        return;     /* the warnings say why it cannot profile */
+    char every[32];
+    analysis_format_bytes((double)(UINT64_C(1) << (lg->v.u64 & 63)), false, false,
+                          every, sizeof every);
+    command_status(s, "profiling is %s in process %d (prof.active %s); sampling every "
+                   "2^%" PRIu64 " bytes (%s) on average%s\n", act->v.b ? "on" : "off",
+                   (int)target_pid(s->target), act->v.b ? "true" : "false", lg->v.u64,
+                   every, act->v.b ? "" : " when on");
+}
+
+/* Note that this session turned profiling on or off (for info and dump). */
+static void prof_on_note(struct session *s, bool was, bool now)
+{
+    if (now && !was)
+        s->prof_on = (struct session_prof_on){.since = time(NULL)};
+    else if (!now)
+        s->prof_on = (struct session_prof_on){0};
+}
+
+/* "since 14:02:11 (95 s ago)" */
+static void since_text(time_t since, char *buf, size_t len)
+{
+    struct tm tm;
+    char hms[16] = "?";
+    if (localtime_r(&since, &tm))
+        strftime(hms, sizeof hms, "%H:%M:%S", &tm);
+    snprintf(buf, len, "%s (%lld s ago)", hms, (long long)(time(NULL) - since));
 }
 
 /* Make sure s->prof_conf holds the selected copy's settings (forgotten
@@ -281,13 +318,13 @@ static int profiling_possible(struct session *s)
     return -1;
 }
 
-static void print_copies(struct session *s)
+static void print_copies(struct session *s, FILE *out)
 {
     size_t n = target_jemalloc_count(s->target), sel = target_jemalloc_selected(s->target);
     for (size_t i = 0; i < n; i++) {
         const struct jemalloc_copy *c = target_jemalloc(s->target, i);
         char ob[TEXT_ESCAPE_BUF];
-        fprintf(s->out, "  %c %zu: %smallctl at 0x%" PRIx64 " in %s (%s%s)\n",
+        fprintf(out, "  %c %zu: %smallctl at 0x%" PRIx64 " in %s (%s%s)\n",
                 i == sel ? '*' : ' ', i, c->prefix, c->mallctl,
                 text_escape(c->object, ob, sizeof ob),
                 c->static_copy ? "linked in" : "shared object",
@@ -322,29 +359,43 @@ int cmd_attach(struct session *s, int argc, char **argv)
         command_error("%s", err.msg);
         return -1;
     }
-    target_set_notes(s->target, stderr);
+    target_set_notes(s->target, s->quiet ? NULL : stderr);
     s->prof_conf = (struct session_prof_conf){0};
     s->changes = (struct session_changes){0};
+    s->prof_on = (struct session_prof_on){0};
+    s->narenas = 0;
     session_drop_symbolizer(s);
     const struct jemalloc_copy *c = selected_copy(s);
     char eb[TEXT_ESCAPE_BUF], ob[TEXT_ESCAPE_BUF], sb[TEXT_ESCAPE_BUF];
-    fprintf(s->out, "attached to process %ld (%s): %smallctl in %s%s%s%s\n", pid,
+    command_status(s, "attached to process %ld (%s): %smallctl in %s%s%s%s\n", pid,
             text_escape(target_exe(s->target), eb, sizeof eb), c->prefix,
             text_escape(c->object, ob, sizeof ob),
             c->symbols_from ? " (symbols from " : "",
             c->symbols_from ? text_escape(c->symbols_from, sb, sizeof sb) : "",
             c->symbols_from ? ")" : "");
     if (target_jemalloc_count(s->target) > 1) {
-        fprintf(s->out, "this process holds %zu copies of jemalloc; using the one "
-                "marked '*' ('jemalloc N' picks another):\n",
-                target_jemalloc_count(s->target));
-        print_copies(s);
+        command_status(s, "this process holds %zu copies of jemalloc; using the one "
+                       "marked '*' ('jemalloc N' picks another):\n",
+                       target_jemalloc_count(s->target));
+        if (!s->quiet)
+            print_copies(s, stderr);
     }
     struct query q[NSTATE];
     if (state_read(s, q))
         return -1;
+    state_say(s, q);
     state_warn(s, q);
     return 0;
+}
+
+unsigned control_narenas(struct session *s)
+{
+    if (s->narenas || !s->target || target_calls_refused(s->target))
+        return s->narenas;
+    struct query q = {.name = "arenas.narenas", .ret = -1};
+    if (query_run(s, &q, 1) == 0 && q.ret == 0)
+        s->narenas = q.v.u32;
+    return s->narenas;
 }
 
 int cmd_detach(struct session *s, int argc, char **argv)
@@ -367,7 +418,7 @@ int cmd_jemalloc(struct session *s, int argc, char **argv)
     if (npos < 0)
         return -1;
     if (npos == 0) {
-        print_copies(s);
+        print_copies(s, s->out);
         return 0;
     }
     char *end;
@@ -390,17 +441,66 @@ int cmd_jemalloc(struct session *s, int argc, char **argv)
         control_session_end(s, false);
         target_jemalloc_select(s->target, now, &err);
         s->changes = (struct session_changes){0};
+        s->prof_on = (struct session_prof_on){0};
         s->prof_conf = (struct session_prof_conf){0};   /* read again for this copy */
     }
-    print_copies(s);
+    print_copies(s, s->out);
     return 0;
+}
+
+/* info --json: the same facts under stable keys (docs/memprof.1). */
+static int info_json(struct session *s, const char *refused, struct query *q)
+{
+    json_object *j = json_answer_new();
+    json_object_object_add(j, "pid", json_object_new_int((int)target_pid(s->target)));
+    if (refused) {
+        json_object_object_add(j, "calls_refused", json_object_new_string(refused));
+        return json_answer_emit(s, j);
+    }
+    const struct jemalloc_copy *c = selected_copy(s);
+    json_object_object_add(j, "executable", json_object_new_string(target_exe(s->target)));
+    json_object_object_add(j, "threads", json_object_new_int(target_thread_count(s->target)));
+    json_object *je = json_object_new_object();
+    json_object_object_add(je, "object", json_object_new_string(c->object));
+    json_object_object_add(je, "linked_in", json_object_new_boolean(c->static_copy));
+    json_object_object_add(je, "prefix", json_object_new_string(c->prefix));
+    json_object_object_add(je, "mallctl_address", json_object_new_uint64(c->mallctl));
+    json_object_object_add(je, "symtab_only", json_object_new_boolean(!c->dynamic));
+    json_object_object_add(j, "jemalloc", je);
+    json_object *m = json_object_new_object();
+    for (size_t i = 0; i < NSTATE; i++) {
+        const struct mallctl_info *mi = mallctl_lookup(q[i].name);
+        json_object_object_add(m, q[i].name, q[i].ret != 0 || !mi ? NULL :
+                               json_mallctl_value(mi->type, &q[i].v, q[i].str));
+    }
+    json_object_object_add(j, "mallctl", m);
+    json_object_object_add(j, "prof_active_since", s->prof_on.since
+                           ? json_object_new_int64((int64_t)s->prof_on.since) : NULL);
+    const struct target_pause_stats *ps = target_pauses(s->target);
+    json_object *p = json_object_new_object();
+    json_object_object_add(p, "stops", json_object_new_int64(ps->calls));
+    json_object_object_add(p, "last_us", json_object_new_int64(llround(ps->last_us)));
+    json_object_object_add(p, "last_thread", json_object_new_int((int)ps->last_tid));
+    json_object_object_add(p, "median_us", json_object_new_int64(llround(ps->median_us)));
+    json_object_object_add(p, "p90_us", json_object_new_int64(llround(ps->p90_us)));
+    json_object_object_add(p, "max_us", json_object_new_int64(llround(ps->max_us)));
+    json_object_object_add(p, "unsafe_threads_skipped", json_object_new_int64(ps->unsafe_retries));
+    json_object_object_add(j, "pauses", p);
+    json_object_object_add(j, "entry_point_kept", json_object_new_boolean(target_entry_kept(s->target)));
+    json_object_object_add(j, "seccomp_suspended",
+                           json_object_new_boolean(target_seccomp_suspended(s->target)));
+    return json_answer_emit(s, j);
 }
 
 int cmd_info(struct session *s, int argc, char **argv)
 {
-    if (options_words(argc, argv, NULL, 0) < 0)
+    struct cmd_option opts[] = {{"json", false, false, NULL}, {NULL, false, false, NULL}};
+    if (options_parse(argc, argv, opts, NULL, 0) < 0)
         return -1;
+    bool json = opts[0].given;
     const char *refused = target_calls_refused(s->target);
+    if (json && refused)
+        return info_json(s, refused, NULL);
     if (refused) {
         fprintf(s->out, "pid                  %d\n", (int)target_pid(s->target));
         fprintf(s->out, "calls                refused: %s\n", refused);
@@ -409,6 +509,8 @@ int cmd_info(struct session *s, int argc, char **argv)
     struct query q[NSTATE];
     if (state_read(s, q))
         return -1;
+    if (json)
+        return info_json(s, NULL, q);
     const struct jemalloc_copy *c = selected_copy(s);
     char buf[64];
     fprintf(s->out, "pid                  %d\n", (int)target_pid(s->target));
@@ -420,8 +522,16 @@ int cmd_info(struct session *s, int argc, char **argv)
             c->static_copy ? "linked into the executable" : "shared object");
     fprintf(s->out, "  symbol             %smallctl at 0x%" PRIx64 " (prefix '%s'%s)\n",
             c->prefix, c->mallctl, c->prefix, c->dynamic ? "" : ", .symtab only");
-    for (size_t i = 1; i < NSTATE; i++)
-        fprintf(s->out, "%-20s %s\n", q[i].name, query_text(&q[i], buf, sizeof buf));
+    for (size_t i = 1; i < NSTATE; i++) {
+        fprintf(s->out, "%-20s %s", q[i].name, query_text(&q[i], buf, sizeof buf));
+        if (strcmp(q[i].name, "prof.active") == 0 && s->prof_on.since && q[i].ret == 0 &&
+            q[i].v.b) {
+            char since[64];
+            since_text(s->prof_on.since, since, sizeof since);
+            fprintf(s->out, " (turned on by this session at %s)", since);
+        }
+        fputc('\n', s->out);
+    }
     const struct target_pause_stats *ps = target_pauses(s->target);
     fprintf(s->out, "pauses               %u stops of one thread: last %.0f us (thread %d), "
             "median %.0f us, p90 %.0f us, max %.0f us; %u unsafe threads skipped\n",
@@ -541,8 +651,19 @@ void control_session_end(struct session *s, bool failed)
 
 /* ---- prof ---- */
 
+/* prof --json: {"schema", "prof_active"[, "was"] | "reset"[, "lg_sample"]} */
+static int prof_json(struct session *s, const char *key, bool value, const char *key2,
+                     json_object *value2)
+{
+    json_object *j = json_answer_new();
+    json_object_object_add(j, key, json_object_new_boolean(value));
+    if (key2)
+        json_object_object_add(j, key2, value2);
+    return json_answer_emit(s, j);
+}
+
 /* Write a bool to prof.active, reading the old value in the same call. */
-static int prof_set_active(struct session *s, bool on)
+static int prof_set_active(struct session *s, bool on, bool json)
 {
     bool old = false;
     struct mallctl_call call = {
@@ -556,6 +677,9 @@ static int prof_set_active(struct session *s, bool on)
     note_change(&s->changes.active, old, on);
     if (on != old)
         note_counting(s, on);
+    prof_on_note(s, old, on);
+    if (json)
+        return prof_json(s, "prof_active", on, "was", json_object_new_boolean(old));
     fprintf(s->out, "profiling is now %s (was %s)\n", on ? "on" : "off", old ? "on" : "off");
     return 0;
 }
@@ -612,13 +736,15 @@ static int sample_check(struct session *s, size_t lg, bool force)
 
 int cmd_prof(struct session *s, int argc, char **argv)
 {
-    const char *usage = "usage: prof on|off|sample N|reset [--force]";
-    struct cmd_option opts[] = {{"force", false, false, NULL}, {NULL, false, false, NULL}};
+    const char *usage = "usage: prof on|off|sample N|reset [--force] [--json]";
+    struct cmd_option opts[] = {
+        {"force", false, false, NULL}, {"json", false, false, NULL}, {NULL, false, false, NULL},
+    };
     char *pos[2];
     int npos = options_parse(argc, argv, opts, pos, 2);
     if (npos < 0)
         return -1;
-    bool force = opts[0].given;
+    bool force = opts[0].given, json = opts[1].given;
     const char *sub = npos ? pos[0] : "";
     bool on = strcmp(sub, "on") == 0, off = strcmp(sub, "off") == 0;
     bool reset = strcmp(sub, "reset") == 0, sample = strcmp(sub, "sample") == 0;
@@ -629,12 +755,14 @@ int cmd_prof(struct session *s, int argc, char **argv)
     if (profiling_possible(s))
         return -1;
     if (on)
-        return prof_set_active(s, true);
+        return prof_set_active(s, true, json);
     if (off)
-        return owner_allows(s, "turn it off", force) ? -1 : prof_set_active(s, false);
+        return owner_allows(s, "turn it off", force) ? -1 : prof_set_active(s, false, json);
     if (reset) {
         if (owner_allows(s, "reset its counters", force) || prof_reset(s, NULL))
             return -1;
+        if (json)
+            return prof_json(s, "reset", true, NULL, NULL);
         fprintf(s->out, "profile counters reset\n");
         return 0;
     }
@@ -649,6 +777,8 @@ int cmd_prof(struct session *s, int argc, char **argv)
     if (owner_allows(s, "change its sampling rate (and reset its counters)", force) ||
         sample_check(s, lgs, force) || prof_reset(s, &lgs))
         return -1;
+    if (json)
+        return prof_json(s, "reset", true, "lg_sample", json_object_new_uint64(lg));
     char every[32];
     analysis_format_bytes((double)(UINT64_C(1) << lg), false, false, every, sizeof every);
     fprintf(s->out, "counters reset; sampling every 2^%lu bytes (%s) on average\n",
@@ -696,9 +826,9 @@ static int dump_fetch(struct session *s, char **data, size_t *len)
         return -1;
     }
     if (info.dir)
-        fprintf(stderr, "note: process %d dumped through the private directory %s, "
-                "removed at the end of the session (%s)\n", (int)target_pid(s->target),
-                info.dir, info.why_dir);
+        command_status(s, "note: process %d dumped through the private directory %s, "
+                       "removed at the end of the session (%s)\n",
+                       (int)target_pid(s->target), info.dir, info.why_dir);
     return 0;
 }
 
@@ -737,12 +867,15 @@ static void explain_empty_dump(struct session *s, const struct session_dump *d)
 
 int cmd_dump(struct session *s, int argc, char **argv)
 {
-    struct cmd_option opts[] = {{"name", true, false, NULL}, {NULL, false, false, NULL}};
+    struct cmd_option opts[] = {
+        {"name", true, false, NULL}, {"json", false, false, NULL}, {NULL, false, false, NULL},
+    };
     char *pos[1];
     int npos = options_parse(argc, argv, opts, pos, 1);
     if (npos < 0)
         return -1;
     const char *file = npos ? pos[0] : NULL, *name = opts[0].value;
+    bool json = opts[1].given;
     char *data;
     size_t len;
     if (dump_fetch(s, &data, &len))
@@ -785,6 +918,19 @@ int cmd_dump(struct session *s, int argc, char **argv)
     }
     if (file)
         d->saved_path = strdup(file);
+    if (s->prof_on.since && !s->prof_on.dumped) {
+        char since[64];
+        since_text(s->prof_on.since, since, sizeof since);
+        command_status(s, "note: %s covers only the allocations sampled since this "
+                       "session turned profiling on at %s\n", d->name, since);
+        s->prof_on.dumped = true;
+    }
+    if (json) {
+        json_object *j = json_answer_new();
+        json_object_object_add(j, "dump", json_dump(d));
+        rc = json_answer_emit(s, j);
+        goto out;
+    }
     char total[32];
     analysis_format_bytes(p->total.inuse_bytes, false, false, total, sizeof total);
     fprintf(s->out, "%s: %zu stacks, %s in use%s%s\n", d->name, p->nstacks, total,
@@ -794,6 +940,22 @@ int cmd_dump(struct session *s, int argc, char **argv)
 out:
     free(data);
     return rc;
+}
+
+static int mallctl_list_json(struct session *s)
+{
+    json_object *j = json_answer_new(), *arr = json_object_new_array();
+    json_object_object_add(j, "source", json_object_new_string(mallctl_table_source));
+    for (const struct mallctl_info *m = mallctl_table; m->name; m++) {
+        json_object *o = json_object_new_object();
+        json_object_object_add(o, "name", json_object_new_string(m->name));
+        json_object_object_add(o, "type", json_object_new_string(mallctl_type_name(m->type)));
+        json_object_object_add(o, "access", json_object_new_string(mallctl_access_name(m->access)));
+        json_object_object_add(o, "doc", json_object_new_string(m->doc));
+        json_object_array_add(arr, o);
+    }
+    json_object_object_add(j, "names", arr);
+    return json_answer_emit(s, j);
 }
 
 static void mallctl_list(struct session *s)
@@ -845,6 +1007,7 @@ static void mallctl_note_change(struct session *s, const char *name, const void 
         note_change(&s->changes.active, *(const bool *)oldv, *(const bool *)newv);
         if (*(const bool *)oldv != *(const bool *)newv)
             note_counting(s, *(const bool *)newv);
+        prof_on_note(s, *(const bool *)oldv, *(const bool *)newv);
     } else if (strcmp(name, "prof.gdump") == 0)
         note_change(&s->changes.gdump, *(const bool *)oldv, *(const bool *)newv);
     else if (strcmp(name, "prof.reset") == 0 && lg_ret == 0)
@@ -858,7 +1021,7 @@ int cmd_mallctl(struct session *s, int argc, char **argv)
 {
     struct cmd_option opts[] = {
         {"type", true, false, NULL}, {"force", false, false, NULL},
-        {NULL, false, false, NULL},
+        {"json", false, false, NULL}, {NULL, false, false, NULL},
     };
     char *pos[2];
     int npos = options_parse(argc, argv, opts, pos, 2);
@@ -866,7 +1029,9 @@ int cmd_mallctl(struct session *s, int argc, char **argv)
         return -1;
     const char *name = npos > 0 ? pos[0] : NULL, *value = npos > 1 ? pos[1] : NULL;
     const char *type = opts[0].value;
-    bool force = opts[1].given;
+    bool force = opts[1].given, json = opts[2].given;
+    if (!name && json)
+        return mallctl_list_json(s);
     if (!name) {
         mallctl_list(s);
         return 0;
@@ -965,6 +1130,23 @@ int cmd_mallctl(struct session *s, int argc, char **argv)
             snprintf(old, sizeof old, "(unreadable: %.200s)", err.msg);
     } else if (readable) {
         mallctl_value_format(info->type, &oldv, old, sizeof old);
+    }
+    if (json) {
+        /* {"schema", "name", "type", then "value" (a read), "old" and "new"
+         * (a write), or "done" (an action; epoch: statistics refreshed)} */
+        json_object *j = json_answer_new();
+        json_object_object_add(j, "name", json_object_new_string(name));
+        json_object_object_add(j, "type", json_object_new_string(mallctl_type_name(info->type)));
+        if (readable)
+            json_object_object_add(j, value ? "old" : "value",
+                                   json_mallctl_value(info->type, &oldv, oldv.u64 ? old : NULL));
+        if (value)
+            json_object_object_add(j, "new", wt == MALLCTL_STRING
+                                   ? json_object_new_string(value)
+                                   : json_mallctl_value(wt, &newv, NULL));
+        if (action)
+            json_object_object_add(j, "done", json_object_new_boolean(true));
+        return json_answer_emit(s, j);
     }
     char ob[TEXT_ESCAPE_MAX(sizeof old)];
     const char *shown = text_escape(old, ob, sizeof ob);  /* the target's string */

@@ -7,6 +7,7 @@
 #include "lib/text_escape.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,25 +22,25 @@ const struct command command_table[] = {
      "Checks the process (alive, not stopped, not already traced, permission),\n"
      "finds jemalloc's mallctl in it, and reads its profiling state with one\n"
      "short stop of one thread.  Nothing else is stopped or changed.",
-     cmd_attach, 0},
+     cmd_attach, CMD_CALLS_TARGET},
     {"detach", "detach", "let go of the process",
      "Removes the session's dump directory (if a dump needed one) from the\n"
      "process's filesystem and forgets the process.  The dumps already taken stay in the session.",
-     cmd_detach, CMD_NEEDS_TARGET},
-    {"info", "info", "the process, its jemalloc and profiling state",
+     cmd_detach, CMD_NEEDS_TARGET | CMD_CALLS_TARGET},
+    {"info", "info [--json]", "the process, its jemalloc and profiling state",
      "Shows the pid, executable, jemalloc version and where it was found,\n"
      "config.prof, opt.prof, opt.prof_active, prof.active, prof.lg_sample,\n"
      "opt.lg_prof_interval, opt.prof_prefix, prof.gdump, the number of threads,\n"
      "and how long memprof stopped a thread: the number of stops, the last\n"
      "(and which thread), median, p90 and maximum, and how many unsafe threads\n"
-     "it passed over.",
-     cmd_info, CMD_NEEDS_TARGET},
+     "it passed over.  --json: the same as one JSON document (docs/memprof.1).",
+     cmd_info, CMD_NEEDS_TARGET | CMD_CALLS_TARGET},
     {"jemalloc", "jemalloc [N]", "list the process's jemalloc copies, or pick one",
      "A process can hold several copies of jemalloc (a static one in the\n"
      "executable and a shared one, say).  With no argument, lists them; the\n"
      "one marked '*' is the one memprof drives.  'jemalloc N' picks copy N.",
-     cmd_jemalloc, CMD_NEEDS_TARGET},
-    {"prof", "prof on|off|sample N|reset [--force]", "turn sampling on or off, set its rate",
+     cmd_jemalloc, CMD_NEEDS_TARGET | CMD_CALLS_TARGET},
+    {"prof", "prof on|off|sample N|reset [--force] [--json]", "turn sampling on or off, set its rate",
      "prof on        start sampling (prof.active = true)\n"
      "prof off       stop sampling (prof.active = false)\n"
      "prof sample N  reset the counters and sample every 2^N bytes on average\n"
@@ -55,16 +56,16 @@ const struct command command_table[] = {
      "When a batch stops at an error (or memprof is ended by a signal), what\n"
      "the session changed (prof.active, the rate, prof.gdump) is put back;\n"
      "a batch that ends normally says on stderr what it leaves changed.",
-     cmd_prof, CMD_NEEDS_TARGET},
-    {"dump", "dump [FILE] [--name NAME]", "take a heap profile from the process",
+     cmd_prof, CMD_NEEDS_TARGET | CMD_CALLS_TARGET},
+    {"dump", "dump [FILE] [--name NAME] [--json]", "take a heap profile from the process",
      "The process writes its profile into an anonymous in-memory file that\n"
      "memprof reads and the process closes in the same stop (or, when that\n"
      "cannot work, into a private directory: see --dump-dir); memprof keeps\n"
      "it in the session (see 'dumps') and, given FILE, saves a copy.  It is\n"
      "named NAME, or dump1, dump2... in order.  A FILE starting with '-' goes\n"
      "after '--' (dump -- -name).",
-     cmd_dump, CMD_NEEDS_TARGET},
-    {"mallctl", "mallctl [NAME [VALUE]] [--type TYPE] [--force]", "read or write any mallctl name",
+     cmd_dump, CMD_NEEDS_TARGET | CMD_CALLS_TARGET},
+    {"mallctl", "mallctl [NAME [VALUE]] [--type TYPE] [--force] [--json]", "read or write any mallctl name",
      "Reads NAME, or writes VALUE to it; a VALUE that starts with '-' goes after\n"
      "'--' (mallctl arenas.dirty_decay_ms -- -1).  memprof knows every name of\n"
      "jemalloc(3) with its type and access, and checks each call before making\n"
@@ -78,7 +79,7 @@ const struct command command_table[] = {
      "For a name newer than the table give --type bool|unsigned|uint32_t|\n"
      "size_t|ssize_t|uint64_t|int64_t|string|void.  'mallctl' alone lists the\n"
      "names.",
-     cmd_mallctl, 0},
+     cmd_mallctl, CMD_CALLS_TARGET},
     {"load", cmd_load_usage, cmd_load_summary, cmd_load_help, cmd_load, 0},
     {"dumps", cmd_dumps_usage, cmd_dumps_summary, cmd_dumps_help, cmd_dumps, 0},
     {"top", cmd_top_usage, cmd_top_summary, cmd_top_help, cmd_top, 0},
@@ -99,9 +100,17 @@ const struct command command_table[] = {
      "Waits SECONDS (fractions allowed, at most 3600) without stopping anything.\n"
      "Useful in batch: prof on, sleep 30, dump.",
      cmd_sleep, 0},
+    {"set", "set pager on|off", "change a setting of the session",
+     "set pager off   print long answers at the prompt directly\n"
+     "set pager on    page them through $PAGER (default 'less -FRX'), the\n"
+     "                default on a terminal (memprof --no-pager starts off)",
+     cmd_set, 0},
     {"quit", "quit", "leave memprof (also: exit, Ctrl-D)",
-     "Detaches cleanly: nothing is left stopped, changed or written in the\n"
-     "process's filesystem.",
+     "Detaches cleanly: nothing is left stopped or written in the process's\n"
+     "filesystem.  At the prompt, when this session turned profiling on and\n"
+     "it is still on, asks whether to turn it off first (Enter: yes; n keeps\n"
+     "it on; Ctrl-C stays at the prompt).  A batch leaves it on and says so\n"
+     "on stderr, with the command that turns it off.",
      cmd_quit, 0},
     {NULL, NULL, NULL, NULL, NULL, 0},
 };
@@ -116,11 +125,111 @@ const struct command *command_find(const char *name)
     return NULL;
 }
 
+static char error_where[300];
+
+void command_where(const char *where)
+{
+    snprintf(error_where, sizeof error_where, "%s", where ? where : "");
+}
+
+void command_status(const struct session *s, const char *fmt, ...)
+{
+    if (s->quiet)
+        return;
+    va_list ap;
+    fflush(s->out);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+}
+
+/* Edit distance (insertions, deletions, substitutions), for "did you mean". */
+static size_t distance(const char *a, const char *b)
+{
+    size_t lb = strlen(b), row[64];
+    if (lb >= sizeof row / sizeof *row)
+        return SIZE_MAX;
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = j;
+    for (size_t i = 1; a[i - 1]; i++) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t up = row[j];
+            size_t best = diag + (a[i - 1] != b[j - 1]);
+            if (up + 1 < best)
+                best = up + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[lb];
+}
+
+const struct command *command_lookup(const char *word)
+{
+    const struct command *found = command_find(word);
+    size_t len = strlen(word), n = 0;
+    for (const struct command *c = command_table; !found && c->name; c++)
+        n += strncmp(c->name, word, len) == 0;
+    for (const struct command *c = command_table; !found && n == 1 && c->name; c++)
+        if (strncmp(c->name, word, len) == 0)
+            found = c;
+    return found;
+}
+
+const struct command *command_resolve(const char *word)
+{
+    const struct command *found = command_lookup(word);
+    if (found)
+        return found;
+    size_t len = strlen(word), n = 0;
+    char list[512] = "";
+    for (const struct command *c = command_table; c->name; c++) {
+        if (strncmp(c->name, word, len) != 0)
+            continue;
+        found = c;
+        n++;
+        size_t used = strlen(list);
+        snprintf(list + used, sizeof list - used, "%s%s", used ? ", " : "", c->name);
+    }
+    if (n > 1) {
+        command_error("'%s' is ambiguous: %s", word, list);
+        return NULL;
+    }
+    /* The nearest names, if any is near enough to be a typo. */
+    size_t best = SIZE_MAX;
+    for (const struct command *c = command_table; c->name; c++) {
+        size_t d = distance(word, c->name);
+        if (d < best)
+            best = d;
+    }
+    if (len > 40 || best > 2 || best >= len) {
+        command_error("unknown command '%s' (type 'help' for the list)", word);
+        return NULL;
+    }
+    for (const struct command *c = command_table; c->name; c++) {
+        if (distance(word, c->name) != best)
+            continue;
+        size_t used = strlen(list);
+        snprintf(list + used, sizeof list - used, "%s'%s'", used ? " or " : "", c->name);
+    }
+    command_error("unknown command '%s': did you mean %s? (type 'help' for the list)",
+                  word, list);
+    return NULL;
+}
+
 void command_error(const char *fmt, ...)
 {
     va_list ap;
     fflush(stdout);
     fputs("memprof: ", stderr);
+    if (error_where[0]) {
+        text_escape_put(stderr, error_where);   /* a script's name is the user's, still escaped */
+        fputs(": ", stderr);
+    }
     va_start(ap, fmt);
     char *msg = NULL;
     int n = vasprintf(&msg, fmt, ap);
@@ -149,9 +258,9 @@ int command_run_line(struct session *s, const char *line)
         return 0;
     }
     int rc = -1;
-    const struct command *c = command_find(argv[0]);
+    const struct command *c = command_resolve(argv[0]);
     if (!c)
-        command_error("unknown command '%s' (type 'help' for the list)", argv[0]);
+        ;                       /* command_resolve said why */
     else if ((c->flags & CMD_NEEDS_TARGET) && !s->target)
         command_error("'%s' needs a process: attach to one first "
                       "(memprof -p PID, or 'attach PID')", c->name);
@@ -169,11 +278,9 @@ int cmd_help(struct session *s, int argc, char **argv)
     if (npos < 0)
         return -1;
     if (npos == 1) {
-        const struct command *c = command_find(pos[0]);
-        if (!c) {
-            command_error("no command '%s' (type 'help' for the list)", pos[0]);
+        const struct command *c = command_resolve(pos[0]);
+        if (!c)
             return -1;
-        }
         fprintf(s->out, "usage: %s\n\n%s\n", c->usage, c->help);
         return 0;
     }
@@ -205,6 +312,21 @@ int cmd_sleep(struct session *s, int argc, char **argv)
         command_error("sleep interrupted");
         return -1;
     }
+    return 0;
+}
+
+int cmd_set(struct session *s, int argc, char **argv)
+{
+    char *pos[2];
+    int npos = options_words(argc, argv, pos, 2);
+    if (npos < 0)
+        return -1;
+    if (npos != 2 || strcmp(pos[0], "pager") != 0 ||
+        (strcmp(pos[1], "on") != 0 && strcmp(pos[1], "off") != 0)) {
+        command_error("usage: set pager on|off");
+        return -1;
+    }
+    s->no_pager = strcmp(pos[1], "off") == 0;
     return 0;
 }
 

@@ -7,6 +7,8 @@
 
 enum command_flags {
     CMD_NEEDS_TARGET = 1 << 0,   /* refuses to run when not attached */
+    CMD_CALLS_TARGET = 1 << 1,   /* calls into the process: at the prompt a
+                                  * Ctrl-C waits for the command to end */
 };
 
 /* A command returns 0 on success, -1 on failure after printing a message
@@ -33,8 +35,18 @@ int command_split(const char *line, char ***argv, struct mp_error *err);
 /* Run one command line in the session.  Blank lines and # comments succeed. */
 int command_run_line(struct session *s, const char *line);
 
-/* Print an error for the user: "memprof: <msg>" on stderr. */
+/* Print an error for the user: "memprof: <msg>" on stderr, or
+ * "memprof: <where>: <msg>" while a batch line runs (command_where). */
 void command_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Where the command being run came from ("deploy.mp:12", "-e #3"), for
+ * errors; NULL at the prompt and outside commands.  The string is copied. */
+void command_where(const char *where);
+
+/* A status line (attached, notes): on stderr, so that stdout holds only
+ * answers, and not at all under -q (s->quiet). */
+void command_status(const struct session *s, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 /* At the end of a session with a process (exit, detach): when failed (a
  * batch stopped at an error, a stop signal), put back what the session
@@ -43,9 +55,21 @@ void command_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * (cmd_control.c) */
 void control_session_end(struct session *s, bool failed);
 
+/* arenas.narenas of the attached process, read once (one short stop) and
+ * kept for the session; 0 when not attached or unreadable.  (cmd_control.c) */
+unsigned control_narenas(struct session *s);
+
+/* The command a typed word names: its exact name, "exit" for quit, or a
+ * unique prefix of one (as gdb takes them); NULL after saying why: the
+ * commands an ambiguous prefix could be, or the nearest to an unknown word
+ * ("did you mean ..."). */
+const struct command *command_resolve(const char *word);
+/* The same without a word to the user: NULL when word names no command. */
+const struct command *command_lookup(const char *word);
+
 /* Commands implemented in repl/cmd_*.c */
 command_fn cmd_help, cmd_quit, cmd_attach, cmd_detach, cmd_info, cmd_prof,
-           cmd_dump, cmd_mallctl, cmd_jemalloc, cmd_sleep;
+           cmd_dump, cmd_mallctl, cmd_jemalloc, cmd_sleep, cmd_set;
 command_fn cmd_top, cmd_traces, cmd_peek, cmd_tree, cmd_list, cmd_diff,
            cmd_dumps, cmd_load, cmd_pprof, cmd_flame, cmd_graph;
 

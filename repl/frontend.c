@@ -1,9 +1,15 @@
 /* frontend.c - the two ways lines reach the command table: batch input
  * (stdin that is not a terminal, -x FILE) and the readline prompt, with
- * history and completion.  Ctrl-C at the prompt clears the line; it never
- * ends an interactive session (in batch it ends the session like SIGTERM).
+ * history, completion and a pager for long answers.  Ctrl-C at the prompt
+ * clears the line, and during a command cancels it (sleep, the analysis
+ * loops through analysis_set_cancel); during a command that calls into the
+ * process it is held until the command ends, so that attach/ never leaves a
+ * call half-way at the prompt.  It never ends an interactive session (in
+ * batch it ends the session like SIGTERM).
  * SIGTERM and SIGHUP end it cleanly between commands
- * (attach/ blocks them while a thread of the target is hijacked). */
+ * (attach/ blocks them while a thread of the target is hijacked).
+ * Leaving the prompt with profiling this session turned on asks whether to
+ * turn it off (default: yes, the process as memprof found it). */
 #include "repl/frontend.h"
 
 #include <errno.h>
@@ -15,8 +21,10 @@
 #include <readline/history.h>
 #include <readline/readline.h>
 
-#include "lib/mallctl.h"
+#include "lib/analysis.h"
 #include "repl/commands.h"
+#include "repl/completion.h"
+#include "repl/pager.h"
 
 volatile sig_atomic_t frontend_stop_signal;
 static volatile sig_atomic_t got_sigint;
@@ -25,7 +33,7 @@ static volatile sig_atomic_t at_prompt; /* Ctrl-C clears the line only here */
 static void on_signal(int sig)
 {
     if (sig == SIGINT && at_prompt)
-        got_sigint = 1;
+        got_sigint = 1;     /* also the analysis engine's cancel flag */
     else
         frontend_stop_signal = sig;
 }
@@ -43,11 +51,12 @@ void frontend_signals_install(void)
     signal(SIGPIPE, SIG_IGN);
 }
 
-int frontend_batch(struct session *s, FILE *f)
+int frontend_batch(struct session *s, FILE *f, const char *name)
 {
     char *line = NULL;
     size_t cap = 0;
     int rc = 0;
+    unsigned long lineno = 0;
     while (!s->quit && !frontend_stop_signal) {
         errno = 0;
         ssize_t n = getline(&line, &cap, f);
@@ -58,7 +67,12 @@ int frontend_batch(struct session *s, FILE *f)
             }
             break;
         }
-        if (command_run_line(s, line)) {
+        char where[300];
+        snprintf(where, sizeof where, "%s:%lu", name, ++lineno);
+        command_where(where);
+        int failed = command_run_line(s, line);
+        command_where(NULL);
+        if (failed) {
             rc = -1;
             break;
         }
@@ -72,6 +86,75 @@ int frontend_batch(struct session *s, FILE *f)
 static struct session *rl_session;
 static bool rl_finished;
 
+/* Whether the line's command calls into the process (CMD_CALLS_TARGET). */
+static bool calls_target(const char *line)
+{
+    char **argv;
+    struct mp_error err;
+    int argc = command_split(line, &argv, &err);
+    if (argc < 0)
+        return false;
+    const struct command *c = argc ? command_lookup(argv[0]) : NULL;
+    free(argv);
+    return c && (c->flags & CMD_CALLS_TARGET);
+}
+
+/* While a command calls into the process, Ctrl-C is held off: blocked and
+ * ignored, attach/ does not take it as a reason to leave a call half-way
+ * (and end memprof, as in batch); it stays pending until the handler is
+ * back, and then marks the command interrupted. */
+static struct sigaction sigint_action;
+static sigset_t sigint_mask;
+
+static void hold_sigint(void)
+{
+    sigset_t set, pending;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigprocmask(SIG_BLOCK, &set, &sigint_mask);
+    if (sigpending(&pending) == 0 && sigismember(&pending, SIGINT))
+        got_sigint = 1;     /* setting SIG_IGN discards it: noted first */
+    struct sigaction ign;
+    memset(&ign, 0, sizeof ign);
+    ign.sa_handler = SIG_IGN;
+    sigaction(SIGINT, &ign, &sigint_action);
+}
+
+static void release_sigint(void)
+{
+    sigaction(SIGINT, &sigint_action, NULL);
+    sigprocmask(SIG_SETMASK, &sigint_mask, NULL);   /* a held Ctrl-C arrives now */
+}
+
+/* One command at the prompt: a Ctrl-C during it cancels it (one between
+ * Enter and the start: it does not start; one during calls into the
+ * process: they finish), and its answer goes through the pager when long. */
+static void run_at_prompt(struct session *s, const char *line)
+{
+    struct pager pg;
+    if (got_sigint) {
+        got_sigint = 0;
+        command_error("interrupted before it started");
+        return;
+    }
+    bool held = calls_target(line);
+    if (held)
+        hold_sigint();
+    pager_begin(s, &pg);
+    int rc = command_run_line(s, line);
+    if (held)
+        release_sigint();
+    bool cancelled = got_sigint;
+    pager_end(s, &pg, cancelled && !held);
+    if (cancelled && held)
+        command_error("interrupted: the command was let finish (at the prompt memprof "
+                      "never leaves a call into the process half-way)");
+    else if (cancelled && rc == 0)   /* a failed command said why already */
+        command_error("interrupted%s", pg.dropped ? " (its partial answer is not shown)"
+                                                  : ": the answer above may be incomplete");
+    got_sigint = 0;                /* a Ctrl-C in the pager is the pager's */
+}
+
 static void on_line(char *line)
 {
     if (!line) {               /* Ctrl-D */
@@ -81,63 +164,11 @@ static void on_line(char *line)
     }
     if (*line) {
         add_history(line);
-        command_run_line(rl_session, line);
+        run_at_prompt(rl_session, line);
     }
     free(line);
     if (rl_session->quit)
         rl_finished = true;
-}
-
-static const char *const prof_words[] = {"on", "off", "sample", "reset", NULL};
-
-/* Completion candidates: command names first, then words that fit the
- * command (mallctl names, prof sub-commands, dump names); files otherwise. */
-static char *complete_word(const char *text, int state)
-{
-    static size_t idx;
-    static int kind;           /* 0 commands, 1 mallctl, 2 prof, 3 dumps */
-    if (state == 0) {
-        idx = 0;
-        const char *buf = rl_line_buffer;
-        while (*buf == ' ')
-            buf++;
-        if (rl_point <= (int)(buf - rl_line_buffer) + (int)strcspn(buf, " "))
-            kind = 0;
-        else if (strncmp(buf, "mallctl ", 8) == 0)
-            kind = 1;
-        else if (strncmp(buf, "prof ", 5) == 0)
-            kind = 2;
-        else if (strncmp(buf, "help ", 5) == 0)
-            kind = 0;
-        else
-            kind = 3;
-    }
-    size_t len = strlen(text);
-    for (;;) {
-        const char *cand = NULL;
-        if (kind == 0)
-            cand = command_table[idx].name;
-        else if (kind == 1)
-            cand = mallctl_table[idx].name;
-        else if (kind == 2)
-            cand = prof_words[idx];
-        else if (idx < rl_session->ndumps)
-            cand = rl_session->dumps[idx].name;
-        if (!cand)
-            return NULL;
-        idx++;
-        if (strncmp(cand, text, len) == 0)
-            return strdup(cand);
-    }
-}
-
-static char **complete(const char *text, int start, int end)
-{
-    (void)start, (void)end;
-    char **m = rl_completion_matches(text, complete_word);
-    if (m)
-        rl_attempted_completion_over = 1;
-    return m; /* NULL: readline falls back to file names */
 }
 
 static char *history_path(void)
@@ -160,23 +191,21 @@ static void clear_line_after_sigint(void)
     rl_redisplay();
 }
 
-int frontend_interactive(struct session *s)
+/* Read lines with prompt into handler until it sets rl_finished, a stop
+ * signal, or (cancellable) a Ctrl-C; returns -1 for that Ctrl-C. */
+static int read_lines(const char *prompt, rl_vcpfunc_t *handler, bool cancellable)
 {
-    rl_session = s;
+    int rc = 0;
     rl_finished = false;
-    rl_catch_signals = 0;
-    rl_readline_name = "memprof";
-    rl_attempted_completion_function = complete;
-    char *hist = history_path();
-    if (hist)
-        read_history(hist);
-    stifle_history(1000);
-
-    at_prompt = 1;
-    rl_callback_handler_install("memprof> ", on_line);
+    rl_callback_handler_install(prompt, handler);
     while (!rl_finished && !frontend_stop_signal) {
-        if (got_sigint)
+        if (got_sigint) {
             clear_line_after_sigint();
+            if (cancellable) {
+                rc = -1;
+                break;
+            }
+        }
         fd_set fds;
         FD_ZERO(&fds);
         FD_SET(STDIN_FILENO, &fds);
@@ -188,6 +217,70 @@ int frontend_interactive(struct session *s)
         rl_callback_read_char();
     }
     rl_callback_handler_remove();
+    return rc;
+}
+
+static int answer;            /* the quit question's: 1 yes, 0 no */
+
+static void on_answer(char *line)
+{
+    const char *p = line ? line : "";      /* Ctrl-D: the default */
+    while (*p == ' ')
+        p++;
+    if (*p == 'n' || *p == 'N')
+        answer = 0;
+    else if (*p == 'y' || *p == 'Y' || *p == '\0')
+        answer = 1;
+    else
+        answer = -1;                       /* asked again */
+    if (!line)
+        putchar('\n');
+    free(line);
+    if (answer >= 0)
+        rl_finished = true;
+}
+
+/* Leaving with profiling that this session turned on: ask whether to turn
+ * it off.  Returns -1 when Ctrl-C took back the quit. */
+static int ask_before_leaving(struct session *s)
+{
+    if (!s->target || target_calls_refused(s->target) || !s->changes.active.changed ||
+        !s->changes.active.now)
+        return 0;
+    char q[200];
+    int pid = (int)target_pid(s->target);
+    snprintf(q, sizeof q, "profiling is still on in process %d (this session turned it "
+             "on). Turn it off before leaving? [Y/n] ", pid);
+    do {
+        answer = -1;
+        if (read_lines(q, on_answer, true) < 0)
+            return -1;
+    } while (answer < 0 && !frontend_stop_signal);
+    if (answer == 1)    /* back as found: --force for an owner's opt.prof_active */
+        command_run_line(s, "prof off --force");
+    return 0;
+}
+
+int frontend_interactive(struct session *s)
+{
+    rl_session = s;
+    rl_catch_signals = 0;
+    rl_readline_name = "memprof";
+    completion_install(s);
+    char *hist = history_path();
+    if (hist)
+        read_history(hist);
+    stifle_history(1000);
+
+    at_prompt = 1;
+    analysis_set_cancel(&got_sigint);
+    for (;;) {
+        read_lines("memprof> ", on_line, false);
+        if (frontend_stop_signal || ask_before_leaving(s) == 0)
+            break;
+        s->quit = false;        /* Ctrl-C at the question: stay */
+    }
+    analysis_set_cancel(NULL);
     at_prompt = 0;
     if (hist) {
         write_history(hist);

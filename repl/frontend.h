@@ -16,8 +16,9 @@ extern volatile sig_atomic_t frontend_stop_signal;
 void frontend_signals_install(void);
 
 /* Run lines from f until EOF, quit, a stop signal, or (batch) the first
- * failing command.  Returns 0 when every command succeeded. */
-int frontend_batch(struct session *s, FILE *f);
+ * failing command, whose error is prefixed "NAME:LINE: ".  Returns 0 when
+ * every command succeeded. */
+int frontend_batch(struct session *s, FILE *f, const char *name);
 
 /* The interactive readline prompt; failures do not end it.  Returns 0. */
 int frontend_interactive(struct session *s);

@@ -2,7 +2,9 @@
  * profile files, then run commands from -e/-x, stdin, or the prompt.
  * Exit status: 0 when every command succeeded (always, at the prompt), 1
  * at the first failure in batch mode or when the output cannot be
- * written, 2 for command-line errors.  Every exit path detaches cleanly. */
+ * written, 2 for command-line errors (checked before anything is touched).
+ * Every exit path detaches cleanly.  Answers go to stdout, status lines to
+ * stderr (-q drops them), so that a batch's stdout can be read by a program. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -16,8 +18,8 @@
 #define MEMPROF_VERSION "0.1.0"
 
 static const char usage_text[] =
-    "usage: memprof [-p PID] [-e CMD]... [-x FILE]... [--sysroot DIR] [--exe PATH]\n"
-    "               [--dump-dir DIR] [--debug-dir DIR] [PROFILE...]\n"
+    "usage: memprof [-q] [-p PID] [-e CMD]... [-x FILE]... [--sysroot DIR] [--exe PATH]\n"
+    "               [--dump-dir DIR] [--debug-dir DIR] [--no-pager] [PROFILE...]\n"
     "\n"
     "Attach to a running process's jemalloc heap profiler, and analyse heap\n"
     "profiles, interactively or in batch.\n"
@@ -25,6 +27,8 @@ static const char usage_text[] =
     "  -p, --pid PID        attach to process PID\n"
     "  -e, --eval CMD       run CMD (repeatable, in order), then exit\n"
     "  -x, --script FILE    run the commands in FILE (repeatable), then exit\n"
+    "  -q, --quiet          no status lines (attached to..., notes) on stderr;\n"
+    "                       warnings and errors still appear\n"
     "      --sysroot DIR    find the profile's objects under DIR\n"
     "      --dump-dir DIR   where the process writes dumps when it cannot dump\n"
     "                       into memory (DIR as the process sees it)\n"
@@ -32,6 +36,8 @@ static const char usage_text[] =
     "                       with -p an unstripped copy of the build it runs\n"
     "      --debug-dir DIR  separate debug files (.build-id/...) under DIR, not\n"
     "                       /usr/lib/debug\n"
+    "      --no-pager       at the prompt, print long answers directly instead of\n"
+    "                       through $PAGER (default 'less -FRX')\n"
     "  -h, --help           this text\n"
     "  -V, --version        the version\n"
     "\n"
@@ -51,20 +57,40 @@ static int run_script(struct session *s, const char *path)
         command_error("cannot read script %s: %s", path, strerror(errno));
         return -1;
     }
-    int rc = frontend_batch(s, f);
+    int rc = frontend_batch(s, f, path);
     fclose(f);
     return rc;
 }
 
+/* Errors name the failing step: "FILE:LINE: ..." (frontend_batch) for a
+ * script, "-e #N: ..." for the N-th -e. */
 static int run_steps(struct session *s, struct step *steps, int nsteps)
 {
+    int neval = 0;
     for (int i = 0; i < nsteps && !s->quit && !frontend_stop_signal; i++) {
-        int rc = steps[i].is_script ? run_script(s, steps[i].text)
-                                    : command_run_line(s, steps[i].text);
+        int rc;
+        if (steps[i].is_script) {
+            rc = run_script(s, steps[i].text);
+        } else {
+            char where[32];
+            snprintf(where, sizeof where, "-e #%d", ++neval);
+            command_where(where);
+            rc = command_run_line(s, steps[i].text);
+            command_where(NULL);
+        }
         if (rc)
             return -1;
     }
     return 0;
+}
+
+/* -p's argument, checked before anything starts: a command-line error. */
+static bool pid_valid(const char *pid)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(pid, &end, 10);
+    return *pid && !*end && errno == 0 && v > 0 && v <= 0x3fffffff;
 }
 
 static int start_session(struct session *s, const char *pid, char **files, int nfiles)
@@ -92,6 +118,8 @@ int main(int argc, char **argv)
         {"exe", required_argument, NULL, 'E'},
         {"dump-dir", required_argument, NULL, 'D'},
         {"debug-dir", required_argument, NULL, 'G'},
+        {"quiet", no_argument, NULL, 'q'},
+        {"no-pager", no_argument, NULL, 'P'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
@@ -100,7 +128,7 @@ int main(int argc, char **argv)
     struct step *steps = calloc((size_t)argc, sizeof *steps);
     int nsteps = 0, c;
     const char *pid = NULL;
-    while ((c = getopt_long(argc, argv, "p:e:x:hV", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "p:e:x:qhV", opts, NULL)) != -1) {
         switch (c) {
         case 'p': pid = optarg; break;
         case 'e': steps[nsteps++] = (struct step){false, optarg}; break;
@@ -109,6 +137,8 @@ int main(int argc, char **argv)
         case 'E': free(s.exe); s.exe = strdup(optarg); break;
         case 'D': free(s.dump_dir); s.dump_dir = strdup(optarg); break;
         case 'G': free(s.debug_dir); s.debug_dir = strdup(optarg); break;
+        case 'q': s.quiet = true; break;
+        case 'P': s.no_pager = true; break;
         case 'h': fputs(usage_text, stdout); free(steps); return 0;
         case 'V': puts("memprof " MEMPROF_VERSION); free(steps); return 0;
         default:
@@ -116,6 +146,13 @@ int main(int argc, char **argv)
             free(steps);
             return 2;
         }
+    }
+    if (pid && !pid_valid(pid)) {
+        fprintf(stderr, "memprof: -p '%s' is not a process id (a number above 0); "
+                "memprof --help lists the options\n", pid);
+        free(steps);
+        session_free(&s);
+        return 2;
     }
     frontend_signals_install();
     int rc = start_session(&s, pid, argv + optind, argc - optind);
@@ -125,7 +162,7 @@ int main(int argc, char **argv)
         else if ((s.interactive = isatty(STDIN_FILENO)))
             rc = frontend_interactive(&s);
         else
-            rc = frontend_batch(&s, stdin);
+            rc = frontend_batch(&s, stdin, "stdin");
     }
     /* An error exit puts back what the session changed in the process's
      * profiling; a normal end says what stays. */

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "attach/target.h"
 #include "lib/profile.h"
@@ -41,10 +42,19 @@ struct session_changes {
     struct session_setting gdump;    /* prof.gdump */
 };
 
+/* Profiling this session turned on: since when, for info and the first
+ * dump's note (the profile holds only what was sampled since then). */
+struct session_prof_on {
+    time_t since;              /* 0: not turned on by this session */
+    bool dumped;               /* a dump since then said so */
+};
+
 struct session {
     struct target *target;     /* NULL when offline / detached */
     struct session_prof_conf prof_conf;
     struct session_changes changes;
+    struct session_prof_on prof_on;
+    unsigned narenas;          /* arenas.narenas, read once for completion (0: not yet) */
     struct session_dump *dumps;
     size_t ndumps, dumps_cap;
     unsigned dump_seq;         /* for automatic names */
@@ -60,6 +70,8 @@ struct session {
 
     bool interactive;          /* readline on a terminal */
     bool quit;                 /* set by quit */
+    bool quiet;                /* -q: no status lines on stderr */
+    bool no_pager;             /* --no-pager, 'set pager off' */
     FILE *out;                 /* stdout */
 };
 

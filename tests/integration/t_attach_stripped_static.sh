@@ -48,7 +48,7 @@ profiles() {
     local what=$1; shift
     mp -p "$PID" "$@" -e 'prof on'
     check "$what: attaches" [ "$RC" -eq 0 ]
-    check "$what: says where the symbols came from" grep -q "symbols from $SYMBOLS" <<<"$OUT"
+    check "$what: says where the symbols came from" grep -q "symbols from $SYMBOLS" <<<"$ERR"   # the attach line: stderr
     wait_until 30 "$what: top naming the program's functions" top_shows_program "$@"
     check "$what: top names the program's function" grep -q churn <<<"$OUT"
     mp -p "$PID" "$@" -e 'prof off'

@@ -49,9 +49,11 @@ refused_alone "bare prof.reset" 'mallctl prof.reset' "use 'prof reset'"
 refused_alone "arena.0.reset without --force" 'mallctl arena.0.reset' 'discards every allocation.*--force'
 
 # 3. options are not values; -- ends them
-mpb -p "$PID" -e 'mallctl prof.dump --json'
-check "--json is an unknown option" [ "$RC" -eq 1 ]
-check "--json: says so" err_has "unknown option '--json'"
+mpb -p "$PID" -e 'mallctl prof.dump --nosuch'
+check "--nosuch is an unknown option" [ "$RC" -eq 1 ]
+check "--nosuch: says so" err_has "unknown option '--nosuch'"
+mpb -p "$PID" -e 'mallctl prof.dump --json'    # --json is an option: a bare prof.dump
+check "prof.dump --json refused" [ "$RC" -eq 1 ]
 mpb -p "$PID" -e 'mallctl prof.prefix --json'
 check "prof.prefix --json refused" [ "$RC" -eq 1 ]
 check "no dump written in the target's cwd" no_heap_in "$WORK/tcwd"

@@ -14,8 +14,8 @@ check "pprof --json: unknown option" err_has "unknown option '--json'"
 check "pprof --json: no file named --json" [ ! -e "$WORK/--json" ]
 mp -e "load $WORK/one.heap" -e 'top --nosuch'
 check "top --nosuch: unknown option" err_has "top: unknown option '--nosuch'"
-mp -p "$PID" -e 'dump --json'
-check "dump --json: unknown option" err_has "dump: unknown option '--json'"
+mp -p "$PID" -e 'dump --nosuch'
+check "dump --nosuch: unknown option" err_has "dump: unknown option '--nosuch'"
 mp -p "$PID" -e 'info --verbose'
 check "info --verbose: unknown option" err_has "info: unknown option '--verbose'"
 

@@ -18,7 +18,7 @@ for round in $(seq "$ROUNDS"); do
         >"$WORK/a.$round.out" 2>"$WORK/a.$round.err" &
     apid=$!
     wait_until 30 "session A of round $round to attach" \
-        grep -q '^attached to process' "$WORK/a.$round.out"
+        grep -q '^attached to process' "$WORK/a.$round.err"   # a status line: on stderr
     b=0
     while kill -0 "$apid" 2>/dev/null; do
         b=$((b + 1))

@@ -7,7 +7,7 @@ LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2 start_target static_rjem
 
 mp -p "$PID" -e jemalloc
 check "jemalloc lists the copies" mp_ok
-check "two copies" out_has 'holds 2 copies of jemalloc'
+check "two copies (a status line, on stderr)" err_has 'holds 2 copies of jemalloc'
 check "the static copy, .symtab only" \
     out_has '_rjem_mallctl at 0x[0-9a-f]+ in .*static_rjem \(linked in, \.symtab only\)'
 check "the shared copy" \
