@@ -77,7 +77,7 @@ RJEM=$PID
 mp -p "$RJEM" -e 'prof on'
 check "attach through debuginfod: prof on" [ "$RC" -eq 0 ]
 check "attach through debuginfod: symbols from the cache" \
-    grep -q "symbols from $WORK/cache/$RJEM_ID/debuginfo" <<<"$OUT"
+    grep -q "symbols from $WORK/cache/$RJEM_ID/debuginfo" <<<"$ERR"
 top_shows_churn() {
     mp -p "$RJEM" -e dump -e 'top 20'
     [ "$RC" -eq 0 ] && grep -q churn <<<"$OUT"

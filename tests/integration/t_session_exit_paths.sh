@@ -54,7 +54,7 @@ kill -9 "$PID"; wait "$PID" 2>/dev/null
 echo info >&3
 close_session
 check "info on a dead process: exit 1" [ "$MPRC" -eq 1 ]
-check "it says the process has exited" file_has "$WORK/gone.out" "^memprof: process $PID (has exited|exited since)"
+check "it says the process has exited" file_has "$WORK/gone.out" "^memprof: (stdin:[0-9]+: )?process $PID (has exited|exited since)"
 check "not the refusal of a process never attached" file_lacks "$WORK/gone.out" "no process $PID"
 check "not a wrong guess of another debugger" file_lacks "$WORK/gone.out" 'another debugger'
 check "memprof did not crash" file_lacks "$WORK/gone.out" '[Ss]egmentation|[Aa]bort|[Ss]anitizer'
