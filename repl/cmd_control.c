@@ -96,6 +96,16 @@ static int run_calls(struct session *s, struct mallctl_call *calls, size_t n)
     return run_calls_as(s, calls, n, NULL);
 }
 
+int control_run_calls(struct session *s, struct mallctl_call *calls, size_t n)
+{
+    return run_calls(s, calls, n);
+}
+
+int control_mallctl_failed(struct session *s, const char *name, int ret, bool writing)
+{
+    return mallctl_failed(s, name, ret, writing);
+}
+
 /* Read every query in one stop; strings are fetched afterwards without
  * stopping anything.  A per-name failure is left in q->ret. */
 static int query_run(struct session *s, struct query *q, size_t n)

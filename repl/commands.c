@@ -79,6 +79,32 @@ const struct command command_table[] = {
      "size_t|ssize_t|uint64_t|int64_t|string|void.  'mallctl' alone lists the\n"
      "names.",
      cmd_mallctl, 0},
+    {"purge", "purge [ARENA] [--json]", "return unused dirty pages to the system",
+     "Purges every arena's unused dirty and muzzy pages (arena.4096.purge), or\n"
+     "only arena ARENA's, in one stop, then shows RSS (VmRSS) and jemalloc's\n"
+     "stats.resident before and after and how much came back.  An arena that\n"
+     "does not exist is refused before anything is purged.",
+     cmd_purge, CMD_NEEDS_TARGET},
+    {"decay", "decay [DIRTY_MS [MUZZY_MS]] [--json]", "show or set dirty/muzzy decay",
+     "Without values, shows dirty_decay_ms and muzzy_decay_ms of every\n"
+     "initialized arena and for new arenas.  With DIRTY_MS (and MUZZY_MS,\n"
+     "else the same), sets both in every arena and for new arenas, in one\n"
+     "stop, and shows old -> new.  0 purges at once, -1 never purges\n"
+     "(write it after '--': decay -- -1).  The setting stays after memprof leaves.",
+     cmd_decay, CMD_NEEDS_TARGET},
+    {"memory", "memory [--maps] [--interval S] [--json]", "the process's whole memory, reconciled with jemalloc's",
+     "RSS, PSS, anonymous and file-backed, swap (smaps_rollup, status), peak\n"
+     "RSS (VmHWM); jemalloc's allocated, resident, mapped and retained (one\n"
+     "stop, after epoch) and the anonymous memory that is not jemalloc's\n"
+     "(anonymous RSS - stats.resident: thread stacks, other mmaps); page\n"
+     "faults (with --interval S, their rate over S seconds); oom_score and\n"
+     "oom_score_adj; the cgroup v2 memory.current, max, high and the oom and\n"
+     "oom_kill counts of memory.events.  --maps groups /proc/PID/smaps like\n"
+     "pmap -x: anonymous read-write (jemalloc's extents and other mmaps, split\n"
+     "by stats.resident), thread stacks ([stack], and anonymous read-write\n"
+     "memory just above a PROT_NONE guard), each file, the rest; with RSS,\n"
+     "dirty and swap per group.  --json: figures in bytes (docs/memprof.1).",
+     cmd_memory, CMD_NEEDS_TARGET},
     {"load", cmd_load_usage, cmd_load_summary, cmd_load_help, cmd_load, 0},
     {"dumps", cmd_dumps_usage, cmd_dumps_summary, cmd_dumps_help, cmd_dumps, 0},
     {"top", cmd_top_usage, cmd_top_summary, cmd_top_help, cmd_top, 0},

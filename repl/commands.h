@@ -43,10 +43,17 @@ void command_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * (cmd_control.c) */
 void control_session_end(struct session *s, bool failed);
 
+/* Run mallctl calls in one stop, each checked first (mallctl_check_call);
+ * on a failure say so and return -1.  A call's own refusal is left in its
+ * ret: control_mallctl_failed says why and returns -1.  (cmd_control.c) */
+int control_run_calls(struct session *s, struct mallctl_call *calls, size_t n);
+int control_mallctl_failed(struct session *s, const char *name, int ret, bool writing);
+
 /* Commands implemented in repl/cmd_*.c */
 command_fn cmd_help, cmd_quit, cmd_attach, cmd_detach, cmd_info, cmd_prof,
            cmd_dump, cmd_mallctl, cmd_jemalloc, cmd_sleep;
 command_fn cmd_top, cmd_traces, cmd_peek, cmd_tree, cmd_list, cmd_diff,
            cmd_dumps, cmd_load, cmd_pprof, cmd_flame, cmd_graph;
+command_fn cmd_purge, cmd_decay, cmd_memory, cmd_stats;   /* cmd_memory.c */
 
 #endif
