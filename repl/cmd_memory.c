@@ -7,6 +7,7 @@
 #include "repl/commands.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <json-c/json.h>
@@ -751,4 +752,363 @@ int cmd_memory(struct session *s, int argc, char **argv)
         memory_text(s, &m, gp);
     procmem_groups_free(&g);
     return 0;
+}
+
+/* ---- stats ---- */
+
+/* A growing list of reads made in one stop, each into an 8-byte slot
+ * (every value read here fits: little-endian, zeroed first). */
+struct reads {
+    struct mallctl_call *v;
+    char (*names)[64];
+    uint64_t *vals;
+    size_t n, cap;
+    bool oom;
+};
+
+static size_t reads_add(struct reads *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static size_t reads_add(struct reads *r, const char *fmt, ...)
+{
+    if (r->n == r->cap) {
+        size_t cap = r->cap ? r->cap * 2 : 256;
+        void *v = realloc(r->v, cap * sizeof *r->v);
+        if (v)
+            r->v = v;
+        void *names = realloc(r->names, cap * sizeof *r->names);
+        if (names)
+            r->names = names;
+        void *vals = realloc(r->vals, cap * sizeof *r->vals);
+        if (vals)
+            r->vals = vals;
+        if (!v || !names || !vals) {
+            r->oom = true;
+            return 0;
+        }
+        r->cap = cap;
+    }
+    size_t i = r->n++;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->names[i], sizeof r->names[i], fmt, ap);
+    va_end(ap);
+    r->vals[i] = 0;
+    return i;
+}
+
+/* The calls, pointing into the lists (after every add: they move). */
+static void reads_link(struct reads *r)
+{
+    for (size_t i = 0; i < r->n; i++) {
+        const struct mallctl_info *info = mallctl_lookup(r->names[i]);
+        r->v[i] = (struct mallctl_call){.name = r->names[i], .old = &r->vals[i],
+                                        .oldlen = info ? mallctl_type_size(info->type) : 8};
+    }
+}
+
+static void reads_free(struct reads *r)
+{
+    free(r->v);
+    free(r->names);
+    free(r->vals);
+}
+
+/* jemalloc's size classes: constants of its build, read once per process
+ * (a stop of their own, before the first summary). */
+struct size_classes {
+    pid_t pid;
+    uint64_t mallctl;          /* which copy of jemalloc */
+    unsigned nbins, nlextents;
+    unsigned narenas;          /* as last seen: the arenas a summary reads */
+    uint64_t page;
+    uint64_t *bin_size, *lextent_size;
+};
+static struct size_classes classes;
+
+/* Large classes listed one by one: up to 64 GiB (each class is one more
+ * call in the stop; the rest, rarely used, is one remainder taken from
+ * large.allocated). */
+#define LARGE_LISTED_MAX (1ull << 36)
+
+static int classes_read(struct session *s)
+{
+    const struct jemalloc_copy *c = target_jemalloc(s->target,
+                                                    target_jemalloc_selected(s->target));
+    if (classes.pid == target_pid(s->target) && classes.mallctl == c->mallctl)
+        return 0;
+    free(classes.bin_size);
+    free(classes.lextent_size);
+    memset(&classes, 0, sizeof classes);
+    unsigned nbins = 0, nlextents = 0, narenas = 0;
+    uint64_t page = 0;
+    struct mallctl_call first[] = {
+        {.name = "arenas.nbins", .old = &nbins, .oldlen = sizeof nbins},
+        {.name = "arenas.nlextents", .old = &nlextents, .oldlen = sizeof nlextents},
+        {.name = "arenas.page", .old = &page, .oldlen = sizeof(size_t)},
+        {.name = "arenas.narenas", .old = &narenas, .oldlen = sizeof narenas},
+    };
+    if (control_run_calls(s, first, 4))
+        return -1;
+    for (int i = 0; i < 4; i++)
+        if (first[i].ret)
+            return control_mallctl_failed(s, first[i].name, first[i].ret, false);
+    if (nbins > 1024 || nlextents > 1024) {
+        command_error("jemalloc in process %d reports %u bins and %u large classes: "
+                      "more than memprof expects of any build", (int)target_pid(s->target),
+                      nbins, nlextents);
+        return -1;
+    }
+    struct reads r = {0};
+    for (unsigned j = 0; j < nbins; j++)
+        reads_add(&r, "arenas.bin.%u.size", j);
+    for (unsigned j = 0; j < nlextents; j++)
+        reads_add(&r, "arenas.lextent.%u.size", j);
+    int rc = -1;
+    if (r.oom) {
+        command_error("out of memory");
+        goto out;
+    }
+    reads_link(&r);
+    if (control_run_calls(s, r.v, r.n))
+        goto out;
+    classes.bin_size = calloc(nbins + 1, sizeof *classes.bin_size);
+    classes.lextent_size = calloc(nlextents + 1, sizeof *classes.lextent_size);
+    if (!classes.bin_size || !classes.lextent_size) {
+        command_error("out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < r.n; i++) {
+        if (r.v[i].ret) {
+            control_mallctl_failed(s, r.names[i], r.v[i].ret, false);
+            goto out;
+        }
+        if (i < nbins)
+            classes.bin_size[i] = r.vals[i];
+        else
+            classes.lextent_size[i - nbins] = r.vals[i];
+    }
+    classes.pid = target_pid(s->target);
+    classes.mallctl = c->mallctl;
+    classes.nbins = nbins;
+    classes.nlextents = nlextents;
+    classes.page = page;
+    classes.narenas = narenas;
+    rc = 0;
+out:
+    reads_free(&r);
+    return rc;
+}
+
+#define ARENAS_SHOWN 64
+
+/* Indices of the summary's reads. */
+struct summary_at {
+    size_t epoch, totals, pdirty, pmuzzy, large_all, narenas;
+    size_t arena0;             /* ARENA_READS per arena from here */
+    size_t bins0, large0;
+    unsigned arenas, large_listed;
+};
+#define ARENA_READS 7
+
+static void summary_plan(struct reads *r, struct summary_at *at, unsigned narenas)
+{
+    at->epoch = reads_add(r, "epoch");
+    at->totals = r->n;
+    for (size_t i = 0; i < NFIGURES; i++)
+        reads_add(r, "%s", figure_names[i]);
+    at->pdirty = reads_add(r, "stats.arenas.%u.pdirty", MALLCTL_ARENAS_ALL);
+    at->pmuzzy = reads_add(r, "stats.arenas.%u.pmuzzy", MALLCTL_ARENAS_ALL);
+    at->large_all = reads_add(r, "stats.arenas.%u.large.allocated", MALLCTL_ARENAS_ALL);
+    at->narenas = reads_add(r, "arenas.narenas");
+    at->arena0 = r->n;
+    at->arenas = narenas < ARENAS_SHOWN ? narenas : ARENAS_SHOWN;
+    for (unsigned i = 0; i < at->arenas; i++) {
+        reads_add(r, "stats.arenas.%u.nthreads", i);
+        reads_add(r, "stats.arenas.%u.small.allocated", i);
+        reads_add(r, "stats.arenas.%u.large.allocated", i);
+        reads_add(r, "stats.arenas.%u.pdirty", i);
+        reads_add(r, "stats.arenas.%u.pmuzzy", i);
+        reads_add(r, "stats.arenas.%u.dirty_decay_ms", i);
+        reads_add(r, "stats.arenas.%u.muzzy_decay_ms", i);
+    }
+    at->bins0 = r->n;
+    for (unsigned j = 0; j < classes.nbins; j++)
+        reads_add(r, "stats.arenas.%u.bins.%u.curregs", MALLCTL_ARENAS_ALL, j);
+    at->large0 = r->n;
+    at->large_listed = 0;
+    for (unsigned j = 0; j < classes.nlextents && classes.lextent_size[j] <= LARGE_LISTED_MAX; j++) {
+        reads_add(r, "stats.arenas.%u.lextents.%u.curlextents", MALLCTL_ARENAS_ALL, j);
+        at->large_listed++;
+    }
+}
+
+static json_object *class_json(uint64_t size, uint64_t count)
+{
+    json_object *o = json_object_new_object();
+    json_u64(o, "size", size);
+    json_u64(o, "count", count);
+    json_u64(o, "bytes", size * count);
+    return o;
+}
+
+static void summary_print(struct session *s, const struct reads *r,
+                          const struct summary_at *at, bool json)
+{
+    const uint64_t *v = r->vals;
+    uint64_t allocated = v[at->totals], active = v[at->totals + 1],
+             metadata = v[at->totals + 2], resident = v[at->totals + 3],
+             mapped = v[at->totals + 4], retained = v[at->totals + 5];
+    uint64_t dirty = v[at->pdirty] * classes.page, muzzy = v[at->pmuzzy] * classes.page;
+    unsigned narenas = (unsigned)v[at->narenas];
+    uint64_t listed_large = 0;
+    for (unsigned j = 0; j < at->large_listed; j++)
+        listed_large += v[at->large0 + j] * classes.lextent_size[j];
+    uint64_t beyond = minus(v[at->large_all], listed_large);
+    double pause = last_pause_us(s);
+    FILE *o = s->out;
+    json_object *doc = json ? json_object_new_object() : NULL, *arr = NULL;
+    if (json) {
+        json_u64(doc, "allocated", allocated);
+        json_u64(doc, "active", active);
+        json_u64(doc, "metadata", metadata);
+        json_u64(doc, "resident", resident);
+        json_u64(doc, "mapped", mapped);
+        json_u64(doc, "retained", retained);
+        json_u64(doc, "fragmentation", minus(active, allocated));
+        json_u64(doc, "dirty", dirty);
+        json_u64(doc, "muzzy", muzzy);
+        json_u64(doc, "narenas", narenas);
+        arr = json_object_new_array();
+    } else {
+        fprintf(o, "allocated   %10.1f MiB   active %.1f MiB, metadata %.1f MiB\n",
+                allocated / MIB, active / MIB, metadata / MIB);
+        fprintf(o, "resident    %10.1f MiB   mapped %.1f MiB, retained %.1f MiB\n",
+                resident / MIB, mapped / MIB, retained / MIB);
+        fprintf(o, "fragmentation %8.1f MiB   (active - allocated: %.1f%% of active)\n",
+                minus(active, allocated) / MIB,
+                active ? 100.0 * (double)minus(active, allocated) / (double)active : 0.0);
+        fprintf(o, "unused dirty %9.1f MiB   muzzy %.1f MiB ('purge' returns them)\n",
+                dirty / MIB, muzzy / MIB);
+        fprintf(o, "\n%-6s %7s %12s %11s %11s %9s %9s\n", "arena", "threads", "allocated",
+                "dirty", "muzzy", "dirty_ms", "muzzy_ms");
+    }
+    for (unsigned i = 0; i < at->arenas; i++) {
+        const struct mallctl_call *c = &r->v[at->arena0 + (size_t)i * ARENA_READS];
+        const uint64_t *a = &v[at->arena0 + (size_t)i * ARENA_READS];
+        if (c[0].ret || i >= narenas)
+            continue;          /* not initialized */
+        uint64_t alloc = a[1] + a[2];
+        int64_t dms = (int64_t)a[5], mms = (int64_t)a[6];
+        if (json) {
+            json_object *e = json_object_new_object();
+            json_object_object_add(e, "arena", json_object_new_int64(i));
+            json_u64(e, "threads", (uint32_t)a[0]);
+            json_u64(e, "allocated", alloc);
+            json_u64(e, "dirty", a[3] * classes.page);
+            json_u64(e, "muzzy", a[4] * classes.page);
+            json_object_object_add(e, "dirty_decay_ms", json_object_new_int64(dms));
+            json_object_object_add(e, "muzzy_decay_ms", json_object_new_int64(mms));
+            json_object_array_add(arr, e);
+        } else {
+            fprintf(o, "%-6u %7u %8.1f MiB %7.1f MiB %7.1f MiB %9" PRId64 " %9" PRId64 "\n",
+                    i, (uint32_t)a[0], alloc / MIB, a[3] * classes.page / MIB,
+                    a[4] * classes.page / MIB, dms, mms);
+        }
+    }
+    if (json) {
+        json_object_object_add(doc, "arenas", arr);
+        arr = json_object_new_array();
+    } else {
+        if (narenas > at->arenas)
+            fprintf(o, "(arenas %u to %u not shown: the totals above count them)\n",
+                    at->arenas, narenas - 1);
+        fprintf(o, "\n%-8s %12s %12s %12s\n", "class", "size", "count", "bytes");
+    }
+    for (unsigned j = 0; j < classes.nbins; j++) {
+        uint64_t n = v[at->bins0 + j], size = classes.bin_size[j];
+        if (!n)
+            continue;
+        if (json)
+            json_object_array_add(arr, class_json(size, n));
+        else
+            fprintf(o, "%-8s %12" PRIu64 " %12" PRIu64 " %12" PRIu64 "\n", "small", size, n,
+                    size * n);
+    }
+    if (json) {
+        json_object_object_add(doc, "bins", arr);
+        arr = json_object_new_array();
+    }
+    for (unsigned j = 0; j < at->large_listed; j++) {
+        uint64_t n = v[at->large0 + j], size = classes.lextent_size[j];
+        if (!n)
+            continue;
+        if (json)
+            json_object_array_add(arr, class_json(size, n));
+        else
+            fprintf(o, "%-8s %12" PRIu64 " %12" PRIu64 " %12" PRIu64 "\n", "large", size, n,
+                    size * n);
+    }
+    if (json) {
+        json_object_object_add(doc, "large", arr);
+        json_u64(doc, "large_beyond_listed", beyond);
+        json_object_object_add(doc, "pause_us", json_object_new_double(pause));
+        json_print(s, doc);
+        return;
+    }
+    if (beyond)
+        fprintf(o, "%-8s %12s %12s %12" PRIu64 "\n", "large", "> 64 GiB", "", beyond);
+    fprintf(o, "(one stop of %.0f us, after epoch)\n", pause);
+}
+
+static int stats_summary(struct session *s, bool json)
+{
+    if (classes_read(s))
+        return -1;
+    struct reads r = {0};
+    struct summary_at at;
+    /* Arenas only below arenas.narenas as last seen: jemalloc answers
+     * stats.arenas.<narenas> with the merged figures of all arenas. */
+    summary_plan(&r, &at, classes.narenas);
+    int rc = -1;
+    if (r.oom) {
+        command_error("out of memory");
+        goto out;
+    }
+    reads_link(&r);
+    uint64_t one = 1;
+    r.v[at.epoch].old = NULL;
+    r.v[at.epoch].oldlen = 0;
+    r.v[at.epoch].new = &one;
+    r.v[at.epoch].newlen = sizeof one;
+    if (control_run_calls(s, r.v, r.n))
+        goto out;
+    if (r.v[at.totals].ret == ENOENT) {
+        command_error("%s; nothing was read (rebuild jemalloc with statistics to use "
+                      "'stats')", no_stats_why);
+        goto out;
+    }
+    for (size_t i = 0; i < at.arena0; i++)
+        if (r.v[i].ret) {
+            control_mallctl_failed(s, r.names[i], r.v[i].ret, i == at.epoch);
+            goto out;
+        }
+    if ((unsigned)r.vals[at.narenas] > classes.narenas)
+        classes.narenas = (unsigned)r.vals[at.narenas];   /* the next summary reads them */
+    summary_print(s, &r, &at, json);
+    rc = 0;
+out:
+    reads_free(&r);
+    return rc;
+}
+
+/* stats [--summary] [--json] */
+int cmd_stats(struct session *s, int argc, char **argv)
+{
+    struct cmd_option opts[] = {
+        {"json", false, false, NULL}, {"summary", false, false, NULL},
+        {NULL, false, false, NULL},
+    };
+    if (options_parse(argc, argv, opts, NULL, 0) < 0)
+        return -1;
+    return stats_summary(s, opts[0].given);
 }

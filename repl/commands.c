@@ -79,6 +79,16 @@ const struct command command_table[] = {
      "size_t|ssize_t|uint64_t|int64_t|string|void.  'mallctl' alone lists the\n"
      "names.",
      cmd_mallctl, 0},
+    {"stats", "stats [--summary] [--json]", "jemalloc's statistics: totals, arenas, size classes",
+     "A one-screen summary read in one stop of one thread (epoch first):\n"
+     "allocated, active, metadata, resident, mapped, retained; fragmentation\n"
+     "(active - allocated) and the unused dirty and muzzy pages; one line per\n"
+     "arena (threads, allocated, dirty and muzzy, decay times; the first 64\n"
+     "arenas); and the size distribution: each small (bin) and large size class\n"
+     "with its current count and bytes.  The first 'stats' of a process reads\n"
+     "jemalloc's size classes (constants of its build) in a stop of its own.\n"
+     "--summary --json: the summary as JSON (docs/memprof.1).",
+     cmd_stats, CMD_NEEDS_TARGET},
     {"purge", "purge [ARENA] [--json]", "return unused dirty pages to the system",
      "Purges every arena's unused dirty and muzzy pages (arena.4096.purge), or\n"
      "only arena ARENA's, in one stop, then shows RSS (VmRSS) and jemalloc's\n"
