@@ -1101,14 +1101,110 @@ out:
     return rc;
 }
 
-/* stats [--summary] [--json] */
+/* The size of a capture the user allows: bytes, or with K/M/G. */
+static int parse_size(const char *opt, const char *text, size_t *size)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(text, &end, 10);
+    unsigned shift = *end == 'K' ? 10 : *end == 'M' ? 20 : *end == 'G' ? 30 : 0;
+    if (shift)
+        end++;
+    if (text[0] == '-' || end == text || *end || errno || v == 0 || v > (1ull << (30 - shift))) {
+        command_error("%s %s: give a size from 1 byte to 1G (K, M and G allowed)", opt, text);
+        return -1;
+    }
+    *size = (size_t)(v << shift);
+    return 0;
+}
+
+/* stats.allocated as malloc_stats_print's JSON holds it, or -1. */
+static int64_t json_allocated(json_object *doc)
+{
+    json_object *je, *st, *al;
+    if (!json_object_object_get_ex(doc, "jemalloc", &je) ||
+        !json_object_object_get_ex(je, "stats", &st) ||
+        !json_object_object_get_ex(st, "allocated", &al))
+        return -1;
+    return json_object_get_int64(al);
+}
+
+/* jemalloc's complete statistics, as malloc_stats_print writes them with
+ * the "J" option, through a write callback in the process.  stats.allocated
+ * is read right after it in the same stop: malloc_stats_print refreshed
+ * the epoch itself, so both come from the same snapshot. */
+static int stats_full_json(struct session *s, size_t cap)
+{
+    size_t allocated = 0;
+    struct mallctl_call after = {.name = "stats.allocated", .old = &allocated,
+                                 .oldlen = sizeof allocated};
+    if (control_check_calls(&after, 1, NULL))
+        return -1;
+    struct target_capture c = {.print_opts = "J", .cap = cap, .after = &after, .nafter = 1};
+    struct mp_error err;
+    if (target_capture(s->target, &c, &err))
+        return control_call_failed(s, &err);
+    int rc = -1;
+    int pid = (int)target_pid(s->target);
+    if (after.ret == ENOENT) {
+        command_error("%s; nothing printed", no_stats_why);
+        goto out;
+    }
+    if (after.ret) {
+        control_mallctl_failed(s, "stats.allocated", after.ret, false);
+        goto out;
+    }
+    if (c.truncated) {
+        command_error("jemalloc's statistics of process %d are larger than the %zu bytes "
+                      "memprof captures at most (--max-size): nothing printed; run "
+                      "'stats --json --max-size %zuM'", pid, cap, (cap >> 19) + 1);
+        goto out;
+    }
+    json_tokener *tok = json_tokener_new();
+    json_object *doc = tok ? json_tokener_parse_ex(tok, c.data, (int)c.len) : NULL;
+    bool whole = tok && doc && json_tokener_get_error(tok) == json_tokener_success;
+    int64_t in_json = doc ? json_allocated(doc) : -1;
+    json_object_put(doc);
+    if (tok)
+        json_tokener_free(tok);
+    if (!whole || in_json < 0) {
+        command_error("jemalloc's statistics of process %d (%zu bytes) are not the JSON "
+                      "malloc_stats_print writes (no jemalloc.stats.allocated): nothing "
+                      "printed", pid, c.len);
+        goto out;
+    }
+    if ((uint64_t)in_json != allocated) {
+        command_error("jemalloc's statistics of process %d say stats.allocated is %" PRId64
+                      " but mallctl said %zu in the same stop: nothing printed", pid,
+                      in_json, allocated);
+        goto out;
+    }
+    fwrite(c.data, 1, c.len, s->out);
+    if (c.len && c.data[c.len - 1] != '\n')
+        fputc('\n', s->out);
+    fflush(s->out);
+    fprintf(stderr, "memprof: captured %zu bytes of jemalloc's statistics (JSON) in one "
+            "stop of %.0f us; stats.allocated %zu agrees with mallctl\n", c.len,
+            last_pause_us(s), allocated);
+    rc = 0;
+out:
+    free(c.data);
+    return rc;
+}
+
+/* stats [--summary] [--json] [--max-size SIZE] */
 int cmd_stats(struct session *s, int argc, char **argv)
 {
     struct cmd_option opts[] = {
         {"json", false, false, NULL}, {"summary", false, false, NULL},
-        {NULL, false, false, NULL},
+        {"max-size", true, false, NULL}, {NULL, false, false, NULL},
     };
     if (options_parse(argc, argv, opts, NULL, 0) < 0)
         return -1;
+    size_t cap = 64u << 20;
+    if (opts[2].given && parse_size("--max-size", opts[2].value, &cap))
+        return -1;
+    if (opts[0].given && !opts[1].given)
+        return stats_full_json(s, cap);
     return stats_summary(s, opts[0].given);
 }

@@ -79,7 +79,7 @@ const struct command command_table[] = {
      "size_t|ssize_t|uint64_t|int64_t|string|void.  'mallctl' alone lists the\n"
      "names.",
      cmd_mallctl, 0},
-    {"stats", "stats [--summary] [--json]", "jemalloc's statistics: totals, arenas, size classes",
+    {"stats", "stats [--summary] [--json [--max-size SIZE]]", "jemalloc's statistics: totals, arenas, size classes",
      "A one-screen summary read in one stop of one thread (epoch first):\n"
      "allocated, active, metadata, resident, mapped, retained; fragmentation\n"
      "(active - allocated) and the unused dirty and muzzy pages; one line per\n"
@@ -87,7 +87,15 @@ const struct command command_table[] = {
      "arenas); and the size distribution: each small (bin) and large size class\n"
      "with its current count and bytes.  The first 'stats' of a process reads\n"
      "jemalloc's size classes (constants of its build) in a stop of its own.\n"
-     "--summary --json: the summary as JSON (docs/memprof.1).",
+     "--summary --json: the summary as JSON (docs/memprof.1).\n"
+     "--json: jemalloc's complete statistics exactly as malloc_stats_print\n"
+     "writes them with its JSON option, captured in one stop through a write\n"
+     "callback memprof places in the process and removes before the thread runs\n"
+     "again (never the process's stdout, stderr or a file); memprof checks that\n"
+     "its stats.allocated agrees with mallctl's in the same stop and says how\n"
+     "many bytes it captured.  At most SIZE bytes (default 64M; K, M, G).\n"
+     "The process must allow an executable anonymous mapping (not under\n"
+     "SELinux deny execmem or PaX MPROTECT): if not, memprof says so.",
      cmd_stats, CMD_NEEDS_TARGET},
     {"purge", "purge [ARENA] [--json]", "return unused dirty pages to the system",
      "Purges every arena's unused dirty and muzzy pages (arena.4096.purge), or\n"

@@ -47,6 +47,14 @@ void control_session_end(struct session *s, bool failed);
  * on a failure say so and return -1.  A call's own refusal is left in its
  * ret: control_mallctl_failed says why and returns -1.  (cmd_control.c) */
 int control_run_calls(struct session *s, struct mallctl_call *calls, size_t n);
+/* Say that calls into the process failed (err); when a thread was left
+ * inside a call, say memprof exits and end the session.  Returns -1. */
+int control_call_failed(struct session *s, const struct mp_error *err);
+/* Only the check, for calls attach/ makes inside another operation
+ * (unknown: the entry for a name the table lacks, or NULL). */
+struct mallctl_info;
+int control_check_calls(struct mallctl_call *calls, size_t n,
+                        const struct mallctl_info *unknown);
 int control_mallctl_failed(struct session *s, const char *name, int ret, bool writing);
 
 /* Commands implemented in repl/cmd_*.c */
