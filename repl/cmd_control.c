@@ -21,6 +21,7 @@
 
 #include "lib/mallctl.h"
 #include "lib/analysis.h"
+#include "repl/cmd_memory.h"
 #include "repl/options.h"
 #include "lib/text_escape.h"
 
@@ -119,6 +120,12 @@ static int run_calls(struct session *s, struct mallctl_call *calls, size_t n)
 int control_run_calls(struct session *s, struct mallctl_call *calls, size_t n)
 {
     return run_calls(s, calls, n);
+}
+
+int control_run_calls_as(struct session *s, struct mallctl_call *calls, size_t n,
+                         const struct mallctl_info *unknown)
+{
+    return run_calls_as(s, calls, n, unknown);
 }
 
 int control_mallctl_failed(struct session *s, const char *name, int ret, bool writing)
@@ -546,6 +553,7 @@ static void changes_report(struct session *s)
 void control_session_end(struct session *s, bool failed)
 {
     struct session_changes *c = &s->changes;
+    recent_session_end(s);
     if (!s->target || !(c->active.changed || c->rate.changed || c->gdump.changed))
         return;
     if (failed)

@@ -22,6 +22,7 @@
 #include "lib/procmem.h"
 #include "lib/safe_open.h"
 #include "lib/text_escape.h"
+#include "repl/cmd_memory.h"
 #include "repl/options.h"
 
 #define MIB (1024.0 * 1024.0)
@@ -1102,7 +1103,7 @@ out:
 }
 
 /* The size of a capture the user allows: bytes, or with K/M/G. */
-static int parse_size(const char *opt, const char *text, size_t *size)
+int memory_parse_size(const char *opt, const char *text, size_t *size)
 {
     char *end;
     errno = 0;
@@ -1201,8 +1202,8 @@ int cmd_stats(struct session *s, int argc, char **argv)
     };
     if (options_parse(argc, argv, opts, NULL, 0) < 0)
         return -1;
-    size_t cap = 64u << 20;
-    if (opts[2].given && parse_size("--max-size", opts[2].value, &cap))
+    size_t cap = CAPTURE_DEFAULT_MAX;
+    if (opts[2].given && memory_parse_size("--max-size", opts[2].value, &cap))
         return -1;
     if (opts[0].given && !opts[1].given)
         return stats_full_json(s, cap);

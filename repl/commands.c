@@ -97,6 +97,21 @@ const struct command command_table[] = {
      "The process must allow an executable anonymous mapping (not under\n"
      "SELinux deny execmem or PaX MPROTECT): if not, memprof says so.",
      cmd_stats, CMD_NEEDS_TARGET},
+    {"recent", "recent on [N] | off | [--live] [--older-than AGE] [--json]", "recent sampled allocations (jemalloc 5.3)",
+     "recent on [N]  keep the last N sampled allocations (default 1000;\n"
+     "               experimental.prof_recent.alloc_max); the value before is\n"
+     "               put back by 'recent off', at detach and when memprof exits\n"
+     "recent         list them: size, thread, age, freed or live, stack\n"
+     "--live         only those still allocated\n"
+     "--older-than AGE  only those older than AGE (30s, 500ms, 2m, 1h):\n"
+     "               'recent --live --older-than 30s' lists memleak's\n"
+     "               outstanding allocations, without a probe\n"
+     "The record is captured in one stop through a write callback memprof\n"
+     "places in the process and removes (as 'stats --json'; at most\n"
+     "--max-size bytes, default 64M).  Only sampled allocations are kept:\n"
+     "start the process with MALLOC_CONF=prof:true and a low lg_prof_sample\n"
+     "to see small ones, and with profiling active ('prof on').",
+     cmd_recent, CMD_NEEDS_TARGET},
     {"purge", "purge [ARENA] [--json]", "return unused dirty pages to the system",
      "Purges every arena's unused dirty and muzzy pages (arena.4096.purge), or\n"
      "only arena ARENA's, in one stop, then shows RSS (VmRSS) and jemalloc's\n"

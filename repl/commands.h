@@ -50,6 +50,10 @@ int control_run_calls(struct session *s, struct mallctl_call *calls, size_t n);
 /* Say that calls into the process failed (err); when a thread was left
  * inside a call, say memprof exits and end the session.  Returns -1. */
 int control_call_failed(struct session *s, const struct mp_error *err);
+/* The same, names the table lacks checked against unknown. */
+struct mallctl_info;
+int control_run_calls_as(struct session *s, struct mallctl_call *calls, size_t n,
+                         const struct mallctl_info *unknown);
 /* Only the check, for calls attach/ makes inside another operation
  * (unknown: the entry for a name the table lacks, or NULL). */
 struct mallctl_info;
@@ -63,5 +67,6 @@ command_fn cmd_help, cmd_quit, cmd_attach, cmd_detach, cmd_info, cmd_prof,
 command_fn cmd_top, cmd_traces, cmd_peek, cmd_tree, cmd_list, cmd_diff,
            cmd_dumps, cmd_load, cmd_pprof, cmd_flame, cmd_graph;
 command_fn cmd_purge, cmd_decay, cmd_memory, cmd_stats;   /* cmd_memory.c */
+command_fn cmd_recent;                                     /* cmd_recent.c */
 
 #endif

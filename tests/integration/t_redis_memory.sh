@@ -1,4 +1,4 @@
-# stats, memory, purge and decay on Debian's redis-server (its shared
+# stats, memory, purge, decay and recent on Debian's redis-server (its shared
 # jemalloc) under redis-benchmark (issue 8): every command answers, the
 # benchmark sees no error, redis still answers PING, nothing is left
 # stopped, traced or mapped.
@@ -17,13 +17,17 @@ redis-benchmark -p "$port" -q -n 40000 -d 1000 >"$WORK/bench.out" 2>&1 &
 BENCH=$!
 for i in 1 2 3; do
     printf '%s\n' 'stats' 'stats --summary --json' 'stats --json' 'memory --maps' \
-        'memory --json' 'purge' 'purge 0 --json' 'decay' 'decay --json'
+        'memory --json' 'purge' 'purge 0 --json' 'decay' 'decay --json' \
+        'recent on 100' 'recent' 'recent --live --older-than 1s --json'
 done >"$WORK/script"
+echo 'recent off' >>"$WORK/script"
 mp -p "$PID" -x "$WORK/script"
 check "every command ran" [ "$RC" -eq 0 ]
 check "stats --json said its size and agreed" grep -q "captured [0-9]* bytes of jemalloc's statistics.*agrees with mallctl" <<<"$ERR"
 check "memory shows redis's RSS" grep -Eq '^RSS +[0-9.]+ MiB' <<<"$OUT"
 check "purge said how much came back" grep -Eq 'MiB came back to the system' <<<"$OUT"
+check "recent listed redis's record" grep -Eq '^[0-9]+ recent sampled allocations kept' <<<"$OUT"
+check "recent off put alloc_max back" grep -q 'alloc_max is 0 again' <<<"$OUT"
 check "stats showed the size classes" grep -Eq '^small +[0-9]+ +[0-9]+ +[0-9]+$' <<<"$OUT"
 wait "$BENCH"
 check "redis-benchmark succeeded" [ $? -eq 0 ]
