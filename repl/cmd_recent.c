@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "lib/mallctl.h"
 #include "lib/maps.h"
@@ -152,11 +153,30 @@ static int parse_age(const char *text, uint64_t *ns)
     return 0;
 }
 
-static uint64_t mono_ns(void)
+/* CLOCK_MONOTONIC as the process reads it (jemalloc stamps records with
+ * it): memprof's own, moved by the offset of the process's time namespace
+ * when it has one of its own (a container). */
+static uint64_t target_mono_ns(struct session *s)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    int64_t now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+    char dir[96], path[160], ours[64] = "", theirs[64] = "";
+    target_proc_dir(s->target, dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/ns/time", dir);
+    if (readlink("/proc/self/ns/time", ours, sizeof ours - 1) > 0 &&
+        readlink(path, theirs, sizeof theirs - 1) > 0 && strcmp(ours, theirs) != 0) {
+        snprintf(path, sizeof path, "%s/timens_offsets", dir);
+        FILE *f = fopen(path, "re");
+        char clock[32];
+        long long sec, nsec;
+        while (f && fscanf(f, "%31s %lld %lld", clock, &sec, &nsec) == 3)
+            if (strcmp(clock, "monotonic") == 0)
+                now += sec * 1000000000 + nsec;
+        if (f)
+            fclose(f);
+    }
+    return now > 0 ? (uint64_t)now : 0;
 }
 
 static uint64_t jint(json_object *o, const char *key)
@@ -223,7 +243,7 @@ static int recent_list(struct session *s, const struct recent_filter *f, bool js
     int pid = (int)target_pid(s->target);
     if (target_capture(s->target, &c, &err))
         return control_call_failed(s, &err);
-    uint64_t now = mono_ns();
+    uint64_t now = target_mono_ns(s);
     int rc = -1;
     json_object *doc = NULL, *out = NULL;
     struct map_list maps = {0};
