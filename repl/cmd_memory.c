@@ -952,6 +952,21 @@ static json_object *class_json(uint64_t size, uint64_t count)
     return o;
 }
 
+/* The size classes with a current count: into arr, or as lines. */
+static void classes_print(FILE *o, json_object *arr, const char *kind, const uint64_t *sizes,
+                          const uint64_t *counts, unsigned n)
+{
+    for (unsigned j = 0; j < n; j++) {
+        if (!counts[j])
+            continue;
+        if (arr)
+            json_object_array_add(arr, class_json(sizes[j], counts[j]));
+        else
+            fprintf(o, "%-8s %12" PRIu64 " %12" PRIu64 " %12" PRIu64 "\n", kind, sizes[j],
+                    counts[j], sizes[j] * counts[j]);
+    }
+}
+
 static void summary_print(struct session *s, const struct reads *r,
                           const struct summary_at *at, bool json)
 {
@@ -1025,30 +1040,14 @@ static void summary_print(struct session *s, const struct reads *r,
                     at->arenas, narenas - 1);
         fprintf(o, "\n%-8s %12s %12s %12s\n", "class", "size", "count", "bytes");
     }
-    for (unsigned j = 0; j < classes.nbins; j++) {
-        uint64_t n = v[at->bins0 + j], size = classes.bin_size[j];
-        if (!n)
-            continue;
-        if (json)
-            json_object_array_add(arr, class_json(size, n));
-        else
-            fprintf(o, "%-8s %12" PRIu64 " %12" PRIu64 " %12" PRIu64 "\n", "small", size, n,
-                    size * n);
-    }
+    classes_print(o, json ? arr : NULL, "small", classes.bin_size, &v[at->bins0],
+                  classes.nbins);
     if (json) {
         json_object_object_add(doc, "bins", arr);
         arr = json_object_new_array();
     }
-    for (unsigned j = 0; j < at->large_listed; j++) {
-        uint64_t n = v[at->large0 + j], size = classes.lextent_size[j];
-        if (!n)
-            continue;
-        if (json)
-            json_object_array_add(arr, class_json(size, n));
-        else
-            fprintf(o, "%-8s %12" PRIu64 " %12" PRIu64 " %12" PRIu64 "\n", "large", size, n,
-                    size * n);
-    }
+    classes_print(o, json ? arr : NULL, "large", classes.lextent_size, &v[at->large0],
+                  at->large_listed);
     if (json) {
         json_object_object_add(doc, "large", arr);
         json_u64(doc, "large_beyond_listed", beyond);

@@ -6,14 +6,6 @@
 . "$SRCDIR/tests/integration/lib.sh"
 
 MIB=1048576
-# an expression over the JSON document memprof printed (after the attach line)
-jf() {
-    python3 -c '
-import json, re, sys
-t = sys.stdin.read()
-d = json.JSONDecoder().raw_decode(t[re.search(r"^[[{]", t, re.M).start():])[0]
-print(eval(sys.argv[1]))' "$1" <<<"$OUT"
-}
 ge() { [ "$1" -ge "$2" ]; }
 err_has() { grep -Eq -- "$1" <<<"$ERR"; }
 out_has() { grep -Eq -- "$1" <<<"$OUT"; }

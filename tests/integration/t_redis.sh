@@ -4,13 +4,7 @@
 # is a heap_v2 profile, nothing left stopped, traced or on disk.
 . "$SRCDIR/tests/integration/lib.sh"
 
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-MALLOC_CONF=prof:true,prof_active:false redis-server --port "$port" --bind 127.0.0.1 \
-    --save '' --appendonly no --dir "$WORK" >"$WORK/redis.log" 2>&1 &
-PID=$!
-PIDS+=("$PID")
-for i in $(seq 100); do redis-cli -p "$port" ping 2>/dev/null | grep -q PONG && break; sleep 0.1; done
-redis-cli -p "$port" ping | grep -q PONG || die "redis did not start: $(cat "$WORK/redis.log")"
+start_redis
 
 redis-benchmark -p "$port" -q -n 20000 >"$WORK/bench.out" 2>&1 &
 BENCH=$!

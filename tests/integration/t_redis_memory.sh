@@ -4,12 +4,7 @@
 # stopped, traced or mapped.
 . "$SRCDIR/tests/integration/lib.sh"
 
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-MALLOC_CONF=prof:true,prof_active:false redis-server --port "$port" --bind 127.0.0.1 \
-    --save '' --appendonly no --dir "$WORK" >"$WORK/redis.log" 2>&1 &
-PID=$!
-PIDS+=("$PID")
-wait_until 10 "redis answers PING" sh -c "redis-cli -p $port ping 2>/dev/null | grep -q PONG"
+start_redis
 anon_code() { awk '$5 == 0 && $2 ~ /^r.x|^r--/ && NF == 5' "/proc/$PID/maps" | wc -l; }
 before=$(anon_code)
 

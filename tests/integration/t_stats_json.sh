@@ -8,19 +8,14 @@
 . "$SRCDIR/tests/integration/lib.sh"
 
 MIB=1048576
-jf() {
-    python3 -c '
-import json, re, sys
-t = sys.stdin.read()
-d = json.JSONDecoder().raw_decode(t[re.search(r"^[[{]", t, re.M).start():])[0]
+export JF_DEFS='
 je = d["jemalloc"]
 m = je["stats.arenas"]["merged"]
 def large(size):
     return sum(c["curlextents"] for c, s in zip(m["lextents"], je["arenas"]["lextent"]) if s["size"] == size)
 def small(size):
     return sum(b["curregs"] for b, s in zip(m["bins"], je["arenas"]["bin"]) if s["size"] == size)
-print(eval(sys.argv[1]))' "$1" <<<"$OUT"
-}
+'
 ge() { [ "$1" -ge "$2" ]; }
 err_has() { grep -Eq -- "$1" <<<"$ERR"; }
 # anonymous executable or read-only mappings (memprof's region would be one)

@@ -25,10 +25,7 @@ static void *idle(void *arg)
 
 int main(void)
 {
-    sigset_t usr1;
-    sigemptyset(&usr1);
-    sigaddset(&usr1, SIGUSR1);
-    pthread_sigmask(SIG_BLOCK, &usr1, NULL);
+    sigset_t usr1 = usr1_blocked();
     pthread_t t;
     pthread_create(&t, NULL, idle, NULL);
     size_t n = 0;

@@ -32,10 +32,7 @@ __attribute__((noinline)) static void churn_and_free(void)
 
 int main(void)
 {
-    sigset_t usr1;
-    sigemptyset(&usr1);
-    sigaddset(&usr1, SIGUSR1);
-    sigprocmask(SIG_BLOCK, &usr1, NULL);
+    sigset_t usr1 = usr1_blocked();
     announce_ready();
     int sig;
     while (sigwait(&usr1, &sig) != 0)
