@@ -505,7 +505,10 @@ static void memory_read(struct session *s, struct memory_view *m)
         cgroup_value(fd, "memory.high", NULL, &m->cg_high, &m->cg_high_unlimited);
         cgroup_value(fd, "memory.events", "oom", &m->cg_oom, &dummy);
         cgroup_value(fd, "memory.events", "oom_kill", &m->cg_oom_kill, &dummy);
-        if (!m->cgroup_ok)
+        if (!m->cgroup_ok && strcmp(m->cgroup, "/") == 0)
+            snprintf(m->cgroup_why, sizeof m->cgroup_why, "the process is in the root "
+                     "cgroup, which has no memory.current");
+        else if (!m->cgroup_ok)
             snprintf(m->cgroup_why, sizeof m->cgroup_why, "no memory controller in "
                      "/sys/fs/cgroup%.300s", m->cgroup);
         close(fd);
