@@ -19,6 +19,11 @@ check "jemalloc holds the 100 MiB" ge "$(jf 'd["jemalloc_allocated"]')" $((100 *
 check "RSS holds them too" ge "$(jf 'd["rss"]')" $((100 * MIB))
 check "peak RSS, faults, oom_score given" [ "$(jf '"rss_peak" in d and "minor_faults" in d and "oom_score_adj" in d')" = True ]
 
+mp -p "$PID" -e 'memory --interval 0.3 --json'
+check "--interval gives fault rates" [ "$(jf 'd["interval_s"] == 0.3 and d["minor_faults_per_s"] >= 0')" = True ]
+mp -p "$PID" -e 'memory --interval soon'
+check "--interval that is not a number refused" err_has '--interval soon: give seconds'
+
 kill -USR1 "$PID"
 wait_until 20 "the target freed its blocks" grep -q '^freed' "$TARGET_OUT"
 
