@@ -47,6 +47,18 @@ uint64_t arch_call_sp(uint64_t below, size_t scratch);
  * vanished restores itself instead of dying. */
 const uint8_t *arch_trampoline(size_t *len, size_t *stop_offset);
 
+/* A write callback `void cb(void *opaque, const char *s)` as
+ * position-independent code, for jemalloc's malloc_stats_print and
+ * prof_recent dumps: opaque points to a capture buffer laid out as
+ * struct arch_capture_head followed by `cap` bytes; each string is
+ * appended without its NUL until the buffer is full, after which
+ * `truncated` is set and the rest dropped.  No call, no stack use, no
+ * write outside the buffer. */
+struct arch_capture_head {
+    uint64_t len, cap, truncated;
+};
+const uint8_t *arch_capture_callback(size_t *len);
+
 /* Save and restore regs + extended state of a ptrace-stopped thread.
  * arch_restore reads the extended state back first and writes only what
  * differs (see arch_xstate_restore_kind). */

@@ -54,6 +54,32 @@ uint64_t arch_call_sp(uint64_t below, size_t scratch)
     return (below - scratch) & ~(uint64_t)15;
 }
 
+const uint8_t *arch_capture_callback(size_t *len)
+{
+    /* rdi: the head (len at 0, cap at 8, truncated at 16, data at 24),
+     * rsi: the string.  endbr64 first: jemalloc calls it indirectly. */
+    static const uint8_t code[] = {
+        0xf3, 0x0f, 0x1e, 0xfa,             /* endbr64                     */
+        0x48, 0x8b, 0x07,                   /* mov (%rdi), %rax            */
+        0x48, 0x8b, 0x4f, 0x08,             /* mov 8(%rdi), %rcx           */
+        0x0f, 0xb6, 0x16,                   /* 1: movzbl (%rsi), %edx      */
+        0x84, 0xd2,                         /* test %dl, %dl               */
+        0x74, 0x19,                         /* je 3f                       */
+        0x48, 0x39, 0xc8,                   /* cmp %rcx, %rax              */
+        0x73, 0x0c,                         /* jae 2f                      */
+        0x88, 0x54, 0x07, 0x18,             /* mov %dl, 24(%rdi,%rax)      */
+        0x48, 0xff, 0xc0,                   /* inc %rax                    */
+        0x48, 0xff, 0xc6,                   /* inc %rsi                    */
+        0xeb, 0xe8,                         /* jmp 1b                      */
+        0x48, 0xc7, 0x47, 0x10, 1, 0, 0, 0, /* 2: movq $1, 16(%rdi)        */
+        0x48, 0x89, 0x07,                   /* 3: mov %rax, (%rdi)         */
+        0xc3,                               /* ret                         */
+    };
+    _Static_assert(sizeof(struct arch_capture_head) == 24, "the code's offsets");
+    *len = sizeof code;
+    return code;
+}
+
 const uint8_t *arch_trampoline(size_t *len, size_t *stop_offset)
 {
     /* A real call keeps a CET shadow stack balanced.  mallctl returns an

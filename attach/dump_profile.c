@@ -50,7 +50,7 @@ static bool is_libc(const struct mapped_object *o)
 }
 
 /* The C library's functions, else the executable's (a static program). */
-static const struct dump_calls *dump_calls(struct target *t)
+const struct dump_calls *dump_calls(struct target *t)
 {
     struct dump_calls *c = &t->dump_calls;
     if (c->looked)
@@ -64,6 +64,9 @@ static const struct dump_calls *dump_calls(struct target *t)
             c->memfd_create = function_in(o, "memfd_create");
             c->close = function_in(o, "close");
             c->syscall = function_in(o, "syscall");
+            c->mmap = function_in(o, "mmap");
+            c->mprotect = function_in(o, "mprotect");
+            c->munmap = function_in(o, "munmap");
             if (c->close || c->syscall)
                 break;
         }

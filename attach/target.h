@@ -162,4 +162,31 @@ int target_dump_profile(struct target *t, const char *dump_dir, char **data,
                         size_t *len, struct target_dump_info *info,
                         struct mp_error *err);
 
+/* jemalloc output captured through a write callback that memprof places
+ * in the process for one stop (attach/capture.c): never the process's
+ * stdout, stderr or a file.  Either malloc_stats_print(cb, buf, print_opts)
+ * or the write-only mallctl dump_name given {cb, buf}
+ * (experimental.prof_recent.alloc_dump).  calls and after (already
+ * checked against mallctl's table) run before and after it in the same
+ * stop. */
+struct target_capture {
+    const char *print_opts;     /* malloc_stats_print's opts ("J") */
+    const char *dump_name;      /* or this mallctl (print_opts unused) */
+    size_t cap;                 /* at most this many bytes (up to 1 GiB) */
+    struct mallctl_call *calls;
+    size_t ncalls;
+    struct mallctl_call *after; /* and these after the output, same stop */
+    size_t nafter;
+    /* out */
+    char *data;                 /* malloc'd, NUL-terminated */
+    size_t len;
+    bool truncated;             /* the output went past cap: data is cut */
+    int dump_ret;               /* dump_name's own answer */
+    char why[512];              /* internal */
+};
+
+/* Returns 0 (c->data set), or -1 with err set: the process refused the
+ * executable mapping (a security policy), or the call failed. */
+int target_capture(struct target *t, struct target_capture *c, struct mp_error *err);
+
 #endif

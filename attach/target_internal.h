@@ -9,10 +9,12 @@
 #include "attach/unwind_check.h"
 
 /* Functions of the process's libc a dump needs (runtime addresses, 0 when
- * absent): memfd_create and close, or syscall for both. */
+ * absent): memfd_create and close, or syscall for both; and what a
+ * captured output needs (capture.c): mmap, mprotect, munmap. */
 struct dump_calls {
     bool looked;
     uint64_t memfd_create, close, syscall;
+    uint64_t mmap, mprotect, munmap;
 };
 
 /* How many recent stops the median and p90 are taken over: bounded so a
@@ -49,6 +51,10 @@ struct target {
     char *dump_dir;             /*   as the target sees it */
     char *dump_dir_why;         /*   why the memfd path was not used */
 };
+
+/* The process's own libc functions (the executable's, for a static
+ * program), looked up once (dump_profile.c). */
+const struct dump_calls *dump_calls(struct target *t);
 
 /* Run the calls on one stopped thread (mallctl_batch.c). */
 int mallctl_batch_run(struct target *t, struct mallctl_call *calls, size_t n,

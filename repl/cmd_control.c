@@ -24,6 +24,7 @@
 #include "lib/mallctl.h"
 #include "lib/analysis.h"
 #include "repl/json_answer.h"
+#include "repl/cmd_memory.h"
 #include "repl/options.h"
 #include "lib/text_escape.h"
 
@@ -64,8 +65,8 @@ static int mallctl_failed(struct session *s, const char *name, int ret, bool wri
 /* Run the calls, each first checked against the table (unknown: the entry
  * standing for a name the table lacks, made from the user's --type); on a
  * refusal or a failure to call at all, say so and return -1. */
-static int run_calls_as(struct session *s, struct mallctl_call *calls, size_t n,
-                        const struct mallctl_info *unknown)
+static int check_calls_as(struct mallctl_call *calls, size_t n,
+                          const struct mallctl_info *unknown)
 {
     struct mp_error err;
     for (size_t i = 0; i < n; i++) {
@@ -83,9 +84,29 @@ static int run_calls_as(struct session *s, struct mallctl_call *calls, size_t n,
             return -1;
         }
     }
+    return 0;
+}
+
+int control_check_calls(struct mallctl_call *calls, size_t n,
+                        const struct mallctl_info *unknown)
+{
+    return check_calls_as(calls, n, unknown);
+}
+
+static int run_calls_as(struct session *s, struct mallctl_call *calls, size_t n,
+                        const struct mallctl_info *unknown)
+{
+    struct mp_error err;
+    if (check_calls_as(calls, n, unknown))
+        return -1;
     if (target_mallctl(s->target, calls, n, &err) == 0)
         return 0;
-    command_error("%s", err.msg);
+    return control_call_failed(s, &err);
+}
+
+int control_call_failed(struct session *s, const struct mp_error *err)
+{
+    command_error("%s", err->msg);
     if (target_must_exit(s->target)) {
         command_error("exiting: a thread of process %d was left inside a call, and "
                       "restores itself when the call returns", (int)target_pid(s->target));
@@ -97,6 +118,22 @@ static int run_calls_as(struct session *s, struct mallctl_call *calls, size_t n,
 static int run_calls(struct session *s, struct mallctl_call *calls, size_t n)
 {
     return run_calls_as(s, calls, n, NULL);
+}
+
+int control_run_calls(struct session *s, struct mallctl_call *calls, size_t n)
+{
+    return run_calls(s, calls, n);
+}
+
+int control_run_calls_as(struct session *s, struct mallctl_call *calls, size_t n,
+                         const struct mallctl_info *unknown)
+{
+    return run_calls_as(s, calls, n, unknown);
+}
+
+int control_mallctl_failed(struct session *s, const char *name, int ret, bool writing)
+{
+    return mallctl_failed(s, name, ret, writing);
 }
 
 /* Read every query in one stop; strings are fetched afterwards without
@@ -641,6 +678,7 @@ static void changes_report(struct session *s)
 void control_session_end(struct session *s, bool failed)
 {
     struct session_changes *c = &s->changes;
+    recent_session_end(s);
     if (!s->target || !(c->active.changed || c->rate.changed || c->gdump.changed))
         return;
     if (failed)

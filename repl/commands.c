@@ -80,6 +80,65 @@ const struct command command_table[] = {
      "size_t|ssize_t|uint64_t|int64_t|string|void.  'mallctl' alone lists the\n"
      "names.",
      cmd_mallctl, CMD_CALLS_TARGET},
+    {"stats", "stats [--summary] [--json [--max-size SIZE]]", "jemalloc's statistics: totals, arenas, size classes",
+     "A one-screen summary read in one stop of one thread (epoch first):\n"
+     "allocated, active, metadata, resident, mapped, retained; fragmentation\n"
+     "(active - allocated) and the unused dirty and muzzy pages; one line per\n"
+     "arena (threads, allocated, dirty and muzzy, decay times; the first 64\n"
+     "arenas); and the size distribution: each small (bin) and large size class\n"
+     "with its current count and bytes.  The first 'stats' of a process reads\n"
+     "jemalloc's size classes (constants of its build) in a stop of its own.\n"
+     "--summary --json: the summary as JSON (docs/memprof.1).\n"
+     "--json: jemalloc's complete statistics exactly as malloc_stats_print\n"
+     "writes them with its JSON option, captured in one stop through a write\n"
+     "callback memprof places in the process and removes before the thread runs\n"
+     "again (never the process's stdout, stderr or a file); memprof checks that\n"
+     "its stats.allocated agrees with mallctl's in the same stop and says how\n"
+     "many bytes it captured.  At most SIZE bytes (default 64M; K, M, G).\n"
+     "The process must allow an executable anonymous mapping (not under\n"
+     "SELinux deny execmem or PaX MPROTECT): if not, memprof says so.",
+     cmd_stats, CMD_NEEDS_TARGET | CMD_CALLS_TARGET},
+    {"recent", "recent on [N] | off | [--live] [--older-than AGE] [--json]", "recent sampled allocations (jemalloc 5.3)",
+     "recent on [N]  keep the last N sampled allocations (default 1000;\n"
+     "               experimental.prof_recent.alloc_max); the value before is\n"
+     "               put back by 'recent off', at detach and when memprof exits\n"
+     "recent         list them: size, thread, age, freed or live, stack\n"
+     "--live         only those still allocated\n"
+     "--older-than AGE  only those older than AGE (30s, 500ms, 2m, 1h):\n"
+     "               'recent --live --older-than 30s' lists memleak's\n"
+     "               outstanding allocations, without a probe\n"
+     "The record is captured in one stop through a write callback memprof\n"
+     "places in the process and removes (as 'stats --json'; at most\n"
+     "--max-size bytes, default 64M).  Only sampled allocations are kept:\n"
+     "start the process with MALLOC_CONF=prof:true and a low lg_prof_sample\n"
+     "to see small ones, and with profiling active ('prof on').",
+     cmd_recent, CMD_NEEDS_TARGET | CMD_CALLS_TARGET},
+    {"purge", "purge [ARENA] [--json]", "return unused dirty pages to the system",
+     "Purges every arena's unused dirty and muzzy pages (arena.4096.purge), or\n"
+     "only arena ARENA's, in one stop, then shows RSS (VmRSS) and jemalloc's\n"
+     "stats.resident before and after and how much came back.  An arena that\n"
+     "does not exist is refused before anything is purged.",
+     cmd_purge, CMD_NEEDS_TARGET | CMD_CALLS_TARGET},
+    {"decay", "decay [DIRTY_MS [MUZZY_MS]] [--json]", "show or set dirty/muzzy decay",
+     "Without values, shows dirty_decay_ms and muzzy_decay_ms of every\n"
+     "initialized arena and for new arenas.  With DIRTY_MS (and MUZZY_MS,\n"
+     "else the same), sets both in every arena and for new arenas, in one\n"
+     "stop, and shows old -> new.  0 purges at once, -1 never purges\n"
+     "(write it after '--': decay -- -1).  The setting stays after memprof leaves.",
+     cmd_decay, CMD_NEEDS_TARGET | CMD_CALLS_TARGET},
+    {"memory", "memory [--maps] [--interval S] [--json]", "the process's whole memory, reconciled with jemalloc's",
+     "RSS, PSS, anonymous and file-backed, swap (smaps_rollup, status), peak\n"
+     "RSS (VmHWM); jemalloc's allocated, resident, mapped and retained (one\n"
+     "stop, after epoch) and the anonymous memory that is not jemalloc's\n"
+     "(anonymous RSS - stats.resident: thread stacks, other mmaps); page\n"
+     "faults (with --interval S, their rate over S seconds); oom_score and\n"
+     "oom_score_adj; the cgroup v2 memory.current, max, high and the oom and\n"
+     "oom_kill counts of memory.events.  --maps groups /proc/PID/smaps like\n"
+     "pmap -x: anonymous read-write (jemalloc's extents and other mmaps, split\n"
+     "by stats.resident), thread stacks ([stack], and anonymous read-write\n"
+     "memory just above a PROT_NONE guard), each file, the rest; with RSS,\n"
+     "dirty and swap per group.  --json: figures in bytes (docs/memprof.1).",
+     cmd_memory, CMD_NEEDS_TARGET | CMD_CALLS_TARGET},
     {"load", cmd_load_usage, cmd_load_summary, cmd_load_help, cmd_load, 0},
     {"dumps", cmd_dumps_usage, cmd_dumps_summary, cmd_dumps_help, cmd_dumps, 0},
     {"top", cmd_top_usage, cmd_top_summary, cmd_top_help, cmd_top, 0},

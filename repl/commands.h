@@ -67,10 +67,30 @@ const struct command *command_resolve(const char *word);
 /* The same without a word to the user: NULL when word names no command. */
 const struct command *command_lookup(const char *word);
 
+/* Run mallctl calls in one stop, each checked first (mallctl_check_call);
+ * on a failure say so and return -1.  A call's own refusal is left in its
+ * ret: control_mallctl_failed says why and returns -1.  (cmd_control.c) */
+int control_run_calls(struct session *s, struct mallctl_call *calls, size_t n);
+/* Say that calls into the process failed (err); when a thread was left
+ * inside a call, say memprof exits and end the session.  Returns -1. */
+int control_call_failed(struct session *s, const struct mp_error *err);
+/* The same, names the table lacks checked against unknown. */
+struct mallctl_info;
+int control_run_calls_as(struct session *s, struct mallctl_call *calls, size_t n,
+                         const struct mallctl_info *unknown);
+/* Only the check, for calls attach/ makes inside another operation
+ * (unknown: the entry for a name the table lacks, or NULL). */
+struct mallctl_info;
+int control_check_calls(struct mallctl_call *calls, size_t n,
+                        const struct mallctl_info *unknown);
+int control_mallctl_failed(struct session *s, const char *name, int ret, bool writing);
+
 /* Commands implemented in repl/cmd_*.c */
 command_fn cmd_help, cmd_quit, cmd_attach, cmd_detach, cmd_info, cmd_prof,
            cmd_dump, cmd_mallctl, cmd_jemalloc, cmd_sleep, cmd_set;
 command_fn cmd_top, cmd_traces, cmd_peek, cmd_tree, cmd_list, cmd_diff,
            cmd_dumps, cmd_load, cmd_pprof, cmd_flame, cmd_graph;
+command_fn cmd_purge, cmd_decay, cmd_memory, cmd_stats;   /* cmd_memory.c */
+command_fn cmd_recent;                                     /* cmd_recent.c */
 
 #endif

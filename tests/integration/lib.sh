@@ -368,3 +368,26 @@ open_session() {
     exec 3>"$WORK/$1.cmds"
 }
 close_session() { exec 3>&-; wait "$MP"; MPRC=$?; }
+
+# --- JSON and redis helpers --------------------------------------------------
+#   jf EXPR          a Python expression over the first JSON document in $OUT
+#                    (after memprof's "attached to" line): d is the document;
+#                    $JF_DEFS may hold Python that defines more names
+#   start_redis      Debian's redis-server with MALLOC_CONF=prof:true,
+#                    prof_active:false on a free loopback port: sets $PID, $port
+jf() {
+    python3 -c '
+import json, os, re, sys
+t = sys.stdin.read()
+d = json.JSONDecoder().raw_decode(t[re.search(r"^[[{]", t, re.M).start():])[0]
+exec(os.environ.get("JF_DEFS", ""))
+print(eval(sys.argv[1]))' "$1" <<<"$OUT"
+}
+start_redis() {
+    port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+    MALLOC_CONF=prof:true,prof_active:false redis-server --port "$port" --bind 127.0.0.1 \
+        --save '' --appendonly no --dir "$WORK" >"$WORK/redis.log" 2>&1 &
+    PID=$!
+    PIDS+=("$PID")
+    wait_until 10 "redis answers PING" sh -c "redis-cli -p $port ping 2>/dev/null | grep -q PONG"
+}

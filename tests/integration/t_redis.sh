@@ -6,13 +6,8 @@
 # profile, nothing left stopped, traced or on disk.
 . "$SRCDIR/tests/integration/lib.sh"
 
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-MALLOC_CONF=prof:true,prof_active:false redis-server --port "$port" --bind 127.0.0.1 \
-    --save '' --appendonly no --dir "$WORK" >"$WORK/redis.log" 2>&1 &
-PID=$!
-PIDS+=("$PID")
+start_redis
 pongs() { redis-cli -p "$port" ping 2>/dev/null | grep -q PONG; }
-wait_until 10 "redis to answer PING: $(cat "$WORK/redis.log")" pongs
 
 # redis's own count of the commands it has run, but for the INFO that asks
 # (INFO commandstats: cmdstat_NAME:calls=N,...)

@@ -12,10 +12,7 @@ int main(void)
 {
     /* Blocked in every thread and taken with sigwait: no request is lost
      * between two checks. */
-    sigset_t usr1;
-    sigemptyset(&usr1);
-    sigaddset(&usr1, SIGUSR1);
-    pthread_sigmask(SIG_BLOCK, &usr1, NULL);
+    sigset_t usr1 = usr1_blocked();
     pthread_t t;
     pthread_create(&t, NULL, churn_forever, NULL);
     announce_ready();

@@ -4,6 +4,8 @@
 #ifndef MEMPROF_TARGET_COMMON_H
 #define MEMPROF_TARGET_COMMON_H
 
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +49,17 @@ static inline void *churn_forever(void *arg)
         usleep(1000);
     }
     return NULL;
+}
+
+/* SIGUSR1 blocked in this thread and those it creates afterwards, to be
+ * taken with sigwait: no request is lost between two waits. */
+static inline sigset_t usr1_blocked(void)
+{
+    sigset_t usr1;
+    sigemptyset(&usr1);
+    sigaddset(&usr1, SIGUSR1);
+    pthread_sigmask(SIG_BLOCK, &usr1, NULL);
+    return usr1;
 }
 
 #endif

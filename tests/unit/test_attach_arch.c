@@ -18,6 +18,42 @@
 #include "attach/remote_call.h"
 #include "tests/unit/unit.h"
 
+#include <sys/mman.h>
+
+/* The capture callback, run here: appends each string without its NUL,
+ * stops at the cap and says so, never writes past the buffer. */
+START_TEST(capture_callback_appends_up_to_the_cap)
+{
+    size_t len;
+    const uint8_t *code = arch_capture_callback(&len);
+    void *page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ck_assert_ptr_ne(page, MAP_FAILED);
+    memcpy(page, code, len);
+    ck_assert_int_eq(mprotect(page, 4096, PROT_READ | PROT_EXEC), 0);
+    void (*cb)(void *, const char *);
+    *(void **)&cb = page;
+    struct {
+        struct arch_capture_head head;
+        char data[8];
+        char guard[8];
+    } buf;
+    memset(&buf, 0, sizeof buf);
+    memset(buf.guard, 'G', sizeof buf.guard);
+    buf.head.cap = sizeof buf.data;
+    cb(&buf, "{\"a\":");
+    cb(&buf, "");
+    ck_assert_uint_eq(buf.head.len, 5);
+    ck_assert(!buf.head.truncated);
+    ck_assert_int_eq(memcmp(buf.data, "{\"a\":", 5), 0);
+    cb(&buf, "12345");
+    ck_assert_uint_eq(buf.head.len, 8);
+    ck_assert(buf.head.truncated);
+    ck_assert_int_eq(memcmp(buf.data, "{\"a\":123", 8), 0);
+    ck_assert_int_eq(memcmp(buf.guard, "GGGGGGGG", 8), 0);
+    munmap(page, 4096);
+}
+END_TEST
+
 START_TEST(call_sp_keeps_scratch_below_and_aligns)
 {
     ck_assert_uint_eq(arch_red_zone(), 128);
@@ -433,6 +469,7 @@ static Suite *arch_suite(void)
     Suite *s = suite_create("attach_arch");
     TCase *tc = tcase_create("x86_64");
     tcase_add_test(tc, call_sp_keeps_scratch_below_and_aligns);
+    tcase_add_test(tc, capture_callback_appends_up_to_the_cap);
     tcase_add_test(tc, trampoline_ends_in_rt_sigreturn);
     tcase_add_test(tc, prepare_call_sets_abi_registers);
     tcase_add_test(tc, frame_has_kernel_layout);

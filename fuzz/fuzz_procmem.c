@@ -1,0 +1,28 @@
+/* fuzz_procmem.c - libFuzzer harness for the parsers of the kernel's
+ * memory files (lib/procmem.c): status/smaps_rollup fields, stat's fault
+ * counters, the cgroup line and smaps grouping; groups must add up. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/procmem.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    const char *text = (const char *)data;
+    uint64_t v, a, b;
+    char path[64];
+    procmem_field(text, size, "Rss", &v);
+    procmem_field(text, size, "oom_kill", &v);
+    procmem_stat_faults(text, size, &a, &b);
+    if (procmem_cgroup_path(text, size, path, sizeof path) && strlen(path) >= sizeof path)
+        abort();
+    struct procmem_groups g;
+    if (procmem_smaps_groups(text, size, &g) == 0) {
+        for (size_t i = 0; i < g.n; i++)
+            if (!g.v[i].mappings || memchr(g.v[i].name, 0, sizeof g.v[i].name) == NULL)
+                abort();
+        procmem_groups_free(&g);
+    }
+    return 0;
+}

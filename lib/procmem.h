@@ -1,0 +1,53 @@
+/* procmem.h - parsing what the kernel says about a process's memory:
+ * "Key: value kB" files (smaps_rollup, status, cgroup memory.events), the
+ * fault counters of stat, the cgroup v2 line of /proc/PID/cgroup, and
+ * /proc/PID/smaps grouped like pmap -x.  Pure functions on text that the
+ * target's kernel wrote (untrusted in length and shape): nothing here opens
+ * a file. */
+#ifndef MEMPROF_PROCMEM_H
+#define MEMPROF_PROCMEM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The value of "key:" at the start of a line, in bytes when the line ends
+ * in "kB", else as written ("oom_kill 3" style lines too: key then
+ * spaces).  Returns true when found. */
+bool procmem_field(const char *text, size_t len, const char *key, uint64_t *value);
+
+/* minflt and majflt of /proc/PID/stat (fields 10 and 12, counted after the
+ * ')' that ends the command name, which may hold anything). */
+bool procmem_stat_faults(const char *text, size_t len, uint64_t *minflt,
+                         uint64_t *majflt);
+
+/* The cgroup v2 path ("0::PATH") of /proc/PID/cgroup into buf; false when
+ * there is none or it does not fit. */
+bool procmem_cgroup_path(const char *text, size_t len, char *buf, size_t buflen);
+
+enum procmem_kind {
+    PROCMEM_ANON,       /* private anonymous read-write: jemalloc's extents
+                         * and every other anonymous mmap */
+    PROCMEM_STACK,      /* [stack], or anonymous read-write right above a
+                         * PROT_NONE guard (a pthread stack) */
+    PROCMEM_FILE,       /* one group per path */
+    PROCMEM_OTHER,      /* [heap] (brk), [vdso], guards, shared anonymous... */
+};
+
+struct procmem_group {
+    enum procmem_kind kind;
+    char name[256];     /* the path for PROCMEM_FILE (cut), else a label */
+    unsigned mappings;
+    uint64_t size, rss, dirty, swap;
+};
+
+struct procmem_groups {
+    struct procmem_group *v;
+    size_t n, cap;
+};
+
+/* Group the mappings of an smaps text.  Returns 0, -1 when out of memory. */
+int procmem_smaps_groups(const char *text, size_t len, struct procmem_groups *out);
+void procmem_groups_free(struct procmem_groups *g);
+
+#endif

@@ -1,0 +1,1213 @@
+/* cmd_memory.c - the commands about where a live process's memory is:
+ * purge and decay (jemalloc's unused dirty pages), memory (the kernel's
+ * view of the whole process reconciled with jemalloc's), and stats
+ * (jemalloc's statistics in one stop).  The kernel's files are read
+ * through a live thread's /proc directory; the cgroup files under
+ * /sys/fs/cgroup through descriptors, never following a link. */
+#include "repl/commands.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <json-c/json.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lib/mallctl.h"
+#include "lib/procmem.h"
+#include "lib/safe_open.h"
+#include "lib/text_escape.h"
+#include "repl/cmd_memory.h"
+#include "repl/options.h"
+
+#define MIB (1024.0 * 1024.0)
+
+/* ---- the kernel's files ---- */
+
+/* A whole file read through fd (at most max bytes: the rest is cut). */
+static char *fd_slurp(int fd, size_t max, size_t *len)
+{
+    size_t cap = 65536, n = 0;
+    char *buf = malloc(cap + 1);
+    while (buf) {
+        if (n == cap) {
+            if (cap >= max)
+                break;
+            cap *= 2;
+            char *b = realloc(buf, cap + 1);
+            if (!b) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = b;
+        }
+        ssize_t r = read(fd, buf + n, cap - n);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        n += (size_t)r;
+    }
+    if (buf) {
+        buf[n] = 0;
+        *len = n;
+    }
+    return buf;
+}
+
+/* A file of the process's /proc directory (as a live thread reaches it);
+ * NULL when it cannot be read. */
+static char *proc_file(struct session *s, const char *name, size_t *len)
+{
+    char dir[96], path[160];
+    target_proc_dir(s->target, dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    char *text = fd_slurp(fd, 256u << 20, len);
+    close(fd);
+    return text;
+}
+
+static bool proc_value(struct session *s, const char *file, const char *key, uint64_t *v)
+{
+    size_t len;
+    char *text = proc_file(s, file, &len);
+    bool ok = text && procmem_field(text, len, key, v);
+    free(text);
+    return ok;
+}
+
+static bool proc_faults(struct session *s, uint64_t *minflt, uint64_t *majflt)
+{
+    size_t len;
+    char *text = proc_file(s, "stat", &len);
+    bool ok = text && procmem_stat_faults(text, len, minflt, majflt);
+    free(text);
+    return ok;
+}
+
+/* A number alone in a file (oom_score). */
+static bool proc_number(struct session *s, const char *file, int64_t *v)
+{
+    size_t len;
+    char *text = proc_file(s, file, &len), *end;
+    bool ok = false;
+    if (text) {
+        long long n = strtoll(text, &end, 10);
+        ok = end != text && (*end == '\n' || *end == 0);
+        *v = n;
+    }
+    free(text);
+    return ok;
+}
+
+/* ---- jemalloc's figures, in one stop ---- */
+
+struct je_figures {
+    bool stats;                /* config.stats: the stats.* below are real */
+    uint64_t allocated, active, metadata, resident, mapped, retained;
+    unsigned narenas;
+};
+
+static const char *const figure_names[] = {
+    "stats.allocated", "stats.active", "stats.metadata", "stats.resident",
+    "stats.mapped", "stats.retained",
+};
+#define NFIGURES (sizeof figure_names / sizeof *figure_names)
+
+/* epoch, then the stats.* and arenas.narenas; extra calls (may be NULL)
+ * run first in the same stop. */
+static int je_read(struct session *s, struct mallctl_call *extra, size_t nextra,
+                   struct je_figures *f)
+{
+    struct mallctl_call calls[16];
+    uint64_t one = 1;
+    size_t n = 0;
+    memset(f, 0, sizeof *f);
+    for (size_t i = 0; i < nextra; i++)
+        calls[n++] = extra[i];
+    size_t first = n;
+    calls[n++] = (struct mallctl_call){.name = "epoch", .new = &one, .newlen = sizeof one};
+    uint64_t *dst[NFIGURES] = {&f->allocated, &f->active, &f->metadata, &f->resident,
+                               &f->mapped, &f->retained};
+    for (size_t i = 0; i < NFIGURES; i++)
+        calls[n++] = (struct mallctl_call){.name = figure_names[i], .old = dst[i],
+                                           .oldlen = sizeof(size_t)};
+    calls[n++] = (struct mallctl_call){.name = "arenas.narenas", .old = &f->narenas,
+                                       .oldlen = sizeof f->narenas};
+    if (control_run_calls(s, calls, n))
+        return -1;
+    for (size_t i = 0; i < nextra; i++)
+        extra[i] = calls[i];
+    if (calls[n - 1].ret)
+        return control_mallctl_failed(s, "arenas.narenas", calls[n - 1].ret, false);
+    f->stats = calls[first].ret == 0 && calls[first + 1].ret == 0;
+    return 0;
+}
+
+static const char *no_stats_why =
+    "jemalloc in this process was built without statistics (config.stats is "
+    "false: --disable-stats)";
+
+static double last_pause_us(struct session *s)
+{
+    return target_pauses(s->target)->last_us;
+}
+
+static void json_print(struct session *s, json_object *o)
+{
+    fprintf(s->out, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+                                                               JSON_C_TO_STRING_NOSLASHESCAPE));
+    json_object_put(o);
+}
+
+static void json_u64(json_object *o, const char *key, uint64_t v)
+{
+    json_object_object_add(o, key, json_object_new_uint64(v));
+}
+
+static uint64_t minus(uint64_t a, uint64_t b)
+{
+    return a > b ? a - b : 0;
+}
+
+/* ---- purge ---- */
+
+/* An arena number as the user typed it: digits only, below 4096. */
+static int parse_arena(const char *text, unsigned *arena)
+{
+    char *end;
+    errno = 0;
+    unsigned long v = strtoul(text, &end, 10);
+    if (!*text || *end || text[0] == '-' || text[0] == '+' || errno || v >= MALLCTL_ARENAS_ALL) {
+        command_error("'%s' is not an arena number: give a number from 0 to the "
+                      "process's arenas.narenas - 1 ('stats' lists them), or nothing "
+                      "for every arena", text);
+        return -1;
+    }
+    *arena = (unsigned)v;
+    return 0;
+}
+
+static int arena_exists(struct session *s, unsigned arena, unsigned narenas)
+{
+    if (arena < narenas)
+        return 0;
+    command_error("process %d has no arena %u: its arenas are 0 to %u (arenas.narenas "
+                  "is %u); nothing was purged", (int)target_pid(s->target), arena,
+                  narenas - 1, narenas);
+    return -1;
+}
+
+/* purge [ARENA] [--json] */
+int cmd_purge(struct session *s, int argc, char **argv)
+{
+    struct cmd_option opts[] = {{"json", false, false, NULL}, {NULL, false, false, NULL}};
+    char *pos[1];
+    int npos = options_parse(argc, argv, opts, pos, 1);
+    if (npos < 0)
+        return -1;
+    bool json = opts[0].given, all = npos == 0;
+    unsigned arena = MALLCTL_ARENAS_ALL;
+    if (!all && parse_arena(pos[0], &arena))
+        return -1;
+    struct je_figures before, after;
+    uint64_t rss_before = 0, rss_after = 0;
+    if (je_read(s, NULL, 0, &before) || (!all && arena_exists(s, arena, before.narenas)))
+        return -1;
+    bool rss_known = proc_value(s, "status", "VmRSS", &rss_before);
+    char name[48];
+    snprintf(name, sizeof name, "arena.%u.purge", arena);
+    struct mallctl_call purge = {.name = name};
+    if (je_read(s, &purge, 1, &after))
+        return -1;
+    if (purge.ret)
+        return control_mallctl_failed(s, name, purge.ret, true);
+    double pause = last_pause_us(s);
+    rss_known = proc_value(s, "status", "VmRSS", &rss_after) && rss_known;
+    if (json) {
+        json_object *o = json_object_new_object();
+        if (all)
+            json_object_object_add(o, "arena", json_object_new_string("all"));
+        else
+            json_object_object_add(o, "arena", json_object_new_int64(arena));
+        if (rss_known) {
+            json_u64(o, "rss_before", rss_before);
+            json_u64(o, "rss_after", rss_after);
+            json_u64(o, "rss_returned", minus(rss_before, rss_after));
+        }
+        if (before.stats && after.stats) {
+            json_u64(o, "resident_before", before.resident);
+            json_u64(o, "resident_after", after.resident);
+            json_u64(o, "resident_returned", minus(before.resident, after.resident));
+        }
+        json_object_object_add(o, "pause_us", json_object_new_double(pause));
+        json_print(s, o);
+        return 0;
+    }
+    if (all)
+        fprintf(s->out, "purged every arena's unused dirty and muzzy pages\n");
+    else
+        fprintf(s->out, "purged arena %u's unused dirty and muzzy pages\n", arena);
+    fprintf(s->out, "%-18s %12s %12s %12s\n", "", "before", "after", "returned");
+    if (rss_known)
+        fprintf(s->out, "%-18s %8.1f MiB %8.1f MiB %8.1f MiB\n", "RSS", rss_before / MIB,
+                rss_after / MIB, minus(rss_before, rss_after) / MIB);
+    else
+        fprintf(s->out, "RSS                unknown (/proc/%d/status unreadable)\n",
+                (int)target_pid(s->target));
+    if (before.stats && after.stats)
+        fprintf(s->out, "%-18s %8.1f MiB %8.1f MiB %8.1f MiB\n", "jemalloc resident",
+                before.resident / MIB, after.resident / MIB,
+                minus(before.resident, after.resident) / MIB);
+    else
+        fprintf(s->out, "jemalloc resident  unknown: %s\n", no_stats_why);
+    fprintf(s->out, "%.1f MiB came back to the system (thread stopped %.0f us)\n",
+            minus(rss_before, rss_after) / MIB, pause);
+    return 0;
+}
+
+/* ---- decay ---- */
+
+static int parse_decay(const char *text, ssize_t *ms)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(text, &end, 10);
+    if (!*text || *end || errno || v < -1 || v > (long long)SSIZE_MAX) {
+        command_error("'%s' is not a decay time: give milliseconds, 0 (purge at once) "
+                      "or -1 (never purge; write it after '--': decay -- -1)", text);
+        return -1;
+    }
+    *ms = (ssize_t)v;
+    return 0;
+}
+
+/* decay [DIRTY_MS [MUZZY_MS]] [--json] */
+int cmd_decay(struct session *s, int argc, char **argv)
+{
+    struct cmd_option opts[] = {{"json", false, false, NULL}, {NULL, false, false, NULL}};
+    char *pos[2];
+    int npos = options_parse(argc, argv, opts, pos, 2);
+    if (npos < 0)
+        return -1;
+    bool json = opts[0].given, set = npos > 0;
+    ssize_t want[2] = {0, 0};
+    for (int i = 0; i < npos; i++)
+        if (parse_decay(pos[i], &want[i]))
+            return -1;
+    if (npos == 1)
+        want[1] = want[0];
+    struct je_figures f;
+    if (je_read(s, NULL, 0, &f))
+        return -1;
+    /* Per arena i (then the default of new arenas, arenas.*): dirty, muzzy.
+     * An arena not yet initialized answers EFAULT: it is left out. */
+    size_t rows = (size_t)f.narenas + 1, n = rows * 2;
+    struct mallctl_call *calls = calloc(n, sizeof *calls);
+    ssize_t *old = calloc(n, sizeof *old);
+    char (*names)[48] = calloc(n, sizeof *names);
+    int rc = -1;
+    if (!calls || !old || !names) {
+        command_error("out of memory");
+        goto out;
+    }
+    for (size_t r = 0; r < rows; r++)
+        for (int k = 0; k < 2; k++) {
+            size_t i = r * 2 + (size_t)k;
+            const char *kind = k ? "muzzy" : "dirty";
+            if (r < f.narenas)
+                snprintf(names[i], sizeof names[i], "arena.%zu.%s_decay_ms", r, kind);
+            else
+                snprintf(names[i], sizeof names[i], "arenas.%s_decay_ms", kind);
+            calls[i] = (struct mallctl_call){.name = names[i], .old = &old[i],
+                                             .oldlen = sizeof old[i]};
+            if (set) {
+                calls[i].new = &want[k];
+                calls[i].newlen = sizeof want[k];
+            }
+        }
+    if (control_run_calls(s, calls, n))
+        goto out;
+    for (size_t i = n - 2; i < n; i++)
+        if (calls[i].ret) {
+            control_mallctl_failed(s, names[i], calls[i].ret, set);
+            goto out;
+        }
+    json_object *arr = json ? json_object_new_array() : NULL;
+    if (!json)
+        fprintf(s->out, "%-12s %14s %14s\n", "arena", "dirty_decay_ms", "muzzy_decay_ms");
+    for (size_t r = 0; r < rows; r++) {
+        size_t i = r * 2;
+        if (calls[i].ret || calls[i + 1].ret)
+            continue;     /* not initialized */
+        char label[32];
+        if (r < f.narenas)
+            snprintf(label, sizeof label, "%zu", r);
+        else
+            snprintf(label, sizeof label, "new arenas");
+        if (json) {
+            json_object *o = json_object_new_object();
+            if (r < f.narenas)
+                json_object_object_add(o, "arena", json_object_new_int64((int64_t)r));
+            else
+                json_object_object_add(o, "arena", json_object_new_string("default"));
+            json_object_object_add(o, "dirty_decay_ms", json_object_new_int64(old[i]));
+            json_object_object_add(o, "muzzy_decay_ms", json_object_new_int64(old[i + 1]));
+            if (set) {
+                json_object_object_add(o, "dirty_decay_ms_now", json_object_new_int64(want[0]));
+                json_object_object_add(o, "muzzy_decay_ms_now", json_object_new_int64(want[1]));
+            }
+            json_object_array_add(arr, o);
+        } else if (set) {
+            fprintf(s->out, "%-12s %6zd -> %-6zd %6zd -> %-6zd\n", label, old[i], want[0],
+                    old[i + 1], want[1]);
+        } else {
+            fprintf(s->out, "%-12s %14zd %14zd\n", label, old[i], old[i + 1]);
+        }
+    }
+    if (json)
+        json_print(s, arr);
+    else if (set)
+        fprintf(s->out, "decay set in every initialized arena and for new arenas (it "
+                "stays after memprof leaves: 'decay' with the old values puts it back)\n");
+    rc = 0;
+out:
+    free(calls);
+    free(old);
+    free(names);
+    return rc;
+}
+
+/* ---- memory ---- */
+
+/* The cgroup v2 directory of the process, opened under /sys/fs/cgroup one
+ * component at a time without following links (the path is the
+ * process's to choose, through its cgroup namespace and mounts).  -1 with
+ * why set when it cannot be reached. */
+static int cgroup_dir(struct session *s, char *path, size_t pathlen, char *why,
+                      size_t whylen)
+{
+    char self[128] = "", theirs[128] = "", dir[96], link[160];
+    target_proc_dir(s->target, dir, sizeof dir);
+    snprintf(link, sizeof link, "%s/ns/cgroup", dir);
+    ssize_t a = readlink("/proc/self/ns/cgroup", self, sizeof self - 1);
+    ssize_t b = readlink(link, theirs, sizeof theirs - 1);
+    if (a > 0 && b > 0 && strcmp(self, theirs) != 0) {
+        snprintf(why, whylen, "the process is in another cgroup namespace (a container): "
+                 "read its cgroup's memory.* files from the host");
+        return -1;
+    }
+    size_t len;
+    char *text = proc_file(s, "cgroup", &len);
+    bool ok = text && procmem_cgroup_path(text, len, path, pathlen);
+    free(text);
+    if (!ok) {
+        snprintf(why, whylen, "no cgroup v2 line in /proc/%d/cgroup",
+                 (int)target_pid(s->target));
+        return -1;
+    }
+    int fd = open("/sys/fs/cgroup", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    char *copy = strdup(path), *save = NULL;
+    for (char *c = copy ? strtok_r(copy, "/", &save) : NULL; c && fd >= 0;
+         c = strtok_r(NULL, "/", &save)) {
+        int next = strcmp(c, "..") && strcmp(c, ".")
+                       ? openat(fd, c, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                       : -1;
+        close(fd);
+        fd = next;
+    }
+    free(copy);
+    if (fd < 0)
+        snprintf(why, whylen, "cannot open /sys/fs/cgroup%.300s (cgroup v2 not mounted "
+                 "there?)", path);
+    return fd;
+}
+
+/* One value of a cgroup file: a number, or "max" (*unlimited). */
+static bool cgroup_value(int dirfd, const char *file, const char *key, uint64_t *v,
+                         bool *unlimited)
+{
+    int fd = safe_open_regular(dirfd, file, true, NULL);
+    if (fd < 0)
+        return false;
+    size_t len;
+    char *text = fd_slurp(fd, 1 << 16, &len);
+    close(fd);
+    bool ok = false;
+    if (text && key) {
+        ok = procmem_field(text, len, key, v);
+    } else if (text) {
+        *unlimited = strncmp(text, "max", 3) == 0;
+        char *end;
+        *v = strtoull(text, &end, 10);
+        ok = *unlimited || (end != text && (*end == '\n' || !*end));
+    }
+    free(text);
+    return ok;
+}
+
+struct memory_view {
+    uint64_t rss, pss, pss_anon, pss_file, anon, swap, hwm, rss_anon, rss_file, rss_shmem;
+    bool rollup, status;
+    uint64_t minflt, majflt;
+    bool faults;
+    double minflt_rate, majflt_rate, interval;
+    int64_t oom_score, oom_score_adj;
+    bool oom;
+    struct je_figures je;
+    char cgroup[512], cgroup_why[768];
+    bool cgroup_ok, cg_max_unlimited, cg_high_unlimited;
+    uint64_t cg_current, cg_max, cg_high, cg_oom, cg_oom_kill;
+};
+
+static void memory_read(struct session *s, struct memory_view *m)
+{
+    size_t len;
+    char *r = proc_file(s, "smaps_rollup", &len);
+    m->rollup = r && procmem_field(r, len, "Rss", &m->rss);
+    if (m->rollup) {
+        procmem_field(r, len, "Pss", &m->pss);
+        procmem_field(r, len, "Pss_Anon", &m->pss_anon);
+        procmem_field(r, len, "Pss_File", &m->pss_file);
+        procmem_field(r, len, "Anonymous", &m->anon);
+        procmem_field(r, len, "Swap", &m->swap);
+    }
+    free(r);
+    char *st = proc_file(s, "status", &len);
+    m->status = st && procmem_field(st, len, "VmHWM", &m->hwm);
+    if (m->status) {
+        procmem_field(st, len, "RssAnon", &m->rss_anon);
+        procmem_field(st, len, "RssFile", &m->rss_file);
+        procmem_field(st, len, "RssShmem", &m->rss_shmem);
+        if (!m->rollup) {
+            procmem_field(st, len, "VmRSS", &m->rss);
+            procmem_field(st, len, "VmSwap", &m->swap);
+            m->anon = m->rss_anon;
+        }
+    }
+    free(st);
+    m->oom = proc_number(s, "oom_score", &m->oom_score) &&
+             proc_number(s, "oom_score_adj", &m->oom_score_adj);
+    int fd = cgroup_dir(s, m->cgroup, sizeof m->cgroup, m->cgroup_why, sizeof m->cgroup_why);
+    if (fd >= 0) {
+        bool dummy;
+        m->cgroup_ok = cgroup_value(fd, "memory.current", NULL, &m->cg_current, &dummy);
+        cgroup_value(fd, "memory.max", NULL, &m->cg_max, &m->cg_max_unlimited);
+        cgroup_value(fd, "memory.high", NULL, &m->cg_high, &m->cg_high_unlimited);
+        cgroup_value(fd, "memory.events", "oom", &m->cg_oom, &dummy);
+        cgroup_value(fd, "memory.events", "oom_kill", &m->cg_oom_kill, &dummy);
+        if (!m->cgroup_ok && strcmp(m->cgroup, "/") == 0)
+            snprintf(m->cgroup_why, sizeof m->cgroup_why, "the process is in the root "
+                     "cgroup, which has no memory.current");
+        else if (!m->cgroup_ok)
+            snprintf(m->cgroup_why, sizeof m->cgroup_why, "no memory controller in "
+                     "/sys/fs/cgroup%.300s", m->cgroup);
+        close(fd);
+    }
+}
+
+static void maps_json(json_object *o, const struct procmem_groups *g,
+                      const struct je_figures *je)
+{
+    json_object *arr = json_object_new_array();
+    for (size_t i = 0; i < g->n; i++) {
+        const struct procmem_group *p = &g->v[i];
+        static const char *const kinds[] = {"anonymous", "stacks", "file", "other"};
+        json_object *e = json_object_new_object();
+        json_object_object_add(e, "kind", json_object_new_string(kinds[p->kind]));
+        json_object_object_add(e, "name", json_object_new_string(p->name));
+        json_u64(e, "mappings", p->mappings);
+        json_u64(e, "size", p->size);
+        json_u64(e, "rss", p->rss);
+        json_u64(e, "dirty", p->dirty);
+        json_u64(e, "swap", p->swap);
+        if (p->kind == PROCMEM_ANON && je->stats) {
+            json_u64(e, "jemalloc_resident", je->resident);
+            json_u64(e, "other_anonymous_rss", minus(p->rss, je->resident));
+        }
+        json_object_array_add(arr, e);
+    }
+    json_object_object_add(o, "maps", arr);
+}
+
+static int by_rss(const void *a, const void *b)
+{
+    const struct procmem_group *x = a, *y = b;
+    return x->rss < y->rss ? 1 : x->rss > y->rss ? -1 : strcmp(x->name, y->name);
+}
+
+static void maps_text(struct session *s, const struct procmem_groups *g,
+                      const struct je_figures *je)
+{
+    fprintf(s->out, "\n%-44s %5s %10s %10s %10s %10s\n", "mappings (like pmap -x)", "maps",
+            "size KiB", "RSS KiB", "dirty KiB", "swap KiB");
+    for (size_t i = 0; i < g->n; i++) {
+        const struct procmem_group *p = &g->v[i];
+        char eb[TEXT_ESCAPE_BUF];
+        char label[300];
+        if (p->kind == PROCMEM_ANON)
+            snprintf(label, sizeof label, "anonymous (jemalloc + other mmaps)");
+        else
+            snprintf(label, sizeof label, "%s", text_escape(p->name, eb, sizeof eb));
+        fprintf(s->out, "%-44.44s %5u %10" PRIu64 " %10" PRIu64 " %10" PRIu64 " %10" PRIu64 "\n",
+                label, p->mappings, p->size >> 10, p->rss >> 10, p->dirty >> 10, p->swap >> 10);
+        if (p->kind == PROCMEM_ANON && je->stats)
+            fprintf(s->out, "  %-42s %5s %10s %10" PRIu64 "\n  %-42s %5s %10s %10" PRIu64 "\n",
+                    "of which jemalloc's extents (stats.resident)", "", "",
+                    je->resident >> 10, "other anonymous (the difference)", "", "",
+                    minus(p->rss, je->resident) >> 10);
+    }
+}
+
+static void memory_json(struct session *s, const struct memory_view *m,
+                        const struct procmem_groups *g)
+{
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "pid", json_object_new_int64(target_pid(s->target)));
+    json_u64(o, "rss", m->rss);
+    if (m->rollup) {
+        json_u64(o, "pss", m->pss);
+        json_u64(o, "pss_anon", m->pss_anon);
+        json_u64(o, "pss_file", m->pss_file);
+    }
+    json_u64(o, "anonymous", m->anon);
+    json_u64(o, "swap", m->swap);
+    if (m->status) {
+        json_u64(o, "rss_peak", m->hwm);
+        json_u64(o, "rss_anon", m->rss_anon);
+        json_u64(o, "rss_file", m->rss_file);
+        json_u64(o, "rss_shmem", m->rss_shmem);
+    }
+    if (m->je.stats) {
+        json_u64(o, "jemalloc_allocated", m->je.allocated);
+        json_u64(o, "jemalloc_active", m->je.active);
+        json_u64(o, "jemalloc_resident", m->je.resident);
+        json_u64(o, "jemalloc_mapped", m->je.mapped);
+        json_u64(o, "jemalloc_retained", m->je.retained);
+        json_u64(o, "jemalloc_dirty", minus(m->je.resident, m->je.active + m->je.metadata));
+        json_u64(o, "anonymous_not_jemalloc", minus(m->anon, m->je.resident));
+    }
+    if (m->faults) {
+        json_u64(o, "minor_faults", m->minflt);
+        json_u64(o, "major_faults", m->majflt);
+        if (m->interval > 0) {
+            json_object_object_add(o, "interval_s", json_object_new_double(m->interval));
+            json_object_object_add(o, "minor_faults_per_s", json_object_new_double(m->minflt_rate));
+            json_object_object_add(o, "major_faults_per_s", json_object_new_double(m->majflt_rate));
+        }
+    }
+    if (m->oom) {
+        json_object_object_add(o, "oom_score", json_object_new_int64(m->oom_score));
+        json_object_object_add(o, "oom_score_adj", json_object_new_int64(m->oom_score_adj));
+    }
+    if (m->cgroup_ok) {
+        json_object *c = json_object_new_object();
+        json_object_object_add(c, "path", json_object_new_string(m->cgroup));
+        json_u64(c, "memory_current", m->cg_current);
+        if (m->cg_max_unlimited)
+            json_object_object_add(c, "memory_max", NULL);
+        else
+            json_u64(c, "memory_max", m->cg_max);
+        if (m->cg_high_unlimited)
+            json_object_object_add(c, "memory_high", NULL);
+        else
+            json_u64(c, "memory_high", m->cg_high);
+        json_u64(c, "oom", m->cg_oom);
+        json_u64(c, "oom_kill", m->cg_oom_kill);
+        json_object_object_add(o, "cgroup", c);
+    }
+    if (g)
+        maps_json(o, g, &m->je);
+    json_object_object_add(o, "pause_us", json_object_new_double(last_pause_us(s)));
+    json_print(s, o);
+}
+
+static void limit_text(char *buf, size_t len, uint64_t v, bool unlimited)
+{
+    if (unlimited)
+        snprintf(buf, len, "max");
+    else
+        snprintf(buf, len, "%.1f MiB", v / MIB);
+}
+
+static void memory_text(struct session *s, const struct memory_view *m,
+                        const struct procmem_groups *g)
+{
+    FILE *o = s->out;
+    fprintf(o, "RSS                  %10.1f MiB  (peak %.1f MiB, VmHWM)\n", m->rss / MIB, m->hwm / MIB);
+    if (m->rollup)
+        fprintf(o, "PSS                  %10.1f MiB  (anonymous %.1f, file %.1f)\n",
+                m->pss / MIB, m->pss_anon / MIB, m->pss_file / MIB);
+    fprintf(o, "anonymous            %10.1f MiB\n", m->anon / MIB);
+    fprintf(o, "file-backed          %10.1f MiB  (shmem %.1f MiB)\n", m->rss_file / MIB,
+            m->rss_shmem / MIB);
+    fprintf(o, "swap                 %10.1f MiB\n", m->swap / MIB);
+    if (m->je.stats) {
+        fprintf(o, "jemalloc allocated   %10.1f MiB  (active %.1f MiB)\n",
+                m->je.allocated / MIB, m->je.active / MIB);
+        fprintf(o, "jemalloc resident    %10.1f MiB  (of which unused dirty pages ~%.1f MiB)\n",
+                m->je.resident / MIB, minus(m->je.resident, m->je.active + m->je.metadata) / MIB);
+        fprintf(o, "jemalloc mapped      %10.1f MiB  (retained, not mapped: %.1f MiB)\n",
+                m->je.mapped / MIB, m->je.retained / MIB);
+        fprintf(o, "anonymous, not jemalloc %7.1f MiB  (anonymous - jemalloc resident: "
+                "thread stacks, other mmaps)\n", minus(m->anon, m->je.resident) / MIB);
+    } else {
+        fprintf(o, "jemalloc             unknown: %s\n", no_stats_why);
+    }
+    if (m->faults) {
+        fprintf(o, "page faults          %" PRIu64 " minor, %" PRIu64 " major", m->minflt, m->majflt);
+        if (m->interval > 0)
+            fprintf(o, "; over %.1f s: %.1f minor/s, %.1f major/s", m->interval,
+                    m->minflt_rate, m->majflt_rate);
+        fputc('\n', o);
+    }
+    if (m->oom)
+        fprintf(o, "oom_score            %" PRId64 " (oom_score_adj %" PRId64 ")\n",
+                m->oom_score, m->oom_score_adj);
+    if (m->cgroup_ok) {
+        char mx[32], hi[32], eb[TEXT_ESCAPE_BUF];
+        limit_text(mx, sizeof mx, m->cg_max, m->cg_max_unlimited);
+        limit_text(hi, sizeof hi, m->cg_high, m->cg_high_unlimited);
+        fprintf(o, "cgroup               %s\n", text_escape(m->cgroup, eb, sizeof eb));
+        fprintf(o, "  memory.current     %10.1f MiB  (max %s, high %s)\n", m->cg_current / MIB, mx, hi);
+        fprintf(o, "  memory.events      oom %" PRIu64 ", oom_kill %" PRIu64 "\n", m->cg_oom,
+                m->cg_oom_kill);
+    } else {
+        char eb[TEXT_ESCAPE_BUF];
+        fprintf(o, "cgroup               unknown: %s\n", text_escape(m->cgroup_why, eb, sizeof eb));
+    }
+    if (g)
+        maps_text(s, g, &m->je);
+    fprintf(o, "(jemalloc's figures in one stop of %.0f us)\n", last_pause_us(s));
+}
+
+/* memory [--maps] [--interval S] [--json] */
+int cmd_memory(struct session *s, int argc, char **argv)
+{
+    struct cmd_option opts[] = {
+        {"json", false, false, NULL}, {"maps", false, false, NULL},
+        {"interval", true, false, NULL}, {NULL, false, false, NULL},
+    };
+    if (options_parse(argc, argv, opts, NULL, 0) < 0)
+        return -1;
+    double interval = 0;
+    if (opts[2].given) {
+        char *end;
+        interval = strtod(opts[2].value, &end);
+        if (*end || end == opts[2].value || !(interval > 0 && interval <= 3600)) {
+            command_error("--interval %s: give seconds, more than 0 and at most 3600",
+                          opts[2].value);
+            return -1;
+        }
+    }
+    struct memory_view m;
+    memset(&m, 0, sizeof m);
+    if (je_read(s, NULL, 0, &m.je))
+        return -1;
+    m.faults = proc_faults(s, &m.minflt, &m.majflt);
+    if (interval > 0 && m.faults) {
+        struct timespec ts = {(time_t)interval,
+                              (long)((interval - (double)(time_t)interval) * 1e9)};
+        if (nanosleep(&ts, NULL) != 0) {
+            command_error("memory --interval: interrupted");
+            return -1;
+        }
+        uint64_t mi, ma;
+        if (proc_faults(s, &mi, &ma)) {
+            m.interval = interval;
+            m.minflt_rate = (double)minus(mi, m.minflt) / interval;
+            m.majflt_rate = (double)minus(ma, m.majflt) / interval;
+            m.minflt = mi;
+            m.majflt = ma;
+        }
+    }
+    memory_read(s, &m);
+    if (!m.status && !m.rollup) {
+        command_error("cannot read /proc/%d/status or smaps_rollup: is the process gone?",
+                      (int)target_pid(s->target));
+        return -1;
+    }
+    struct procmem_groups g = {0}, *gp = NULL;
+    if (opts[1].given) {
+        size_t len;
+        char *text = proc_file(s, "smaps", &len);
+        if (!text || procmem_smaps_groups(text, len, &g) < 0) {
+            free(text);
+            command_error("cannot read /proc/%d/smaps: is the process gone?",
+                          (int)target_pid(s->target));
+            return -1;
+        }
+        free(text);
+        qsort(g.v, g.n, sizeof *g.v, by_rss);
+        gp = &g;
+    }
+    if (opts[0].given)
+        memory_json(s, &m, gp);
+    else
+        memory_text(s, &m, gp);
+    procmem_groups_free(&g);
+    return 0;
+}
+
+/* ---- stats ---- */
+
+/* A growing list of reads made in one stop, each into an 8-byte slot
+ * (every value read here fits: little-endian, zeroed first). */
+struct reads {
+    struct mallctl_call *v;
+    char (*names)[64];
+    uint64_t *vals;
+    size_t n, cap;
+    bool oom;
+};
+
+static size_t reads_add(struct reads *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static size_t reads_add(struct reads *r, const char *fmt, ...)
+{
+    if (r->n == r->cap) {
+        size_t cap = r->cap ? r->cap * 2 : 256;
+        void *v = realloc(r->v, cap * sizeof *r->v);
+        if (v)
+            r->v = v;
+        void *names = realloc(r->names, cap * sizeof *r->names);
+        if (names)
+            r->names = names;
+        void *vals = realloc(r->vals, cap * sizeof *r->vals);
+        if (vals)
+            r->vals = vals;
+        if (!v || !names || !vals) {
+            r->oom = true;
+            return 0;
+        }
+        r->cap = cap;
+    }
+    size_t i = r->n++;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->names[i], sizeof r->names[i], fmt, ap);
+    va_end(ap);
+    r->vals[i] = 0;
+    return i;
+}
+
+/* The calls, pointing into the lists (after every add: they move). */
+static void reads_link(struct reads *r)
+{
+    for (size_t i = 0; i < r->n; i++) {
+        const struct mallctl_info *info = mallctl_lookup(r->names[i]);
+        r->v[i] = (struct mallctl_call){.name = r->names[i], .old = &r->vals[i],
+                                        .oldlen = info ? mallctl_type_size(info->type) : 8};
+    }
+}
+
+static void reads_free(struct reads *r)
+{
+    free(r->v);
+    free(r->names);
+    free(r->vals);
+}
+
+/* jemalloc's size classes: constants of its build, read once per process
+ * (a stop of their own, before the first summary). */
+struct size_classes {
+    pid_t pid;
+    uint64_t mallctl;          /* which copy of jemalloc */
+    unsigned nbins, nlextents;
+    unsigned narenas;          /* as last seen: the arenas a summary reads */
+    uint64_t page;
+    uint64_t *bin_size, *lextent_size;
+};
+static struct size_classes classes;
+
+/* Large classes listed one by one: up to 64 GiB (each class is one more
+ * call in the stop; the rest, rarely used, is one remainder taken from
+ * large.allocated). */
+#define LARGE_LISTED_MAX (1ull << 36)
+
+static int classes_read(struct session *s)
+{
+    const struct jemalloc_copy *c = target_jemalloc(s->target,
+                                                    target_jemalloc_selected(s->target));
+    if (classes.pid == target_pid(s->target) && classes.mallctl == c->mallctl)
+        return 0;
+    free(classes.bin_size);
+    free(classes.lextent_size);
+    memset(&classes, 0, sizeof classes);
+    unsigned nbins = 0, nlextents = 0, narenas = 0;
+    uint64_t page = 0;
+    struct mallctl_call first[] = {
+        {.name = "arenas.nbins", .old = &nbins, .oldlen = sizeof nbins},
+        {.name = "arenas.nlextents", .old = &nlextents, .oldlen = sizeof nlextents},
+        {.name = "arenas.page", .old = &page, .oldlen = sizeof(size_t)},
+        {.name = "arenas.narenas", .old = &narenas, .oldlen = sizeof narenas},
+    };
+    if (control_run_calls(s, first, 4))
+        return -1;
+    for (int i = 0; i < 4; i++)
+        if (first[i].ret)
+            return control_mallctl_failed(s, first[i].name, first[i].ret, false);
+    if (nbins > 1024 || nlextents > 1024) {
+        command_error("jemalloc in process %d reports %u bins and %u large classes: "
+                      "more than memprof expects of any build", (int)target_pid(s->target),
+                      nbins, nlextents);
+        return -1;
+    }
+    struct reads r = {0};
+    for (unsigned j = 0; j < nbins; j++)
+        reads_add(&r, "arenas.bin.%u.size", j);
+    for (unsigned j = 0; j < nlextents; j++)
+        reads_add(&r, "arenas.lextent.%u.size", j);
+    int rc = -1;
+    if (r.oom) {
+        command_error("out of memory");
+        goto out;
+    }
+    reads_link(&r);
+    if (control_run_calls(s, r.v, r.n))
+        goto out;
+    classes.bin_size = calloc(nbins + 1, sizeof *classes.bin_size);
+    classes.lextent_size = calloc(nlextents + 1, sizeof *classes.lextent_size);
+    if (!classes.bin_size || !classes.lextent_size) {
+        command_error("out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < r.n; i++) {
+        if (r.v[i].ret) {
+            control_mallctl_failed(s, r.names[i], r.v[i].ret, false);
+            goto out;
+        }
+        if (i < nbins)
+            classes.bin_size[i] = r.vals[i];
+        else
+            classes.lextent_size[i - nbins] = r.vals[i];
+    }
+    classes.pid = target_pid(s->target);
+    classes.mallctl = c->mallctl;
+    classes.nbins = nbins;
+    classes.nlextents = nlextents;
+    classes.page = page;
+    classes.narenas = narenas;
+    rc = 0;
+out:
+    reads_free(&r);
+    return rc;
+}
+
+#define ARENAS_SHOWN 64
+
+/* Indices of the summary's reads. */
+struct summary_at {
+    size_t epoch, totals, pdirty, pmuzzy, large_all, narenas;
+    size_t arena0;             /* ARENA_READS per arena from here */
+    size_t bins0, large0;
+    unsigned arenas, large_listed;
+};
+#define ARENA_READS 7
+
+static void summary_plan(struct reads *r, struct summary_at *at, unsigned narenas)
+{
+    at->epoch = reads_add(r, "epoch");
+    at->totals = r->n;
+    for (size_t i = 0; i < NFIGURES; i++)
+        reads_add(r, "%s", figure_names[i]);
+    at->pdirty = reads_add(r, "stats.arenas.%u.pdirty", MALLCTL_ARENAS_ALL);
+    at->pmuzzy = reads_add(r, "stats.arenas.%u.pmuzzy", MALLCTL_ARENAS_ALL);
+    at->large_all = reads_add(r, "stats.arenas.%u.large.allocated", MALLCTL_ARENAS_ALL);
+    at->narenas = reads_add(r, "arenas.narenas");
+    at->arena0 = r->n;
+    at->arenas = narenas < ARENAS_SHOWN ? narenas : ARENAS_SHOWN;
+    for (unsigned i = 0; i < at->arenas; i++) {
+        reads_add(r, "stats.arenas.%u.nthreads", i);
+        reads_add(r, "stats.arenas.%u.small.allocated", i);
+        reads_add(r, "stats.arenas.%u.large.allocated", i);
+        reads_add(r, "stats.arenas.%u.pdirty", i);
+        reads_add(r, "stats.arenas.%u.pmuzzy", i);
+        reads_add(r, "stats.arenas.%u.dirty_decay_ms", i);
+        reads_add(r, "stats.arenas.%u.muzzy_decay_ms", i);
+    }
+    at->bins0 = r->n;
+    for (unsigned j = 0; j < classes.nbins; j++)
+        reads_add(r, "stats.arenas.%u.bins.%u.curregs", MALLCTL_ARENAS_ALL, j);
+    at->large0 = r->n;
+    at->large_listed = 0;
+    for (unsigned j = 0; j < classes.nlextents && classes.lextent_size[j] <= LARGE_LISTED_MAX; j++) {
+        reads_add(r, "stats.arenas.%u.lextents.%u.curlextents", MALLCTL_ARENAS_ALL, j);
+        at->large_listed++;
+    }
+}
+
+static json_object *class_json(uint64_t size, uint64_t count)
+{
+    json_object *o = json_object_new_object();
+    json_u64(o, "size", size);
+    json_u64(o, "count", count);
+    json_u64(o, "bytes", size * count);
+    return o;
+}
+
+/* The size classes with a current count: into arr, or as lines. */
+static void classes_print(FILE *o, json_object *arr, const char *kind, const uint64_t *sizes,
+                          const uint64_t *counts, unsigned n)
+{
+    for (unsigned j = 0; j < n; j++) {
+        if (!counts[j])
+            continue;
+        if (arr)
+            json_object_array_add(arr, class_json(sizes[j], counts[j]));
+        else
+            fprintf(o, "%-8s %12" PRIu64 " %12" PRIu64 " %12" PRIu64 "\n", kind, sizes[j],
+                    counts[j], sizes[j] * counts[j]);
+    }
+}
+
+static void summary_print(struct session *s, const struct reads *r,
+                          const struct summary_at *at, bool json)
+{
+    const uint64_t *v = r->vals;
+    uint64_t allocated = v[at->totals], active = v[at->totals + 1],
+             metadata = v[at->totals + 2], resident = v[at->totals + 3],
+             mapped = v[at->totals + 4], retained = v[at->totals + 5];
+    uint64_t dirty = v[at->pdirty] * classes.page, muzzy = v[at->pmuzzy] * classes.page;
+    unsigned narenas = (unsigned)v[at->narenas];
+    uint64_t listed_large = 0;
+    for (unsigned j = 0; j < at->large_listed; j++)
+        listed_large += v[at->large0 + j] * classes.lextent_size[j];
+    uint64_t beyond = minus(v[at->large_all], listed_large);
+    double pause = last_pause_us(s);
+    FILE *o = s->out;
+    json_object *doc = json ? json_object_new_object() : NULL, *arr = NULL;
+    if (json) {
+        json_u64(doc, "allocated", allocated);
+        json_u64(doc, "active", active);
+        json_u64(doc, "metadata", metadata);
+        json_u64(doc, "resident", resident);
+        json_u64(doc, "mapped", mapped);
+        json_u64(doc, "retained", retained);
+        json_u64(doc, "fragmentation", minus(active, allocated));
+        json_u64(doc, "dirty", dirty);
+        json_u64(doc, "muzzy", muzzy);
+        json_u64(doc, "narenas", narenas);
+        arr = json_object_new_array();
+    } else {
+        fprintf(o, "allocated   %10.1f MiB   active %.1f MiB, metadata %.1f MiB\n",
+                allocated / MIB, active / MIB, metadata / MIB);
+        fprintf(o, "resident    %10.1f MiB   mapped %.1f MiB, retained %.1f MiB\n",
+                resident / MIB, mapped / MIB, retained / MIB);
+        fprintf(o, "fragmentation %8.1f MiB   (active - allocated: %.1f%% of active)\n",
+                minus(active, allocated) / MIB,
+                active ? 100.0 * (double)minus(active, allocated) / (double)active : 0.0);
+        fprintf(o, "unused dirty %9.1f MiB   muzzy %.1f MiB ('purge' returns them)\n",
+                dirty / MIB, muzzy / MIB);
+        fprintf(o, "\n%-6s %7s %12s %11s %11s %9s %9s\n", "arena", "threads", "allocated",
+                "dirty", "muzzy", "dirty_ms", "muzzy_ms");
+    }
+    for (unsigned i = 0; i < at->arenas; i++) {
+        const struct mallctl_call *c = &r->v[at->arena0 + (size_t)i * ARENA_READS];
+        const uint64_t *a = &v[at->arena0 + (size_t)i * ARENA_READS];
+        if (c[0].ret || i >= narenas)
+            continue;          /* not initialized */
+        uint64_t alloc = a[1] + a[2];
+        int64_t dms = (int64_t)a[5], mms = (int64_t)a[6];
+        if (json) {
+            json_object *e = json_object_new_object();
+            json_object_object_add(e, "arena", json_object_new_int64(i));
+            json_u64(e, "threads", (uint32_t)a[0]);
+            json_u64(e, "allocated", alloc);
+            json_u64(e, "dirty", a[3] * classes.page);
+            json_u64(e, "muzzy", a[4] * classes.page);
+            json_object_object_add(e, "dirty_decay_ms", json_object_new_int64(dms));
+            json_object_object_add(e, "muzzy_decay_ms", json_object_new_int64(mms));
+            json_object_array_add(arr, e);
+        } else {
+            fprintf(o, "%-6u %7u %8.1f MiB %7.1f MiB %7.1f MiB %9" PRId64 " %9" PRId64 "\n",
+                    i, (uint32_t)a[0], alloc / MIB, a[3] * classes.page / MIB,
+                    a[4] * classes.page / MIB, dms, mms);
+        }
+    }
+    if (json) {
+        json_object_object_add(doc, "arenas", arr);
+        arr = json_object_new_array();
+    } else {
+        if (narenas > at->arenas)
+            fprintf(o, "(arenas %u to %u not shown: the totals above count them)\n",
+                    at->arenas, narenas - 1);
+        fprintf(o, "\n%-8s %12s %12s %12s\n", "class", "size", "count", "bytes");
+    }
+    classes_print(o, json ? arr : NULL, "small", classes.bin_size, &v[at->bins0],
+                  classes.nbins);
+    if (json) {
+        json_object_object_add(doc, "bins", arr);
+        arr = json_object_new_array();
+    }
+    classes_print(o, json ? arr : NULL, "large", classes.lextent_size, &v[at->large0],
+                  at->large_listed);
+    if (json) {
+        json_object_object_add(doc, "large", arr);
+        json_u64(doc, "large_beyond_listed", beyond);
+        json_object_object_add(doc, "pause_us", json_object_new_double(pause));
+        json_print(s, doc);
+        return;
+    }
+    if (beyond)
+        fprintf(o, "%-8s %12s %12s %12" PRIu64 "\n", "large", "> 64 GiB", "", beyond);
+    fprintf(o, "(one stop of %.0f us, after epoch)\n", pause);
+}
+
+static int stats_summary(struct session *s, bool json)
+{
+    if (classes_read(s))
+        return -1;
+    struct reads r = {0};
+    struct summary_at at;
+    /* Arenas only below arenas.narenas as last seen: jemalloc answers
+     * stats.arenas.<narenas> with the merged figures of all arenas. */
+    summary_plan(&r, &at, classes.narenas);
+    int rc = -1;
+    if (r.oom) {
+        command_error("out of memory");
+        goto out;
+    }
+    reads_link(&r);
+    uint64_t one = 1;
+    r.v[at.epoch].old = NULL;
+    r.v[at.epoch].oldlen = 0;
+    r.v[at.epoch].new = &one;
+    r.v[at.epoch].newlen = sizeof one;
+    if (control_run_calls(s, r.v, r.n))
+        goto out;
+    if (r.v[at.totals].ret == ENOENT) {
+        command_error("%s; nothing was read (rebuild jemalloc with statistics to use "
+                      "'stats')", no_stats_why);
+        goto out;
+    }
+    for (size_t i = 0; i < at.arena0; i++)
+        if (r.v[i].ret) {
+            control_mallctl_failed(s, r.names[i], r.v[i].ret, i == at.epoch);
+            goto out;
+        }
+    if ((unsigned)r.vals[at.narenas] > classes.narenas)
+        classes.narenas = (unsigned)r.vals[at.narenas];   /* the next summary reads them */
+    summary_print(s, &r, &at, json);
+    rc = 0;
+out:
+    reads_free(&r);
+    return rc;
+}
+
+/* The size of a capture the user allows: bytes, or with K/M/G. */
+int memory_parse_size(const char *opt, const char *text, size_t *size)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(text, &end, 10);
+    unsigned shift = *end == 'K' ? 10 : *end == 'M' ? 20 : *end == 'G' ? 30 : 0;
+    if (shift)
+        end++;
+    if (text[0] == '-' || end == text || *end || errno || v == 0 || v > (1ull << (30 - shift))) {
+        command_error("%s %s: give a size from 1 byte to 1G (K, M and G allowed)", opt, text);
+        return -1;
+    }
+    *size = (size_t)(v << shift);
+    return 0;
+}
+
+/* stats.allocated as malloc_stats_print's JSON holds it, or -1. */
+static int64_t json_allocated(json_object *doc)
+{
+    json_object *je, *st, *al;
+    if (!json_object_object_get_ex(doc, "jemalloc", &je) ||
+        !json_object_object_get_ex(je, "stats", &st) ||
+        !json_object_object_get_ex(st, "allocated", &al))
+        return -1;
+    return json_object_get_int64(al);
+}
+
+/* jemalloc's complete statistics, as malloc_stats_print writes them with
+ * the "J" option, through a write callback in the process.  stats.allocated
+ * is read right after it in the same stop: malloc_stats_print refreshed
+ * the epoch itself, so both come from the same snapshot. */
+static int stats_full_json(struct session *s, size_t cap)
+{
+    size_t allocated = 0;
+    struct mallctl_call after = {.name = "stats.allocated", .old = &allocated,
+                                 .oldlen = sizeof allocated};
+    if (control_check_calls(&after, 1, NULL))
+        return -1;
+    struct target_capture c = {.print_opts = "J", .cap = cap, .after = &after, .nafter = 1};
+    struct mp_error err;
+    if (target_capture(s->target, &c, &err))
+        return control_call_failed(s, &err);
+    int rc = -1;
+    int pid = (int)target_pid(s->target);
+    if (after.ret == ENOENT) {
+        command_error("%s; nothing printed", no_stats_why);
+        goto out;
+    }
+    if (after.ret) {
+        control_mallctl_failed(s, "stats.allocated", after.ret, false);
+        goto out;
+    }
+    if (c.truncated) {
+        command_error("jemalloc's statistics of process %d are larger than the %zu bytes "
+                      "memprof captures at most (--max-size): nothing printed; run "
+                      "'stats --json --max-size %zuM'", pid, cap, (cap >> 19) + 1);
+        goto out;
+    }
+    json_tokener *tok = json_tokener_new();
+    json_object *doc = tok ? json_tokener_parse_ex(tok, c.data, (int)c.len) : NULL;
+    bool whole = tok && doc && json_tokener_get_error(tok) == json_tokener_success;
+    int64_t in_json = doc ? json_allocated(doc) : -1;
+    json_object_put(doc);
+    if (tok)
+        json_tokener_free(tok);
+    if (!whole || in_json < 0) {
+        command_error("jemalloc's statistics of process %d (%zu bytes) are not the JSON "
+                      "malloc_stats_print writes (no jemalloc.stats.allocated): nothing "
+                      "printed", pid, c.len);
+        goto out;
+    }
+    if ((uint64_t)in_json != allocated) {
+        command_error("jemalloc's statistics of process %d say stats.allocated is %" PRId64
+                      " but mallctl said %zu in the same stop: nothing printed", pid,
+                      in_json, allocated);
+        goto out;
+    }
+    fwrite(c.data, 1, c.len, s->out);
+    if (c.len && c.data[c.len - 1] != '\n')
+        fputc('\n', s->out);
+    fflush(s->out);
+    fprintf(stderr, "memprof: captured %zu bytes of jemalloc's statistics (JSON) in one "
+            "stop of %.0f us; stats.allocated %zu agrees with mallctl\n", c.len,
+            last_pause_us(s), allocated);
+    rc = 0;
+out:
+    free(c.data);
+    return rc;
+}
+
+/* stats [--summary] [--json] [--max-size SIZE] */
+int cmd_stats(struct session *s, int argc, char **argv)
+{
+    struct cmd_option opts[] = {
+        {"json", false, false, NULL}, {"summary", false, false, NULL},
+        {"max-size", true, false, NULL}, {NULL, false, false, NULL},
+    };
+    if (options_parse(argc, argv, opts, NULL, 0) < 0)
+        return -1;
+    size_t cap = CAPTURE_DEFAULT_MAX;
+    if (opts[2].given && memory_parse_size("--max-size", opts[2].value, &cap))
+        return -1;
+    if (opts[0].given && !opts[1].given)
+        return stats_full_json(s, cap);
+    return stats_summary(s, opts[0].given);
+}
