@@ -18,11 +18,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/analysis.h"
 #include "lib/mallctl.h"
 #include "lib/procmem.h"
 #include "lib/safe_open.h"
 #include "lib/text_escape.h"
 #include "repl/cmd_memory.h"
+#include "repl/json_answer.h"
 #include "repl/options.h"
 
 #define MIB (1024.0 * 1024.0)
@@ -162,8 +164,12 @@ static double last_pause_us(struct session *s)
     return target_pauses(s->target)->last_us;
 }
 
+/* Every answer is an object carrying the schema version (json_answer.h);
+ * a list goes under its name. */
 static void json_print(struct session *s, json_object *o)
 {
+    if (json_object_is_type(o, json_type_object))
+        json_object_object_add(o, "schema", json_object_new_int(MEMPROF_JSON_SCHEMA));
     fprintf(s->out, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
                                                                JSON_C_TO_STRING_NOSLASHESCAPE));
     json_object_put(o);
@@ -374,9 +380,11 @@ int cmd_decay(struct session *s, int argc, char **argv)
             fprintf(s->out, "%-12s %14zd %14zd\n", label, old[i], old[i + 1]);
         }
     }
-    if (json)
-        json_print(s, arr);
-    else if (set)
+    if (json) {
+        json_object *doc = json_answer_new();
+        json_object_object_add(doc, "arenas", arr);
+        json_print(s, doc);
+    } else if (set)
         fprintf(s->out, "decay set in every initialized arena and for new arenas (it "
                 "stays after memprof leaves: 'decay' with the old values puts it back)\n");
     rc = 0;

@@ -21,6 +21,7 @@
 #include "lib/symbolize.h"
 #include "lib/text_escape.h"
 #include "repl/cmd_memory.h"
+#include "repl/json_answer.h"
 #include "repl/options.h"
 
 #define ALLOC_MAX "experimental.prof_recent.alloc_max"
@@ -294,10 +295,11 @@ static int recent_list(struct session *s, const struct recent_filter *f, bool js
             json_object_put(stack);
         }
     }
-    if (json)
-        fprintf(s->out, "%s\n", json_object_to_json_string_ext(out, JSON_C_TO_STRING_PRETTY |
-                                                                  JSON_C_TO_STRING_NOSLASHESCAPE));
-    else
+    if (json) {
+        json_object *answer = json_answer_new();
+        json_object_object_add(answer, "allocations", json_object_get(out));
+        json_answer_emit(s, answer);
+    } else
         fprintf(s->out, "%zu shown\n", shown);
     fprintf(stderr, "memprof: captured %zu bytes of recent allocations in one stop of %.0f us\n",
             c.len, target_pauses(s->target)->last_us);

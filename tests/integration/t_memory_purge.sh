@@ -50,7 +50,7 @@ mp -p "$PID" -e 'decay -- -2'
 check "decay -2 refused" err_has "'-2' is not a decay time"
 check "nothing was purged by bad input" ge "$(rss)" $((before - 8 * MIB))
 mp -p "$PID" -e 'decay --json'
-check "decay unchanged (-1) by bad input" [ "$(jf 'all(a["dirty_decay_ms"] == -1 and a["muzzy_decay_ms"] == -1 for a in d)')" = True ]
+check "decay unchanged (-1) by bad input" [ "$(jf 'all(a["dirty_decay_ms"] == -1 and a["muzzy_decay_ms"] == -1 for a in d["arenas"])')" = True ]
 
 mp -p "$PID" -e 'purge'
 check "purge runs" [ "$RC" -eq 0 ]
@@ -60,7 +60,7 @@ mp -p "$PID" -e 'purge 0 --json'
 check "purge ARENA --json" [ "$(jf 'd["arena"] == 0 and "rss_returned" in d and "resident_after" in d')" = True ]
 
 mp -p "$PID" -e 'decay 1000 2000' -e 'decay --json'
-check "decay sets every arena" [ "$(jf 'all(a["dirty_decay_ms"] == 1000 and a["muzzy_decay_ms"] == 2000 for a in d)')" = True ]
+check "decay sets every arena" [ "$(jf 'all(a["dirty_decay_ms"] == 1000 and a["muzzy_decay_ms"] == 2000 for a in d["arenas"])')" = True ]
 check "decay says old -> new" out_has '^0 +-1 -> 1000 +-1 -> 2000'
 mp -p "$PID" -e 'decay -- -1'
 check "decay -1 puts it back" [ "$RC" -eq 0 ]
