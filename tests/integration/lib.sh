@@ -90,13 +90,16 @@ assert_err()    { grep -Eq -- "$1" <<<"$ERR" || die "stderr lacks /$1/: $ERR"; }
 
 # A process lives while any of its threads does: a main thread that called
 # pthread_exit stays a zombie while the others run.
+# A zombie main thread with others still running is alive: its status then
+# counts more than one thread (reading /proc/PID/task while the main thread
+# exits can miss the others, so the count is what is trusted).
 alive() {
-    local f st
-    for f in /proc/"$1"/task/*/status; do
-        st=$(awk '/^State:/ {print $2}' "$f" 2>/dev/null) || continue
-        [ -n "$st" ] && [ "$st" != Z ] && return 0
-    done
-    return 1
+    local st n
+    st=$(awk '/^State:/ {print $2}' "/proc/$1/status" 2>/dev/null)
+    [ -n "$st" ] || return 1
+    [ "$st" != Z ] && [ "$st" != X ] && return 0
+    n=$(awk '/^Threads:/ {print $2}' "/proc/$1/status" 2>/dev/null)
+    [ "${n:-0}" -gt 1 ]
 }
 
 # pprof_text DUMP OUT: exports DUMP with memprof's `pprof` and decodes it
@@ -118,10 +121,12 @@ tracer_of() { awk '/^TracerPid:/ {print $2}' "/proc/$1/status" 2>/dev/null; }
 state_of()  { awk '/^State:/ {print $2}' "/proc/$1/status" 2>/dev/null; }
 assert_untouched() {
     alive "$1" || die "process $1 died"
-    local task tid
+    local task tid tracer
     for task in /proc/"$1"/task/*; do
         tid=${task##*/}
-        [ "$(tracer_of "$1/task/$tid")" = 0 ] || die "thread $tid of process $1 still traced by $(tracer_of "$1/task/$tid")"
+        tracer=$(tracer_of "$1/task/$tid")
+        [ -n "$tracer" ] || continue    # the thread exited meanwhile
+        [ "$tracer" = 0 ] || die "thread $tid of process $1 still traced by $tracer"
         case "$(state_of "$1/task/$tid")" in T|t) die "thread $tid of process $1 left stopped" ;; esac
     done
     return 0
