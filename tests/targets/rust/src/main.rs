@@ -14,8 +14,10 @@
 //!   rustprof::store::Pool<T>::fill     1 MiB    generic method, T = u32
 //!   rustprof::Store::zeroed            3 MiB    vec![0u8; ..]: alloc_zeroed
 //!   rustprof::main::{{closure}}      512 KiB    a closure
+//!   rustprof::inlined::hold_inline   256 KiB    #[inline(always)] into main:
+//!                                               a frame only in DWARF
 //!
-//! Each is #[inline(never)] so that each is a frame of its own.
+//! The others are #[inline(never)] so that each is a frame of its own.
 use std::alloc::{GlobalAlloc, Layout};
 use std::os::raw::{c_int, c_void};
 
@@ -88,6 +90,17 @@ mod store {
     }
 }
 
+mod inlined {
+    /// Has no frame of its own in an optimised build: only the DWARF's
+    /// inlined-subroutine entries say these bytes are its.
+    #[inline(always)]
+    pub fn hold_inline(keep: &mut Vec<Vec<u8>>) {
+        let mut v = Vec::with_capacity(256 * super::KIB);
+        v.resize(256 * super::KIB, 3u8);
+        keep.push(v);
+    }
+}
+
 struct Store {
     blocks: Vec<Vec<u8>>,
 }
@@ -137,6 +150,7 @@ fn main() {
             keep.push(v);
         },
     );
+    inlined::hold_inline(&mut keep);
 
     println!("allocated {} {} {}", keep.len(), pool.items.len(), store.blocks.len());
     loop {
