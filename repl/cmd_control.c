@@ -719,7 +719,7 @@ static void every_allocation_text(size_t lg, const struct mallctl_sampling_cost 
         analysis_format_bytes(cost->extra_bytes, false, false, est, sizeof est);
     char now[96] = "";
     if (live)
-        snprintf(now, sizeof now, " (~%s for the %" PRIu64 " live now)", est, live);
+        snprintf(now, sizeof now, ": ~%s for the %" PRIu64 " live now", est, live);
     snprintf(buf, len, "%s every allocation: each one takes a backtrace in the "
              "allocating thread (a large slowdown of every allocation), and each "
              "small one is promoted to 16 KiB while it lives (up to 16 KiB more "
