@@ -2,6 +2,10 @@
 //!
 //!   rustprof GO_FILE    prints "ready", waits until GO_FILE exists,
 //!                       allocates, prints "allocated", then sleeps
+//!   rustprof --heartbeat  for the pause benchmark (bench/pause.sh), as
+//!                       tests/targets/heartbeat.c: a thread reads the clock
+//!                       in a loop and prints "gap US" when two reads are
+//!                       more than 50 us apart; main waits in join
 //!
 //! Its heap is jemalloc-sys's static, _rjem_-prefixed jemalloc with
 //! profiling compiled in, under a #[global_allocator] (what
@@ -122,7 +126,29 @@ fn wait_for(path: &std::path::Path) {
     }
 }
 
+/// Never returns: the heartbeat thread loops for ever.
+fn heartbeat() {
+    let beat = std::thread::spawn(|| {
+        let mut prev = std::time::Instant::now();
+        loop {
+            let mut now = std::time::Instant::now();
+            let gap = now.duration_since(prev).as_micros();
+            if gap > 50 {
+                println!("gap {}", gap);
+                now = std::time::Instant::now();
+            }
+            prev = now;
+        }
+    });
+    println!("ready");
+    let _ = beat.join();
+}
+
 fn main() {
+    // no closure here: the one below must stay main's {closure#0} (v0)
+    if std::env::args_os().nth(1).as_deref() == Some(std::ffi::OsStr::new("--heartbeat")) {
+        heartbeat();
+    }
     let go = match std::env::args_os().nth(1) {
         Some(p) => std::path::PathBuf::from(p),
         None => {
