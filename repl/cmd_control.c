@@ -1046,6 +1046,9 @@ static int mallctl_owner_allows(struct session *s, const char *name, const void 
         return owner_allows(s, "reset its counters or change its rate", force);
     if (strcmp(name, "prof.active") == 0 && !*(const bool *)newv)
         return owner_allows(s, "turn it off", force);
+    /* as 'prof on': jemalloc 5.1 takes it without opt.prof, samples nothing */
+    if (strcmp(name, "prof.active") == 0)
+        return profiling_possible(s);
     return 0;
 }
 

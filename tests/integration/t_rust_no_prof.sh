@@ -5,10 +5,10 @@
 # and reads, but `prof on` and `dump` say the program must be rebuilt with
 # that feature, never to restart with _RJEM_MALLOC_CONF (no setting can
 # help), and make no call.  Built with profiling but started without
-# _RJEM_MALLOC_CONF (opt.prof false): `prof on` names the variable to set at
-# the next start and leaves prof.active false (jemalloc 5.1 would accept it
-# and sample nothing), and a dump says that, not "a full or read-only
-# filesystem" (jemalloc's EFAULT there).
+# _RJEM_MALLOC_CONF (opt.prof false): `prof on` (and `mallctl prof.active
+# true`) names the variable to set at the next start and leaves prof.active
+# false (jemalloc 5.1 would accept it and sample nothing), and a dump says
+# that, not "a full or read-only filesystem" (jemalloc's EFAULT there).
 . "$SRCDIR/tests/integration/lib.sh"
 stops() { grep -c '^pause .* calls=[1-9]' <<<"$ERR"; }
 mpt() { MEMPROF_TRACE_PAUSES=1 mp "$@"; }
@@ -44,6 +44,11 @@ check "opt.prof false: prof on fails" [ "$RC" -ne 0 ]
 check "opt.prof false: names _RJEM_MALLOC_CONF=prof:true,..." \
     err_has 'opt.prof is false.*restart .*_RJEM_MALLOC_CONF=prof:true,'
 check "opt.prof false: no call made after attach" [ "$(stops)" -eq 1 ]
+mpt -p "$PID" -e 'mallctl prof.active true'
+check "opt.prof false: mallctl prof.active true fails too" [ "$RC" -ne 0 ]
+check "opt.prof false: mallctl prof.active true names the variable" \
+    err_has 'opt.prof is false.*_RJEM_MALLOC_CONF=prof:true,'
+check "opt.prof false: mallctl prof.active true makes no call" [ "$(stops)" -eq 1 ]
 mp -p "$PID" -e 'mallctl prof.active'
 check "opt.prof false: prof.active stays false" out_has '^prof.active: false$'
 
