@@ -1,21 +1,22 @@
 #!/usr/bin/env bash
-# pause.sh - on one heartbeat target: how long memprof stops the one thread
-# it hijacks for each `prof on`/`prof off` (every stop measured by attach/
-# itself, MEMPROF_TRACE_PAUSES=1: from PTRACE_INTERRUPT to the return of
-# PTRACE_DETACH), and the longest gap the never-stopped heartbeat thread
-# sees meanwhile; against `gdb -batch -ex 'call mallctl(...)'`, which stops
-# every thread (the heartbeat gap is its pause).  Prints median/p90/max and
-# the ratio of medians.  The heartbeat also reports plain descheduling
-# (> 50 us) on a busy machine: its gaps are an upper bound.
+# pause.sh [TARGET...] - on heartbeat targets: how long memprof stops the
+# one thread it hijacks for each `prof on`/`prof off` (every stop measured
+# by attach/ itself, MEMPROF_TRACE_PAUSES=1: from PTRACE_INTERRUPT to the
+# return of PTRACE_DETACH), and the longest gap the never-stopped heartbeat
+# thread sees meanwhile; against `gdb -batch -ex 'call mallctl(...)'`,
+# which stops every thread (the heartbeat gap is its pause).  Prints
+# median/p90/max and the ratio of medians per target, then the medians side
+# by side.  TARGET: c (tests/targets/heartbeat.c, shared libjemalloc) and
+# rust (rustprof --heartbeat: jemalloc-sys's static _rjem_ copy); both by
+# default.  The heartbeat also reports plain descheduling (> 50 us) on a
+# busy machine: its gaps are an upper bound.
 set -u
 : "${MEMPROF:?}" "${TARGETS:?}"
 N=${N:-200}         # memprof toggles (prof on + prof off = 2 stops each)
 NGDB=${NGDB:-20}    # gdb calls (each takes about a second)
 work=$(mktemp -d /tmp/memprof-bench.XXXXXX)
-MALLOC_CONF=prof:true,prof_active:false "$TARGETS/heartbeat" >"$work/hb" &
-pid=$!
-trap 'kill -9 $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$work"' EXIT
-until grep -q ready "$work/hb"; do sleep 0.05; done
+pid=
+trap '[ -n "$pid" ] && kill -9 $pid 2>/dev/null; wait 2>/dev/null; rm -rf "$work"' EXIT
 
 # "median p90 max count" of the numbers on stdin.
 stats() {
@@ -28,42 +29,72 @@ stats() {
 # Heartbeat gaps printed after line $1 of its output.
 gaps_since() { tail -n +"$(( $1 + 1 ))" "$work/hb" | awk '/^gap/ {print $2}'; }
 
-# memprof: one session of toggles, nothing else, so every stop is a toggle.
-: >"$work/script"
-for i in $(seq "$N"); do printf 'prof on\nprof off\n' >>"$work/script"; done
-before=$(wc -l <"$work/hb")
-MEMPROF_TRACE_PAUSES=1 "$MEMPROF" -p "$pid" -x "$work/script" >"$work/mp.out" 2>"$work/mp.err" ||
-    { cat "$work/mp.out" "$work/mp.err"; exit 1; }
-sleep 0.05
-gaps_since "$before" >"$work/mp.gaps"
-grep -E '^pause .* calls=1 ' "$work/mp.err" | grep -v refused |
-    sed -E 's/.* us=([0-9.]+) .*/\1/' >"$work/mp.pauses"
-[ "$(wc -l <"$work/mp.pauses")" -eq $((2 * N)) ] ||
-    { echo "expected $((2 * N)) traced toggles, got $(wc -l <"$work/mp.pauses")"; exit 1; }
-first=$(head -1 "$work/mp.pauses")
-read -r mp_med mp_p90 mp_max mp_n < <(stats <"$work/mp.pauses")
-read -r mg_med mg_p90 mg_max mg_n < <(stats <"$work/mp.gaps")
-
-# gdb: every call stops all threads; the heartbeat gap is the pause.
-# The new value is a string literal, which gdb copies into the process
-# (by calling its malloc): "\001" is true, "" (just its NUL) false.
-: >"$work/gdb.gaps"
-for i in $(seq "$NGDB"); do
+# measure NAME: the target $pid (its mallctl function: $mallctl).
+measure() {
+    echo "== $1 target"
+    # memprof: one session of toggles, nothing else, so every stop is a toggle.
+    : >"$work/script"
+    for i in $(seq "$N"); do printf 'prof on\nprof off\n' >>"$work/script"; done
     before=$(wc -l <"$work/hb")
-    if [ $(( i % 2 )) = 1 ]; then value='"\001"'; else value='""'; fi
-    gdb -p "$pid" -batch -ex "call (int)mallctl(\"prof.active\",0,0,$value,1)" \
-        >"$work/gdb.out" 2>&1
-    grep -q '^\$1 = 0$' "$work/gdb.out" ||
-        { echo "gdb's mallctl call failed:"; cat "$work/gdb.out"; exit 1; }
+    MEMPROF_TRACE_PAUSES=1 "$MEMPROF" -p "$pid" -x "$work/script" >"$work/mp.out" 2>"$work/mp.err" ||
+        { cat "$work/mp.out" "$work/mp.err"; exit 1; }
     sleep 0.05
-    gaps_since "$before" | sort -n | tail -1 >>"$work/gdb.gaps"
-done
-read -r gdb_med gdb_p90 gdb_max gdb_n < <(stats <"$work/gdb.gaps")
+    gaps_since "$before" >"$work/mp.gaps"
+    grep -E '^pause .* calls=1 ' "$work/mp.err" | grep -v refused |
+        sed -E 's/.* us=([0-9.]+) .*/\1/' >"$work/mp.pauses"
+    [ "$(wc -l <"$work/mp.pauses")" -eq $((2 * N)) ] ||
+        { echo "expected $((2 * N)) traced toggles, got $(wc -l <"$work/mp.pauses")"; exit 1; }
+    first=$(head -1 "$work/mp.pauses")
+    read -r mp_med mp_p90 mp_max mp_n < <(stats <"$work/mp.pauses")
+    read -r mg_med mg_p90 mg_max mg_n < <(stats <"$work/mp.gaps")
 
-printf 'memprof: stopped thread, per toggle: median %s us, p90 %s us, max %s us (%d stops; first %.0f us)\n' \
-    "$mp_med" "$mp_p90" "$mp_max" "$mp_n" "$first"
-printf 'memprof: heartbeat thread (never stopped): longest gap %s us over the session (%d gaps > 50 us, median %s us)\n' \
-    "$mg_max" "$mg_n" "$mg_med"
-printf 'gdb:     all threads stopped, heartbeat gap per mallctl call: median %s us, p90 %s us, max %s us (%d calls)\n' \
-    "$gdb_med" "$gdb_p90" "$gdb_max" "$gdb_n"
-awk -v a="$gdb_med" -v b="$mp_med" 'BEGIN {printf "ratio:   gdb pause (heartbeat gap) / memprof stop (timed by memprof), medians = %.0fx\n", a / b}'
+    # gdb: every call stops all threads; the heartbeat gap is the pause.
+    # The new value is a string literal, which gdb copies into the process
+    # (by calling its malloc): "\001" is true, "" (just its NUL) false.
+    : >"$work/gdb.gaps"
+    for i in $(seq "$NGDB"); do
+        before=$(wc -l <"$work/hb")
+        if [ $(( i % 2 )) = 1 ]; then value='"\001"'; else value='""'; fi
+        gdb -p "$pid" -batch -ex "call (int)$mallctl(\"prof.active\",0,0,$value,1)" \
+            >"$work/gdb.out" 2>&1
+        grep -q '^\$1 = 0$' "$work/gdb.out" ||
+            { echo "gdb's mallctl call failed:"; cat "$work/gdb.out"; exit 1; }
+        sleep 0.05
+        gaps_since "$before" | sort -n | tail -1 >>"$work/gdb.gaps"
+    done
+    read -r gdb_med gdb_p90 gdb_max gdb_n < <(stats <"$work/gdb.gaps")
+
+    printf 'memprof: stopped thread, per toggle: median %s us, p90 %s us, max %s us (%d stops; first %.0f us)\n' \
+        "$mp_med" "$mp_p90" "$mp_max" "$mp_n" "$first"
+    printf 'memprof: heartbeat thread (never stopped): longest gap %s us over the session (%d gaps > 50 us, median %s us)\n' \
+        "$mg_max" "$mg_n" "$mg_med"
+    printf 'gdb:     all threads stopped, heartbeat gap per mallctl call: median %s us, p90 %s us, max %s us (%d calls)\n' \
+        "$gdb_med" "$gdb_p90" "$gdb_max" "$gdb_n"
+    awk -v a="$gdb_med" -v b="$mp_med" 'BEGIN {printf "ratio:   gdb pause (heartbeat gap) / memprof stop (timed by memprof), medians = %.0fx\n", a / b}'
+    summary+=("$(printf '%-5s memprof stop median %6s us   gdb pause median %8s us' "$1" "$mp_med" "$gdb_med")")
+}
+
+# start NAME: the heartbeat target of that name, profiling ready but off.
+start() {
+    case $1 in
+    c)    MALLOC_CONF=prof:true,prof_active:false "$TARGETS/heartbeat" >"$work/hb" &
+          mallctl=mallctl ;;
+    rust) _RJEM_MALLOC_CONF=prof:true,prof_active:false "$TARGETS/rustprof" --heartbeat \
+              >"$work/hb" &
+          mallctl=_rjem_mallctl ;;
+    *)    echo "unknown target $1 (c or rust)" >&2; exit 2 ;;
+    esac
+    pid=$!
+    until grep -q ready "$work/hb"; do sleep 0.05; done
+}
+
+targets=("$@")
+[ $# -gt 0 ] || targets=(c rust)
+summary=()
+for t in "${targets[@]}"; do
+    start "$t"
+    measure "$t" || exit 1
+    kill -9 "$pid"; wait "$pid" 2>/dev/null; pid=
+done
+echo "== side by side"
+printf '%s\n' "${summary[@]}"

@@ -8,6 +8,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -425,9 +426,34 @@ void mallctl_explain_no_profiling(bool config_prof, const char *conf_var,
                  "run 'prof on')", conf_var);
 }
 
-double mallctl_sampling_overhead(uint64_t allocated_bytes, unsigned lg_sample)
+bool mallctl_failure_is_no_profiling(const char *name, int ret, bool config_prof,
+                                     bool opt_prof)
 {
-    if (lg_sample >= 63)
-        return 0;
-    return (double)allocated_bytes * 16384.0 / (double)(UINT64_C(1) << lg_sample);
+    if (!is_prof_name(name) || (config_prof && opt_prof))
+        return false;
+    return ret == ENOENT || (ret == EFAULT && strcmp(name, "prof.dump") == 0);
+}
+
+/* What a sampled small allocation occupies while it lives. */
+#define SAMPLED_SMALL_SIZE 16384.0
+
+void mallctl_sampling_cost(uint64_t small_bytes, uint64_t small_count, unsigned lg_sample,
+                           struct mallctl_sampling_cost *cost)
+{
+    double rate = lg_sample >= 63 ? 0x1p63 : (double)(UINT64_C(1) << lg_sample);
+    *cost = (struct mallctl_sampling_cost){.extra_bytes = -1, .ratio = -1,
+                                           .every_allocation = lg_sample == 0};
+    if (small_count == 0) {
+        /* without a count only the formula is left, and at rate 0 it
+         * says nothing true */
+        if (!cost->every_allocation) {
+            cost->ratio = SAMPLED_SMALL_SIZE / rate;
+            cost->extra_bytes = (double)small_bytes * cost->ratio;
+        }
+        return;
+    }
+    double average = (double)small_bytes / (double)small_count;
+    cost->every_allocation = cost->every_allocation || rate <= average;
+    cost->extra_bytes = (double)small_count * SAMPLED_SMALL_SIZE * -expm1(-average / rate);
+    cost->ratio = small_bytes ? cost->extra_bytes / (double)small_bytes : 0;
 }

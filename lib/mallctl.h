@@ -121,9 +121,29 @@ void mallctl_explain_no_profiling(bool config_prof, const char *conf_var,
  * "" -> MALLOC_CONF, "je_" -> JE_MALLOC_CONF, "_rjem_" -> _RJEM_MALLOC_CONF. */
 void mallctl_conf_var(const char *prefix, char *buf, size_t buflen);
 
-/* Estimated extra memory, in bytes, of sampling at 2^lg_sample when the
- * process has allocated_bytes of live small allocations (FIELD-NOTES 4:
- * a sampled small allocation is promoted to 16 KiB). */
-double mallctl_sampling_overhead(uint64_t allocated_bytes, unsigned lg_sample);
+/* Whether a mallctl failure (name, ret) is profiling being unavailable
+ * rather than what mallctl_explain would say: without config.prof every
+ * prof name fails with ENOENT; without opt.prof jemalloc refuses prof.dump
+ * with EFAULT before opening any file (not a full filesystem). */
+bool mallctl_failure_is_no_profiling(const char *name, int ret, bool config_prof,
+                                     bool opt_prof);
+
+/* The cost of sampling at 2^lg_sample (FIELD-NOTES 4).  A sampled small
+ * allocation is promoted to 16 KiB while it lives, and each allocation is
+ * sampled at most once, with a probability of about 1 - e^(-size/2^lg):
+ * bytes * 16 KiB / 2^lg only while 2^lg is well above the average small
+ * allocation, and never more than 16 KiB per live small allocation. */
+struct mallctl_sampling_cost {
+    double extra_bytes;     /* estimated extra memory; < 0: unknown */
+    double ratio;           /* extra_bytes / small_bytes; < 0: unknown */
+    bool every_allocation;  /* (nearly) every allocation is sampled (rate 0,
+                               or 2^lg at most the average allocation): the
+                               percentage formula does not hold there */
+};
+
+/* small_bytes, small_count: the live small allocations (count 0: unknown,
+ * then the bound cannot be applied and rate 0 has no estimate). */
+void mallctl_sampling_cost(uint64_t small_bytes, uint64_t small_count, unsigned lg_sample,
+                           struct mallctl_sampling_cost *cost);
 
 #endif

@@ -242,24 +242,58 @@ static void call_site(Dwarf_Die *inlined, Dwarf_Files *files, size_t nfiles,
         *line = (int)value;
 }
 
+/* Children of tag may be functions: the unit, functions and blocks, and
+ * the name scopes Rust nests its functions in. */
+static bool may_hold_functions(int tag)
+{
+    return tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine ||
+           tag == DW_TAG_lexical_block || tag == DW_TAG_compile_unit ||
+           tag == DW_TAG_partial_unit || tag == DW_TAG_module ||
+           tag == DW_TAG_enumeration_type || is_name_scope(tag);
+}
+
+/* Set *out to the innermost function-like DIE under parent whose code
+ * holds vaddr; true when one of parent's children holds it. */
+static bool search_function(Dwarf_Die *parent, uint64_t vaddr, Dwarf_Die *out, int depth)
+{
+    Dwarf_Die child;
+    if (depth > 64 || dwarf_child(parent, &child) != 0)
+        return false;
+    do {
+        int tag = dwarf_tag(&child);
+        if (!may_hold_functions(tag))
+            continue;
+        if (dwarf_haspc(&child, vaddr) != 1) {
+            /* a name scope has no addresses of its own: look inside */
+            if (!is_name_scope(tag) && tag != DW_TAG_module && tag != DW_TAG_enumeration_type)
+                continue;
+            if (search_function(&child, vaddr, out, depth + 1))
+                return true;
+            continue;
+        }
+        if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine)
+            *out = child;
+        search_function(&child, vaddr, out, depth + 1);
+        return true;
+    } while (dwarf_siblingof(&child, &child) == 0);
+    return false;
+}
+
 /* The innermost function-like scope (inlined or not) holding vaddr.
- * dwarf_getscopes continues an inlined instance's chain with its abstract
- * definition's parents, not with the function it was inlined into, so the
- * concrete chain is taken from dwarf_getscopes_die on this DIE instead. */
+ * Walked by hand: dwarf_getscopes does not descend into DIEs without
+ * addresses, so never finds the functions Rust nests in namespace and
+ * struct DIEs.  The chain up from it comes from dwarf_getscopes_die, which
+ * continues an inlined instance with the function it was inlined into. */
 static bool innermost_function(Dwarf_Die *cudie, uint64_t vaddr, Dwarf_Die *out)
 {
-    Dwarf_Die *scopes = NULL;
-    int n = dwarf_getscopes(cudie, vaddr, &scopes);
-    bool found = false;
-    for (int i = 0; i < n && !found; i++) {
-        int tag = dwarf_tag(&scopes[i]);
-        if (tag == DW_TAG_inlined_subroutine || tag == DW_TAG_subprogram) {
-            *out = scopes[i];
-            found = true;
-        }
-    }
-    free(scopes);
-    return found;
+    Dwarf_Die found = {0};
+    bool any = false;
+    if (search_function(cudie, vaddr, &found, 0))
+        any = dwarf_tag(&found) == DW_TAG_subprogram ||
+              dwarf_tag(&found) == DW_TAG_inlined_subroutine;
+    if (any)
+        *out = found;
+    return any;
 }
 
 int sym_dwarf_lookup(struct sym_dwarf *d, uint64_t vaddr,

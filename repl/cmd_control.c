@@ -57,6 +57,13 @@ static int mallctl_failed(struct session *s, const char *name, int ret, bool wri
     char var[64];
     struct mp_error err;
     conf_var(s, var, sizeof var);
+    if (s->prof_conf.known &&
+        mallctl_failure_is_no_profiling(name, ret, s->prof_conf.config_prof,
+                                        s->prof_conf.opt_prof)) {
+        mallctl_explain_no_profiling(s->prof_conf.config_prof, var, &err);
+        command_error("%s: %s", name, err.msg);
+        return -1;
+    }
     mallctl_explain(name, ret, writing, var, &err);
     command_error("%s", err.msg);
     return -1;
@@ -740,35 +747,76 @@ static int prof_reset(struct session *s, const size_t *lg_sample)
     note_counting(s, true);
     return 0;
 }
-/* The overhead of sampling at 2^lg (FIELD-NOTES 4): refuse a rate that
- * would double the process's memory unless forced; warn from 10 %. */
+/* What sampling (nearly) every allocation costs, in words: the percentage
+ * formula does not hold there (FIELD-NOTES 4). */
+static void every_allocation_text(size_t lg, const struct mallctl_sampling_cost *cost,
+                                  uint64_t live, char *buf, size_t len)
+{
+    char est[32] = "";
+    if (cost->extra_bytes >= 0)
+        analysis_format_bytes(cost->extra_bytes, false, false, est, sizeof est);
+    char now[96] = "";
+    if (live)
+        snprintf(now, sizeof now, ": ~%s for the %" PRIu64 " live now", est, live);
+    snprintf(buf, len, "%s every allocation: each one takes a backtrace in the "
+             "allocating thread (a large slowdown of every allocation), and each "
+             "small one is promoted to 16 KiB while it lives (up to 16 KiB more "
+             "per live small allocation%s)", lg == 0 ? "rate 0 samples"
+             : "this rate samples nearly", now);
+}
+
+/* The cost of sampling at 2^lg (FIELD-NOTES 4): refuse a rate that would
+ * double the process's small-object memory, or sample every allocation,
+ * unless forced; warn from 10 %. */
 static int sample_check(struct session *s, size_t lg, bool force)
 {
-    uint64_t one = 1;
-    uint64_t allocated = 0;
+    uint64_t one = 1, nmalloc = 0, ndalloc = 0;
+    size_t allocated = 0, small = 0;
+    char all[64], nm[64], nd[64];
+    snprintf(all, sizeof all, "stats.arenas.%u.small.allocated", MALLCTL_ARENAS_ALL);
+    snprintf(nm, sizeof nm, "stats.arenas.%u.small.nmalloc", MALLCTL_ARENAS_ALL);
+    snprintf(nd, sizeof nd, "stats.arenas.%u.small.ndalloc", MALLCTL_ARENAS_ALL);
     struct mallctl_call calls[] = {
         {.name = "epoch", .new = &one, .newlen = sizeof one},
         {.name = "stats.allocated", .old = &allocated, .oldlen = sizeof allocated},
+        {.name = all, .old = &small, .oldlen = sizeof small},
+        {.name = nm, .old = &nmalloc, .oldlen = sizeof nmalloc},
+        {.name = nd, .old = &ndalloc, .oldlen = sizeof ndalloc},
     };
-    if (run_calls(s, calls, 2))
+    if (run_calls(s, calls, 5))
         return -1;
-    double ratio = 16384.0 / (double)(UINT64_C(1) << lg);
-    char est[32], cur[32];
-    analysis_format_bytes(mallctl_sampling_overhead(allocated, (unsigned)lg), false, false, est, sizeof est);
-    analysis_format_bytes((double)allocated, false, false, cur, sizeof cur);
-    if (ratio < 0.1)
+    /* small-object counts need --enable-stats (jemalloc-sys's `stats`) */
+    bool counted = !calls[2].ret && !calls[3].ret && !calls[4].ret && nmalloc >= ndalloc;
+    uint64_t live = counted ? nmalloc - ndalloc : 0;
+    struct mallctl_sampling_cost cost;
+    mallctl_sampling_cost(counted ? small : allocated, live, (unsigned)lg, &cost);
+    if (cost.every_allocation) {
+        char text[512];
+        every_allocation_text(lg, &cost, live, text, sizeof text);
+        if (!force) {
+            command_error("%s. Use 'prof sample %zu --force' if the process can "
+                          "afford it, or a rate of 15 or more", text, lg);
+            return -1;
+        }
+        fprintf(stderr, "warning: %s\n", text);
         return 0;
-    if (ratio >= 1.0 && !force) {
+    }
+    if (cost.ratio < 0.1)
+        return 0;
+    char est[32], cur[32];
+    analysis_format_bytes(cost.extra_bytes, false, false, est, sizeof est);
+    analysis_format_bytes((double)(counted ? small : allocated), false, false, cur, sizeof cur);
+    const char *known = counted || !calls[1].ret ? cur : "?";
+    if (cost.ratio >= 1.0 && !force) {
         command_error("sampling every 2^%zu bytes could add about %.0f%% to the "
                       "process's small-object memory (~%s on %s allocated now). "
                       "Use 'prof sample %zu --force' if the process can afford it, "
-                      "or a rate of 15 or more", lg, ratio * 100, est,
-                      calls[1].ret ? "?" : cur, lg);
+                      "or a rate of 15 or more", lg, cost.ratio * 100, est, known, lg);
         return -1;
     }
     fprintf(stderr, "warning: sampling every 2^%zu bytes can add about %.0f%% to "
             "the process's small-object memory (~%s on %s allocated now)\n",
-            lg, ratio * 100, est, calls[1].ret ? "?" : cur);
+            lg, cost.ratio * 100, est, known);
     return 0;
 }
 
@@ -916,7 +964,9 @@ int cmd_dump(struct session *s, int argc, char **argv)
     bool json = opts[1].given;
     char *data;
     size_t len;
-    if (dump_fetch(s, &data, &len))
+    /* jemalloc refuses a dump without profiling, in 5.1 with the EFAULT of a
+     * file it could not write: say the real cause, before any call */
+    if (profiling_possible(s) || dump_fetch(s, &data, &len))
         return -1;
     int rc = -1;
     if (file && save_file(file, data, len))
@@ -1034,6 +1084,9 @@ static int mallctl_owner_allows(struct session *s, const char *name, const void 
         return owner_allows(s, "reset its counters or change its rate", force);
     if (strcmp(name, "prof.active") == 0 && !*(const bool *)newv)
         return owner_allows(s, "turn it off", force);
+    /* as 'prof on': jemalloc 5.1 takes it without opt.prof, samples nothing */
+    if (strcmp(name, "prof.active") == 0)
+        return profiling_possible(s);
     return 0;
 }
 

@@ -3,10 +3,12 @@
 # under a #[global_allocator]) attached to live, profiled at
 # lg_prof_sample:0, dumped and read: `top` names each function as Rust
 # writes it (no hash, no $LT$ escapes, v0 names readable), every named
-# function carries exactly its own bytes, and no allocation shim
-# (__rust_alloc, __rg_alloc, <A as GlobalAlloc>::alloc, alloc::alloc::*,
-# alloc::raw_vec::finish_grow...) nor jemalloc frame carries any; the
-# pprof export keeps the mangled name as Function.system_name.
+# function holds exactly its own bytes (cum: std's Vec methods inlined
+# into it are frames of their own, from the DWARF, as in pprof), and no
+# allocation shim (__rust_alloc, __rg_alloc, <A as GlobalAlloc>::alloc,
+# alloc::alloc::*, alloc::raw_vec::finish_grow...) nor jemalloc frame
+# carries any; the pprof export keeps the mangled name as
+# Function.system_name.
 . "$SRCDIR/tests/integration/lib.sh"
 
 # profile BIN: run BIN, switch the profiler on, let it allocate, dump to
@@ -27,7 +29,7 @@ profile() {
 
 # names_and_bytes BIN KIND NAME=BYTES...: top --json of BIN's dump.  KIND
 # flat: each NAME holds exactly BYTES itself; cum: through its callees
-# (an unoptimised build keeps Vec's own methods as frames).
+# (Vec's own methods, out of line or inlined, are frames).
 names_and_bytes() {
     local bin=$1 kind=$2; shift 2
     mp "$WORK/$bin.heap" -e 'top 100 --json'
@@ -50,27 +52,32 @@ if d["total_bytes"] != sum(map(int, want.values())):
 for name, r in rows.items():
     if re.search(r"\$(LT|GT|u[0-9a-f]+|C)\$|::h[0-9a-f]{16}$|^_(ZN|R[A-Z])|\.llvm\.", name):
         print("raw or half-demangled name:", name); ok = False
-    if r["flat_bytes"] and re.search(r"__rust_|__rg_|__rdl_|GlobalAlloc|alloc::alloc::|"
-                                     r"alloc::raw_vec::|finish_grow|_rjem_|^je_|mallocx", name):
+    # the function's own path, not a generic argument (from_elem::<alloc::alloc::Global>)
+    if r["flat_bytes"] and (re.match(r"<?(__rust_|__rg_|__rdl_|alloc::alloc::|alloc::raw_vec::|"
+                                     r"_rjem_|je_|mallocx)", name) or
+                            re.search(r"GlobalAlloc>::|finish_grow", name)):
         print("allocation shim carries bytes:", name, r["flat_bytes"]); ok = False
 sys.exit(0 if ok else 1)
 PY
 }
 
 profile rustprof
-names_and_bytes rustprof flat \
+names_and_bytes rustprof cum \
     'rustprof::leaky::hold_vec=2097152' 'rustprof::store::Pool<T>::fill=1048576' \
-    'rustprof::Store::zeroed=3145728' 'rustprof::main::{{closure}}=524288'
+    'rustprof::Store::zeroed=3145728' 'rustprof::main::{{closure}}=524288' \
+    'rustprof::inlined::hold_inline=262144'
 
 profile rustprof_v0
-names_and_bytes rustprof_v0 flat \
+names_and_bytes rustprof_v0 cum \
     'rustprof::leaky::hold_vec=2097152' '<rustprof::store::Pool<u32>>::fill=1048576' \
-    '<rustprof::Store>::zeroed=3145728' 'rustprof::main::{closure#0}=524288'
+    '<rustprof::Store>::zeroed=3145728' 'rustprof::main::{closure#0}=524288' \
+    'rustprof::inlined::hold_inline=262144'
 
 profile rustprof_O0
 names_and_bytes rustprof_O0 cum \
     'rustprof::leaky::hold_vec=2097152' 'rustprof::store::Pool<T>::fill=1048576' \
-    'rustprof::Store::zeroed=3145728' 'rustprof::main::{{closure}}=524288'
+    'rustprof::Store::zeroed=3145728' 'rustprof::main::{{closure}}=524288' \
+    'rustprof::inlined::hold_inline=262144'
 
 # --show-alloc shows the Vec growth path that is otherwise hidden.
 mp "$WORK/rustprof.heap" -e 'peek ^alloc::raw_vec::finish_grow$ --show-alloc --json'
@@ -84,15 +91,17 @@ assert fn['cum_bytes'] == 2097152 and fn['flat_bytes'] == 0, fn
 # The same names in traces --json and the folded flame graph.
 mp "$WORK/rustprof.heap" -e 'traces --json'
 assert_ok
-check "traces: the closure's trace starts at the closure, under rustprof::main" python3 -c "
+check "traces: the closure's trace has the closure under rustprof::with_keep (inlined), under rustprof::main" python3 -c "
 import json, sys
 t = [t for t in json.loads(sys.argv[1])['traces'] if t['bytes'] == 524288][0]
-assert t['frames'][0] == 'rustprof::main::{{closure}}' and 'rustprof::main' in t['frames'], t
+f = t['frames']
+i = f.index('rustprof::main::{{closure}}')
+assert f[i + 1:i + 3] == ['rustprof::with_keep', 'rustprof::main'], t
 " "$OUT"
 mp "$WORK/rustprof_v0.heap" -e "flame $WORK/v0.folded --folded"
 assert_ok
-check "flame --folded (v0): <rustprof::store::Pool<u32>>::fill 1048576" \
-    grep -q ';rustprof::main;<rustprof::store::Pool<u32>>::fill 1048576$' "$WORK/v0.folded"
+check "flame --folded (v0): <rustprof::store::Pool<u32>>::fill, 1048576 through it" \
+    grep -q ';rustprof::main;<rustprof::store::Pool<u32>>::fill;.* 1048576$' "$WORK/v0.folded"
 
 mp "$WORK/rustprof_v0.heap" -e "flame $WORK/v0.svg"
 assert_ok

@@ -8,8 +8,9 @@ TARGET_DIR    = $(BUILD)/targets
 # Binaries built from a source of another name (see the rules below): the
 # plain program again with glibc malloc only, and with jemalloc linked in
 # statically under a renamed prefix (PIE and not).
-# The Rust program (tests/targets/rust) in three builds: see build.sh.
-RUST_TARGETS  = $(TARGET_DIR)/rustprof $(TARGET_DIR)/rustprof_v0 $(TARGET_DIR)/rustprof_O0
+# The Rust program (tests/targets/rust) in five builds: see build.sh.
+RUST_TARGETS  = $(TARGET_DIR)/rustprof $(TARGET_DIR)/rustprof_v0 $(TARGET_DIR)/rustprof_O0 \
+                $(TARGET_DIR)/rustprof_g $(TARGET_DIR)/rustprof_noprof
 TARGET_EXTRA  = $(TARGET_DIR)/nojemalloc $(TARGET_DIR)/static_rjem \
                 $(TARGET_DIR)/static_nopie $(TARGET_DIR)/unsafe_ctor.so \
                 $(RUST_TARGETS)
@@ -69,8 +70,8 @@ $(TARGET_DIR)/unsafe_ctor.so: tests/targets/lib/unsafe_ctor.c tests/targets/unsa
 	$(CC) $(TARGET_CFLAGS) -shared -fPIC -o $@ $<
 
 # The Rust target (tests/targets/rust): jemalloc-sys's static _rjem_ copy
-# with profiling, in legacy and v0 symbol mangling and unoptimised; one run
-# of build.sh makes all three.
+# with profiling, in legacy and v0 symbol mangling, unoptimised and with
+# full debug info, and without profiling; one run of build.sh makes all.
 RUST_SRC = $(wildcard tests/targets/rust/src/*.rs) tests/targets/rust/Cargo.toml \
            tests/targets/rust/Cargo.lock tests/targets/rust/.cargo/config.toml \
            tests/targets/rust/build.sh

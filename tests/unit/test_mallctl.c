@@ -116,13 +116,62 @@ START_TEST(conf_var_follows_prefix)
 }
 END_TEST
 
+START_TEST(failure_is_no_profiling)
+{
+    /* no config.prof: every prof name's ENOENT */
+    ck_assert(mallctl_failure_is_no_profiling("prof.active", ENOENT, false, false));
+    ck_assert(mallctl_failure_is_no_profiling("prof.dump", ENOENT, false, false));
+    /* no opt.prof: prof.dump's EFAULT is that, not the filesystem */
+    ck_assert(mallctl_failure_is_no_profiling("prof.dump", EFAULT, true, false));
+    ck_assert(!mallctl_failure_is_no_profiling("prof.dump", EFAULT, true, true));
+    ck_assert(!mallctl_failure_is_no_profiling("stats.allocated", ENOENT, false, false));
+    ck_assert(!mallctl_failure_is_no_profiling("prof.active", EINVAL, false, false));
+}
+END_TEST
+
 START_TEST(sampling_overhead)
 {
-    /* FIELD-NOTES 4: ~3 % at 19, 25 % at 16, 400 % at 12. */
+    /* FIELD-NOTES 4: ~3 % at 19, 25 % at 16, 400 % at 12, while 2^lg is
+     * well above the average allocation (64 B here), with or without a
+     * count of the live allocations. */
     double mib = 1048576.0;
-    ck_assert_double_eq_tol(mallctl_sampling_overhead(100 * 1048576, 19) / mib, 3.125, 1e-9);
-    ck_assert_double_eq_tol(mallctl_sampling_overhead(100 * 1048576, 16) / mib, 25.0, 1e-9);
-    ck_assert_double_eq_tol(mallctl_sampling_overhead(100 * 1048576, 12) / mib, 400.0, 1e-9);
+    struct mallctl_sampling_cost c;
+    uint64_t bytes = 100 * 1048576, count = bytes / 64;
+    mallctl_sampling_cost(bytes, 0, 19, &c);
+    ck_assert_double_eq_tol(c.extra_bytes / mib, 3.125, 1e-9);
+    ck_assert(!c.every_allocation);
+    mallctl_sampling_cost(bytes, count, 19, &c);
+    ck_assert_double_eq_tol(c.ratio, 0.03125, 1e-4);
+    mallctl_sampling_cost(bytes, count, 16, &c);
+    ck_assert_double_eq_tol(c.ratio, 0.25, 1e-3);
+    mallctl_sampling_cost(bytes, count, 12, &c);
+    ck_assert_double_eq_tol(c.ratio, 4.0, 0.1);
+    ck_assert(!c.every_allocation);
+}
+END_TEST
+
+START_TEST(sampling_overhead_every_allocation)
+{
+    /* Rate 0 samples every allocation: never the formula's 1,638,400 %,
+     * at most 16 KiB per live allocation, and said as such. */
+    struct mallctl_sampling_cost c;
+    uint64_t bytes = 100 * 1048576, count = bytes / 64;
+    mallctl_sampling_cost(bytes, count, 0, &c);
+    ck_assert(c.every_allocation);
+    ck_assert(c.extra_bytes <= 16384.0 * (double)count);
+    ck_assert_double_eq_tol(c.extra_bytes, 16384.0 * (double)count, 1.0);
+    ck_assert_double_eq_tol(c.ratio, 256.0, 1e-6);  /* 16 KiB / 64 B */
+    /* without a count there is no bound to give: no estimate at all */
+    mallctl_sampling_cost(bytes, 0, 0, &c);
+    ck_assert(c.every_allocation);
+    ck_assert(c.extra_bytes < 0 && c.ratio < 0);
+    /* 2^6 = the average allocation: nearly every one sampled */
+    mallctl_sampling_cost(bytes, count, 6, &c);
+    ck_assert(c.every_allocation);
+    ck_assert(c.extra_bytes < 16384.0 * (double)count);
+    /* no live allocation: nothing to pay */
+    mallctl_sampling_cost(0, 0, 4, &c);
+    ck_assert_double_eq_tol(c.extra_bytes, 0, 1e-9);
 }
 END_TEST
 
@@ -266,7 +315,9 @@ static Suite *mallctl_suite(void)
     tcase_add_test(tc, explain_profiling_not_enabled);
     tcase_add_test(tc, explain_other_codes);
     tcase_add_test(tc, conf_var_follows_prefix);
+    tcase_add_test(tc, failure_is_no_profiling);
     tcase_add_test(tc, sampling_overhead);
+    tcase_add_test(tc, sampling_overhead_every_allocation);
     tcase_add_test(tc, table_matches_installed_page);
     tcase_add_test(tc, table_has_the_whole_namespace);
     tcase_add_test(tc, call_shapes);

@@ -8,6 +8,10 @@
 #   OUT_DIR/rustprof_O0   the program's crate unoptimised, as in a debug
 #                         build: the GlobalAlloc impl, alloc::alloc::* and
 #                         alloc::raw_vec::* are frames of their own
+#   OUT_DIR/rustprof_g    -C debuginfo=2 (full debug info, as `debug = 2`
+#                         or `-g`): inlined functions in the DWARF
+#   OUT_DIR/rustprof_noprof  jemalloc-sys without its `profiling` feature
+#                         (config.prof false), the crate's default
 # Everything cargo writes (the jemalloc-sys build, its registry cache) stays
 # under WORK_DIR (default OUT_DIR/rust-cargo): the plain and the sanitizer
 # builds share one, so jemalloc-sys is compiled once.  /usr/bin/rustc and /usr/bin/cargo on purpose:
@@ -32,3 +36,9 @@ variant() {    # variant NAME RUSTC-FLAGS...: the program's crate again
 }
 variant rustprof_v0 -C symbol-mangling-version=v0
 variant rustprof_O0 -C opt-level=0
+variant rustprof_g -C debuginfo=2
+# A second jemalloc-sys build (features are part of its identity, so both
+# stay in the cargo work dir and neither is rebuilt on the next run).
+/usr/bin/cargo build --release --offline --quiet --no-default-features
+cp "$CARGO_TARGET_DIR/release/rustprof" "$out/rustprof_noprof.tmp"
+mv "$out/rustprof_noprof.tmp" "$out/rustprof_noprof"

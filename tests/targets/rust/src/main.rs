@@ -2,6 +2,10 @@
 //!
 //!   rustprof GO_FILE    prints "ready", waits until GO_FILE exists,
 //!                       allocates, prints "allocated", then sleeps
+//!   rustprof --heartbeat  for the pause benchmark (bench/pause.sh), as
+//!                       tests/targets/heartbeat.c: a thread reads the clock
+//!                       in a loop and prints "gap US" when two reads are
+//!                       more than 50 us apart; main waits in join
 //!
 //! Its heap is jemalloc-sys's static, _rjem_-prefixed jemalloc with
 //! profiling compiled in, under a #[global_allocator] (what
@@ -14,8 +18,10 @@
 //!   rustprof::store::Pool<T>::fill     1 MiB    generic method, T = u32
 //!   rustprof::Store::zeroed            3 MiB    vec![0u8; ..]: alloc_zeroed
 //!   rustprof::main::{{closure}}      512 KiB    a closure
+//!   rustprof::inlined::hold_inline   256 KiB    #[inline(always)] into main:
+//!                                               a frame only in DWARF
 //!
-//! Each is #[inline(never)] so that each is a frame of its own.
+//! The others are #[inline(never)] so that each is a frame of its own.
 use std::alloc::{GlobalAlloc, Layout};
 use std::os::raw::{c_int, c_void};
 
@@ -88,6 +94,17 @@ mod store {
     }
 }
 
+mod inlined {
+    /// Has no frame of its own in an optimised build: only the DWARF's
+    /// inlined-subroutine entries say these bytes are its.
+    #[inline(always)]
+    pub fn hold_inline(keep: &mut Vec<Vec<u8>>) {
+        let mut v = Vec::with_capacity(256 * super::KIB);
+        v.resize(256 * super::KIB, 3u8);
+        keep.push(v);
+    }
+}
+
 struct Store {
     blocks: Vec<Vec<u8>>,
 }
@@ -109,7 +126,29 @@ fn wait_for(path: &std::path::Path) {
     }
 }
 
+/// Never returns: the heartbeat thread loops for ever.
+fn heartbeat() {
+    let beat = std::thread::spawn(|| {
+        let mut prev = std::time::Instant::now();
+        loop {
+            let mut now = std::time::Instant::now();
+            let gap = now.duration_since(prev).as_micros();
+            if gap > 50 {
+                println!("gap {}", gap);
+                now = std::time::Instant::now();
+            }
+            prev = now;
+        }
+    });
+    println!("ready");
+    let _ = beat.join();
+}
+
 fn main() {
+    // no closure here: the one below must stay main's {closure#0} (v0)
+    if std::env::args_os().nth(1).as_deref() == Some(std::ffi::OsStr::new("--heartbeat")) {
+        heartbeat();
+    }
     let go = match std::env::args_os().nth(1) {
         Some(p) => std::path::PathBuf::from(p),
         None => {
@@ -137,6 +176,7 @@ fn main() {
             keep.push(v);
         },
     );
+    inlined::hold_inline(&mut keep);
 
     println!("allocated {} {} {}", keep.len(), pool.items.len(), store.blocks.len());
     loop {
