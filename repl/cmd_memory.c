@@ -1143,8 +1143,13 @@ static int64_t json_allocated(json_object *doc)
 /* jemalloc's complete statistics, as malloc_stats_print writes them with
  * the "J" option, through a write callback in the process.  stats.allocated
  * is read right after it in the same stop: malloc_stats_print refreshed
- * the epoch itself, so both come from the same snapshot. */
-static int stats_full_json(struct session *s, size_t cap)
+ * the epoch itself, so both come from the same snapshot -- unless another
+ * thread of the process refreshed it in between (redis writes epoch from
+ * its cron).  Then the capture is taken again; the last try prints what it
+ * got with a warning instead.  Returns 0, -1, or 1: try again. */
+#define STATS_JSON_TRIES 3
+
+static int stats_json_try(struct session *s, size_t cap, bool last)
 {
     size_t allocated = 0;
     struct mallctl_call after = {.name = "stats.allocated", .old = &allocated,
@@ -1184,23 +1189,38 @@ static int stats_full_json(struct session *s, size_t cap)
                       "printed", pid, c.len);
         goto out;
     }
-    if ((uint64_t)in_json != allocated) {
-        command_error("jemalloc's statistics of process %d say stats.allocated is %" PRId64
-                      " but mallctl said %zu in the same stop: nothing printed", pid,
-                      in_json, allocated);
+    bool agree = (uint64_t)in_json == allocated;
+    if (!agree && !last) {
+        rc = 1;
         goto out;
     }
     fwrite(c.data, 1, c.len, s->out);
     if (c.len && c.data[c.len - 1] != '\n')
         fputc('\n', s->out);
     fflush(s->out);
-    fprintf(stderr, "memprof: captured %zu bytes of jemalloc's statistics (JSON) in one "
-            "stop of %.0f us; stats.allocated %zu agrees with mallctl\n", c.len,
-            last_pause_us(s), allocated);
+    if (agree)
+        fprintf(stderr, "memprof: captured %zu bytes of jemalloc's statistics (JSON) in one "
+                "stop of %.0f us; stats.allocated %zu agrees with mallctl\n", c.len,
+                last_pause_us(s), allocated);
+    else
+        fprintf(stderr, "warning: jemalloc's statistics of process %d say stats.allocated is "
+                "%" PRId64 " but mallctl read %zu right after, in the same stop, in %d "
+                "tries: another thread of the process refreshes them (writes epoch) "
+                "itself; the JSON is jemalloc's own, from one moment\n", pid, in_json,
+                allocated, STATS_JSON_TRIES);
     rc = 0;
 out:
     free(c.data);
     return rc;
+}
+
+static int stats_full_json(struct session *s, size_t cap)
+{
+    for (int attempt = 1;; attempt++) {
+        int rc = stats_json_try(s, cap, attempt == STATS_JSON_TRIES);
+        if (rc != 1)
+            return rc;
+    }
 }
 
 /* stats [--summary] [--json] [--max-size SIZE] */
