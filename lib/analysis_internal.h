@@ -4,6 +4,7 @@
 #ifndef MEMPROF_ANALYSIS_INTERNAL_H
 #define MEMPROF_ANALYSIS_INTERNAL_H
 
+#include "lib/array.h"
 #include <json-c/json.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -42,17 +43,7 @@ bool analysis_filtered(const struct analysis_query *q);
  * memory (the array is left as it was). */
 static inline int analysis_reserve(void *vp, size_t *cap, size_t need, size_t elem)
 {
-    if (need <= *cap)
-        return 0;
-    size_t n = *cap ? *cap : 256;
-    while (n < need)
-        n *= 2;
-    void *grown = realloc(*(void **)vp, n * elem);
-    if (!grown)
-        return -1;
-    *(void **)vp = grown;
-    *cap = n;
-    return 0;
+    return array_reserve(vp, cap, need, elem, 256);
 }
 
 #endif

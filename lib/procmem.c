@@ -2,6 +2,7 @@
  * input is bounded by len and may be cut or hostile: a parser answers
  * false (or skips a line) rather than guessing. */
 #include "lib/procmem.h"
+#include "lib/array.h"
 #include "lib/maps.h"
 
 #include <stdio.h>
@@ -123,14 +124,8 @@ static struct procmem_group *group_for(struct procmem_groups *g, enum procmem_ki
     for (size_t i = 0; i < g->n; i++)
         if (g->v[i].kind == kind && strcmp(g->v[i].name, name) == 0)
             return &g->v[i];
-    if (g->n == g->cap) {
-        size_t cap = g->cap ? g->cap * 2 : 32;
-        struct procmem_group *v = realloc(g->v, cap * sizeof *v);
-        if (!v)
-            return NULL;
-        g->v = v;
-        g->cap = cap;
-    }
+    if (array_reserve(&g->v, &g->cap, g->n + 1, sizeof *g->v, 32) < 0)
+        return NULL;
     struct procmem_group *n = &g->v[g->n++];
     memset(n, 0, sizeof *n);
     n->kind = kind;

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/array.h"
+
 #include <readline/readline.h>
 
 #include "lib/analysis.h"
@@ -33,14 +35,8 @@ static void words_add(struct words *w, const char *s, size_t len)
     for (size_t i = 0; i < w->n; i++)
         if (strlen(w->v[i]) == len && strncmp(w->v[i], s, len) == 0)
             return;
-    if (w->n == w->cap) {
-        size_t cap = w->cap ? w->cap * 2 : 64;
-        char **v = realloc(w->v, cap * sizeof *v);
-        if (!v)
-            return;
-        w->v = v;
-        w->cap = cap;
-    }
+    if (array_reserve(&w->v, &w->cap, w->n + 1, sizeof *w->v, 64) < 0)
+        return;
     char *copy = strndup(s, len);
     if (copy)
         w->v[w->n++] = copy;
