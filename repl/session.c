@@ -2,21 +2,18 @@
 #include "repl/session.h"
 #include "lib/analysis.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/array.h"
+
 struct session_dump *session_add_dump(struct session *s, struct profile *p,
                                       const char *name, const char *source)
 {
-    if (s->ndumps == s->dumps_cap) {
-        size_t cap = s->dumps_cap ? s->dumps_cap * 2 : 8;
-        struct session_dump *v = realloc(s->dumps, cap * sizeof *v);
-        if (!v)
-            return NULL;
-        s->dumps = v;
-        s->dumps_cap = cap;
-    }
+    if (array_reserve(&s->dumps, &s->dumps_cap, s->ndumps + 1, sizeof *s->dumps, 8))
+        return NULL;
     struct session_dump *d = &s->dumps[s->ndumps];
     memset(d, 0, sizeof *d);
     char autoname[32];
@@ -42,7 +39,60 @@ struct session_dump *session_find_dump(struct session *s, const char *name)
     for (size_t i = s->ndumps; i > 0; i--)
         if (strcmp(s->dumps[i - 1].name, name) == 0)
             return &s->dumps[i - 1];
+    for (size_t i = s->ndumps; i > 0; i--)
+        if (strcmp(s->dumps[i - 1].series, name) == 0)
+            return &s->dumps[i - 1];
     return NULL;
+}
+
+bool session_series_name_ok(const char *name)
+{
+    size_t n = strlen(name);
+    if (n == 0 || n > 40 || name[0] == '-')
+        return false;
+    bool digits = true;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)name[i];
+        if (!isalnum(c) && c != '_' && c != '-')
+            return false;
+        if (!isdigit(c))
+            digits = false;
+    }
+    return !digits;
+}
+
+void session_series_add(struct session *s, struct session_dump *d, const char *series)
+{
+    unsigned last = 0;
+    for (size_t i = 0; i < s->ndumps; i++)
+        if (&s->dumps[i] != d && strcmp(s->dumps[i].series, series) == 0 &&
+            s->dumps[i].series_seq > last)
+            last = s->dumps[i].series_seq;
+    snprintf(d->series, sizeof d->series, "%s", series);
+    d->series_seq = last + 1;
+}
+
+long session_series(struct session *s, const char *name, size_t **idx)
+{
+    *idx = NULL;
+    if (!name)
+        for (size_t i = s->ndumps; i > 0 && !name; i--)
+            if (s->dumps[i - 1].series[0])
+                name = s->dumps[i - 1].series;
+    size_t n = 0;
+    for (size_t i = 0; i < s->ndumps; i++)
+        if (!name || strcmp(s->dumps[i].series, name) == 0)
+            n++;
+    if (n == 0)
+        return 0;
+    *idx = malloc(n * sizeof **idx);
+    if (!*idx)
+        return -1;
+    n = 0;
+    for (size_t i = 0; i < s->ndumps; i++)
+        if (!name || strcmp(s->dumps[i].series, name) == 0)
+            (*idx)[n++] = i;
+    return (long)n;
 }
 
 struct symbolizer *session_symbolizer(struct session *s)

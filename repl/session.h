@@ -19,6 +19,13 @@ struct session_dump {
     char *saved_path;          /* local file it was saved to, or NULL */
     struct profile *profile;
     bool inputs_checked;       /* session_check_inputs has warned about it */
+    /* The series (a profiling run, a live view, a loaded run directory)
+     * the dump belongs to, "" for none; its place in it (1, 2, ...); and
+     * whether jemalloc wrote it at a new high-water mark (prof.gdump)
+     * rather than on a timer or by request. */
+    char series[64];
+    unsigned series_seq;
+    bool peak;
 };
 
 /* The attached process's profiling settings fixed at its start (config.*
@@ -78,8 +85,22 @@ struct session {
 /* Add a profile under a name (NULL: automatic); takes ownership. */
 struct session_dump *session_add_dump(struct session *s, struct profile *p,
                                       const char *name, const char *source);
-/* Find a dump by name; NULL name means the latest.  NULL when none. */
+/* Find a dump by name; NULL name means the latest.  A name that is no
+ * dump's but a series' means that series' latest dump.  NULL when none. */
 struct session_dump *session_find_dump(struct session *s, const char *name);
+/* Put dump d in series (its next place).  series must be a valid series
+ * name (session_series_name_ok). */
+void session_series_add(struct session *s, struct session_dump *d, const char *series);
+/* The dumps of a series in the order they were taken, as indices into
+ * s->dumps (indices stay valid when dumps are added; pointers do not).
+ * name NULL: the series of the latest dump that has one, or, when no
+ * dump is in a series, every dump of the session.  Returns how many
+ * (0: no such series, or no dump at all) and sets *idx (malloc'd, NULL
+ * when 0), or -1 out of memory. */
+long session_series(struct session *s, const char *name, size_t **idx);
+/* Whether name can name a series: 1-40 of [A-Za-z0-9_-], not starting
+ * with '-' and not all digits (a row count). */
+bool session_series_name_ok(const char *name);
 /* The symbolizer for the session's profiles (root = /proc/PID/root when
  * attached, --sysroot otherwise). */
 struct symbolizer *session_symbolizer(struct session *s);
