@@ -328,7 +328,7 @@ static int prof_conf_read(struct session *s)
 
 /* The MALLOC_CONF rule: a process whose owner turned profiling on at start
  * keeps it as its owner set it unless the user insists. */
-static int owner_allows(struct session *s, const char *what, bool force)
+int control_owner_allows(struct session *s, const char *what, bool force)
 {
     if (force)
         return 0;
@@ -348,7 +348,7 @@ static int owner_allows(struct session *s, const char *what, bool force)
 /* Profiling must be compiled in and enabled at start for any prof change:
  * jemalloc 5.1 accepts prof.active=true without opt.prof and samples
  * nothing, so this is refused before any call. */
-static int profiling_possible(struct session *s)
+int control_profiling_possible(struct session *s)
 {
     if (prof_conf_read(s))
         return -1;
@@ -838,14 +838,14 @@ int cmd_prof(struct session *s, int argc, char **argv)
         command_error("%s", usage);
         return -1;
     }
-    if (profiling_possible(s))
+    if (control_profiling_possible(s))
         return -1;
     if (on)
         return prof_set_active(s, true, json);
     if (off)
-        return owner_allows(s, "turn it off", force) ? -1 : prof_set_active(s, false, json);
+        return control_owner_allows(s, "turn it off", force) ? -1 : prof_set_active(s, false, json);
     if (reset) {
-        if (owner_allows(s, "reset its counters", force) || prof_reset(s, NULL))
+        if (control_owner_allows(s, "reset its counters", force) || prof_reset(s, NULL))
             return -1;
         if (json)
             return prof_json(s, "reset", true, NULL, NULL);
@@ -860,7 +860,7 @@ int cmd_prof(struct session *s, int argc, char **argv)
         return -1;
     }
     size_t lgs = lg;
-    if (owner_allows(s, "change its sampling rate (and reset its counters)", force) ||
+    if (control_owner_allows(s, "change its sampling rate (and reset its counters)", force) ||
         sample_check(s, lgs, force) || prof_reset(s, &lgs))
         return -1;
     if (json)
@@ -951,24 +951,16 @@ static void explain_empty_dump(struct session *s, const struct session_dump *d)
             "'info' says it is off, 'prof on' first)", better);
 }
 
-int cmd_dump(struct session *s, int argc, char **argv)
+struct session_dump *control_dump_take(struct session *s, const char *name,
+                                       const char *file)
 {
-    struct cmd_option opts[] = {
-        {"name", true, false, NULL}, {"json", false, false, NULL}, {NULL, false, false, NULL},
-    };
-    char *pos[1];
-    int npos = options_parse(argc, argv, opts, pos, 1);
-    if (npos < 0)
-        return -1;
-    const char *file = npos ? pos[0] : NULL, *name = opts[0].value;
-    bool json = opts[1].given;
     char *data;
     size_t len;
     /* jemalloc refuses a dump without profiling, in 5.1 with the EFAULT of a
      * file it could not write: say the real cause, before any call */
-    if (profiling_possible(s) || dump_fetch(s, &data, &len))
-        return -1;
-    int rc = -1;
+    if (control_profiling_possible(s) || dump_fetch(s, &data, &len))
+        return NULL;
+    struct session_dump *d = NULL;
     if (file && save_file(file, data, len))
         goto out;
     char source[64];
@@ -998,7 +990,7 @@ int cmd_dump(struct session *s, int argc, char **argv)
         fprintf(stderr, "warning: %s; a later reading of %s cannot check its "
                 "objects' build-ids\n", err.msg, file);
     }
-    struct session_dump *d = session_add_dump(s, p, name, source);
+    d = session_add_dump(s, p, name, source);
     if (!d) {
         profile_free(p);
         command_error("out of memory");
@@ -1013,21 +1005,36 @@ int cmd_dump(struct session *s, int argc, char **argv)
                        "session turned profiling on at %s\n", d->name, since);
         s->prof_on.dumped = true;
     }
-    if (json) {
+out:
+    free(data);
+    return d;
+}
+
+int cmd_dump(struct session *s, int argc, char **argv)
+{
+    struct cmd_option opts[] = {
+        {"name", true, false, NULL}, {"json", false, false, NULL}, {NULL, false, false, NULL},
+    };
+    char *pos[1];
+    int npos = options_parse(argc, argv, opts, pos, 1);
+    if (npos < 0)
+        return -1;
+    const char *file = npos ? pos[0] : NULL, *name = opts[0].value;
+    struct session_dump *d = control_dump_take(s, name, file);
+    if (!d)
+        return -1;
+    if (opts[1].given) {
         json_object *j = json_answer_new();
         json_object_object_add(j, "dump", json_dump(d));
-        rc = json_answer_emit(s, j);
-        goto out;
+        return json_answer_emit(s, j);
     }
     char total[32];
+    const struct profile *p = d->profile;
     analysis_format_bytes(p->total.inuse_bytes, false, false, total, sizeof total);
     fprintf(s->out, "%s: %zu stacks, %s in use%s%s\n", d->name, p->nstacks, total,
             file ? ", saved to " : "", file ? file : "");
     explain_empty_dump(s, d);
-    rc = 0;
-out:
-    free(data);
-    return rc;
+    return 0;
 }
 
 static int mallctl_list_json(struct session *s)
@@ -1081,12 +1088,12 @@ static int mallctl_owner_allows(struct session *s, const char *name, const void 
                                 bool force)
 {
     if (strcmp(name, "prof.reset") == 0)
-        return owner_allows(s, "reset its counters or change its rate", force);
+        return control_owner_allows(s, "reset its counters or change its rate", force);
     if (strcmp(name, "prof.active") == 0 && !*(const bool *)newv)
-        return owner_allows(s, "turn it off", force);
+        return control_owner_allows(s, "turn it off", force);
     /* as 'prof on': jemalloc 5.1 takes it without opt.prof, samples nothing */
     if (strcmp(name, "prof.active") == 0)
-        return profiling_possible(s);
+        return control_profiling_possible(s);
     return 0;
 }
 

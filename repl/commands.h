@@ -85,6 +85,21 @@ int control_check_calls(struct mallctl_call *calls, size_t n,
                         const struct mallctl_info *unknown);
 int control_mallctl_failed(struct session *s, const char *name, int ret, bool writing);
 
+/* Take a heap profile from the attached process and add it to the session
+ * (NULL name: dump1, dump2...; file: also save its bytes there, with the
+ * build-ids beside it).  Returns the new dump (a pointer into s->dumps,
+ * valid until the next dump is added), or NULL after saying what went
+ * wrong.  (cmd_control.c) */
+struct session_dump *control_dump_take(struct session *s, const char *name,
+                                       const char *file);
+/* The MALLOC_CONF rule: 0 when memprof may change prof.active, the rate or
+ * the counters (what: "turn profiling off", for the refusal); -1 after
+ * saying the owner turned profiling on at start and --force is needed. */
+int control_owner_allows(struct session *s, const char *what, bool force);
+/* 0 when the process can profile at all (config.prof and opt.prof); -1
+ * after saying why not and what to do. */
+int control_profiling_possible(struct session *s);
+
 /* Commands implemented in repl/cmd_*.c */
 command_fn cmd_help, cmd_quit, cmd_attach, cmd_detach, cmd_info, cmd_prof,
            cmd_dump, cmd_mallctl, cmd_jemalloc, cmd_sleep, cmd_set;
