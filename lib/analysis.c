@@ -3,6 +3,7 @@
  * (sample choice, thread filter, --focus/--ignore/--hide with verdicts
  * cached per node). */
 #include "lib/analysis.h"
+#include "lib/array.h"
 #include "lib/analysis_internal.h"
 
 #include <inttypes.h>
@@ -150,16 +151,11 @@ static int append_node(struct analysis *a, const struct node_key *k,
                        const struct symbol_frame *f, uint64_t addr)
 {
     if (a->nnodes == a->nodes_cap) {
-        size_t cap = a->nodes_cap ? a->nodes_cap * 2 : 256;
-        struct analysis_node *n = realloc(a->nodes, cap * sizeof *n);
-        if (!n)
+        /* nodes and keys grow together: keys first, on a copy of the cap */
+        size_t keys_cap = a->nodes_cap;
+        if (array_reserve(&a->keys, &keys_cap, a->nnodes + 1, sizeof *a->keys, 256) ||
+            array_reserve(&a->nodes, &a->nodes_cap, keys_cap, sizeof *a->nodes, 256))
             return -1;
-        a->nodes = n;
-        struct node_key *keys = realloc(a->keys, cap * sizeof *keys);
-        if (!keys)
-            return -1;
-        a->keys = keys;
-        a->nodes_cap = cap;
     }
     const char *name = node_name(a, k, f, addr);
     if (!name)
@@ -297,14 +293,8 @@ static int addr_cache_grow(struct addr_cache *c)
 
 static int push_ids(struct addr_cache *c, const uint32_t *ids, int n)
 {
-    if (c->nids + (size_t)n > c->ids_cap) {
-        size_t cap = c->ids_cap ? c->ids_cap * 2 : 1024;
-        uint32_t *v = realloc(c->ids, cap * sizeof *v);
-        if (!v)
-            return -1;
-        c->ids = v;
-        c->ids_cap = cap;
-    }
+    if (array_reserve(&c->ids, &c->ids_cap, c->nids + (size_t)n, sizeof *c->ids, 1024))
+        return -1;
     memcpy(c->ids + c->nids, ids, (size_t)n * sizeof *ids);
     c->nids += (size_t)n;
     return 0;

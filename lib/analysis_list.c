@@ -3,6 +3,7 @@
  * context must be at ANALYSIS_LINES granularity), printing the source text
  * when the file can be read. */
 #include "lib/analysis_internal.h"
+#include "lib/array.h"
 #include "lib/text_escape.h"
 
 #include <errno.h>
@@ -40,14 +41,8 @@ static uint32_t group_of(struct listing *l, const struct analysis_node *n, uint3
     while (g < l->ngroups && (l->groups[g].function != n->function || l->groups[g].file != n->file))
         g++;
     if (g == l->ngroups) {
-        if (l->ngroups == l->groups_cap) {
-            size_t cap = l->groups_cap ? l->groups_cap * 2 : 16;
-            struct group *v = realloc(l->groups, cap * sizeof *v);
-            if (!v)
-                return NO_GROUP;
-            l->groups = v;
-            l->groups_cap = cap;
-        }
+        if (array_reserve(&l->groups, &l->groups_cap, l->ngroups + 1, sizeof *l->groups, 16))
+            return NO_GROUP;
         l->groups[l->ngroups++] = (struct group){n->function, n->file, {0, 0}, {0, 0}, 0};
     }
     return l->node_group[id] = (uint32_t)g;

@@ -2,6 +2,7 @@
  * and what it calls, each counted once per stack (like cum), with shares
  * of the node's cumulative amount. */
 #include "lib/analysis_internal.h"
+#include "lib/array.h"
 #include "lib/text_escape.h"
 
 #include <stdlib.h>
@@ -39,14 +40,8 @@ static int64_t edge_index(struct peek *pk, uint32_t focus, uint32_t other, uint3
         return -1;
     if (*slot != U64MAP_NEW)
         return *slot;
-    if (pk->nedges == pk->edges_cap) {
-        size_t cap = pk->edges_cap ? pk->edges_cap * 2 : 256;
-        struct edge *e = realloc(pk->edges, cap * sizeof *e);
-        if (!e)
-            return -1;
-        pk->edges = e;
-        pk->edges_cap = cap;
-    }
+    if (array_reserve(&pk->edges, &pk->edges_cap, pk->nedges + 1, sizeof *pk->edges, 256))
+        return -1;
     pk->edges[pk->nedges] = (struct edge){focus, other, dir, {0, 0}};
     *slot = (uint32_t)pk->nedges;
     return (int64_t)pk->nedges++;
@@ -62,14 +57,8 @@ static int add_edge(struct peek *pk, uint32_t focus, uint32_t other, uint32_t di
     for (size_t i = 0; i < pk->nseen; i++)
         if (pk->seen[i] == (uint32_t)e)
             return 0;
-    if (pk->nseen == pk->seen_cap) {
-        size_t cap = pk->seen_cap ? pk->seen_cap * 2 : 64;
-        uint32_t *s = realloc(pk->seen, cap * sizeof *s);
-        if (!s)
-            return -1;
-        pk->seen = s;
-        pk->seen_cap = cap;
-    }
+    if (array_reserve(&pk->seen, &pk->seen_cap, pk->nseen + 1, sizeof *pk->seen, 64))
+        return -1;
     pk->seen[pk->nseen++] = (uint32_t)e;
     add(&pk->edges[e].m, m);
     return 0;

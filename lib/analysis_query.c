@@ -3,6 +3,7 @@
  * --hide) with each regex's verdict cached per node, and the formatting of
  * values and percentages shared by every report. */
 #include "lib/analysis.h"
+#include "lib/array.h"
 #include "lib/analysis_internal.h"
 
 #include <inttypes.h>
@@ -199,14 +200,8 @@ static bool any_matches(struct analysis_query *q, int which,
 static const uint32_t *without_hidden(struct analysis_query *q, const uint32_t *ids,
                                       size_t *n)
 {
-    if (q->scratch_cap < *n) {
-        size_t cap = *n < 256 ? 256 : *n * 2;
-        uint32_t *s = realloc(q->scratch, cap * sizeof *s);
-        if (!s)
-            return ids;   /* out of memory: show the frames rather than fail */
-        q->scratch = s;
-        q->scratch_cap = cap;
-    }
+    if (array_reserve(&q->scratch, &q->scratch_cap, *n, sizeof *q->scratch, 256))
+        return ids;   /* out of memory: show the frames rather than fail */
     size_t kept = 0;
     for (size_t k = 0; k < *n; k++)
         if (!analysis_node_matches(q, QUERY_HIDE, ids[k]))

@@ -2,6 +2,7 @@
  * are the same after symbolization (and --hide) are merged, since several
  * return addresses in one function are one call path to a reader. */
 #include "lib/analysis_internal.h"
+#include "lib/array.h"
 #include "lib/text_escape.h"
 
 #include <stdlib.h>
@@ -32,24 +33,9 @@ static uint64_t seq_hash(const uint32_t *ids, size_t n)
 static int push_trace(struct traces *t, const uint32_t *ids, size_t n,
                       struct analysis_amount m, uint32_t next)
 {
-    if (t->n == t->cap) {
-        size_t cap = t->cap ? t->cap * 2 : 1024;
-        struct trace *v = realloc(t->v, cap * sizeof *v);
-        if (!v)
-            return -1;
-        t->v = v;
-        t->cap = cap;
-    }
-    if (t->nids + n > t->ids_cap) {
-        size_t cap = t->ids_cap ? t->ids_cap : 4096;
-        while (cap < t->nids + n)
-            cap *= 2;
-        uint32_t *ids2 = realloc(t->ids, cap * sizeof *ids2);
-        if (!ids2)
-            return -1;
-        t->ids = ids2;
-        t->ids_cap = cap;
-    }
+    if (array_reserve(&t->v, &t->cap, t->n + 1, sizeof *t->v, 1024) ||
+        array_reserve(&t->ids, &t->ids_cap, t->nids + n, sizeof *t->ids, 4096))
+        return -1;
     memcpy(t->ids + t->nids, ids, n * sizeof *ids);
     t->v[t->n] = (struct trace){(uint32_t)t->nids, (uint32_t)n, next, m};
     t->nids += n;

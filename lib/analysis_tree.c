@@ -2,6 +2,7 @@
  * trie of stacks read from the root down), each node with its cumulative
  * and flat amounts, pruned below --nodefraction of the total. */
 #include "lib/analysis_internal.h"
+#include "lib/array.h"
 #include "lib/text_escape.h"
 
 #include <stdlib.h>
@@ -21,14 +22,8 @@ struct tree {
 
 static int64_t add_tnode(struct tree *t, uint32_t parent, uint32_t node)
 {
-    if (t->n == t->cap) {
-        size_t cap = t->cap ? t->cap * 2 : 1024;
-        struct tnode *v = realloc(t->v, cap * sizeof *v);
-        if (!v)
-            return -1;
-        t->v = v;
-        t->cap = cap;
-    }
+    if (array_reserve(&t->v, &t->cap, t->n + 1, sizeof *t->v, 1024))
+        return -1;
     t->v[t->n] = (struct tnode){node, UINT32_MAX, UINT32_MAX, {0, 0}, {0, 0}};
     if (t->n > 0) {
         t->v[t->n].next_sibling = t->v[parent].first_child;

@@ -4,6 +4,7 @@
 #ifndef MEMPROF_ARRAY_H
 #define MEMPROF_ARRAY_H
 
+#include <stdint.h>
 #include <stdlib.h>
 
 /* Make room for need elements of elem bytes in *vp (a T **), whose
@@ -15,8 +16,11 @@ static inline int array_reserve(void *vp, size_t *cap, size_t need, size_t elem,
     if (need <= *cap)
         return 0;
     size_t n = *cap ? *cap : first;
-    while (n < need)
+    while (n < need) {
+        if (n > SIZE_MAX / 2 / elem)
+            return -1;
         n *= 2;
+    }
     void *grown = realloc(*(void **)vp, n * elem);
     if (!grown)
         return -1;

@@ -1,5 +1,6 @@
 /* maps.c - parser for /proc/PID/maps text (live or copied into a dump). */
 #include "lib/maps.h"
+#include "lib/array.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -106,14 +107,8 @@ int maps_parse_line(const char *line, size_t len, struct map_entry *out,
 
 static int push(struct map_list *maps, const struct map_entry *e)
 {
-    if (maps->n == maps->cap) {
-        size_t cap = maps->cap ? maps->cap * 2 : 64;
-        struct map_entry *v = realloc(maps->v, cap * sizeof *v);
-        if (!v)
-            return -1;
-        maps->v = v;
-        maps->cap = cap;
-    }
+    if (array_reserve(&maps->v, &maps->cap, maps->n + 1, sizeof *maps->v, 64))
+        return -1;
     maps->v[maps->n++] = *e;
     return 0;
 }

@@ -13,6 +13,7 @@
  * only when some sample uses it.  Counts are rounded to integers so that
  * each column's sum is the rounded unsampled total, as `top` shows it. */
 #include "lib/pprof.h"
+#include "lib/array.h"
 
 #include <errno.h>
 #include <math.h>
@@ -61,15 +62,11 @@ static int64_t strtab_add(struct strtab *t, const char *s)
         if (strcmp(t->v[i], s) == 0)
             return i;
     if (t->n == t->cap) {
-        size_t cap = t->cap ? t->cap * 2 : 256;
-        char **v = realloc(t->v, cap * sizeof *v);
-        if (v)
-            t->v = v;
-        uint32_t *next = v ? realloc(t->next, cap * sizeof *next) : NULL;
-        if (!next)
+        /* the strings and their chain links grow together */
+        size_t v_cap = t->cap;
+        if (array_reserve(&t->v, &v_cap, t->n + 1, sizeof *t->v, 256) ||
+            array_reserve(&t->next, &t->cap, v_cap, sizeof *t->next, 256))
             return -1;
-        t->next = next;
-        t->cap = cap;
     }
     if (t->n >= U64MAP_NEW || !(t->v[t->n] = strdup(s)))
         return -1;
@@ -125,14 +122,8 @@ static void *push_ptr(void ***v, size_t *n, size_t *cap, void *item)
 {
     if (!item)
         return NULL;
-    if (*n == *cap) {
-        size_t c = *cap ? *cap * 2 : 256;
-        void **nv = realloc(*v, c * sizeof *nv);
-        if (!nv)
-            return NULL;
-        *v = nv;
-        *cap = c;
-    }
+    if (array_reserve(v, cap, *n + 1, sizeof **v, 256))
+        return NULL;
     (*v)[(*n)++] = item;
     return item;
 }

@@ -2,8 +2,8 @@
  * input is bounded by len and may be cut or hostile: a parser answers
  * false (or skips a line) rather than guessing. */
 #include "lib/procmem.h"
-#include "lib/array.h"
 #include "lib/maps.h"
+#include "lib/array.h"
 
 #include <stdio.h>
 #include <stdlib.h>

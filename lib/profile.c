@@ -8,6 +8,7 @@
  * The text is never assumed to be NUL-terminated: every read is bounded by
  * the end pointer, so binary garbage cannot take the parser out of bounds. */
 #include "lib/profile.h"
+#include "lib/array.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -316,18 +317,10 @@ static int grow(void **v, size_t *cap, size_t need, size_t elem, size_t first)
 {
     if (need <= *cap)
         return 0;
-    size_t cap2 = *cap ? *cap : first;
-    while (cap2 < need) {
-        if (cap2 > SIZE_MAX / 2 / elem)
-            return -1;
-        cap2 *= 2;
-    }
-    void *nv = realloc(*v, cap2 * elem);
-    if (!nv)
+    size_t old = *cap;
+    if (array_reserve(v, cap, need, elem, first))
         return -1;
-    prefault((char *)nv + *cap * elem, (cap2 - *cap) * elem);
-    *v = nv;
-    *cap = cap2;
+    prefault((char *)*v + old * elem, (*cap - old) * elem);
     return 0;
 }
 

@@ -6,6 +6,7 @@
  * built on first need, because .debug_aranges is optional (clang omits it)
  * and libdw 0.188's dwarf_addrdie relies on it. */
 #include "lib/sym_dwarf.h"
+#include "lib/array.h"
 #include "lib/safe_open.h"
 
 #include <dwarf.h>
@@ -42,14 +43,8 @@ struct sym_dwarf {
 
 static int add_range(struct sym_dwarf *d, uint64_t lo, uint64_t hi, Dwarf_Die *cu)
 {
-    if (d->nranges == d->cap) {
-        size_t cap = d->cap ? d->cap * 2 : 64;
-        struct cu_range *r = realloc(d->ranges, cap * sizeof *r);
-        if (!r)
-            return -1;
-        d->ranges = r;
-        d->cap = cap;
-    }
+    if (array_reserve(&d->ranges, &d->cap, d->nranges + 1, sizeof *d->ranges, 64))
+        return -1;
     d->ranges[d->nranges++] = (struct cu_range){lo, hi, *cu};
     return 0;
 }

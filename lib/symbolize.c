@@ -17,6 +17,7 @@
  * exception; pass --exe only with ordinary launches.)  opts.exe replaces
  * that file's path as is, without the root prefix. */
 #include "lib/symbolize.h"
+#include "lib/array.h"
 #include "lib/safe_open.h"
 
 #include <errno.h>
@@ -104,15 +105,7 @@ static bool grow_array(void **v, size_t *cap, size_t need, size_t elem)
 {
     if (need <= *cap)
         return true;
-    size_t cap2 = *cap ? *cap * 2 : 64;
-    while (cap2 < need)
-        cap2 *= 2;
-    void *p = realloc(*v, cap2 * elem);
-    if (!p)
-        return false;
-    *v = p;
-    *cap = cap2;
-    return true;
+    return array_reserve(v, cap, need, elem, 64) == 0;
 }
 
 static const char *intern(struct symbolizer *s, const char *str)
