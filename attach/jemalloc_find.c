@@ -8,6 +8,7 @@
 #include "attach/jemalloc_find.h"
 #include "attach/preflight.h"
 #include "attach/remote_call.h"
+#include "lib/sym_alloc.h"
 
 #include <ctype.h>
 #include <elf.h>
@@ -79,80 +80,26 @@ static bool code_matches(pid_t pid, const struct mapped_object *o, uint64_t addr
     return memcmp(file, mem, sizeof mem) == 0;
 }
 
-static bool has_prefix(const char *name, const char *prefix)
+/* A copy linked into a bigger object has no mapping of its own: its code
+ * ranges are found from the symbol table by the same rule the symbolizer
+ * uses for allocator frames (lib/sym_alloc.c), here moved to run time. */
+size_t jemalloc_static_ranges(const struct mapped_object *o, struct addr_range **out)
 {
-    return *prefix && strncmp(name, prefix, strlen(prefix)) == 0;
-}
-
-static bool is_program_marker(const char *name)
-{
-    static const char *const marks[] = { "main", "_start", "_init", "_fini",
-        "frame_dummy", "register_tm_clones", "deregister_tm_clones",
-        "__do_global_dtors_aux", "__libc_csu_init", NULL };
-    for (int i = 0; marks[i]; i++)
-        if (strcmp(name, marks[i]) == 0)
-            return true;
-    return false;
-}
-
-static bool is_jemalloc_name(const char *name, const char *prefix)
-{
-    return has_prefix(name, "je_") || has_prefix(name, prefix);
-}
-
-static int push_range(struct addr_range **v, size_t *n, uint64_t lo, uint64_t hi)
-{
-    struct addr_range *nv = realloc(*v, (*n + 1) * sizeof **v);
-    if (!nv)
-        return -1;
-    nv[*n].start = lo;
-    nv[*n].end = hi;
-    *v = nv;
-    (*n)++;
-    return 0;
-}
-
-/* A copy linked into a bigger object has no mapping of its own.  Its
- * static helpers carry no prefix, so: clusters of functions from one je_* /
- * <prefix>* function to the next, as long as at most MAX_GAP unprefixed
- * ones and no program marker (main, _start...) lie between them. */
-#define MAX_GAP 1024
-size_t jemalloc_static_ranges(const struct mapped_object *o, const char *prefix,
-                              struct addr_range **out)
-{
-    struct addr_range *v = NULL;
-    size_t n = 0, gap = 0;
-    uint64_t lo = 0, hi = 0;
-    bool open = false;
-    const struct elf_object *tab = mapped_object_symbols(o);
-    for (size_t i = 0; i < tab->nsyms; i++) {
-        const struct elf_symbol *s = &tab->syms[i];
-        if (!s->defined || s->type != STT_FUNC)
-            continue;
-        if (is_jemalloc_name(s->name, prefix)) {
-            if (!open) {
-                lo = s->value;
-                open = true;
-            }
-            if (s->value + s->size > hi)
-                hi = s->value + s->size;
-            gap = 0;
-        } else if (open && (is_program_marker(s->name) || ++gap > MAX_GAP)) {
-            push_range(&v, &n, lo + o->bias, hi + o->bias);
-            open = false;
-        }
-    }
-    if (open)
-        push_range(&v, &n, lo + o->bias, hi + o->bias);
-    *out = v;
+    struct sym_range *r;
+    size_t n = jemalloc_code_ranges(mapped_object_symbols(o), &r);
+    *out = n ? malloc(n * sizeof **out) : NULL;
+    if (!*out)
+        n = 0;
+    for (size_t i = 0; i < n; i++)
+        (*out)[i] = (struct addr_range){r[i].start + o->bias, r[i].end + o->bias};
+    free(r);
     return n;
 }
 
-static void static_text_range(const struct mapped_object *o, const char *prefix,
-                              struct jemalloc_copy *c)
+static void static_text_range(const struct mapped_object *o, struct jemalloc_copy *c)
 {
     struct addr_range *r;
-    size_t n = jemalloc_static_ranges(o, prefix, &r);
+    size_t n = jemalloc_static_ranges(o, &r);
     c->text_start = c->text_end = c->mallctl;
     for (size_t i = 0; i < n; i++)
         if (c->mallctl >= r[i].start && c->mallctl < r[i].end) {
@@ -191,7 +138,7 @@ static void fill_copy(const struct mapped_object *o, const struct elf_symbol *sy
      * whole text; a copy inside the program or another library does not. */
     c->static_copy = o->is_exe || (*prefix && !c->dynamic);
     if (c->static_copy) {
-        static_text_range(o, prefix, c);
+        static_text_range(o, c);
     } else {
         c->text_start = o->text_start;
         c->text_end = o->text_end;

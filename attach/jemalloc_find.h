@@ -35,10 +35,9 @@ struct addr_range {
     uint64_t start, end;
 };
 
-/* Runtime code ranges of a jemalloc copy linked into object o (static
- * copy): *out is malloc'd, the count is returned. */
-size_t jemalloc_static_ranges(const struct mapped_object *o, const char *prefix,
-                              struct addr_range **out);
+/* Runtime code ranges of the jemalloc copies linked into object o (static
+ * copies): *out is malloc'd, the count is returned. */
+size_t jemalloc_static_ranges(const struct mapped_object *o, struct addr_range **out);
 
 void jemalloc_copies_free(struct jemalloc_copy *copies, size_t n);
 

@@ -135,7 +135,7 @@ static void collect_ranges(struct unwind_checker *u)
             continue;
         }
         struct addr_range *r;
-        size_t n = jemalloc_static_ranges(o, c->prefix, &r);
+        size_t n = jemalloc_static_ranges(o, &r);
         for (size_t k = 0; k < n; k++)
             add_range(u, r[k].start, r[k].end);
         free(r);
