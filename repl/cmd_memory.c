@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/array.h"
 #include "lib/analysis.h"
 #include "lib/mallctl.h"
 #include "lib/procmem.h"
@@ -770,11 +771,15 @@ int cmd_memory(struct session *s, int argc, char **argv)
 
 /* A growing list of reads made in one stop, each into an 8-byte slot
  * (every value read here fits: little-endian, zeroed first). */
+struct read_slot {
+    char name[64];
+    uint64_t val;
+};
+
 struct reads {
-    struct mallctl_call *v;
-    char (*names)[64];
-    uint64_t *vals;
+    struct read_slot *slots;
     size_t n, cap;
+    struct mallctl_call *v;    /* the calls, made by reads_link */
     bool oom;
 };
 
@@ -782,38 +787,32 @@ static size_t reads_add(struct reads *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 static size_t reads_add(struct reads *r, const char *fmt, ...)
 {
-    if (r->n == r->cap) {
-        size_t cap = r->cap ? r->cap * 2 : 256;
-        void *v = realloc(r->v, cap * sizeof *r->v);
-        if (v)
-            r->v = v;
-        void *names = realloc(r->names, cap * sizeof *r->names);
-        if (names)
-            r->names = names;
-        void *vals = realloc(r->vals, cap * sizeof *r->vals);
-        if (vals)
-            r->vals = vals;
-        if (!v || !names || !vals) {
-            r->oom = true;
-            return 0;
-        }
-        r->cap = cap;
+    if (array_reserve(&r->slots, &r->cap, r->n + 1, sizeof *r->slots, 256)) {
+        r->oom = true;
+        return 0;
     }
     size_t i = r->n++;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(r->names[i], sizeof r->names[i], fmt, ap);
+    vsnprintf(r->slots[i].name, sizeof r->slots[i].name, fmt, ap);
     va_end(ap);
-    r->vals[i] = 0;
+    r->slots[i].val = 0;
     return i;
 }
 
-/* The calls, pointing into the lists (after every add: they move). */
+/* The calls, pointing into the slots: made once every read is added (the
+ * slots move while the list grows). */
 static void reads_link(struct reads *r)
 {
+    struct mallctl_call *v = r->n ? realloc(r->v, r->n * sizeof *v) : NULL;
+    if (!v) {
+        r->oom = true;
+        return;
+    }
+    r->v = v;
     for (size_t i = 0; i < r->n; i++) {
-        const struct mallctl_info *info = mallctl_lookup(r->names[i]);
-        r->v[i] = (struct mallctl_call){.name = r->names[i], .old = &r->vals[i],
+        const struct mallctl_info *info = mallctl_lookup(r->slots[i].name);
+        r->v[i] = (struct mallctl_call){.name = r->slots[i].name, .old = &r->slots[i].val,
                                         .oldlen = info ? mallctl_type_size(info->type) : 8};
     }
 }
@@ -821,8 +820,7 @@ static void reads_link(struct reads *r)
 static void reads_free(struct reads *r)
 {
     free(r->v);
-    free(r->names);
-    free(r->vals);
+    free(r->slots);
 }
 
 /* jemalloc's size classes: constants of its build, read once per process
@@ -876,11 +874,11 @@ static int classes_read(struct session *s)
     for (unsigned j = 0; j < nlextents; j++)
         reads_add(&r, "arenas.lextent.%u.size", j);
     int rc = -1;
+    reads_link(&r);
     if (r.oom) {
         command_error("out of memory");
         goto out;
     }
-    reads_link(&r);
     if (control_run_calls(s, r.v, r.n))
         goto out;
     classes.bin_size = calloc(nbins + 1, sizeof *classes.bin_size);
@@ -891,13 +889,13 @@ static int classes_read(struct session *s)
     }
     for (size_t i = 0; i < r.n; i++) {
         if (r.v[i].ret) {
-            control_mallctl_failed(s, r.names[i], r.v[i].ret, false);
+            control_mallctl_failed(s, r.slots[i].name, r.v[i].ret, false);
             goto out;
         }
         if (i < nbins)
-            classes.bin_size[i] = r.vals[i];
+            classes.bin_size[i] = r.slots[i].val;
         else
-            classes.lextent_size[i - nbins] = r.vals[i];
+            classes.lextent_size[i - nbins] = r.slots[i].val;
     }
     classes.pid = target_pid(s->target);
     classes.mallctl = c->mallctl;
@@ -965,32 +963,31 @@ static json_object *class_json(uint64_t size, uint64_t count)
 
 /* The size classes with a current count: into arr, or as lines. */
 static void classes_print(FILE *o, json_object *arr, const char *kind, const uint64_t *sizes,
-                          const uint64_t *counts, unsigned n)
+                          const struct read_slot *counts, unsigned n)
 {
     for (unsigned j = 0; j < n; j++) {
-        if (!counts[j])
+        if (!counts[j].val)
             continue;
         if (arr)
-            json_object_array_add(arr, class_json(sizes[j], counts[j]));
+            json_object_array_add(arr, class_json(sizes[j], counts[j].val));
         else
             fprintf(o, "%-8s %12" PRIu64 " %12" PRIu64 " %12" PRIu64 "\n", kind, sizes[j],
-                    counts[j], sizes[j] * counts[j]);
+                    counts[j].val, sizes[j] * counts[j].val);
     }
 }
 
 static void summary_print(struct session *s, const struct reads *r,
                           const struct summary_at *at, bool json)
 {
-    const uint64_t *v = r->vals;
-    uint64_t allocated = v[at->totals], active = v[at->totals + 1],
-             metadata = v[at->totals + 2], resident = v[at->totals + 3],
-             mapped = v[at->totals + 4], retained = v[at->totals + 5];
-    uint64_t dirty = v[at->pdirty] * classes.page, muzzy = v[at->pmuzzy] * classes.page;
-    unsigned narenas = (unsigned)v[at->narenas];
+    uint64_t allocated = r->slots[at->totals].val, active = r->slots[at->totals + 1].val,
+             metadata = r->slots[at->totals + 2].val, resident = r->slots[at->totals + 3].val,
+             mapped = r->slots[at->totals + 4].val, retained = r->slots[at->totals + 5].val;
+    uint64_t dirty = r->slots[at->pdirty].val * classes.page, muzzy = r->slots[at->pmuzzy].val * classes.page;
+    unsigned narenas = (unsigned)r->slots[at->narenas].val;
     uint64_t listed_large = 0;
     for (unsigned j = 0; j < at->large_listed; j++)
-        listed_large += v[at->large0 + j] * classes.lextent_size[j];
-    uint64_t beyond = minus(v[at->large_all], listed_large);
+        listed_large += r->slots[at->large0 + j].val * classes.lextent_size[j];
+    uint64_t beyond = minus(r->slots[at->large_all].val, listed_large);
     double pause = last_pause_us(s);
     FILE *o = s->out;
     json_object *doc = json ? json_object_new_object() : NULL, *arr = NULL;
@@ -1020,9 +1017,11 @@ static void summary_print(struct session *s, const struct reads *r,
                 "dirty", "muzzy", "dirty_ms", "muzzy_ms");
     }
     for (unsigned i = 0; i < at->arenas; i++) {
-        const struct mallctl_call *c = &r->v[at->arena0 + (size_t)i * ARENA_READS];
-        const uint64_t *a = &v[at->arena0 + (size_t)i * ARENA_READS];
-        if (c[0].ret || i >= narenas)
+        size_t at0 = at->arena0 + (size_t)i * ARENA_READS;
+        uint64_t a[ARENA_READS];
+        for (size_t k = 0; k < ARENA_READS; k++)
+            a[k] = r->slots[at0 + k].val;
+        if (r->v[at0].ret || i >= narenas)
             continue;          /* not initialized */
         uint64_t alloc = a[1] + a[2];
         int64_t dms = (int64_t)a[5], mms = (int64_t)a[6];
@@ -1051,13 +1050,13 @@ static void summary_print(struct session *s, const struct reads *r,
                     at->arenas, narenas - 1);
         fprintf(o, "\n%-8s %12s %12s %12s\n", "class", "size", "count", "bytes");
     }
-    classes_print(o, json ? arr : NULL, "small", classes.bin_size, &v[at->bins0],
+    classes_print(o, json ? arr : NULL, "small", classes.bin_size, &r->slots[at->bins0],
                   classes.nbins);
     if (json) {
         json_object_object_add(doc, "bins", arr);
         arr = json_object_new_array();
     }
-    classes_print(o, json ? arr : NULL, "large", classes.lextent_size, &v[at->large0],
+    classes_print(o, json ? arr : NULL, "large", classes.lextent_size, &r->slots[at->large0],
                   at->large_listed);
     if (json) {
         json_object_object_add(doc, "large", arr);
@@ -1081,11 +1080,11 @@ static int stats_summary(struct session *s, bool json)
      * stats.arenas.<narenas> with the merged figures of all arenas. */
     summary_plan(&r, &at, classes.narenas);
     int rc = -1;
+    reads_link(&r);
     if (r.oom) {
         command_error("out of memory");
         goto out;
     }
-    reads_link(&r);
     uint64_t one = 1;
     r.v[at.epoch].old = NULL;
     r.v[at.epoch].oldlen = 0;
@@ -1100,11 +1099,11 @@ static int stats_summary(struct session *s, bool json)
     }
     for (size_t i = 0; i < at.arena0; i++)
         if (r.v[i].ret) {
-            control_mallctl_failed(s, r.names[i], r.v[i].ret, i == at.epoch);
+            control_mallctl_failed(s, r.slots[i].name, r.v[i].ret, i == at.epoch);
             goto out;
         }
-    if ((unsigned)r.vals[at.narenas] > classes.narenas)
-        classes.narenas = (unsigned)r.vals[at.narenas];   /* the next summary reads them */
+    if ((unsigned)r.slots[at.narenas].val > classes.narenas)
+        classes.narenas = (unsigned)r.slots[at.narenas].val;   /* the next summary reads them */
     summary_print(s, &r, &at, json);
     rc = 0;
 out:
