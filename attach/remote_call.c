@@ -1178,7 +1178,8 @@ static enum try_result write_frame(struct remote_stop *s, char *why, size_t whyl
     if (check_restart_insn(s, why, whylen))
         return TRY_UNSAFE;
     long nr = remote_reissue_nr(s->ctx, s->tid, &s->saved.regs);
-    if (arch_frame_build(&s->saved, s->saved_sigmask, nr, &s->frame, err) < 0)
+    if (arch_frame_build(&s->saved, s->saved_sigmask, remote_call_sigmask(s->saved_sigmask),
+                         nr, s->ctx->tramp, &s->frame, err) < 0)
         return TRY_FAILED;
     if (s->stack_low && s->frame.low - s->stack_low < MIN_HEADROOM) {
         snprintf(why, whylen, "too little stack below its signal frame");

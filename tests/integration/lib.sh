@@ -151,14 +151,15 @@ toggles() {
 }
 
 # The call trampoline memprof writes at the program's entry point (x86-64:
-# call *%rax; mov %eax,%edi; mov %rbx,%rsp; mov $15,%eax; syscall).
-TRAMPOLINE=ffd089c74889dcb80f0000000f05
+# call *%rax; mov %eax,%edi; 1: mov %rbx,%rsp; mov $15,%eax; syscall; jmp 1b).
+TRAMPOLINE=ffd089c74889dcb80f0000000f05ebf4
 
-# entry_bytes PID [HEX]: print the 14 bytes at the program's entry point as
-# hex, after writing HEX there when given.
+# entry_bytes PID [HEX]: print the trampoline's length in bytes at the
+# program's entry point as hex, after writing HEX there when given.
 entry_bytes() {
-python3 - "$@" <<'PY'
+python3 - "$((${#TRAMPOLINE} / 2))" "$@" <<'PY'
 import os, struct, sys
+length = int(sys.argv.pop(1))
 pid = int(sys.argv[1])
 exe = open(f"/proc/{pid}/exe", "rb").read(64)
 e_type, = struct.unpack_from("<H", exe, 16)
@@ -175,7 +176,7 @@ with open(f"/proc/{pid}/mem", "r+b", buffering=0) as mem:
         mem.seek(entry)
         mem.write(bytes.fromhex(sys.argv[2]))
     mem.seek(entry)
-    print(mem.read(14).hex())
+    print(mem.read(length).hex())
 PY
 }
 
