@@ -189,8 +189,9 @@ assert_text_intact() {
     if [ "${3:-}" = entry-kept ]; then
         [ "$(entry_bytes "$1")" = "$TRAMPOLINE" ] || die "process $1: the trampoline left at the entry point was removed"
     fi
-python3 - "$1" "$2" "${3:-}" <<'PY' || die "process $1: code differs from its files"
+python3 - "$((${#TRAMPOLINE} / 2))" "$1" "$2" "${3:-}" <<'PY' || die "process $1: code differs from its files"
 import os, struct, sys
+tramp_len = int(sys.argv.pop(1))
 pid, program, kept = sys.argv[1], sys.argv[2], sys.argv[3] == "entry-kept"
 exe_path = os.readlink(f"/proc/{pid}/exe")
 hdr = open(f"/proc/{pid}/exe", "rb").read(64)
@@ -215,7 +216,7 @@ with open(f"/proc/{pid}/maps") as maps, open(f"/proc/{pid}/mem", "rb") as mem:
             disk = bytearray(obj.read(end - start))
         if kept and start <= entry < end:   # checked by the caller
             o = entry - start
-            live[o:o + 14] = disk[o:o + 14]
+            live[o:o + tramp_len] = disk[o:o + tramp_len]
         n = min(len(live), len(disk))
         if live[:n] != disk[:n]:
             bad = next(i for i in range(n) if live[i] != disk[i])
