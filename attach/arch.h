@@ -139,7 +139,7 @@ enum restart_timeout arch_restart_timeout(const struct arch_regs *r, uint64_t *a
 
 /* Build the frame for a thread stopped with state st and signal mask
  * sigmask, for calls through the trampoline at `tramp` made with signal
- * mask hold_mask.  rt_sigreturn cannot resume an interrupted system call the way
+ * mask hold_mask (tramp 0: see arch_frame_adds_syscall).  rt_sigreturn cannot resume an interrupted system call the way
  * the kernel would (it voids the restart block and delivers a pending
  * signal before the call is entered again), so the frame re-issues the
  * call when that is exact or only makes it last longer for want of
@@ -159,6 +159,12 @@ int arch_frame_build(const struct arch_state *st, uint64_t sigmask, uint64_t hol
                      long reissue_nr, uint64_t tramp, struct arch_frame *f,
                      struct mp_error *err);
 void arch_frame_free(struct arch_frame *f);
+/* Would the frame of a thread stopped with registers r have it make a
+ * system call it was not making itself (pause() waits as rt_sigsuspend)?
+ * A seccomp filter may forbid that one: for a filtered thread the caller
+ * passes tramp 0, and the frame re-issues the thread's own call instead
+ * (it then waits on after a handler that ran while it was held). */
+bool arch_frame_adds_syscall(const struct arch_regs *r);
 
 /* Is the thread, in a syscall-entry stop with registers r, at the
  * trampoline's rt_sigreturn (tramp_end = trampoline + stop_offset)? */

@@ -390,7 +390,8 @@ enum restart_timeout arch_restart_timeout(const struct arch_regs *r, uint64_t *a
  * or return EINTR when re-issuing would sleep longer than the call had
  * left and the program can go on from EINTR (every caller of these must
  * handle it: a caught signal gives it). */
-static bool self_restore_reissues(const struct user_regs_struct *u, long nr, long err)
+static bool self_restore_reissues(const struct user_regs_struct *u, long nr, long err,
+                                  bool sleep_frame)
 {
     if (err == ERESTARTNOHAND) {
         /* select, pselect6, ppoll: the time left is in their own timeout,
@@ -398,10 +399,12 @@ static bool self_restore_reissues(const struct user_regs_struct *u, long nr, lon
          * exactly that, where a restart would add the time the thread was
          * held and miss the EINTR a handler run meanwhile must cause.
          * pause and rt_sigsuspend give EINTR too, but only after the
-         * sleep frame waited for a handler to run (see sleep_frame).  The
-         * rest restart. */
+         * sleep frame waited for a handler to run (see sleep_frame);
+         * without one they restart (a spurious EINTR would read as a
+         * caught signal) and wait on even if a handler ran meanwhile.
+         * The rest restart. */
         return nr != SYS_select && nr != SYS_pselect6 && nr != SYS_ppoll &&
-               nr != SYS_pause && nr != SYS_rt_sigsuspend;
+               !(sleep_frame && (nr == SYS_pause || nr == SYS_rt_sigsuspend));
     }
     if (err != ERESTART_RESTARTBLOCK)
         return true;
@@ -429,8 +432,8 @@ static bool self_restore_reissues(const struct user_regs_struct *u, long nr, lon
  * restart_syscall: the number learnt at an earlier stop), or EINTR is
  * given, as a signal handler would have, also when the original is
  * unknown. */
-static void resume_regs(const struct user_regs_struct *u, long reissue_nr, uint64_t *rax,
-                        uint64_t *rip)
+static void resume_regs(const struct user_regs_struct *u, long reissue_nr, bool sleep_frame,
+                        uint64_t *rax, uint64_t *rip)
 {
     *rax = u->rax;
     *rip = u->rip;
@@ -441,7 +444,7 @@ static void resume_regs(const struct user_regs_struct *u, long reissue_nr, uint6
     switch (err) {
     case ERESTARTSYS: case ERESTARTNOINTR: case ERESTARTNOHAND:
     case ERESTART_RESTARTBLOCK:
-        if (nr >= 0 && self_restore_reissues(u, nr, err)) {
+        if (nr >= 0 && self_restore_reissues(u, nr, err, sleep_frame)) {
             *rax = (uint64_t)nr;
             *rip -= ARCH_SYSCALL_INSN_LEN;
         } else {
@@ -452,7 +455,7 @@ static void resume_regs(const struct user_regs_struct *u, long reissue_nr, uint6
 }
 
 static void fill_sigcontext(struct k_sigcontext *mc, const struct user_regs_struct *u,
-                            long reissue_nr)
+                            long reissue_nr, bool sleep_frame)
 {
     mc->r8 = u->r8; mc->r9 = u->r9; mc->r10 = u->r10; mc->r11 = u->r11;
     mc->r12 = u->r12; mc->r13 = u->r13; mc->r14 = u->r14; mc->r15 = u->r15;
@@ -461,7 +464,7 @@ static void fill_sigcontext(struct k_sigcontext *mc, const struct user_regs_stru
     mc->flags = u->eflags;
     mc->cs = (uint16_t)u->cs;
     mc->ss = (uint16_t)u->ss;   /* restored as is: UC_STRICT_RESTORE_SS */
-    resume_regs(u, reissue_nr, &mc->ax, &mc->ip);
+    resume_regs(u, reissue_nr, sleep_frame, &mc->ax, &mc->ip);
 }
 
 /* Bytes of the standard-format XSAVE area the frame carries: up to the end
@@ -523,6 +526,12 @@ static bool waits_for_handler(const struct user_regs_struct *u)
            (u->orig_rax == SYS_pause || u->orig_rax == SYS_rt_sigsuspend);
 }
 
+bool arch_frame_adds_syscall(const struct arch_regs *r)
+{
+    const struct user_regs_struct *u = cur(r);
+    return waits_for_handler(u) && u->orig_rax == SYS_pause;
+}
+
 /* For such a thread the frame rt_sigreturn first restores is this sleep
  * frame, below the thread's own frame `outer` (whose registers give EINTR
  * and whose mask is the thread's): it runs the trampoline's system call as
@@ -579,7 +588,7 @@ int arch_frame_build(const struct arch_state *st, uint64_t sigmask, uint64_t hol
     }
     uint64_t fp = (u->rsp - RED_ZONE - fplen) & ~(uint64_t)63;
     uint64_t uc = (fp - sizeof(struct k_ucontext) - SIGINFO_SIZE) & ~(uint64_t)15;
-    bool sleeps = waits_for_handler(u);
+    bool sleeps = tramp && waits_for_handler(u);
     uint64_t first = sleeps ? (uc - 8 - sizeof(struct k_ucontext) - SIGINFO_SIZE) &
                                   ~(uint64_t)15
                             : uc;
@@ -601,7 +610,7 @@ int arch_frame_build(const struct arch_state *st, uint64_t sigmask, uint64_t hol
                              * and the thread keeps its own altstack. */
                             .ss_flags = 3,
                             .sigmask = sigmask };
-    fill_sigcontext(&k.mc, u, reissue_nr);
+    fill_sigcontext(&k.mc, u, reissue_nr, sleeps);
     k.mc.oldmask = sigmask;
     k.mc.fpstate = fp;
     memcpy(f->img + (uc - first), &k, sizeof k);

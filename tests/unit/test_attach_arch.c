@@ -333,6 +333,22 @@ START_TEST(frame_sleeps_until_a_handler_ran)
 {
     check_sleep_frame(SYS_pause, 0, 8);                  /* the outer uc_sigmask */
     check_sleep_frame(SYS_rt_sigsuspend, 0x7ffd2000, 8); /* its own argument */
+    /* pause adds a system call of its own (a seccomp filter may forbid it);
+     * sigsuspend waits with its own call. */
+    struct arch_state st;
+    fake_state(&st, 0x401002, (uint64_t)-514, SYS_pause);
+    ck_assert(arch_frame_adds_syscall(&st.regs));
+    /* Without a trampoline (tramp 0: a filtered thread) it is re-issued. */
+    struct arch_frame f;
+    struct mp_error err;
+    ck_assert_int_eq(arch_frame_build(&st, 0, ~0ull, -1, 0, &f, &err), 0);
+    ck_assert_uint_eq(uc_word(&f, MC(13)), SYS_pause);
+    ck_assert_uint_eq(uc_word(&f, MC(16)), 0x401000);
+    arch_frame_free(&f);
+    arch_state_free(&st);
+    fake_state(&st, 0x401002, (uint64_t)-514, SYS_rt_sigsuspend);
+    ck_assert(!arch_frame_adds_syscall(&st.regs));
+    arch_state_free(&st);
     /* Completed, or not waiting for a handler: one frame as before. */
     uint64_t rax, rip;
     frame_resume((uint64_t)-4, SYS_pause, &rax, &rip);
