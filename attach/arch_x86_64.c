@@ -539,11 +539,12 @@ bool arch_frame_adds_syscall(const struct arch_regs *r)
  * the outer frame's uc_sigmask; sigsuspend: its own argument, re-read as a
  * kernel restart would), under `hold_mask` until then, so that a signal
  * that came while the thread was held is delivered inside that wait.  The
- * wait ends only when a handler has run (a default-ignored signal restarts
- * it), with the thread's mask restored by the outer frame, then `jmp 1b`
- * does rt_sigreturn on the outer frame (%rbx, %rsp): -1 EINTR once per
- * handler run, as without memprof.  No FPU state: rt_sigreturn clears it
- * and the outer frame restores the thread's. */
+ * wait ends only when a handler has run (a default-ignored signal or a
+ * stop restarts it, as the kernel restarts pause), and then `jmp 1b` does
+ * rt_sigreturn on the outer frame (%rbx, %rsp), which puts back the
+ * thread's registers and mask with -1 EINTR: once per handler run, as
+ * without memprof.  No FPU state: rt_sigreturn clears it, and the outer
+ * frame restores the thread's. */
 static void sleep_frame(const struct k_ucontext *outer_uc, uint64_t outer, uint64_t tramp,
                         uint64_t hold_mask, const struct user_regs_struct *u,
                         struct k_ucontext *out)
