@@ -8,6 +8,9 @@
 #  - no signal while held: no spurious EINTR; the thread waits on, a later
 #    session works on it, and the next SIGUSR1 ends the wait once;
 #  - a session that is not killed, with a SIGUSR1 while held: the same.
+# A thread under a seccomp filter that forbids rt_sigsuspend (which the
+# waiting above is made with for pause) is left to re-issue its pause: it
+# survives, its handler runs once (its wait goes on: the known limit).
 # Modes of the target (tests/targets/signal_waiter.c): pause(); sigsuspend()
 # with SIGUSR1 open before and during the wait; and with SIGUSR1 blocked
 # except during the wait.  The call blocks in `mallctl prof.dump FIFO`
@@ -98,4 +101,22 @@ for mode in pause sigsuspend sigsuspend-blocked; do
     check "$what: the process is left running, untraced" untouched "$PID"
     kill -9 "$PID"
 done
+what="pause under a filter forbidding rt_sigsuspend, signal while held, memprof killed"
+start_target signal_waiter pause-seccomp
+wait_until 10 "the filtered target to wait for a signal" waiting
+start_blocked_dump
+kill -USR1 "$PID"
+wait_until 10 "SIGUSR1 to be pending while the thread is held" usr1_pending
+kill_memprof
+handled_once() {
+    [ "$(grep -c '^handled' "$TARGET_OUT")" = 1 ] && return 0
+    alive "$PID" || die "$what: the process died"
+    return 1
+}
+wait_until 10 "$what: the handler to run" handled_once
+wait_until 10 "$what: the thread to wait again" waiting
+check "$what: the process survives" alive "$PID"
+check "$what: it waits in its own pause" [ "$(cut -d' ' -f1 "/proc/$PID/syscall")" = 34 ]
+check "$what: the process is left running, untraced" untouched "$PID"
+
 check "no dump directory left" no_dump_dirs

@@ -7,11 +7,18 @@
  * errno=E handled=N mask=ok|BAD".  The kernel's rule: a wait ends exactly
  * once per handler run, with -1 EINTR, and afterwards the mask is the one
  * from before the wait.  SIGUSR2 stays blocked throughout, so that the mask
- * check sees a mask that is not empty. */
+ * check sees a mask that is not empty.  "signal_waiter pause-seccomp": pause()
+ * under a seccomp filter that kills the process for rt_sigsuspend, which
+ * it never makes itself. */
 #include <errno.h>
-#include <stdbool.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 
 #include "target_common.h"
 
@@ -27,15 +34,35 @@ static void on_usr1(int sig)
         _exit(3);
 }
 
+static void forbid_rt_sigsuspend(void)
+{
+    struct sock_filter prog[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_rt_sigsuspend, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    };
+    struct sock_fprog fprog = { .len = sizeof prog / sizeof prog[0], .filter = prog };
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+        prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fprog)) {
+        perror("seccomp");
+        exit(1);
+    }
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc >= 2 ? argv[1] : "";
-    bool in_pause = strcmp(mode, "pause") == 0;
+    bool filtered = strcmp(mode, "pause-seccomp") == 0;
+    bool in_pause = filtered || strcmp(mode, "pause") == 0;
     bool blocked = strcmp(mode, "sigsuspend-blocked") == 0;
     if (!in_pause && !blocked && strcmp(mode, "sigsuspend") != 0) {
-        fprintf(stderr, "usage: signal_waiter pause | sigsuspend | sigsuspend-blocked\n");
+        fprintf(stderr, "usage: signal_waiter pause | sigsuspend | sigsuspend-blocked | "
+                "pause-seccomp\n");
         return 2;
     }
+    if (filtered)
+        forbid_rt_sigsuspend();
     setvbuf(stdout, NULL, _IONBF, 0);
     struct sigaction sa = { .sa_handler = on_usr1 };
     sigemptyset(&sa.sa_mask);
