@@ -11,15 +11,12 @@
  * under a seccomp filter that kills the process for rt_sigsuspend, which
  * it never makes itself. */
 #include <errno.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
-#include <sys/prctl.h>
-#include <sys/syscall.h>
 
+#include "seccomp_install.h"
 #include "target_common.h"
 
 static atomic_int handled;
@@ -42,12 +39,7 @@ static void forbid_rt_sigsuspend(void)
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
     };
-    struct sock_fprog fprog = { .len = sizeof prog / sizeof prog[0], .filter = prog };
-    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
-        prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fprog)) {
-        perror("seccomp");
-        exit(1);
-    }
+    seccomp_install(prog, sizeof prog / sizeof prog[0]);
 }
 
 int main(int argc, char **argv)
