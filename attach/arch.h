@@ -44,7 +44,8 @@ uint64_t arch_call_sp(uint64_t below, size_t scratch);
  * alone, points the stack at the self-restore frame and enters
  * rt_sigreturn.  *stop_offset is where the instruction pointer stands at
  * that system call's entry stop.  There is no trap: a thread whose tracer
- * vanished restores itself instead of dying. */
+ * vanished restores itself instead of dying.  A self-restore frame may
+ * also resume a thread at that system call (see arch_frame_build). */
 const uint8_t *arch_trampoline(size_t *len, size_t *stop_offset);
 
 /* A write callback `void cb(void *opaque, const char *s)` as
@@ -137,7 +138,8 @@ enum restart_timeout {
 enum restart_timeout arch_restart_timeout(const struct arch_regs *r, uint64_t *addr);
 
 /* Build the frame for a thread stopped with state st and signal mask
- * sigmask.  rt_sigreturn cannot resume an interrupted system call the way
+ * sigmask, for calls through the trampoline at `tramp` made with signal
+ * mask hold_mask (tramp 0: see arch_frame_adds_syscall).  rt_sigreturn cannot resume an interrupted system call the way
  * the kernel would (it voids the restart block and delivers a pending
  * signal before the call is entered again), so the frame re-issues the
  * call when that is exact or only makes it last longer for want of
@@ -147,11 +149,22 @@ enum restart_timeout arch_restart_timeout(const struct arch_regs *r, uint64_t *a
  * re-issue would start a relative timeout over (poll, FUTEX_WAIT).  A
  * call continued through restart_syscall is re-issued as `reissue_nr`
  * (its original number, learnt at an earlier stop), or, when that is -1,
- * returns EINTR.  Returns -1 (err set) when the extended state cannot be
- * put in a frame the kernel accepts. */
-int arch_frame_build(const struct arch_state *st, uint64_t sigmask, long reissue_nr,
-                     struct arch_frame *f, struct mp_error *err);
+ * returns EINTR.  A thread in pause() or sigsuspend() first waits in
+ * the trampoline, with the mask it waited with, until a handler has run
+ * (at once if a signal came while it was held), and then returns EINTR:
+ * once per handler run, never spuriously, as the kernel would.  Returns
+ * -1 (err set) when the extended state cannot be put in a frame the
+ * kernel accepts. */
+int arch_frame_build(const struct arch_state *st, uint64_t sigmask, uint64_t hold_mask,
+                     long reissue_nr, uint64_t tramp, struct arch_frame *f,
+                     struct mp_error *err);
 void arch_frame_free(struct arch_frame *f);
+/* Would the frame of a thread stopped with registers r have it make a
+ * system call it was not making itself (pause() waits as rt_sigsuspend)?
+ * A seccomp filter may forbid that one: for a filtered thread the caller
+ * passes tramp 0, and the frame re-issues the thread's own call instead
+ * (it then waits on after a handler that ran while it was held). */
+bool arch_frame_adds_syscall(const struct arch_regs *r);
 
 /* Is the thread, in a syscall-entry stop with registers r, at the
  * trampoline's rt_sigreturn (tramp_end = trampoline + stop_offset)? */

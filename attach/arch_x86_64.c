@@ -80,20 +80,27 @@ const uint8_t *arch_capture_callback(size_t *len)
     return code;
 }
 
+/* Where the trampoline's system call instruction is: the rt_sigreturn of
+ * a call, and also the sleep of a thread that restores itself from inside
+ * pause() or sigsuspend() (see sleep_frame), after which `jmp 1b` leads
+ * to the rt_sigreturn of its outer frame. */
+#define TRAMP_SYSCALL_OFF 12
+
 const uint8_t *arch_trampoline(size_t *len, size_t *stop_offset)
 {
     /* A real call keeps a CET shadow stack balanced.  mallctl returns an
      * int: %edi carries it past `mov $15, %eax` (rt_sigreturn ignores its
      * arguments); %rbx, callee-saved, holds the frame's stack pointer. */
     static const uint8_t code[] = {
-        0xff, 0xd0,                     /* call *%rax      */
-        0x89, 0xc7,                     /* mov %eax, %edi  */
-        0x48, 0x89, 0xdc,               /* mov %rbx, %rsp  */
-        0xb8, 0x0f, 0x00, 0x00, 0x00,   /* mov $15, %eax   */
-        0x0f, 0x05,                     /* syscall         */
+        0xff, 0xd0,                     /* call *%rax        */
+        0x89, 0xc7,                     /* mov %eax, %edi    */
+        0x48, 0x89, 0xdc,               /* 1: mov %rbx, %rsp */
+        0xb8, 0x0f, 0x00, 0x00, 0x00,   /* mov $15, %eax     */
+        0x0f, 0x05,                     /* syscall           */
+        0xeb, 0xf4,                     /* jmp 1b            */
     };
     *len = sizeof code;
-    *stop_offset = sizeof code;
+    *stop_offset = TRAMP_SYSCALL_OFF + ARCH_SYSCALL_INSN_LEN;
     return code;
 }
 
@@ -383,18 +390,21 @@ enum restart_timeout arch_restart_timeout(const struct arch_regs *r, uint64_t *a
  * or return EINTR when re-issuing would sleep longer than the call had
  * left and the program can go on from EINTR (every caller of these must
  * handle it: a caught signal gives it). */
-static bool self_restore_reissues(const struct user_regs_struct *u, long nr, long err)
+static bool self_restore_reissues(const struct user_regs_struct *u, long nr, long err,
+                                  bool sleep_frame)
 {
     if (err == ERESTARTNOHAND) {
         /* select, pselect6, ppoll: the time left is in their own timeout,
          * written back by the kernel, so a program that loops goes on with
          * exactly that, where a restart would add the time the thread was
          * held and miss the EINTR a handler run meanwhile must cause.
-         * pause and rt_sigsuspend restart: a spurious EINTR would read as a
-         * caught signal (`pause(); exit(0);`); if one was caught while the
-         * thread was held they sleep on to the next one (its handler did
-         * run).  Absolute sleeps restart exactly. */
-        return nr != SYS_select && nr != SYS_pselect6 && nr != SYS_ppoll;
+         * pause and rt_sigsuspend give EINTR too, but only after the
+         * sleep frame waited for a handler to run (see sleep_frame);
+         * without one they restart (a spurious EINTR would read as a
+         * caught signal) and wait on even if a handler ran meanwhile.
+         * The rest restart. */
+        return nr != SYS_select && nr != SYS_pselect6 && nr != SYS_ppoll &&
+               !(sleep_frame && (nr == SYS_pause || nr == SYS_rt_sigsuspend));
     }
     if (err != ERESTART_RESTARTBLOCK)
         return true;
@@ -422,8 +432,8 @@ static bool self_restore_reissues(const struct user_regs_struct *u, long nr, lon
  * restart_syscall: the number learnt at an earlier stop), or EINTR is
  * given, as a signal handler would have, also when the original is
  * unknown. */
-static void resume_regs(const struct user_regs_struct *u, long reissue_nr, uint64_t *rax,
-                        uint64_t *rip)
+static void resume_regs(const struct user_regs_struct *u, long reissue_nr, bool sleep_frame,
+                        uint64_t *rax, uint64_t *rip)
 {
     *rax = u->rax;
     *rip = u->rip;
@@ -434,7 +444,7 @@ static void resume_regs(const struct user_regs_struct *u, long reissue_nr, uint6
     switch (err) {
     case ERESTARTSYS: case ERESTARTNOINTR: case ERESTARTNOHAND:
     case ERESTART_RESTARTBLOCK:
-        if (nr >= 0 && self_restore_reissues(u, nr, err)) {
+        if (nr >= 0 && self_restore_reissues(u, nr, err, sleep_frame)) {
             *rax = (uint64_t)nr;
             *rip -= ARCH_SYSCALL_INSN_LEN;
         } else {
@@ -445,7 +455,7 @@ static void resume_regs(const struct user_regs_struct *u, long reissue_nr, uint6
 }
 
 static void fill_sigcontext(struct k_sigcontext *mc, const struct user_regs_struct *u,
-                            long reissue_nr)
+                            long reissue_nr, bool sleep_frame)
 {
     mc->r8 = u->r8; mc->r9 = u->r9; mc->r10 = u->r10; mc->r11 = u->r11;
     mc->r12 = u->r12; mc->r13 = u->r13; mc->r14 = u->r14; mc->r15 = u->r15;
@@ -454,7 +464,7 @@ static void fill_sigcontext(struct k_sigcontext *mc, const struct user_regs_stru
     mc->flags = u->eflags;
     mc->cs = (uint16_t)u->cs;
     mc->ss = (uint16_t)u->ss;   /* restored as is: UC_STRICT_RESTORE_SS */
-    resume_regs(u, reissue_nr, &mc->ax, &mc->ip);
+    resume_regs(u, reissue_nr, sleep_frame, &mc->ax, &mc->ip);
 }
 
 /* Bytes of the standard-format XSAVE area the frame carries: up to the end
@@ -504,13 +514,68 @@ static int frame_xstate(const struct arch_state *st, uint8_t *fp, size_t *size,
     return 0;
 }
 
+/* A thread interrupted in pause() or rt_sigsuspend() waits for a signal
+ * handler to run, and the kernel ends the wait with EINTR as soon as one
+ * has (-ERESTARTNOHAND: restarted only when no handler ran).  rt_sigreturn
+ * cannot give that: a signal that came while the thread was held is
+ * delivered as it returns, before a re-issued wait, which then sleeps on
+ * after the signal it was waiting for. */
+static bool waits_for_handler(const struct user_regs_struct *u)
+{
+    return u->rax == (unsigned long long)-ERESTARTNOHAND &&
+           (u->orig_rax == SYS_pause || u->orig_rax == SYS_rt_sigsuspend);
+}
+
+bool arch_frame_adds_syscall(const struct arch_regs *r)
+{
+    const struct user_regs_struct *u = cur(r);
+    return waits_for_handler(u) && u->orig_rax == SYS_pause;
+}
+
+/* For such a thread the frame rt_sigreturn first restores is this sleep
+ * frame, below the thread's own frame `outer` (whose registers give EINTR
+ * and whose mask is the thread's): it runs the trampoline's system call as
+ * rt_sigsuspend with the mask the thread waited with (pause: its own mask,
+ * the outer frame's uc_sigmask; sigsuspend: its own argument, re-read as a
+ * kernel restart would), under `hold_mask` until then, so that a signal
+ * that came while the thread was held is delivered inside that wait.  The
+ * wait ends only when a handler has run (a default-ignored signal or a
+ * stop restarts it, as the kernel restarts pause), and then `jmp 1b` does
+ * rt_sigreturn on the outer frame (%rbx, %rsp), which puts back the
+ * thread's registers and mask with -1 EINTR: once per handler run, as
+ * without memprof.  No FPU state: rt_sigreturn clears it, and the outer
+ * frame restores the thread's. */
+static void sleep_frame(const struct k_ucontext *outer_uc, uint64_t outer, uint64_t tramp,
+                        uint64_t hold_mask, const struct user_regs_struct *u,
+                        struct k_ucontext *out)
+{
+    *out = (struct k_ucontext){ .uc_flags = UC_SIGCONTEXT_SS | UC_STRICT_RESTORE_SS,
+                                .ss_flags = 3, .sigmask = hold_mask };
+    out->mc = outer_uc->mc;
+    out->mc.ip = tramp + TRAMP_SYSCALL_OFF;
+    out->mc.ax = SYS_rt_sigsuspend;
+    if (u->orig_rax == SYS_pause) {
+        out->mc.di = outer + offsetof(struct k_ucontext, sigmask);
+        out->mc.si = sizeof outer_uc->sigmask;
+    }
+    /* Handlers run below the stack pointer's red zone: the outer frame
+     * stays intact above it. */
+    out->mc.sp = outer;
+    out->mc.bx = outer;
+    out->mc.oldmask = hold_mask;
+    out->mc.fpstate = 0;
+}
+
 /* Layout, from the thread's stack pointer down: red zone; XSAVE area +
  * MAGIC2, 64-byte aligned (XRSTOR faults otherwise); siginfo room and
  * ucontext (rt_sigreturn checks the whole rt_sigframe is accessible);
  * the pretcode slot at sigreturn_sp - 8, which the trampoline's call
- * overwrites with its return address (rt_sigreturn never reads it). */
-int arch_frame_build(const struct arch_state *st, uint64_t sigmask, long reissue_nr,
-                     struct arch_frame *f, struct mp_error *err)
+ * overwrites with its return address (rt_sigreturn never reads it).  A
+ * thread that waits for a handler has the sleep frame (ucontext, siginfo
+ * room, pretcode slot) below that, and sigreturn_sp is the sleep frame's. */
+int arch_frame_build(const struct arch_state *st, uint64_t sigmask, uint64_t hold_mask,
+                     long reissue_nr, uint64_t tramp, struct arch_frame *f,
+                     struct mp_error *err)
 {
     memset(f, 0, sizeof *f);
     const struct user_regs_struct *u = cur(&st->regs);
@@ -524,16 +589,20 @@ int arch_frame_build(const struct arch_state *st, uint64_t sigmask, long reissue
     }
     uint64_t fp = (u->rsp - RED_ZONE - fplen) & ~(uint64_t)63;
     uint64_t uc = (fp - sizeof(struct k_ucontext) - SIGINFO_SIZE) & ~(uint64_t)15;
-    f->base = uc;
-    f->low = uc - 16;
-    f->sigreturn_sp = uc;
-    f->len = fp + fplen - uc;
+    bool sleeps = tramp && waits_for_handler(u);
+    uint64_t first = sleeps ? (uc - 8 - sizeof(struct k_ucontext) - SIGINFO_SIZE) &
+                                  ~(uint64_t)15
+                            : uc;
+    f->base = first;
+    f->low = first - 16;
+    f->sigreturn_sp = first;
+    f->len = fp + fplen - first;
     f->img = calloc(1, f->len);
     if (!f->img) {
         free(fpbuf);
         return mp_error_set(err, "out of memory");
     }
-    memcpy(f->img + (fp - uc), fpbuf, fplen);
+    memcpy(f->img + (fp - first), fpbuf, fplen);
     free(fpbuf);
     struct k_ucontext k = { .uc_flags = UC_FP_XSTATE | UC_SIGCONTEXT_SS |
                                         UC_STRICT_RESTORE_SS,
@@ -542,10 +611,15 @@ int arch_frame_build(const struct arch_state *st, uint64_t sigmask, long reissue
                              * and the thread keeps its own altstack. */
                             .ss_flags = 3,
                             .sigmask = sigmask };
-    fill_sigcontext(&k.mc, u, reissue_nr);
+    fill_sigcontext(&k.mc, u, reissue_nr, sleeps);
     k.mc.oldmask = sigmask;
     k.mc.fpstate = fp;
-    memcpy(f->img, &k, sizeof k);
+    memcpy(f->img + (uc - first), &k, sizeof k);
+    if (sleeps) {
+        struct k_ucontext s;
+        sleep_frame(&k, uc, tramp, hold_mask, u, &s);
+        memcpy(f->img, &s, sizeof s);
+    }
     return 0;
 }
 

@@ -15,6 +15,7 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "attach/threads.h"
@@ -394,18 +395,33 @@ static int check_proc_view(struct mp_error *err)
     return preflight_check_proc_view(getpid(), n >= 0 ? link : NULL, mounted, err);
 }
 
+#define ZOMBIE_TRIES 10
+#define ZOMBIE_RETRY_NS 2000000
+
 /* The status of a live thread, when the main thread has exited but others
- * run on: they hold the state and tracer that matter.  Tgid stays pid. */
+ * run on: they hold the state and tracer that matter.  Tgid stays pid.
+ * A main thread also shows as a zombie while another thread exec's (it
+ * was killed for the exec), until the exec'ing thread takes its pid and
+ * may be missed under either tid meanwhile: the status is looked at again
+ * for a few milliseconds before the process is called a zombie. */
 static void live_thread_status(pid_t pid, struct proc_status *st)
 {
-    if (st->state != 'Z' && st->state != 'X')
-        return;
-    pid_t tid = threads_live_tid(pid);
-    char path[96];
-    struct proc_status live;
-    snprintf(path, sizeof path, "/proc/%d/task/%d/status", pid, tid);
-    if (tid > 0 && tid != pid && preflight_read_status(path, &live) == 0)
-        *st = live;
+    for (int i = 0; i < ZOMBIE_TRIES && (st->state == 'Z' || st->state == 'X'); i++) {
+        if (i > 0) {
+            struct timespec ts = { 0, ZOMBIE_RETRY_NS };
+            nanosleep(&ts, NULL);
+        }
+        pid_t tid = threads_live_tid(pid);
+        char path[96];
+        if (tid == pid)
+            snprintf(path, sizeof path, "/proc/%d/status", pid);
+        else
+            snprintf(path, sizeof path, "/proc/%d/task/%d/status", pid, tid);
+        struct proc_status live;
+        if (tid > 0 && preflight_read_status(path, &live) == 0 && live.state != 'Z' &&
+            live.state != 'X')
+            *st = live;
+    }
 }
 
 static void tracer_comm(pid_t tracer, char *buf, size_t len)

@@ -4,6 +4,7 @@
 #include "attach/proc_fate.h"
 
 #include <dirent.h>
+#include <elf.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -12,6 +13,8 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "attach/threads.h"
 
 unsigned long long proc_start_time(pid_t pid)
 {
@@ -89,6 +92,95 @@ bool proc_exec_in_progress(pid_t pid)
     }
     closedir(d);
     return found;
+}
+
+#define MAX_PHDRS 128
+#define MAX_DYNAMIC 512
+#define R_DEBUG_STATE_OFF 24    /* r_version, r_map, r_brk, then r_state */
+#define RT_CONSISTENT 0
+
+/* AT_PHDR, AT_PHNUM and AT_BASE (the loader's address, 0 without one). */
+static bool read_auxv(const char *dir, uint64_t *phdr, uint64_t *phnum, uint64_t *base)
+{
+    char path[96];
+    snprintf(path, sizeof path, "%s/auxv", dir);
+    uint64_t aux[2 * 64];
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    ssize_t n = read(fd, aux, sizeof aux);
+    close(fd);
+    *phdr = *phnum = *base = 0;
+    for (size_t i = 0; n > 0 && i + 1 < (size_t)n / sizeof *aux && aux[i] != AT_NULL; i += 2) {
+        if (aux[i] == AT_PHDR)
+            *phdr = aux[i + 1];
+        else if (aux[i] == AT_PHNUM)
+            *phnum = aux[i + 1];
+        else if (aux[i] == AT_BASE)
+            *base = aux[i + 1];
+    }
+    return true;
+}
+
+/* The executable's DT_DEBUG value as the process holds it now, read
+ * through its program headers (all from the target: untrusted, bounded);
+ * false when there is none. */
+static bool dt_debug(int mem_fd, uint64_t phdr, uint64_t phnum, uint64_t *value)
+{
+    Elf64_Phdr ph[MAX_PHDRS];
+    if (phnum == 0 || phnum > MAX_PHDRS ||
+        pread(mem_fd, ph, phnum * sizeof *ph, (off_t)phdr) != (ssize_t)(phnum * sizeof *ph))
+        return false;
+    uint64_t bias = 0, dyn = 0, dyn_size = 0;
+    bool have_phdr = false;
+    for (size_t i = 0; i < phnum; i++) {
+        if (ph[i].p_type == PT_PHDR) {
+            bias = phdr - ph[i].p_vaddr;
+            have_phdr = true;
+        } else if (ph[i].p_type == PT_DYNAMIC) {
+            dyn = ph[i].p_vaddr;
+            dyn_size = ph[i].p_memsz;
+        }
+    }
+    if (!have_phdr || !dyn)
+        return false;
+    Elf64_Dyn d[MAX_DYNAMIC];
+    size_t nd = dyn_size / sizeof *d < MAX_DYNAMIC ? dyn_size / sizeof *d : MAX_DYNAMIC;
+    if (nd == 0 || pread(mem_fd, d, nd * sizeof *d, (off_t)(dyn + bias)) != (ssize_t)(nd * sizeof *d))
+        return false;
+    for (size_t i = 0; i < nd && d[i].d_tag != DT_NULL; i++)
+        if (d[i].d_tag == DT_DEBUG) {
+            *value = d[i].d_un.d_ptr;
+            return true;
+        }
+    return false;
+}
+
+bool proc_loader_busy(pid_t pid)
+{
+    char dir[64], path[96];
+    uint64_t phdr, phnum, base, r_debug;
+    threads_proc_dir(pid, dir, sizeof dir);
+    if (!read_auxv(dir, &phdr, &phnum, &base) || !base || !phdr)
+        return false;
+    snprintf(path, sizeof path, "%s/mem", dir);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    bool busy = false;
+    int32_t state;
+    if (dt_debug(fd, phdr, phnum, &r_debug)) {
+        /* Set up before the first library is mapped; until then the
+         * process is one thread (a program that never gets it set has
+         * threads of its own by the time anyone asks). */
+        if (r_debug == 0)
+            busy = threads_count(pid) == 1;
+        else if (pread(fd, &state, sizeof state, (off_t)(r_debug + R_DEBUG_STATE_OFF)) ==
+                 sizeof state)
+            busy = state != RT_CONSISTENT;
+    }
+    close(fd);
+    return busy;
 }
 
 enum proc_fate proc_fate_settled(pid_t pid, int mem_fd, unsigned long long start_time,

@@ -27,6 +27,14 @@ enum proc_fate proc_fate(pid_t pid, int mem_fd, unsigned long long start_time);
  * others to die)?  Its leader may look like a zombie meanwhile. */
 bool proc_exec_in_progress(pid_t pid);
 
+/* Is the dynamic loader of the program the process runs still loading its
+ * start-up libraries (it was just started or exec'd, and a library it
+ * needs, jemalloc perhaps, may not be mapped yet)?  Told by the r_debug
+ * the loader keeps for debuggers (the executable's DT_DEBUG): not set up
+ * yet in a lone thread, or not RT_CONSISTENT (a dlopen shows so too).
+ * false for a static program, or when it cannot tell. */
+bool proc_loader_busy(pid_t pid);
+
 /* The same after a failure that may be an exec under way (threads killed,
  * the address space not yet replaced): while a thread of the process is
  * inside execve, waits up to max_wait_s for the exec to show (0.1 s at

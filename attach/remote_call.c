@@ -158,6 +158,8 @@ void remote_ctx_fini(struct remote_ctx *ctx)
     maps_free(&ctx->maps);
 }
 
+static bool thread_seccomp_filtered(pid_t pid, pid_t tid);
+
 /* ---- stops ---------------------------------------------------------- */
 
 /* memprof's signals that end it: they stay blocked during a stop, wake
@@ -1178,7 +1180,10 @@ static enum try_result write_frame(struct remote_stop *s, char *why, size_t whyl
     if (check_restart_insn(s, why, whylen))
         return TRY_UNSAFE;
     long nr = remote_reissue_nr(s->ctx, s->tid, &s->saved.regs);
-    if (arch_frame_build(&s->saved, s->saved_sigmask, nr, &s->frame, err) < 0)
+    uint64_t tramp = arch_frame_adds_syscall(&s->saved.regs) &&
+                             thread_seccomp_filtered(s->ctx->pid, s->tid) ? 0 : s->ctx->tramp;
+    if (arch_frame_build(&s->saved, s->saved_sigmask, remote_call_sigmask(s->saved_sigmask),
+                         nr, tramp, &s->frame, err) < 0)
         return TRY_FAILED;
     if (s->stack_low && s->frame.low - s->stack_low < MIN_HEADROOM) {
         snprintf(why, whylen, "too little stack below its signal frame");

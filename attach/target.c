@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "attach/jemalloc_find.h"
@@ -116,6 +117,30 @@ static int call_limit(double *secs, struct mp_error *err)
     return 0;
 }
 
+#define LOADER_WAIT_S 2.0
+
+/* jemalloc was not found in a process whose dynamic loader is still at
+ * work (just started or exec'd: the library may come next).  Waits up to
+ * LOADER_WAIT_S for it to finish: true when it did (look again); false
+ * with err as it was when the loader was idle, or saying it is still
+ * loading. */
+static bool loader_finished(pid_t pid, struct mp_error *err)
+{
+    if (!proc_loader_busy(pid))
+        return false;
+    struct timespec step = { 0, 10 * 1000 * 1000 };
+    for (double waited = 0; waited < LOADER_WAIT_S; waited += 0.01) {
+        nanosleep(&step, NULL);
+        if (!proc_loader_busy(pid))
+            return true;
+    }
+    mp_error_set(err, "process %d is still loading its libraries (its dynamic loader "
+                 "has not finished after %.0f s: it was just started or executed a new "
+                 "program, or the loader waits on a file): attach to it again once "
+                 "it runs", pid, LOADER_WAIT_S);
+    return false;
+}
+
 static int open_parts(struct target *t, const struct target_options *opts,
                       struct mp_error *err)
 {
@@ -137,6 +162,12 @@ static int open_parts(struct target *t, const struct target_options *opts,
     if (rc < 0)
         return -1;
     int n = jemalloc_find(t->pid, &t->objs, opts, &t->copies, err);
+    if (n < 0 && !t->loader_waited && loader_finished(t->pid, err)) {
+        t->loader_waited = true;
+        mapped_objects_free(&t->objs);
+        t->entry_kept = false;
+        return open_parts(t, opts, err);
+    }
     if (n < 0)
         return -1;
     t->ncopies = (size_t)n;

@@ -39,6 +39,7 @@ struct target {
     bool entry_kept;            /* a dead memprof's trampoline sits at the entry
                                  * point: used, never removed */
     bool seccomp_suspended;     /* a call ran with the thread's filter suspended */
+    bool loader_waited;         /* attach waited once for the dynamic loader */
     FILE *notes;                /* target_set_notes */
     /* Dumps (dump_profile.c, dump_dir.c). */
     struct dump_calls dump_calls;

@@ -151,14 +151,15 @@ toggles() {
 }
 
 # The call trampoline memprof writes at the program's entry point (x86-64:
-# call *%rax; mov %eax,%edi; mov %rbx,%rsp; mov $15,%eax; syscall).
-TRAMPOLINE=ffd089c74889dcb80f0000000f05
+# call *%rax; mov %eax,%edi; 1: mov %rbx,%rsp; mov $15,%eax; syscall; jmp 1b).
+TRAMPOLINE=ffd089c74889dcb80f0000000f05ebf4
 
-# entry_bytes PID [HEX]: print the 14 bytes at the program's entry point as
-# hex, after writing HEX there when given.
+# entry_bytes PID [HEX]: print the trampoline's length in bytes at the
+# program's entry point as hex, after writing HEX there when given.
 entry_bytes() {
-python3 - "$@" <<'PY'
+python3 - "$((${#TRAMPOLINE} / 2))" "$@" <<'PY'
 import os, struct, sys
+length = int(sys.argv.pop(1))
 pid = int(sys.argv[1])
 exe = open(f"/proc/{pid}/exe", "rb").read(64)
 e_type, = struct.unpack_from("<H", exe, 16)
@@ -175,7 +176,7 @@ with open(f"/proc/{pid}/mem", "r+b", buffering=0) as mem:
         mem.seek(entry)
         mem.write(bytes.fromhex(sys.argv[2]))
     mem.seek(entry)
-    print(mem.read(14).hex())
+    print(mem.read(length).hex())
 PY
 }
 
@@ -188,8 +189,9 @@ assert_text_intact() {
     if [ "${3:-}" = entry-kept ]; then
         [ "$(entry_bytes "$1")" = "$TRAMPOLINE" ] || die "process $1: the trampoline left at the entry point was removed"
     fi
-python3 - "$1" "$2" "${3:-}" <<'PY' || die "process $1: code differs from its files"
+python3 - "$((${#TRAMPOLINE} / 2))" "$1" "$2" "${3:-}" <<'PY' || die "process $1: code differs from its files"
 import os, struct, sys
+tramp_len = int(sys.argv.pop(1))
 pid, program, kept = sys.argv[1], sys.argv[2], sys.argv[3] == "entry-kept"
 exe_path = os.readlink(f"/proc/{pid}/exe")
 hdr = open(f"/proc/{pid}/exe", "rb").read(64)
@@ -214,7 +216,7 @@ with open(f"/proc/{pid}/maps") as maps, open(f"/proc/{pid}/mem", "rb") as mem:
             disk = bytearray(obj.read(end - start))
         if kept and start <= entry < end:   # checked by the caller
             o = entry - start
-            live[o:o + 14] = disk[o:o + 14]
+            live[o:o + tramp_len] = disk[o:o + tramp_len]
         n = min(len(live), len(disk))
         if live[:n] != disk[:n]:
             bad = next(i for i in range(n) if live[i] != disk[i])

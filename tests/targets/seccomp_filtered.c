@@ -11,6 +11,7 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 
+#include "seccomp_install.h"
 #include "target_common.h"
 
 #define KNOWN_SYSCALLS 1024u
@@ -26,12 +27,7 @@ static void install_filter(void)
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
     };
-    struct sock_fprog fprog = { .len = sizeof prog / sizeof prog[0], .filter = prog };
-    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
-        syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &fprog)) {
-        perror("seccomp");
-        exit(1);
-    }
+    seccomp_install(prog, sizeof prog / sizeof prog[0]);
 }
 
 int main(void)

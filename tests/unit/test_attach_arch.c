@@ -71,10 +71,12 @@ START_TEST(trampoline_ends_in_rt_sigreturn)
 {
     size_t len, stop;
     const uint8_t *code = arch_trampoline(&len, &stop);
-    ck_assert_uint_eq(len, 14);
+    ck_assert_uint_eq(len, 16);
     ck_assert_uint_eq(stop, 14);
-    /* call *%rax; mov %eax,%edi; mov %rbx,%rsp; mov $15,%eax; syscall */
-    ck_assert_mem_eq(code, "\xff\xd0\x89\xc7\x48\x89\xdc\xb8\x0f\0\0\0\x0f\x05", 14);
+    /* call *%rax; mov %eax,%edi; 1: mov %rbx,%rsp; mov $15,%eax; syscall;
+     * jmp 1b */
+    ck_assert_mem_eq(code, "\xff\xd0\x89\xc7\x48\x89\xdc\xb8\x0f\0\0\0\x0f\x05"
+                           "\xeb\xf4", 16);
     ck_assert_ptr_null(memchr(code, 0xcc, len));
 }
 END_TEST
@@ -138,7 +140,7 @@ START_TEST(frame_has_kernel_layout)
     fake_state(&st, 0x401000, 5, (uint64_t)-1);
     struct arch_frame f;
     struct mp_error err;
-    ck_assert_int_eq(arch_frame_build(&st, 0x1234, -1, &f, &err), 0);
+    ck_assert_int_eq(arch_frame_build(&st, 0x1234, ~0ull, -1, 0x400000, &f, &err), 0);
     ck_assert_uint_eq(f.sigreturn_sp % 16, 0);
     ck_assert_uint_eq(f.base, f.sigreturn_sp);
     ck_assert(f.base + f.len <= 0x7ffd1000 - 128);       /* below the red zone */
@@ -179,7 +181,7 @@ START_TEST(frame_refuses_a_short_fpu_state)
     st.xstate_len = 512;            /* legacy area only: no XSAVE header */
     struct arch_frame f;
     struct mp_error err;
-    ck_assert_int_eq(arch_frame_build(&st, 0, -1, &f, &err), -1);
+    ck_assert_int_eq(arch_frame_build(&st, 0, ~0ull, -1, 0x400000, &f, &err), -1);
     ck_assert_str_eq(err.msg, "the FPU state of 512 bytes does not fit a signal frame");
     arch_state_free(&st);
 }
@@ -193,7 +195,7 @@ static void frame_resume_as(uint64_t rax, uint64_t orig, long reissue, uint64_t 
     fake_state(&st, 0x401002, rax, orig);
     struct arch_frame f;
     struct mp_error err;
-    ck_assert_int_eq(arch_frame_build(&st, 0, reissue, &f, &err), 0);
+    ck_assert_int_eq(arch_frame_build(&st, 0, ~0ull, reissue, 0x400000, &f, &err), 0);
     *rax_out = uc_word(&f, MC(13));
     *rip_out = uc_word(&f, MC(16));
     arch_frame_free(&f);
@@ -253,7 +255,7 @@ static uint64_t frame_rax_with_args(long err, uint64_t orig, uint64_t rsi, uint6
     u->r10 = r10;
     struct arch_frame f;
     struct mp_error err_out;
-    ck_assert_int_eq(arch_frame_build(&st, 0, -1, &f, &err_out), 0);
+    ck_assert_int_eq(arch_frame_build(&st, 0, ~0ull, -1, 0x400000, &f, &err_out), 0);
     uint64_t rax = uc_word(&f, MC(13)), rip = uc_word(&f, MC(16));
     ck_assert_uint_eq(rip, rax == (uint64_t)-EINTR ? 0x401002 : 0x401000);
     arch_frame_free(&f);
@@ -270,9 +272,8 @@ START_TEST(frame_prefers_eintr_to_a_longer_sleep)
     ck_assert_uint_eq(frame_rax_with_args(514, SYS_select, 0, 0), eintr);
     ck_assert_uint_eq(frame_rax_with_args(514, SYS_pselect6, 0, 0), eintr);
     ck_assert_uint_eq(frame_rax_with_args(514, SYS_ppoll, 0, 0), eintr);
-    /* pause, sigsuspend, an absolute clock_nanosleep: restarted */
-    ck_assert_uint_eq(frame_rax_with_args(514, SYS_pause, 0, 0), SYS_pause);
-    ck_assert_uint_eq(frame_rax_with_args(514, SYS_rt_sigsuspend, 0, 0), SYS_rt_sigsuspend);
+    /* an absolute clock_nanosleep: restarted (pause, sigsuspend: see
+     * frame_sleeps_until_a_handler_ran) */
     ck_assert_uint_eq(frame_rax_with_args(514, SYS_clock_nanosleep, 1, 0), SYS_clock_nanosleep);
     /* relative sleeps: EINTR when `rem` holds the time left, else re-issued */
     ck_assert_uint_eq(frame_rax_with_args(516, SYS_nanosleep, 0x7ffd0000, 0), eintr);
@@ -287,6 +288,74 @@ START_TEST(frame_prefers_eintr_to_a_longer_sleep)
     /* interrupted read, wait4: restarted as before */
     ck_assert_uint_eq(frame_rax_with_args(512, SYS_read, 0, 0), SYS_read);
     ck_assert_uint_eq(frame_rax_with_args(512, SYS_wait4, 0, 0), SYS_wait4);
+}
+END_TEST
+
+/* A thread in pause() or rt_sigsuspend() restores itself through a sleep
+ * frame first: rt_sigsuspend at the trampoline's system call under the
+ * hold mask, with the mask it waited with; then the outer frame (the
+ * sleep frame's %rbx and %rsp) gives it EINTR with its own mask. */
+static void check_sleep_frame(uint64_t orig, uint64_t wait_mask_at, uint64_t wait_size)
+{
+    struct arch_state st;
+    fake_state(&st, 0x401002, (uint64_t)-514, orig);
+    struct user_regs_struct *u = (struct user_regs_struct *)st.regs.words;
+    u->rdi = 0x7ffd2000;
+    u->rsi = 8;
+    struct arch_frame f;
+    struct mp_error err;
+    ck_assert_int_eq(arch_frame_build(&st, 0x1234, 0xfff0, -1, 0x400000, &f, &err), 0);
+    uint64_t outer = uc_word(&f, MC(11));
+    ck_assert_uint_eq(uc_word(&f, MC(15)), outer);           /* rsp: above it */
+    ck_assert_uint_eq(outer % 16, 0);
+    ck_assert(f.base + 304 + 128 <= outer - 8);             /* no overlap */
+    ck_assert_uint_eq(f.sigreturn_sp, f.base);
+    ck_assert(f.base + f.len <= 0x7ffd1000 - 128);
+    ck_assert_uint_eq(uc_word(&f, 0), 6);                    /* no FPU state */
+    ck_assert_uint_eq(uc_word(&f, MC(23)), 0);
+    ck_assert_uint_eq(uc_word(&f, 296), 0xfff0);             /* the hold mask */
+    ck_assert_uint_eq(uc_word(&f, MC(16)), 0x400000 + 12);   /* the syscall */
+    ck_assert_uint_eq(uc_word(&f, MC(13)), SYS_rt_sigsuspend);
+    ck_assert_uint_eq(uc_word(&f, MC(8)), wait_mask_at ? wait_mask_at : outer + 296);
+    ck_assert_uint_eq(uc_word(&f, MC(9)), wait_size);
+    size_t o = outer - f.base;
+    ck_assert_uint_eq(uc_word(&f, o + 296), 0x1234);         /* its own mask */
+    ck_assert_uint_eq(uc_word(&f, o + MC(13)), (uint64_t)-EINTR);
+    ck_assert_uint_eq(uc_word(&f, o + MC(16)), 0x401002);
+    ck_assert_uint_eq(uc_word(&f, o + MC(15)), 0x7ffd1000);
+    ck_assert_uint_eq(uc_word(&f, o + MC(11)), 0x1111);
+    ck_assert_uint_ne(uc_word(&f, o + MC(23)), 0);           /* its FPU state */
+    arch_frame_free(&f);
+    arch_state_free(&st);
+}
+
+START_TEST(frame_sleeps_until_a_handler_ran)
+{
+    check_sleep_frame(SYS_pause, 0, 8);                  /* the outer uc_sigmask */
+    check_sleep_frame(SYS_rt_sigsuspend, 0x7ffd2000, 8); /* its own argument */
+    /* pause adds a system call of its own (a seccomp filter may forbid it);
+     * sigsuspend waits with its own call. */
+    struct arch_state st;
+    fake_state(&st, 0x401002, (uint64_t)-514, SYS_pause);
+    ck_assert(arch_frame_adds_syscall(&st.regs));
+    /* Without a trampoline (tramp 0: a filtered thread) it is re-issued. */
+    struct arch_frame f;
+    struct mp_error err;
+    ck_assert_int_eq(arch_frame_build(&st, 0, ~0ull, -1, 0, &f, &err), 0);
+    ck_assert_uint_eq(uc_word(&f, MC(13)), SYS_pause);
+    ck_assert_uint_eq(uc_word(&f, MC(16)), 0x401000);
+    arch_frame_free(&f);
+    arch_state_free(&st);
+    fake_state(&st, 0x401002, (uint64_t)-514, SYS_rt_sigsuspend);
+    ck_assert(!arch_frame_adds_syscall(&st.regs));
+    arch_state_free(&st);
+    /* Completed, or not waiting for a handler: one frame as before. */
+    uint64_t rax, rip;
+    frame_resume((uint64_t)-4, SYS_pause, &rax, &rip);
+    ck_assert_uint_eq(rax, (uint64_t)-4);
+    ck_assert_uint_eq(rip, 0x401002);
+    frame_resume((uint64_t)-514, SYS_read, &rax, &rip);
+    ck_assert_uint_eq(rax, SYS_read);
 }
 END_TEST
 
@@ -476,6 +545,7 @@ static Suite *arch_suite(void)
     tcase_add_test(tc, frame_refuses_a_short_fpu_state);
     tcase_add_test(tc, frame_restarts_interrupted_syscalls);
     tcase_add_test(tc, frame_prefers_eintr_to_a_longer_sleep);
+    tcase_add_test(tc, frame_sleeps_until_a_handler_ran);
     tcase_add_test(tc, restart_block_number_remembered_per_thread);
     tcase_add_test(tc, restart_timeout_found_for_select_family);
     tcase_add_test(tc, held_time_comes_off_the_timeout);
