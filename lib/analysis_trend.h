@@ -16,6 +16,7 @@
 #ifndef MEMPROF_ANALYSIS_TREND_H
 #define MEMPROF_ANALYSIS_TREND_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -39,8 +40,25 @@ struct trend_row {
     double monotonic;          /* Kendall's tau clamped to 0..1 */
     double share;              /* (last - first) / total's (last - first);
                                 * NAN when the total did not grow */
-    double score;              /* the ranking key: rate * monotonic */
+    double score;              /* rate * monotonic */
+    double p_value;            /* Mann-Kendall, one-sided: the chance that
+                                * noise alone rises this steadily */
+    bool steady;               /* p_value < TREND_STEADY_P: ranked before
+                                * every row that is not (see below) */
 };
+
+/* How unlikely by chance a rise must be for a row to count as steady.
+ * The ranking is steady rows first, each group by score: rate * monotonic
+ * alone lets a large enough random walk (whose tau is often 0.3-0.5 by
+ * chance) outrank any small leak, while a leak's sampled bytes never go
+ * down, so its rise is significant after a handful of points.  With fewer
+ * than 5 points nothing can be significant at 1% and the order is by
+ * score alone. */
+#define TREND_STEADY_P 0.01
+
+/* Above this many points, the rate and tau are computed over this many
+ * evenly spaced ones (pairs grow as the square). */
+#define TREND_MAX_PAIR_POINTS 120
 
 struct trend {
     size_t npoints;
