@@ -474,6 +474,36 @@ void analysis_trend_free(struct trend *t)
     memset(t, 0, sizeof *t);
 }
 
+/* ---- JSON ---- */
+
+struct json_object *analysis_trend_row_json(const struct analysis *a,
+                                            const struct trend *t,
+                                            const struct trend_row *r)
+{
+    json_object *o = json_object_new_object();
+    analysis_json_node(o, &a->nodes[r->node], "function");
+    if (r->kind == TREND_CALL_SITE) {
+        json_object *stack = json_object_new_array();
+        for (uint32_t k = 0; k < r->nsite; k++)
+            json_object_array_add(stack, json_object_new_string(a->nodes[r->site[k]].name));
+        json_object_object_add(o, "stack", stack);
+    }
+    json_object_object_add(o, "rate_per_hour", json_object_new_double(r->rate));
+    json_object_object_add(o, "monotonic", json_object_new_double(r->monotonic));
+    json_object_object_add(o, "steady", json_object_new_boolean(r->steady));
+    json_object_object_add(o, "p_value", json_object_new_double(r->p_value));
+    json_object_object_add(o, "share",
+                           isnan(r->share) ? NULL : json_object_new_double(r->share));
+    json_object_object_add(o, "first", json_object_new_int64(llround(r->values[0])));
+    json_object_object_add(o, "last",
+                           json_object_new_int64(llround(r->values[t->npoints - 1])));
+    json_object *values = json_object_new_array();
+    for (size_t i = 0; i < t->npoints; i++)
+        json_object_array_add(values, json_object_new_int64(llround(r->values[i])));
+    json_object_object_add(o, "values", values);
+    return o;
+}
+
 /* ---- "10MiB/h" ---- */
 
 struct unit_word {

@@ -84,6 +84,16 @@ int analysis_trend(struct analysis *a, const struct analysis_view *const *views,
                    struct trend *out, struct mp_error *err);
 void analysis_trend_free(struct trend *t);
 
+/* One row as a JSON object, for the commands' --json documents:
+ * "function" (and function_name/file/line, as in top's rows) of the node,
+ * for a call site also "stack" (names innermost first), then
+ * rate_per_hour, monotonic, steady, p_value, share (null when the total
+ * did not grow), first, last and "values" (one per point). */
+struct json_object;
+struct json_object *analysis_trend_row_json(const struct analysis *a,
+                                            const struct trend *t,
+                                            const struct trend_row *r);
+
 /* Parse a growth rate like "10MiB/h", "512KiB/min", "1GB/d", "300/s"
  * (bytes; B, KiB/MiB/GiB powers of 1024, KB/MB/GB of 1000;
  * per s, min, h or d) into units per hour.  0, or -1 with err set. */

@@ -45,6 +45,17 @@ struct session_dump *session_find_dump(struct session *s, const char *name)
     return NULL;
 }
 
+void session_remove_dump(struct session *s, size_t i)
+{
+    if (i >= s->ndumps)
+        return;
+    profile_free(s->dumps[i].profile);
+    free(s->dumps[i].source);
+    free(s->dumps[i].saved_path);
+    memmove(&s->dumps[i], &s->dumps[i + 1], (s->ndumps - i - 1) * sizeof *s->dumps);
+    s->ndumps--;
+}
+
 bool session_series_name_ok(const char *name)
 {
     size_t n = strlen(name);
