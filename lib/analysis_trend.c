@@ -300,7 +300,7 @@ static void fill_stats(struct trend *t, struct trend_row *r, struct trend_scratc
     size_t n = t->npoints;
     double first = r->values[0], last = r->values[n - 1];
     struct series_stats st = series_stats(t->seconds, r->values, sc);
-    r->rate = st.rate_per_s * 3600;
+    r->rate = st.rate_per_s * 3600 + 0.0;   /* no "-0 B/h" */
     r->monotonic = st.tau;
     r->p_value = st.p_value;
     r->steady = st.p_value < TREND_STEADY_P && st.tau > 0 && r->rate > 0;

@@ -49,12 +49,14 @@ struct trend_row {
 
 /* How unlikely by chance a rise must be for a row to count as steady.
  * The ranking is steady rows first, each group by score: rate * monotonic
- * alone lets a large enough random walk (whose tau is often 0.3-0.5 by
- * chance) outrank any small leak, while a leak's sampled bytes never go
- * down, so its rise is significant after a handful of points.  With fewer
- * than 5 points nothing can be significant at 1% and the order is by
- * score alone. */
-#define TREND_STEADY_P 0.01
+ * alone lets a large enough random up-and-down (whose tau is often 0.3-0.5
+ * by chance) outrank any small leak, while a leak's sampled bytes never go
+ * down, so its rise is significant after a handful of points.  0.1%: a
+ * report has a few rows of churn, and one of them passing by chance would
+ * put it above the leak; a perfectly rising series passes from 8 points
+ * on (a run of 20 s with a dump every 2 s has 10 or 11).  With fewer,
+ * nothing is steady and the order is by score alone. */
+#define TREND_STEADY_P 0.001
 
 /* Above this many points, the rate and tau are computed over this many
  * evenly spaced ones (pairs grow as the square). */

@@ -326,6 +326,23 @@ START_TEST(parse_rates)
 }
 END_TEST
 
+START_TEST(steady_from_eight_points)
+{
+    /* A perfect rise is significant at TREND_STEADY_P from 8 points on. */
+    for (int i = 0; i < 7; i++)
+        add_point(i, 100.0 * i, 0, 0, 0);
+    struct analysis_options o = {0};
+    ck_assert_int_eq(run(&o), 0);
+    ck_assert(!first_of(TREND_FUNCTION)->steady);
+    ck_assert_double_eq(first_of(TREND_FUNCTION)->monotonic, 1);
+    analysis_trend_free(&tr);
+    add_point(7, 700, 0, 0, 0);
+    ck_assert_int_eq(run(&o), 0);
+    ck_assert(first_of(TREND_FUNCTION)->steady);
+    ck_assert(first_of(TREND_FUNCTION)->p_value < TREND_STEADY_P);
+}
+END_TEST
+
 static Suite *trend_suite(void)
 {
     Suite *s = suite_create("analysis_trend");
@@ -338,6 +355,7 @@ static Suite *trend_suite(void)
     tcase_add_test(tc, refusals);
     tcase_add_test(tc, many_points_are_thinned);
     tcase_add_test(tc, parse_rates);
+    tcase_add_test(tc, steady_from_eight_points);
     suite_add_tcase(s, tc);
     return s;
 }
