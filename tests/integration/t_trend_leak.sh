@@ -12,12 +12,7 @@ CONF=prof:true,prof_active:false,lg_prof_sample:12 start_target slow_leak
 # The leak is sampled from prof on: a first pause so the first dump holds some.
 script=$WORK/dumps.mp
 {
-    echo "prof on"
-    echo "sleep 2"
-    for i in 1 2 3 4 5 6 7 8 9 10; do
-        echo "dump $WORK/d$i.heap"
-        [ $i -lt 10 ] && echo "sleep 2"
-    done
+    dump_series 10 "$WORK"
     echo "trend"
     echo "trend --json"
     echo "trend --fail-over 1GiB/h"

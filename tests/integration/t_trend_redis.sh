@@ -18,12 +18,7 @@ PIDS+=("$BENCH")
 wait_until 10 "the benchmark to add keys" keys_above 1000
 
 {
-    echo "prof on"
-    echo "sleep 2"
-    for i in 1 2 3 4 5 6 7 8 9 10; do
-        echo "dump"
-        [ $i -lt 10 ] && echo "sleep 2"
-    done
+    dump_series 10
     echo "trend 4"
     echo "trend 4 --hide '^(z(try)?(malloc|calloc|realloc)(_usable)?|_?zmalloc.*)\$' --json"
     echo "prof off"
