@@ -56,11 +56,11 @@ const char cmd_top_help[] =
     "  --cum          sort by cum instead of flat\n"
     "  --base DUMP    show growth since DUMP (same as 'diff DUMP THIS')\n"
     "  --watch S      a live view (needs a process): a fresh dump every S seconds\n"
-    "                 (0.1 to 3600), shown as the growth since the view opened,\n"
-    "                 redrawn in place on a terminal, else one report per dump\n"
-    "                 after a timestamped line; Ctrl-C leaves the view.  The\n"
-    "                 view's first and latest dumps stay in the session (series\n"
-    "                 watchN); the ones between are dropped.\n"
+    "                 (0.1 to 3600), its top with a column of each row's growth\n"
+    "                 since the view opened, redrawn in place on a terminal, else\n"
+    "                 one report per dump after a timestamped line; Ctrl-C\n"
+    "                 leaves the view.  The view's first and latest dumps stay\n"
+    "                 in the session (series watchN); those between are dropped.\n"
     "  --count N      with --watch: stop after N refreshes\n"
     COMMON_OPTIONS;
 

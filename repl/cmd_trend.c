@@ -375,6 +375,8 @@ struct watch {
     unsigned long count;           /* refreshes; 0: until Ctrl-C */
     bool live;                     /* redrawn in place on a terminal */
     FILE *out;
+    FILE *frame;                   /* one refresh is drawn here, then put on
+                                    * out at once (see watch_frame_end) */
     char series[16];               /* watchN */
     struct analysis *ctx;
     double *times;                 /* trend: each dump's time (CLOCK_REALTIME) */
@@ -480,12 +482,12 @@ static void watch_heading(struct watch *w, unsigned long refresh, const struct s
     if (w->count)
         snprintf(count, sizeof count, " of %lu", w->count);
     if (w->live) {
-        fputs("\033[H\033[2J", w->out);    /* home and clear, as top(1) */
-        fprintf(w->out, "%s --watch %g: pid %d, %s, refresh %lu%s (%s, series %s); "
+        fputs("\033[H\033[2J", w->frame);    /* home and clear, as top(1) */
+        fprintf(w->frame, "%s --watch %g: pid %d, %s, refresh %lu%s (%s, series %s); "
                 "Ctrl-C leaves\n", w->cmd, w->every, (int)target_pid(w->s->target), when,
                 refresh, count, d->name, w->series);
     } else {
-        fprintf(w->out, "=== %s %s --watch %g: refresh %lu%s (%s, series %s) ===\n", when,
+        fprintf(w->frame, "=== %s %s --watch %g: refresh %lu%s (%s, series %s) ===\n", when,
                 w->cmd, w->every, refresh, count, d->name, w->series);
     }
 }
@@ -504,12 +506,14 @@ static int watch_show_top(struct watch *w, size_t latest)
         return -1;
     }
     struct analysis_source src = {d->name, bv ? base->name : NULL};
-    if (analysis_top(w->ctx, v, bv, &w->a->o, &src, false, w->out, &err) < 0) {
+    int rc = bv ? analysis_top_since(w->ctx, v, bv, &w->a->o, &src, w->frame, &err)
+                : analysis_top(w->ctx, v, NULL, &w->a->o, &src, false, w->frame, &err);
+    if (rc < 0) {
         command_error("top --watch: %s", err.msg);
         return -1;
     }
     if (!bv)
-        fprintf(w->out, "(the growth since this dump shows from the next refresh)\n");
+        fprintf(w->frame, "(the growth since this dump shows from the next refresh)\n");
     return 0;
 }
 
@@ -523,10 +527,10 @@ static int watch_show_trend(struct watch *w, const double *fail_over)
     }
     int rc = 0;
     if (n < 2) {
-        fprintf(w->out, "(a trend needs a second dump: the next comes in %g s)\n", w->every);
+        fprintf(w->frame, "(a trend needs a second dump: the next comes in %g s)\n", w->every);
     } else {
         struct trend_input in = {w->series, idx, (size_t)n, w->times};
-        rc = show_trend(w->s, w->ctx, &in, w->a, fail_over, w->out);
+        rc = show_trend(w->s, w->ctx, &in, w->a, fail_over, w->frame);
     }
     free(idx);
     return rc;
@@ -542,6 +546,23 @@ static void watch_drop_previous(struct watch *w, size_t latest)
         return;
     analysis_forget(w->ctx, w->s->dumps[prev].profile);
     session_remove_dump(w->s, prev);
+}
+
+/* Put the frame drawn on the terminal in one go, with Ctrl-C held: a
+ * write that a Ctrl-C interrupts would cut the frame and leave stdout in
+ * error (memprof's exit then says the output could not be written). */
+static void watch_frame_end(struct watch *w, char **frame, size_t *len)
+{
+    if (w->frame != w->out) {
+        fclose(w->frame);          /* sets *frame and *len */
+        frontend_hold_interrupt();
+        fwrite(*frame, 1, *len, w->out);
+        fflush(w->out);
+        frontend_release_interrupt();
+        free(*frame);
+    }
+    fflush(w->out);
+    w->frame = w->out;
 }
 
 static int watch_run(struct watch *w, const double *fail_over)
@@ -568,11 +589,16 @@ static int watch_run(struct watch *w, const double *fail_over)
             return -1;
         }
         w->times[w->ntimes++] = (double)now.tv_sec + now.tv_nsec / 1e9;
+        char *frame = NULL;
+        size_t frame_len = 0;
+        w->frame = open_memstream(&frame, &frame_len);
+        if (!w->frame)
+            w->frame = w->out;     /* no memory for it: drawn directly */
         watch_heading(w, refresh, d);
         bool last = w->count && refresh == w->count;
         rc = strcmp(w->cmd, "top") == 0 ? watch_show_top(w, latest)
                                         : watch_show_trend(w, last ? fail_over : NULL);
-        fflush(w->out);
+        watch_frame_end(w, &frame, &frame_len);
         if (strcmp(w->cmd, "top") == 0)
             watch_drop_previous(w, latest);
         if (rc < 0 || last)

@@ -18,7 +18,26 @@ check "top --watch: 3 timestamped reports" [ "$heads" -eq 3 ]
 check "top --watch: the first is a plain top" \
     holds eval 'awk "/refresh 1 of 3/ { getline; print; exit }" <<<"$OUT" | grep -Eq "^Total: .* in use"'
 check "top --watch: the others show the growth since the first dump" \
-    [ "$(grep -Ec '^Growth: [-+].* in use from dump1 to dump[0-9]+ ' <<<"$OUT")" -eq 2 ]
+    [ "$(grep -Ec '^Growth: [-+]?[0-9.]+ ([KMG]i)?B since dump1$' <<<"$OUT")" -eq 2 ]
+check "top --watch: with a column of each row's growth" \
+    out_has '^ +flat +flat% +sum% +cum +cum% +flat grew +function$'
+# churn_pool's growth column is its flat now less its flat in the first report.
+grew_is_the_difference() {
+python3 - "$OUT" <<'PY'
+import re, sys
+unit = {"B": 1, "KiB": 1024, "MiB": 2**20, "GiB": 2**30}
+def val(v, u):
+    return float(v) * unit[u]
+reports = re.split(r"^=== .* ===$", sys.argv[1], flags=re.M)[1:]
+first = re.search(r"^ *([-+]?[0-9.]+) (\S+) .* churn_pool$", reports[0], re.M)
+last = re.search(r"^ *([-+]?[0-9.]+) (\S+) +\S+ +\S+ +\S+ \S+ +\S+ +([-+]?[0-9.]+) (\S+) +churn_pool$",
+                 reports[-1], re.M)
+then, now, grew = val(*first.groups()), val(*last.groups()[:2]), val(*last.groups()[2:])
+print("churn_pool: %.0f then, %.0f now, grew %.0f" % (then, now, grew))
+assert abs(now - then - grew) <= 0.1 * 2**20, (then, now, grew)
+PY
+}
+check "top --watch: the growth column is the change since the first dump" grew_is_the_difference
 check "top --watch: rows of the target's functions" out_has ' churn_(pool|large)$'
 check "top --watch: the view's first and latest dumps stay, in series watch1" \
     [ "$(jf '[(x["name"]) for x in d["dumps"]]')" = "['dump1', 'dump3']" ]
@@ -52,7 +71,8 @@ assert b"interrupted" not in m.group(1), m.group(1)   # leaving is no error
 p.command("dumps", rb"dump1 .*\r\n(dump[0-9]+ .*\r\n)?")
 p.command("top 3 dump1", rb"Total: .* in use")
 p.send("quit\r")
-assert p.wait() == 0
+status = p.wait()
+assert status == 0, (status, p.buf[-1500:])
 PY
 check "the process lives on, untraced" untouched "$PID"
 

@@ -343,6 +343,30 @@ START_TEST(steady_from_eight_points)
 }
 END_TEST
 
+START_TEST(top_since_adds_a_growth_column)
+{
+    /* The live view's top: rows as top ranks them, plus each one's change. */
+    add_point(0, 4096, 10240, 0, 0);
+    add_point(1, 8192, 5120, 0, 0);
+    const struct analysis_view *then = analysis_view(ctx, profs[0], &err);
+    const struct analysis_view *now = analysis_view(ctx, profs[1], &err);
+    ck_assert_ptr_nonnull(then);
+    ck_assert_ptr_nonnull(now);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    struct analysis_options o = {0};
+    struct analysis_source src = {"d2", "d1"};
+    ck_assert_int_eq(analysis_top_since(ctx, now, then, &o, &src, f, &err), 0);
+    fclose(f);
+    ck_assert_ptr_nonnull(strstr(buf, "Growth: -1.0 KiB since d1\n"));
+    ck_assert_ptr_nonnull(strstr(buf, " flat grew  function\n"));
+    ck_assert_ptr_nonnull(strstr(buf, "8.0 KiB  61.5%  61.5%    8.0 KiB  61.5%    +4.0 KiB  leak_slowly\n"));
+    ck_assert_ptr_nonnull(strstr(buf, "-5.0 KiB  churn_a\n"));
+    free(buf);
+}
+END_TEST
+
 static Suite *trend_suite(void)
 {
     Suite *s = suite_create("analysis_trend");
@@ -356,6 +380,7 @@ static Suite *trend_suite(void)
     tcase_add_test(tc, many_points_are_thinned);
     tcase_add_test(tc, parse_rates);
     tcase_add_test(tc, steady_from_eight_points);
+    tcase_add_test(tc, top_since_adds_a_growth_column);
     suite_add_tcase(s, tc);
     return s;
 }
