@@ -101,7 +101,8 @@ static const char *sparkline(const double *v, size_t n, bool utf8, char *buf, si
         used += (size_t)wrote;
     }
     for (size_t k = w; k < SPARK_WIDTH && used + 1 < len; k++)   /* pad to the column */
-        buf[used++] = ' ', buf[used] = 0;
+        buf[used++] = ' ';
+    buf[used] = 0;
     return buf;
 }
 
@@ -288,7 +289,8 @@ static int check_fail_over(struct session *s, const struct analysis *a, const st
     }
     if (over == 0)
         return 0;
-    rate_text(o, limit, lim, sizeof lim);
+    char v[32];
+    snprintf(lim, sizeof lim, "%s/h", analysis_format(o, limit, false, v, sizeof v));
     /* The names were escaped as they were written: print them as they are. */
     fflush(s->out);
     fprintf(stderr, "memprof: trend: %zu row%s grow%s faster than --fail-over %s: %s%s\n",
@@ -439,11 +441,12 @@ static bool watch_interrupted(struct watch *w)
     return w->left || frontend_stop_signal;
 }
 
-/* Sleep the interval, waking for Ctrl-C and stop signals. */
-static void watch_sleep(struct watch *w)
+/* Sleep until the interval from start (CLOCK_MONOTONIC, when the refresh
+ * began: a dump every S seconds, however long each takes), waking for
+ * Ctrl-C and stop signals. */
+static void watch_sleep(struct watch *w, struct timespec end)
 {
-    struct timespec end, now;
-    clock_gettime(CLOCK_MONOTONIC, &end);
+    struct timespec now;
     end.tv_sec += (time_t)w->every;
     end.tv_nsec += (long)((w->every - floor(w->every)) * 1e9);
     if (end.tv_nsec >= 1000000000L) {
@@ -570,7 +573,8 @@ static int watch_run(struct watch *w, const double *fail_over)
     struct session *s = w->s;
     int rc = 0;
     for (unsigned long refresh = 1; !w->count || refresh <= w->count; refresh++) {
-        struct timespec now;
+        struct timespec now, started;
+        clock_gettime(CLOCK_MONOTONIC, &started);
         clock_gettime(CLOCK_REALTIME, &now);
         struct session_dump *d = watch_dump(w);
         if (!d)
@@ -603,7 +607,7 @@ static int watch_run(struct watch *w, const double *fail_over)
             watch_drop_previous(w, latest);
         if (rc < 0 || last)
             break;
-        watch_sleep(w);
+        watch_sleep(w, started);
         if (watch_interrupted(w))
             break;
     }

@@ -22,7 +22,7 @@ script=$WORK/dumps.mp
 mp -q -p "$PID" -x "$script"
 check "the batch stops at --fail-over 1KiB/h with exit status 3" [ "$RC" -eq 3 ]
 check "--fail-over names leak_slowly" \
-    err_has '^memprof: .*trend: [0-9]+ rows? grows? faster than --fail-over \+1\.0 KiB/h: leak_slowly \(\+[0-9.]+ [KM]iB/h, (9[0-9]|100)% mono\)'
+    err_has '^memprof: .*trend: [0-9]+ rows? grows? faster than --fail-over 1\.0 KiB/h: leak_slowly \(\+[0-9.]+ [KM]iB/h, (9[0-9]|100)% mono\)'
 check "--fail-over names its call site too" err_has 'call site leak_slowly < leaker < '
 check "the batch ran no command after the failing one" out_lacks '^NAME +STACKS'
 
