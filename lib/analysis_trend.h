@@ -11,8 +11,9 @@
  * rate weighted by that steadiness, so a slow steady leak outranks a large
  * random walk.
  *
- * The engine only computes (analysis_trend.c); printing, the sparkline
- * and --json live with the commands that show it. */
+ * The engine computes (analysis_trend.c) and gives a row as JSON, the
+ * same for every document that shows one; the tables, the sparkline and
+ * the rest of a document live with the commands that show them. */
 #ifndef MEMPROF_ANALYSIS_TREND_H
 #define MEMPROF_ANALYSIS_TREND_H
 
