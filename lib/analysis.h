@@ -212,6 +212,12 @@ int analysis_top(struct analysis *a, const struct analysis_view *v,
                  const struct analysis_view *base,
                  const struct analysis_options *o, const struct analysis_source *src,
                  bool json, FILE *out, struct mp_error *err);
+/* top of v with one more column: each row's change (flat, or cum with
+ * o->cum) since the older view `since` of the same context; the header
+ * adds "Growth: +X since NAME" (src->base_name).  For live views. */
+int analysis_top_since(struct analysis *a, const struct analysis_view *v,
+                       const struct analysis_view *since, const struct analysis_options *o,
+                       const struct analysis_source *src, FILE *out, struct mp_error *err);
 int analysis_traces(struct analysis *a, const struct analysis_view *v,
                     const struct analysis_options *o, const struct analysis_source *src,
                     bool json, FILE *out, struct mp_error *err);

@@ -2,7 +2,9 @@
  * jeprof's --text columns.  flat is charged to a stack's innermost node;
  * cum to every distinct node of the stack once (so recursion does not
  * count twice).  A diff is the same sums with the base's stacks counted
- * negatively: both views share node ids, so stacks match by symbol. */
+ * negatively: both views share node ids, so stacks match by symbol.
+ * analysis_top_since is top with one more column, each row's change since
+ * an older view (the live view's first dump): the same sums taken apart. */
 #include "lib/analysis_internal.h"
 #include "lib/text_escape.h"
 
@@ -19,6 +21,7 @@ struct top_sums {
     uint32_t *stamp;           /* last stack that added to cum, per node */
     uint32_t stamp_now;
     struct analysis_amount shown;
+    size_t nnodes;             /* the arrays' length */
 };
 
 static void add(struct analysis_amount *to, struct analysis_amount m, double w)
@@ -93,24 +96,35 @@ static const char *column_title(enum analysis_granularity g)
     return t[g];
 }
 
+/* since: the sums of an older view, for a column of each row's change. */
 static void print_rows(FILE *out, const struct analysis_query *q,
-                       const struct top_row *rows, size_t n, double total, bool growth)
+                       const struct top_row *rows, size_t n, double total, bool growth,
+                       const struct top_sums *since)
 {
     const struct analysis_options *o = q->opt;
-    char f[32], fp[16], sp[16], c[32], cp[16], nb[TEXT_ESCAPE_BUF];
-    fprintf(out, "%10s %6s %6s %10s %6s  %s\n", "flat", "flat%", "sum%", "cum", "cum%",
-            column_title(q->a->granularity));
+    char f[32], fp[16], sp[16], c[32], cp[16], g[32], nb[TEXT_ESCAPE_BUF];
+    fprintf(out, "%10s %6s %6s %10s %6s  ", "flat", "flat%", "sum%", "cum", "cum%");
+    if (since)
+        fprintf(out, "%10s  ", o->cum ? "cum grew" : "flat grew");
+    fprintf(out, "%s\n", column_title(q->a->granularity));
     double running = 0;
     for (size_t i = 0; i < n; i++) {
         double flat = analysis_key(o, rows[i].flat), cum = analysis_key(o, rows[i].cum);
         running += flat;
-        fprintf(out, "%10s %6s %6s %10s %6s  %s\n",
+        fprintf(out, "%10s %6s %6s %10s %6s  ",
                 analysis_format(o, flat, growth, f, sizeof f),
                 analysis_percent(flat, total, fp, sizeof fp),
                 analysis_percent(running, total, sp, sizeof sp),
                 analysis_format(o, cum, growth, c, sizeof c),
-                analysis_percent(cum, total, cp, sizeof cp),
-                text_escape(q->a->nodes[rows[i].node].name, nb, sizeof nb));
+                analysis_percent(cum, total, cp, sizeof cp));
+        if (since) {
+            uint32_t id = rows[i].node;
+            double then = id < since->nnodes
+                ? analysis_key(o, o->cum ? since->cum[id] : since->flat[id]) : 0;
+            fprintf(out, "%10s  ", analysis_format(o, (o->cum ? cum : flat) - then, true,
+                                                   g, sizeof g));
+        }
+        fprintf(out, "%s\n", text_escape(q->a->nodes[rows[i].node].name, nb, sizeof nb));
     }
 }
 
@@ -153,6 +167,7 @@ static int sums_init(struct top_sums *t, size_t nnodes)
 {
     memset(t, 0, sizeof *t);
     size_t n = nnodes ? nnodes : 1;
+    t->nnodes = nnodes;
     t->flat = calloc(n, sizeof *t->flat);
     t->cum = calloc(n, sizeof *t->cum);
     t->stamp = calloc(n, sizeof *t->stamp);
@@ -197,7 +212,7 @@ static int report(struct analysis_query *q, const struct analysis_view *v,
                 print_diff_total(out, q, src, growth, total);
             else
                 analysis_print_total(out, q, src, v->profile, total, t.shown);
-            print_rows(out, q, rows, shown, analysis_key(q->opt, total), base != NULL);
+            print_rows(out, q, rows, shown, analysis_key(q->opt, total), base != NULL, NULL);
         }
     }
     free(rows);
@@ -216,6 +231,48 @@ int analysis_top(struct analysis *a, const struct analysis_view *v,
     if (analysis_query_init(&q, a, o, profiles, base ? 2 : 1, err) < 0)
         return -1;
     int rc = report(&q, v, base, src, json, out, err);
+    analysis_query_fini(&q);
+    return rc;
+}
+
+int analysis_top_since(struct analysis *a, const struct analysis_view *v,
+                       const struct analysis_view *since, const struct analysis_options *o,
+                       const struct analysis_source *src, FILE *out, struct mp_error *err)
+{
+    const struct profile *profiles[2] = {v->profile, since->profile};
+    struct analysis_query q;
+    if (analysis_query_init(&q, a, o, profiles, 2, err) < 0)
+        return -1;
+    struct top_sums now, then;
+    int rc = 0;
+    if ((sums_init(&now, a->nnodes) | sums_init(&then, a->nnodes)) < 0) {
+        rc = mp_error_set(err, "out of memory");
+        sums_fini(&now);
+        sums_fini(&then);
+        analysis_query_fini(&q);
+        return rc;
+    }
+    sum_view(&q, v, 1.0, &now);
+    sum_view(&q, since, 1.0, &then);
+    struct analysis_amount total = analysis_total(&q, v->profile);
+    struct analysis_amount old = analysis_total(&q, since->profile);
+    size_t n;
+    struct top_row *rows = collect_rows(&q, &now, &n);
+    if (!rows) {
+        rc = mp_error_set(err, "out of memory");
+    } else {
+        char g[32], bn[TEXT_ESCAPE_BUF];
+        size_t shown = o->limit > 0 && (size_t)o->limit < n ? (size_t)o->limit : n;
+        analysis_print_total(out, &q, src, v->profile, total, now.shown);
+        fprintf(out, "Growth: %s since %s\n",
+                analysis_format(o, analysis_key(o, total) - analysis_key(o, old), true,
+                                g, sizeof g),
+                src && src->base_name ? text_escape(src->base_name, bn, sizeof bn) : "the base");
+        print_rows(out, &q, rows, shown, analysis_key(o, total), false, &then);
+    }
+    free(rows);
+    sums_fini(&now);
+    sums_fini(&then);
     analysis_query_fini(&q);
     return rc;
 }

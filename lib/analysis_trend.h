@@ -11,11 +11,13 @@
  * rate weighted by that steadiness, so a slow steady leak outranks a large
  * random walk.
  *
- * The engine only computes (analysis_trend.c); printing, the sparkline
- * and --json live with the commands that show it. */
+ * The engine computes (analysis_trend.c) and gives a row as JSON, the
+ * same for every document that shows one; the tables, the sparkline and
+ * the rest of a document live with the commands that show them. */
 #ifndef MEMPROF_ANALYSIS_TREND_H
 #define MEMPROF_ANALYSIS_TREND_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -39,8 +41,27 @@ struct trend_row {
     double monotonic;          /* Kendall's tau clamped to 0..1 */
     double share;              /* (last - first) / total's (last - first);
                                 * NAN when the total did not grow */
-    double score;              /* the ranking key: rate * monotonic */
+    double score;              /* rate * monotonic */
+    double p_value;            /* Mann-Kendall, one-sided: the chance that
+                                * noise alone rises this steadily */
+    bool steady;               /* p_value < TREND_STEADY_P: ranked before
+                                * every row that is not (see below) */
 };
+
+/* How unlikely by chance a rise must be for a row to count as steady.
+ * The ranking is steady rows first, each group by score: rate * monotonic
+ * alone lets a large enough random up-and-down (whose tau is often 0.3-0.5
+ * by chance) outrank any small leak, while a leak's sampled bytes never go
+ * down, so its rise is significant after a handful of points.  0.1%: a
+ * report has a few rows of churn, and one of them passing by chance would
+ * put it above the leak; a perfectly rising series passes from 8 points
+ * on (a run of 20 s with a dump every 2 s has 10 or 11).  With fewer,
+ * nothing is steady and the order is by score alone. */
+#define TREND_STEADY_P 0.001
+
+/* Above this many points, the rate and tau are computed over this many
+ * evenly spaced ones (pairs grow as the square). */
+#define TREND_MAX_PAIR_POINTS 120
 
 struct trend {
     size_t npoints;
@@ -65,6 +86,16 @@ int analysis_trend(struct analysis *a, const struct analysis_view *const *views,
                    const double *times, size_t n, const struct analysis_options *o,
                    struct trend *out, struct mp_error *err);
 void analysis_trend_free(struct trend *t);
+
+/* One row as a JSON object, for the commands' --json documents:
+ * "function" (and function_name/file/line, as in top's rows) of the node,
+ * for a call site also "stack" (names innermost first), then
+ * rate_per_hour, monotonic, steady, p_value, share (null when the total
+ * did not grow), first, last and "values" (one per point). */
+struct json_object;
+struct json_object *analysis_trend_row_json(const struct analysis *a,
+                                            const struct trend *t,
+                                            const struct trend_row *r);
 
 /* Parse a growth rate like "10MiB/h", "512KiB/min", "1GB/d", "300/s"
  * (bytes; B, KiB/MiB/GiB powers of 1024, KB/MB/GB of 1000;

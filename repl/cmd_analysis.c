@@ -44,7 +44,7 @@
     "RE is a POSIX extended regular expression.  DUMP is a profile name from\n" \
     "'dumps'; without one, the latest profile is used.\n"
 
-const char cmd_top_usage[] = "top [N] [DUMP] [--cum] [--base DUMP] [options]";
+const char cmd_top_usage[] = "top [N] [DUMP] [--cum] [--base DUMP] [--watch S [--count N]] [options]";
 const char cmd_top_summary[] = "the heaviest functions (flat and cumulative)";
 const char cmd_top_help[] =
     "Prints the N (default 10) heaviest rows, jeprof --text style: flat (held\n"
@@ -55,6 +55,13 @@ const char cmd_top_help[] =
     "outside the allocator is charged (--show-alloc keeps them).\n"
     "  --cum          sort by cum instead of flat\n"
     "  --base DUMP    show growth since DUMP (same as 'diff DUMP THIS')\n"
+    "  --watch S      a live view (needs a process): a fresh dump every S seconds\n"
+    "                 (0.1 to 3600), its top with a column of each row's growth\n"
+    "                 since the view opened, redrawn in place on a terminal, else\n"
+    "                 one report per dump after a timestamped line; Ctrl-C\n"
+    "                 leaves the view.  The view's first and latest dumps stay\n"
+    "                 in the session (series watchN); those between are dropped.\n"
+    "  --count N      with --watch: stop after N refreshes\n"
     COMMON_OPTIONS;
 
 const char cmd_traces_usage[] = "traces [N] [DUMP] [options]";
@@ -116,7 +123,7 @@ enum {
     OPT_SPACE, OPT_OBJECTS, OPT_INUSE, OPT_ALLOC, OPT_FOCUS, OPT_IGNORE,
     OPT_HIDE, OPT_THREAD, OPT_FUNCTIONS, OPT_LINES, OPT_FILES, OPT_ADDRESSES,
     OPT_CUM, OPT_BYTES, OPT_JSON, OPT_BASE, OPT_NODEFRACTION, OPT_EDGEFRACTION,
-    OPT_FOLDED, OPT_SHOW_ALLOC, OPT_COUNT,
+    OPT_FOLDED, OPT_SHOW_ALLOC, OPT_WATCH, OPT_REFRESHES, OPT_FAIL_OVER, OPT_COUNT,
 };
 
 /* Indexed by OPT_*, for the shared parser (repl/options.c). */
@@ -141,6 +148,9 @@ static const struct cmd_option analysis_options[OPT_COUNT + 1] = {
     [OPT_EDGEFRACTION] = {"edgefraction", true, false, NULL},
     [OPT_FOLDED] = {"folded", false, false, NULL},
     [OPT_SHOW_ALLOC] = {"show-alloc", false, false, NULL},
+    [OPT_WATCH] = {"watch", true, false, NULL},
+    [OPT_REFRESHES] = {"count", true, false, NULL},
+    [OPT_FAIL_OVER] = {"fail-over", true, false, NULL},
     [OPT_COUNT] = {NULL, false, false, NULL},
 };
 
@@ -153,6 +163,9 @@ static const struct {
     {OPT_NODEFRACTION, CMD_ALLOW_NODEFRACTION},
     {OPT_EDGEFRACTION, CMD_ALLOW_EDGEFRACTION},
     {OPT_FOLDED, CMD_ALLOW_FOLDED},
+    {OPT_WATCH, CMD_ALLOW_WATCH},
+    {OPT_REFRESHES, CMD_ALLOW_WATCH},
+    {OPT_FAIL_OVER, CMD_ALLOW_FAIL_OVER},
 };
 
 static bool parse_u64(const char *s, uint64_t *out)
@@ -219,6 +232,9 @@ static int set_option(struct cmd_analysis_args *a, int c, const char *optarg, co
     case OPT_BASE: a->base = optarg; break;
     case OPT_FOLDED: a->folded = true; break;
     case OPT_SHOW_ALLOC: a->show_alloc = true; break;
+    case OPT_WATCH: a->watch = optarg; break;
+    case OPT_REFRESHES: a->count = optarg; break;
+    case OPT_FAIL_OVER: a->fail_over = optarg; break;
     case OPT_NODEFRACTION: return parse_fraction(cmd, c, optarg, &a->o.nodefraction);
     case OPT_EDGEFRACTION: return parse_fraction(cmd, c, optarg, &a->o.edgefraction);
     case OPT_THREAD:
@@ -259,14 +275,13 @@ int cmd_analysis_parse(int argc, char **argv, unsigned allowed, struct cmd_analy
     return 0;
 }
 
-/* Split positionals into a row count and a profile name (top, traces). */
-static int count_and_dump(struct cmd_analysis_args *a, const char *cmd, int first,
-                          const char **dump, int default_limit)
+int cmd_analysis_count_and_name(struct cmd_analysis_args *a, const char *cmd,
+                                const char *usage, const char **dump, int default_limit)
 {
     a->o.limit = default_limit;
     *dump = NULL;
     bool have_count = false;
-    for (int i = first; i < a->npos; i++) {
+    for (int i = 0; i < a->npos; i++) {
         if (is_count(a->pos[i]) && !have_count) {
             a->o.limit = atoi(a->pos[i]);
             have_count = true;
@@ -277,8 +292,7 @@ static int count_and_dump(struct cmd_analysis_args *a, const char *cmd, int firs
         } else if (!*dump) {
             *dump = a->pos[i];
         } else {
-            command_error("%s: unexpected argument '%s' (usage: %s)", cmd, a->pos[i],
-                          strcmp(cmd, "traces") == 0 ? cmd_traces_usage : cmd_top_usage);
+            command_error("%s: unexpected argument '%s' (usage: %s)", cmd, a->pos[i], usage);
             return -1;
         }
     }
@@ -359,9 +373,11 @@ int cmd_top(struct session *s, int argc, char **argv)
 {
     struct cmd_analysis_args a;
     const char *dump;
-    if (cmd_analysis_parse(argc, argv, CMD_ALLOW_BASE, &a) < 0 ||
-        count_and_dump(&a, argv[0], 0, &dump, 10) < 0)
+    if (cmd_analysis_parse(argc, argv, CMD_ALLOW_BASE | CMD_ALLOW_WATCH, &a) < 0 ||
+        cmd_analysis_count_and_name(&a, argv[0], cmd_top_usage, &dump, 10) < 0)
         return -1;
+    if (a.watch || a.count)
+        return cmd_watch_top(s, &a, dump);
     struct session_dump *d = cmd_analysis_find_dump(s, dump);
     struct session_dump *base = d && a.base ? cmd_analysis_find_dump(s, a.base) : NULL;
     if (!d || (a.base && !base))
@@ -373,7 +389,7 @@ int cmd_traces(struct session *s, int argc, char **argv)
 {
     struct cmd_analysis_args a;
     const char *dump;
-    if (cmd_analysis_parse(argc, argv, 0, &a) < 0 || count_and_dump(&a, argv[0], 0, &dump, 10) < 0)
+    if (cmd_analysis_parse(argc, argv, 0, &a) < 0 || cmd_analysis_count_and_name(&a, argv[0], cmd_traces_usage, &dump, 10) < 0)
         return -1;
     struct session_dump *d = cmd_analysis_find_dump(s, dump);
     return d ? run(s, argv[0], analysis_traces, &a, d, NULL) : -1;

@@ -31,6 +31,8 @@ enum {
     CMD_ALLOW_NODEFRACTION = 1 << 1,  /* --nodefraction F */
     CMD_ALLOW_EDGEFRACTION = 1 << 2,  /* --edgefraction F */
     CMD_ALLOW_FOLDED = 1 << 3,        /* --folded */
+    CMD_ALLOW_WATCH = 1 << 4,         /* --watch S, --count N */
+    CMD_ALLOW_FAIL_OVER = 1 << 5,     /* --fail-over RATE */
 };
 #define CMD_MAX_POSITIONAL 4
 
@@ -39,14 +41,25 @@ struct cmd_analysis_args {
     bool json, folded;
     bool show_alloc;             /* --show-alloc: keep allocator frames */
     const char *base;
+    const char *watch, *count;   /* --watch S, --count N (unparsed) */
+    const char *fail_over;       /* --fail-over RATE (unparsed) */
     char *pos[CMD_MAX_POSITIONAL];   /* the non-option arguments, in order */
     int npos;
 };
+
+/* top --watch (cmd_trend.c): dump, a DUMP the user named (refused). */
+int cmd_watch_top(struct session *s, const struct cmd_analysis_args *a, const char *dump);
 
 /* Parse a command's argv (options anywhere, "--" ends them).  Returns 0, or
  * -1 after printing what is wrong. */
 int cmd_analysis_parse(int argc, char **argv, unsigned allowed,
                        struct cmd_analysis_args *a);
+
+/* Split the positionals into a row count (all digits; default_limit when
+ * none) and a name (a dump, a series); a third word is refused with usage.
+ * 0, or -1 after saying what is wrong. */
+int cmd_analysis_count_and_name(struct cmd_analysis_args *a, const char *cmd,
+                                const char *usage, const char **name, int default_limit);
 
 /* The session profile called name (NULL: the latest), or NULL after saying
  * there is none. */

@@ -3,6 +3,7 @@
 #include "repl/commands.h"
 #include "repl/cmd_analysis.h"
 #include "repl/cmd_pictures.h"
+#include "repl/cmd_trend.h"
 #include "repl/options.h"
 #include "lib/text_escape.h"
 
@@ -147,6 +148,7 @@ const struct command command_table[] = {
     {"tree", cmd_tree_usage, cmd_tree_summary, cmd_tree_help, cmd_tree, 0},
     {"list", cmd_list_usage, cmd_list_summary, cmd_list_help, cmd_list, 0},
     {"diff", cmd_diff_usage, cmd_diff_summary, cmd_diff_help, cmd_diff, 0},
+    {"trend", cmd_trend_usage, cmd_trend_summary, cmd_trend_help, cmd_trend, 0},
     {"flame", cmd_flame_usage, cmd_flame_summary, cmd_flame_help, cmd_flame, 0},
     {"graph", cmd_graph_usage, cmd_graph_summary, cmd_graph_help, cmd_graph, 0},
     {"pprof", "pprof FILE [DUMP]", "write a profile in pprof's format",
@@ -317,6 +319,7 @@ int command_run_line(struct session *s, const char *line)
         return 0;
     }
     int rc = -1;
+    s->exit_status = 0;
     const struct command *c = command_resolve(argv[0]);
     if (!c)
         ;                       /* command_resolve said why */

@@ -11,6 +11,11 @@ enum command_flags {
                                   * Ctrl-C waits for the command to end */
 };
 
+/* The exit status of a batch stopped by `trend --fail-over` (something
+ * grows faster than allowed), distinct from 1 (a command failed) and 2
+ * (command-line errors) so that CI can tell a leak from a broken run. */
+#define MEMPROF_EXIT_GROWTH 3
+
 /* A command returns 0 on success, -1 on failure after printing a message
  * ("memprof: ..." on stderr) saying what went wrong and what to do. */
 typedef int command_fn(struct session *s, int argc, char **argv);
@@ -107,5 +112,6 @@ command_fn cmd_top, cmd_traces, cmd_peek, cmd_tree, cmd_list, cmd_diff,
            cmd_dumps, cmd_load, cmd_pprof, cmd_flame, cmd_graph;
 command_fn cmd_purge, cmd_decay, cmd_memory, cmd_stats;   /* cmd_memory.c */
 command_fn cmd_recent;                                     /* cmd_recent.c */
+command_fn cmd_trend;                                      /* cmd_trend.c */
 
 #endif

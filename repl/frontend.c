@@ -126,6 +126,26 @@ static void release_sigint(void)
     sigprocmask(SIG_SETMASK, &sigint_mask, NULL);   /* a held Ctrl-C arrives now */
 }
 
+void frontend_hold_interrupt(void)
+{
+    if (at_prompt)
+        hold_sigint();
+}
+
+void frontend_release_interrupt(void)
+{
+    if (at_prompt)
+        release_sigint();
+}
+
+bool frontend_take_interrupt(void)
+{
+    bool was = at_prompt && got_sigint;
+    if (was)
+        got_sigint = 0;
+    return was;
+}
+
 /* One command at the prompt: a Ctrl-C during it cancels it (one between
  * Enter and the start: it does not start; one during calls into the
  * process: they finish), and its answer goes through the pager when long. */

@@ -2,7 +2,8 @@
  * profile files, then run commands from -e/-x, stdin, or the prompt.
  * Exit status: 0 when every command succeeded (always, at the prompt), 1
  * at the first failure in batch mode or when the output cannot be
- * written, 2 for command-line errors (checked before anything is touched).
+ * written, 2 for command-line errors (checked before anything is touched),
+ * 3 (MEMPROF_EXIT_GROWTH) when a batch stopped at `trend --fail-over`.
  * Every exit path detaches cleanly.  Answers go to stdout, status lines to
  * stderr (-q drops them), so that a batch's stdout can be read by a program. */
 #include <errno.h>
@@ -167,8 +168,11 @@ int main(int argc, char **argv)
     /* An error exit puts back what the session changed in the process's
      * profiling; a normal end says what stays. */
     control_session_end(&s, rc != 0 || frontend_stop_signal);
-    if (s.target && target_must_exit(s.target))
+    int failed_status = s.exit_status ? s.exit_status : 1;
+    if (s.target && target_must_exit(s.target)) {
         rc = -1;        /* a call was left running: not a success, at the prompt too */
+        failed_status = 1;
+    }
     session_free(&s);  /* detaches and removes the dump directory */
     free(steps);
     /* Output that never arrived (a full disk, a closed pipe) is a failure,
@@ -176,8 +180,9 @@ int main(int argc, char **argv)
     if (fflush(stdout) != 0 || ferror(stdout)) {
         fprintf(stderr, "memprof: cannot write the output: %s\n", strerror(errno));
         rc = -1;
+        failed_status = 1;
     }
     if (frontend_stop_signal)
         return 128 + frontend_stop_signal;
-    return rc ? 1 : 0;
+    return rc ? failed_status : 0;
 }

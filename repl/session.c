@@ -45,6 +45,22 @@ struct session_dump *session_find_dump(struct session *s, const char *name)
     return NULL;
 }
 
+static void dump_release(struct session_dump *d)
+{
+    profile_free(d->profile);
+    free(d->source);
+    free(d->saved_path);
+}
+
+void session_remove_dump(struct session *s, size_t i)
+{
+    if (i >= s->ndumps)
+        return;
+    dump_release(&s->dumps[i]);
+    memmove(&s->dumps[i], &s->dumps[i + 1], (s->ndumps - i - 1) * sizeof *s->dumps);
+    s->ndumps--;
+}
+
 bool session_series_name_ok(const char *name)
 {
     size_t n = strlen(name);
@@ -132,11 +148,8 @@ void session_drop_symbolizer(struct session *s)
 
 void session_free(struct session *s)
 {
-    for (size_t i = 0; i < s->ndumps; i++) {
-        profile_free(s->dumps[i].profile);
-        free(s->dumps[i].source);
-        free(s->dumps[i].saved_path);
-    }
+    for (size_t i = 0; i < s->ndumps; i++)
+        dump_release(&s->dumps[i]);
     free(s->dumps);
     session_drop_symbolizer(s);
     target_close(s->target);

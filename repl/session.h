@@ -77,6 +77,9 @@ struct session {
 
     bool interactive;          /* readline on a terminal */
     bool quit;                 /* set by quit */
+    int exit_status;           /* a failing command's own exit status for a
+                                * batch (trend --fail-over: MEMPROF_EXIT_GROWTH);
+                                * 0: the usual 1.  Reset before each command. */
     bool quiet;                /* -q: no status lines on stderr */
     bool no_pager;             /* --no-pager, 'set pager off' */
     FILE *out;                 /* stdout */
@@ -88,6 +91,11 @@ struct session_dump *session_add_dump(struct session *s, struct profile *p,
 /* Find a dump by name; NULL name means the latest.  A name that is no
  * dump's but a series' means that series' latest dump.  NULL when none. */
 struct session_dump *session_find_dump(struct session *s, const char *name);
+/* Remove dump i (its profile freed): for a live view that keeps only the
+ * dumps it needs.  The dumps after it move down one place (indices and
+ * pointers into s->dumps change); a caller's analysis context must
+ * analysis_forget the profile first. */
+void session_remove_dump(struct session *s, size_t i);
 /* Put dump d in series (its next place).  series must be a valid series
  * name (session_series_name_ok). */
 void session_series_add(struct session *s, struct session_dump *d, const char *series);

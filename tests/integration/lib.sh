@@ -380,6 +380,7 @@ close_session() { exec 3>&-; wait "$MP"; MPRC=$?; }
 #   jf EXPR          a Python expression over the first JSON document in $OUT
 #                    (after memprof's "attached to" line): d is the document;
 #                    $JF_DEFS may hold Python that defines more names
+#   dump_series N [DIR]   commands: prof on, then N dumps 2 s apart
 #   start_redis      Debian's redis-server with MALLOC_CONF=prof:true,
 #                    prof_active:false on a free loopback port: sets $PID, $port
 jf() {
@@ -389,6 +390,18 @@ t = sys.stdin.read()
 d = json.JSONDecoder().raw_decode(t[re.search(r"^[[{]", t, re.M).start():])[0]
 exec(os.environ.get("JF_DEFS", ""))
 print(eval(sys.argv[1]))' "$1" <<<"$OUT"
+}
+# dump_series N [DIR]: the commands (for -x) of a series taken by hand:
+# prof on, a pause, then N dumps 2 s apart (saved as DIR/dK.heap when DIR
+# is given)
+dump_series() {
+    local i
+    echo "prof on"
+    echo "sleep 2"
+    for ((i = 1; i <= $1; i++)); do
+        echo "dump${2:+ $2/d$i.heap}"
+        [ "$i" -lt "$1" ] && echo "sleep 2"
+    done
 }
 start_redis() {
     port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')

@@ -1,0 +1,108 @@
+/* slow_leak.c - a slow leak hidden in heavy churn, for `trend`: one
+ * thread's leak_slowly keeps 512 bytes every 125 ms (4 KiB/s, never
+ * freed), while churn_pool and churn_large allocate and free some 100 MiB
+ * a second with random lifetimes, their in-use bytes swinging between
+ * about 1 and 6 MiB as each one's fill level jumps at random.  Prints "ready"
+ * once the threads run; runs until killed.  Run with prof:true and a low
+ * lg_prof_sample (12: 4 KiB) so that the leak's blocks are sampled. */
+#include <stdint.h>
+
+#include "target_common.h"
+
+/* The leaked blocks, chained through their first bytes: no other
+ * allocation grows with them. */
+static void *volatile leaked;
+
+__attribute__((noinline)) static void leak_slowly(void)
+{
+    void **block = malloc(512);
+    if (!block)
+        return;
+    memset(block, 0x5a, 512);
+    *block = leaked;
+    leaked = block;
+}
+
+static void *leaker(void *arg)
+{
+    (void)arg;
+    for (;;) {
+        leak_slowly();
+        usleep(125000);
+    }
+    return NULL;
+}
+
+/* A pool of slots kept at a fill level that jumps at random every few
+ * hundred milliseconds: many small blocks replaced all the time. */
+#define POOL_SLOTS 1024
+
+__attribute__((noinline)) static void churn_pool(void **slot, size_t target, unsigned *seed)
+{
+    for (int i = 0; i < 32; i++) {
+        size_t k = (size_t)rand_r(seed) % POOL_SLOTS;
+        free(slot[k]);
+        slot[k] = NULL;
+        if (k < target) {
+            size_t size = 64 + (size_t)rand_r(seed) % 8192;
+            slot[k] = malloc(size);
+            if (slot[k])
+                memset(slot[k], 1, size);
+        }
+    }
+}
+
+static void *pool_churner(void *arg)
+{
+    unsigned seed = (unsigned)(uintptr_t)arg;
+    void **slot = calloc(POOL_SLOTS, sizeof *slot);
+    size_t target = POOL_SLOTS / 2;
+    for (unsigned round = 0; slot; round++) {
+        if (round % 300 == 0)      /* a new level: 20% to 100% of the slots */
+            target = POOL_SLOTS / 5 + (size_t)rand_r(&seed) % (POOL_SLOTS * 4 / 5);
+        churn_pool(slot, target, &seed);
+        usleep(2000);
+    }
+    return NULL;
+}
+
+/* Large blocks (64 KiB to 256 KiB) with lifetimes of a few to a few
+ * hundred milliseconds. */
+#define LARGE_SLOTS 24
+
+__attribute__((noinline)) static void churn_large(void **slot, unsigned *seed)
+{
+    size_t k = (size_t)rand_r(seed) % LARGE_SLOTS;
+    free(slot[k]);
+    slot[k] = NULL;
+    if (rand_r(seed) % 3) {
+        size_t size = 65536 + (size_t)rand_r(seed) % 196608;
+        slot[k] = malloc(size);
+        if (slot[k])
+            memset(slot[k], 2, size);
+    }
+}
+
+static void *large_churner(void *arg)
+{
+    unsigned seed = (unsigned)(uintptr_t)arg;
+    void **slot = calloc(LARGE_SLOTS, sizeof *slot);
+    while (slot) {
+        for (int i = 0; i < 2; i++)
+            churn_large(slot, &seed);
+        usleep(5000);
+    }
+    return NULL;
+}
+
+int main(void)
+{
+    pthread_t t;
+    if (pthread_create(&t, NULL, leaker, NULL) ||
+        pthread_create(&t, NULL, pool_churner, (void *)(uintptr_t)7) ||
+        pthread_create(&t, NULL, large_churner, (void *)(uintptr_t)11))
+        return 1;
+    announce_ready();
+    for (;;)
+        pause();
+}
