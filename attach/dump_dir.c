@@ -21,9 +21,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/array.h"
 #include "lib/safe_open.h"
 
 #define DIR_PREFIX "memprof-"
@@ -367,14 +369,27 @@ int dump_read_fd(int fd, const char *what, char **data, size_t *len,
     return read_all(fd, st.st_size, data, len, err);
 }
 
-int dump_dir_take(struct target *t, const char *name, char **data, size_t *len,
-                  struct mp_error *err)
+/* Read and remove name from the private directory; a file modified less
+ * than min_age seconds ago is left alone (returns 1: the process may still
+ * be writing it). */
+static int take_file(struct target *t, const char *name, double min_age, char **data,
+                     size_t *len, struct mp_error *err)
 {
     struct stat st;
     int fd = safe_open_regular(t->dump_dir_fd, name, true, &st);
     if (fd < 0)
         return mp_error_set(err, "cannot open the dump %s/%s: %s", t->dump_dir, name,
                             errno == EINVAL ? "not a regular file" : strerror(errno));
+    if (min_age > 0) {
+        struct timespec now;
+        clock_gettime(CLOCK_REALTIME, &now);
+        double age = (double)(now.tv_sec - st.st_mtim.tv_sec) +
+                     (now.tv_nsec - st.st_mtim.tv_nsec) / 1e9;
+        if (age < min_age) {
+            close(fd);
+            return 1;
+        }
+    }
     unlinkat(t->dump_dir_fd, name, 0);
     int rc;
     if (st.st_uid != t->euid || st.st_nlink != 1)
@@ -385,6 +400,12 @@ int dump_dir_take(struct target *t, const char *name, char **data, size_t *len,
         rc = dump_read_fd(fd, "the dump", data, len, err);
     close(fd);
     return rc;
+}
+
+int dump_dir_take(struct target *t, const char *name, char **data, size_t *len,
+                  struct mp_error *err)
+{
+    return take_file(t, name, 0, data, len, err);
 }
 
 void dump_dir_remove(struct target *t)
@@ -399,4 +420,61 @@ void dump_dir_remove(struct target *t)
     free(t->dump_dir);
     free(t->dump_dir_why);
     t->dump_dir = t->dump_dir_why = NULL;
+}
+
+/* ---- files the process writes there on its own (prof.gdump) ---- */
+
+const char *target_private_dir(struct target *t, const char *user_dir, struct mp_error *err)
+{
+    if (dump_dir_prepare(t, user_dir, err) < 0)
+        return NULL;
+    return t->dump_dir;
+}
+
+static int compare_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+long target_private_dir_list(struct target *t, const char *prefix, char ***names)
+{
+    *names = NULL;
+    if (!t->dump_dir_made)
+        return 0;
+    DIR *d = list_dir(t->dump_dir_fd);
+    if (!d)
+        return -1;
+    size_t n = 0, cap = 0, plen = strlen(prefix);
+    struct dirent *de;
+    long rc = 0;
+    while ((de = readdir(d))) {
+        if (strncmp(de->d_name, prefix, plen) != 0)
+            continue;
+        char *copy = strdup(de->d_name);
+        if (!copy || array_reserve(names, &cap, n + 1, sizeof **names, 8)) {
+            free(copy);
+            rc = -1;
+            break;
+        }
+        (*names)[n++] = copy;
+    }
+    closedir(d);
+    if (rc < 0) {
+        for (size_t i = 0; i < n; i++)
+            free((*names)[i]);
+        free(*names);
+        *names = NULL;
+        return -1;
+    }
+    if (n)
+        qsort(*names, n, sizeof **names, compare_names);
+    return (long)n;
+}
+
+int target_private_dir_take(struct target *t, const char *name, double min_age,
+                            char **data, size_t *len, struct mp_error *err)
+{
+    if (!t->dump_dir_made || strchr(name, '/'))
+        return mp_error_set(err, "no file %s in memprof's private directory", name);
+    return take_file(t, name, min_age, data, len, err);
 }

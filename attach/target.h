@@ -162,6 +162,22 @@ int target_dump_profile(struct target *t, const char *dump_dir, char **data,
                         size_t *len, struct target_dump_info *info,
                         struct mp_error *err);
 
+/* memprof's private directory in the process's filesystem (made as for a
+ * dump that cannot go through memory: see target_dump_profile; user_dir is
+ * --dump-dir), as the process sees it, for files the process writes on its
+ * own (prof.gdump with prof.prefix pointed there).  Removed, with what is
+ * left in it, when the target is closed.  NULL with err set. */
+const char *target_private_dir(struct target *t, const char *user_dir, struct mp_error *err);
+/* The names in that directory starting with prefix, sorted (*names and
+ * each name malloc'd).  Returns how many, or -1 out of memory. */
+long target_private_dir_list(struct target *t, const char *prefix, char ***names);
+/* Read and remove one of them: only a regular file the process's user
+ * wrote, opened without following links, at most 1 GiB.  Returns 0 (*data
+ * malloc'd), 1 when it was modified less than min_age seconds ago (left
+ * there: it may still be being written), -1 with err set. */
+int target_private_dir_take(struct target *t, const char *name, double min_age,
+                            char **data, size_t *len, struct mp_error *err);
+
 /* jemalloc output captured through a write callback that memprof places
  * in the process for one stop (attach/capture.c): never the process's
  * stdout, stderr or a file.  Either malloc_stats_print(cb, buf, print_opts)

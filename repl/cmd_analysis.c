@@ -22,6 +22,7 @@
 
 #include "lib/analysis.h"
 #include "repl/commands.h"
+#include "repl/profile_run.h"
 #include "repl/json_answer.h"
 #include "repl/options.h"
 #include "lib/text_escape.h"
@@ -111,11 +112,13 @@ const char cmd_dumps_help[] =
     "Lists each profile by name with its stacks, bytes and objects in use, and\n"
     "where it came from.  Analysis commands take these names.\n";
 
-const char cmd_load_usage[] = "load FILE [NAME]";
-const char cmd_load_summary[] = "read a heap profile file into the session";
+const char cmd_load_usage[] = "load FILE [NAME] | load DIR";
+const char cmd_load_summary[] = "read a heap profile file (or a saved run) into the session";
 const char cmd_load_help[] =
     "Reads a jemalloc (heap_v2) or gperftools heap profile.  NAME defaults to\n"
-    "the file's base name; a new profile with a used name shadows the old one.\n";
+    "the file's base name; a new profile with a used name shadows the old one.\n"
+    "A directory 'profile save' wrote is read back whole: its dumps, their\n"
+    "times and its series name (for trend, report, top SERIES...).\n";
 
 /* ---- argument parsing (shared with cmd_pictures.c) ---- */
 
@@ -550,6 +553,13 @@ int cmd_load(struct session *s, int argc, char **argv)
         return -1;
     }
     const char *file = pos[0];
+    if (profile_run_dir_is_run(file)) {     /* a directory 'profile save' wrote */
+        if (npos == 2) {
+            command_error("load: a run directory keeps its own series name");
+            return -1;
+        }
+        return profile_run_load(s, file);
+    }
     struct mp_error err = {{0}};
     struct profile *p = profile_load_file(file, &err);
     if (!p) {

@@ -768,7 +768,7 @@ static void every_allocation_text(size_t lg, const struct mallctl_sampling_cost 
 /* The cost of sampling at 2^lg (FIELD-NOTES 4): refuse a rate that would
  * double the process's small-object memory, or sample every allocation,
  * unless forced; warn from 10 %. */
-static int sample_check(struct session *s, size_t lg, bool force)
+int control_sample_check(struct session *s, size_t lg, bool force)
 {
     uint64_t one = 1, nmalloc = 0, ndalloc = 0;
     size_t allocated = 0, small = 0;
@@ -861,7 +861,7 @@ int cmd_prof(struct session *s, int argc, char **argv)
     }
     size_t lgs = lg;
     if (control_owner_allows(s, "change its sampling rate (and reset its counters)", force) ||
-        sample_check(s, lgs, force) || prof_reset(s, &lgs))
+        control_sample_check(s, lgs, force) || prof_reset(s, &lgs))
         return -1;
     if (json)
         return prof_json(s, "reset", true, "lg_sample", json_object_new_uint64(lg));
@@ -951,25 +951,18 @@ static void explain_empty_dump(struct session *s, const struct session_dump *d)
             "'info' says it is off, 'prof on' first)", better);
 }
 
-struct session_dump *control_dump_take(struct session *s, const char *name,
-                                       const char *file)
+struct session_dump *control_dump_add(struct session *s, const char *data, size_t len,
+                                      const char *name, const char *file)
 {
-    char *data;
-    size_t len;
-    /* jemalloc refuses a dump without profiling, in 5.1 with the EFAULT of a
-     * file it could not write: say the real cause, before any call */
-    if (control_profiling_possible(s) || dump_fetch(s, &data, &len))
-        return NULL;
-    struct session_dump *d = NULL;
     if (file && save_file(file, data, len))
-        goto out;
+        return NULL;
     char source[64];
     snprintf(source, sizeof source, "pid %d", (int)target_pid(s->target));
     struct mp_error err;
     struct profile *p = profile_parse(data, len, file ? file : source, &err);
     if (!p) {
         command_error("the process wrote a profile memprof cannot read: %s", err.msg);
-        goto out;
+        return NULL;
     }
     /* jemalloc copies /proc/<its pid>/maps into the dump, which reads empty
      * once the main thread has exited (pthread_exit); the live process's
@@ -984,20 +977,23 @@ struct session_dump *control_dump_take(struct session *s, const char *name,
     if (!sym || analysis_record_objects(sym, p)) {
         profile_free(p);
         command_error("out of memory");
-        goto out;
+        return NULL;
     }
     if (file && p->nobject_ids && profile_save_object_ids(p, file, &err)) {
         fprintf(stderr, "warning: %s; a later reading of %s cannot check its "
                 "objects' build-ids\n", err.msg, file);
     }
-    d = session_add_dump(s, p, name, source);
+    struct session_dump *d = session_add_dump(s, p, name, source);
     if (!d) {
         profile_free(p);
         command_error("out of memory");
-        goto out;
+        return NULL;
     }
     if (file)
         d->saved_path = strdup(file);
+    if (session_dump_keep_raw(d, data, len))
+        command_status(s, "note: out of memory keeping %s's bytes: 'profile save' "
+                       "cannot write it\n", d->name);
     if (s->prof_on.since && !s->prof_on.dumped) {
         char since[64];
         since_text(s->prof_on.since, since, sizeof since);
@@ -1005,7 +1001,19 @@ struct session_dump *control_dump_take(struct session *s, const char *name,
                        "session turned profiling on at %s\n", d->name, since);
         s->prof_on.dumped = true;
     }
-out:
+    return d;
+}
+
+struct session_dump *control_dump_take(struct session *s, const char *name,
+                                       const char *file)
+{
+    char *data;
+    size_t len;
+    /* jemalloc refuses a dump without profiling, in 5.1 with the EFAULT of a
+     * file it could not write: say the real cause, before any call */
+    if (control_profiling_possible(s) || dump_fetch(s, &data, &len))
+        return NULL;
+    struct session_dump *d = control_dump_add(s, data, len, name, file);
     free(data);
     return d;
 }

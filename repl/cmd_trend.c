@@ -691,6 +691,13 @@ int cmd_trend(struct session *s, int argc, char **argv)
         command_error("trend: out of memory");
         return -1;
     }
+    /* A run's dumps at peaks (--peak) come at the process's high-water
+     * marks, not at regular times: they would read as growth and fall. */
+    long kept = 0;
+    for (long i = 0; i < n; i++)
+        if (!s->dumps[idx[i]].peak)
+            idx[kept++] = idx[i];
+    n = kept;
     if (n == 0) {
         if (series)
             command_error("trend: no series named '%s' in this session (a series is the "
@@ -700,6 +707,7 @@ int cmd_trend(struct session *s, int argc, char **argv)
         else
             command_error("trend: no heap profile in this session yet: take dumps some "
                           "time apart with 'dump', or load files (memprof A.heap B.heap ...)");
+        free(idx);
         return -1;
     }
     if (n < 2) {

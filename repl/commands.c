@@ -1,6 +1,7 @@
 /* commands.c - the command table (one row per command, with its help),
  * and dispatch.  `help` prints from this table. */
 #include "repl/commands.h"
+#include "repl/profile_run.h"
 #include "repl/cmd_analysis.h"
 #include "repl/cmd_pictures.h"
 #include "repl/cmd_trend.h"
@@ -141,6 +142,36 @@ const struct command command_table[] = {
      "dirty and swap per group.  --json: figures in bytes (docs/memprof.1).",
      cmd_memory, CMD_NEEDS_TARGET | CMD_CALLS_TARGET},
     {"load", cmd_load_usage, cmd_load_summary, cmd_load_help, cmd_load, 0},
+    {"profile", "profile [start|state|stop|wait|save] ...",
+     "profiling runs: a dump every so often, settings put back at the end",
+     "profile start [--duration D] [--every I] [--sample N] [--peak] [--name NAME]\n"
+     "              [--save DIR] [--force] [--json]\n"
+     "  Starts a run: turns profiling on (at lg_sample N with --sample, which\n"
+     "  resets the counters), takes a dump every I (default: a tenth of D, at\n"
+     "  least 1 s; 60 s without --duration) and a last one at the end, then puts\n"
+     "  prof.active and the rate back as they were.  D and I: 500ms, 20s, 5m,\n"
+     "  1h, 1d or plain seconds; without --duration the run lasts until\n"
+     "  'profile stop'.  --peak also keeps a dump at every new high-water mark\n"
+     "  of the process's memory (jemalloc's prof.gdump, its files sent to\n"
+     "  memprof's private directory with prof.prefix; both put back).  The\n"
+     "  dumps form a series named NAME (run1, run2... by default: dumps\n"
+     "  run1.1, run1.2, run1.peak1...) that trend, report, top, diff and the\n"
+     "  other analyses take.  --save DIR writes the series there when the run\n"
+     "  ends, however it ends.  One run at a time; refused without --force when\n"
+     "  the process's owner turned profiling on at its start (MALLOC_CONF).\n"
+     "  The prompt stays usable meanwhile; in batch the run goes on between\n"
+     "  commands and during 'sleep'.  An end of the input or a stop signal\n"
+     "  ends a run early (its settings are put back).\n"
+     "profile [state] [--json]   the run: state, elapsed and remaining time,\n"
+     "  dumps taken, the latest dump.\n"
+     "profile stop [--json]      ends the run now, with a last dump.\n"
+     "profile wait [--json]      waits for the run's end (Ctrl-C at the prompt\n"
+     "  stops the run).\n"
+     "profile save DIR [SERIES]  writes a series (default: the last run's) to a\n"
+     "  new or empty directory: each dump as jemalloc wrote it (jeprof reads\n"
+     "  them), its build-ids, and manifest.json; 'memprof DIR' or 'load DIR'\n"
+     "  reads it back.",
+     cmd_profile, 0},     /* holds Ctrl-C itself around its calls: 'wait' takes it */
     {"dumps", cmd_dumps_usage, cmd_dumps_summary, cmd_dumps_help, cmd_dumps, 0},
     {"top", cmd_top_usage, cmd_top_summary, cmd_top_help, cmd_top, 0},
     {"traces", cmd_traces_usage, cmd_traces_summary, cmd_traces_help, cmd_traces, 0},
@@ -320,6 +351,7 @@ int command_run_line(struct session *s, const char *line)
     }
     int rc = -1;
     s->exit_status = 0;
+    profile_run_tick(s);       /* what a run had due while the line was typed */
     const struct command *c = command_resolve(argv[0]);
     if (!c)
         ;                       /* command_resolve said why */
@@ -358,7 +390,6 @@ int cmd_help(struct session *s, int argc, char **argv)
 
 int cmd_sleep(struct session *s, int argc, char **argv)
 {
-    (void)s;
     char *pos[1], *end = NULL;
     int npos = options_words(argc, argv, pos, 1);
     if (npos < 0)
@@ -368,13 +399,25 @@ int cmd_sleep(struct session *s, int argc, char **argv)
         command_error("usage: sleep SECONDS (from 0 to 3600)");
         return -1;
     }
-    struct timespec ts = {(time_t)secs, (long)((secs - (double)(time_t)secs) * 1e9)};
-    /* A stop signal (SIGTERM, SIGHUP) ends the wait early; so does Ctrl-C. */
-    if (nanosleep(&ts, NULL) != 0) {
-        command_error("sleep interrupted");
-        return -1;
+    /* A stop signal (SIGTERM, SIGHUP) ends the wait early; so does Ctrl-C.
+     * A profiling run goes on meanwhile: the sleep wakes for its events. */
+    struct timespec start, now;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    for (;;) {
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        double left = secs - ((double)(now.tv_sec - start.tv_sec) +
+                              (now.tv_nsec - start.tv_nsec) / 1e9);
+        if (left <= 0)
+            return 0;
+        double next = profile_run_next(s);
+        double step = next >= 0 && next < left ? next : left;
+        struct timespec ts = {(time_t)step, (long)((step - (double)(time_t)step) * 1e9)};
+        if (nanosleep(&ts, NULL) != 0) {
+            command_error("sleep interrupted");
+            return -1;
+        }
+        profile_run_tick(s);
     }
-    return 0;
 }
 
 int cmd_set(struct session *s, int argc, char **argv)

@@ -97,6 +97,14 @@ int control_mallctl_failed(struct session *s, const char *name, int ret, bool wr
  * wrong.  (cmd_control.c) */
 struct session_dump *control_dump_take(struct session *s, const char *name,
                                        const char *file);
+/* The same for bytes the process wrote some other way (prof.gdump files):
+ * parsed, with the process's build-ids, added.  (cmd_control.c) */
+struct session_dump *control_dump_add(struct session *s, const char *data, size_t len,
+                                      const char *name, const char *file);
+/* Whether sampling every 2^lg bytes is affordable for the process: refuses
+ * a rate that would double its small-object memory (or sample everything)
+ * unless force, warns from 10 %.  0, or -1 after saying why.  (One stop.) */
+int control_sample_check(struct session *s, size_t lg, bool force);
 /* The MALLOC_CONF rule: 0 when memprof may change prof.active, the rate or
  * the counters (what: "turn profiling off", for the refusal); -1 after
  * saying the owner turned profiling on at start and --force is needed. */
@@ -112,6 +120,7 @@ command_fn cmd_top, cmd_traces, cmd_peek, cmd_tree, cmd_list, cmd_diff,
            cmd_dumps, cmd_load, cmd_pprof, cmd_flame, cmd_graph;
 command_fn cmd_purge, cmd_decay, cmd_memory, cmd_stats;   /* cmd_memory.c */
 command_fn cmd_recent;                                     /* cmd_recent.c */
+command_fn cmd_profile;                                    /* cmd_profile.c */
 command_fn cmd_trend;                                      /* cmd_trend.c */
 
 #endif

@@ -15,7 +15,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/select.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <readline/history.h>
@@ -25,6 +27,7 @@
 #include "repl/commands.h"
 #include "repl/completion.h"
 #include "repl/pager.h"
+#include "repl/profile_run.h"
 
 volatile sig_atomic_t frontend_stop_signal;
 static volatile sig_atomic_t got_sigint;
@@ -51,13 +54,40 @@ void frontend_signals_install(void)
     signal(SIGPIPE, SIG_IGN);
 }
 
+/* Wait until fd has input, doing a running profiling run's ticks
+ * meanwhile.  0 when there is input (or no run to wait for), -1 when
+ * interrupted (the caller checks the stop flag). */
+static int wait_for_input(struct session *s, int fd)
+{
+    while (profile_run_running(s) && !frontend_stop_signal) {
+        double next = profile_run_next(s);
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        int ready = poll(&p, 1, (int)(next * 1000) + 1);
+        if (ready < 0)
+            return errno == EINTR ? -1 : 0;
+        if (ready > 0)
+            return 0;
+        profile_run_tick(s);
+    }
+    return 0;
+}
+
 int frontend_batch(struct session *s, FILE *f, const char *name)
 {
     char *line = NULL;
     size_t cap = 0;
     int rc = 0;
     unsigned long lineno = 0;
+    /* From a pipe or a terminal, lines may come slowly while a profiling
+     * run goes on: read unbuffered, so that poll tells the truth about
+     * what is left to read, and tick while waiting. */
+    struct stat st;
+    bool may_wait = fstat(fileno(f), &st) == 0 && !S_ISREG(st.st_mode);
+    if (may_wait)
+        setvbuf(f, NULL, _IONBF, 0);
     while (!s->quit && !frontend_stop_signal) {
+        if (may_wait && wait_for_input(s, fileno(f)) < 0)
+            continue;
         errno = 0;
         ssize_t n = getline(&line, &cap, f);
         if (n < 0) {
@@ -211,6 +241,30 @@ static void clear_line_after_sigint(void)
     rl_redisplay();
 }
 
+/* A profiling run's tick while the user types: what it says goes above
+ * the line being edited, which is then drawn again. */
+static void tick_at_prompt(struct session *s)
+{
+    bool was_running = profile_run_running(s);
+    int saved_point = rl_point;
+    char *saved = rl_copy_text(0, rl_end);
+    rl_save_prompt();
+    rl_replace_line("", 0);
+    rl_redisplay();
+    fputs("\r\033[K", stdout);
+    fflush(stdout);
+    profile_run_tick(s);
+    fflush(stdout);
+    rl_restore_prompt();
+    if (saved)
+        rl_replace_line(saved, 0);
+    rl_point = saved_point;
+    free(saved);
+    if (was_running && !profile_run_running(s))
+        rl_on_new_line();
+    rl_forced_update_display();
+}
+
 /* Read lines with prompt into handler until it sets rl_finished, a stop
  * signal, or (cancellable) a Ctrl-C; returns -1 for that Ctrl-C. */
 static int read_lines(const char *prompt, rl_vcpfunc_t *handler, bool cancellable)
@@ -229,10 +283,18 @@ static int read_lines(const char *prompt, rl_vcpfunc_t *handler, bool cancellabl
         fd_set fds;
         FD_ZERO(&fds);
         FD_SET(STDIN_FILENO, &fds);
-        if (select(STDIN_FILENO + 1, &fds, NULL, NULL, NULL) < 0) {
+        /* a profiling run's next event wakes the prompt */
+        double next = rl_session ? profile_run_next(rl_session) : -1;
+        struct timeval tv = {(time_t)next, (long)((next - (double)(time_t)next) * 1e6)};
+        int ready = select(STDIN_FILENO + 1, &fds, NULL, NULL, next >= 0 ? &tv : NULL);
+        if (ready < 0) {
             if (errno == EINTR)
                 continue;
             break;
+        }
+        if (ready == 0) {
+            tick_at_prompt(rl_session);
+            continue;
         }
         rl_callback_read_char();
     }

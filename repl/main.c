@@ -15,6 +15,7 @@
 
 #include "repl/commands.h"
 #include "repl/frontend.h"
+#include "repl/profile_run.h"
 
 #define MEMPROF_VERSION "0.1.0"
 
@@ -165,8 +166,10 @@ int main(int argc, char **argv)
         else
             rc = frontend_batch(&s, stdin, "stdin");
     }
-    /* An error exit puts back what the session changed in the process's
-     * profiling; a normal end says what stays. */
+    /* A run still going ends here (its own settings put back); then an
+     * error exit puts back what the session changed in the process's
+     * profiling, and a normal end says what stays. */
+    profile_run_session_end(&s, frontend_stop_signal != 0);
     control_session_end(&s, rc != 0 || frontend_stop_signal);
     int failed_status = s.exit_status ? s.exit_status : 1;
     if (s.target && target_must_exit(s.target)) {

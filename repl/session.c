@@ -6,8 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "lib/array.h"
+#include "repl/profile_run.h"
 
 struct session_dump *session_add_dump(struct session *s, struct profile *p,
                                       const char *name, const char *source)
@@ -45,8 +47,40 @@ struct session_dump *session_find_dump(struct session *s, const char *name)
     return NULL;
 }
 
+int session_dump_keep_raw(struct session_dump *d, const char *data, size_t len)
+{
+    uLongf zlen = compressBound(len);
+    unsigned char *z = malloc(zlen ? zlen : 1);
+    if (!z || compress2(z, &zlen, (const Bytef *)data, len, Z_BEST_SPEED) != Z_OK) {
+        free(z);
+        return -1;
+    }
+    unsigned char *fit = realloc(z, zlen ? zlen : 1);
+    free(d->raw);
+    d->raw = fit ? fit : z;
+    d->raw_zlen = zlen;
+    d->raw_len = len;
+    return 0;
+}
+
+char *session_dump_raw(const struct session_dump *d, size_t *len)
+{
+    if (!d->raw)
+        return NULL;
+    char *out = malloc(d->raw_len + 1);
+    uLongf n = d->raw_len;
+    if (!out || uncompress((Bytef *)out, &n, d->raw, d->raw_zlen) != Z_OK || n != d->raw_len) {
+        free(out);
+        return NULL;
+    }
+    out[n] = 0;
+    *len = n;
+    return out;
+}
+
 static void dump_release(struct session_dump *d)
 {
+    free(d->raw);
     profile_free(d->profile);
     free(d->source);
     free(d->saved_path);
@@ -151,6 +185,7 @@ void session_free(struct session *s)
     for (size_t i = 0; i < s->ndumps; i++)
         dump_release(&s->dumps[i]);
     free(s->dumps);
+    profile_run_free(s->run);
     session_drop_symbolizer(s);
     target_close(s->target);
     free(s->sysroot);

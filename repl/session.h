@@ -26,6 +26,10 @@ struct session_dump {
     char series[64];
     unsigned series_seq;
     bool peak;
+    /* The bytes jemalloc wrote, deflated (zlib), so that 'profile save'
+     * can write them back exactly; NULL when not kept (files read). */
+    unsigned char *raw;
+    size_t raw_zlen, raw_len;
 };
 
 /* The attached process's profiling settings fixed at its start (config.*
@@ -56,6 +60,8 @@ struct session_prof_on {
     bool dumped;               /* a dump since then said so */
 };
 
+struct profile_run;
+
 struct session {
     struct target *target;     /* NULL when offline / detached */
     struct session_prof_conf prof_conf;
@@ -65,6 +71,8 @@ struct session {
     struct session_dump *dumps;
     size_t ndumps, dumps_cap;
     unsigned dump_seq;         /* for automatic names */
+    struct profile_run *run;   /* the latest profiling run (repl/profile_run.c),
+                                * kept after it ends for 'profile state' */
     double counting_since;     /* CLOCK_MONOTONIC seconds when this session
                                 * turned profiling on or reset its counters;
                                 * 0 when it did neither (or turned it off) */
@@ -88,6 +96,12 @@ struct session {
 /* Add a profile under a name (NULL: automatic); takes ownership. */
 struct session_dump *session_add_dump(struct session *s, struct profile *p,
                                       const char *name, const char *source);
+/* Keep a copy of the bytes a dump was parsed from (deflated: a heap
+ * profile's text shrinks about tenfold).  0, or -1 out of memory. */
+int session_dump_keep_raw(struct session_dump *d, const char *data, size_t len);
+/* Those bytes again (malloc'd), or NULL when none were kept or out of
+ * memory. */
+char *session_dump_raw(const struct session_dump *d, size_t *len);
 /* Find a dump by name; NULL name means the latest.  A name that is no
  * dump's but a series' means that series' latest dump.  NULL when none. */
 struct session_dump *session_find_dump(struct session *s, const char *name);
