@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# trend on Debian's redis-server while redis-benchmark adds keys steadily
-# (SET of random keys over a keyspace of 10^8, so nearly every SET adds
-# one): ten dumps 2 s apart; trend's call sites name redis's key-storing
+# A profiling run on Debian's redis-server while redis-benchmark adds keys
+# steadily (SET of random keys over a keyspace of 10^8, so nearly every SET
+# adds one): 'profile start --duration 20s --every 2s' completes with ten
+# dumps and redis's profiling put back; trend's call sites name redis's key-storing
 # path (dictAddRaw < dbAdd < setKey, the key and value strings made by
 # _sdsnewlen / createStringObject) among its top rows, steadily growing;
 # with redis's zmalloc wrappers hidden, its functions do too.  0 benchmark
@@ -18,13 +19,17 @@ PIDS+=("$BENCH")
 wait_until 10 "the benchmark to add keys" keys_above 1000
 
 {
-    dump_series 10
+    echo "profile start --duration 20s --every 2s"
+    echo "profile wait"
+    echo "profile"
+    echo "mallctl prof.active"
     echo "trend 4"
     echo "trend 4 --hide '^(z(try)?(malloc|calloc|realloc)(_usable)?|_?zmalloc.*)\$' --json"
-    echo "prof off"
 } >"$WORK/run.mp"
 mp -q -p "$PID" -x "$WORK/run.mp"
-check "ten dumps and the trends ran" mp_ok
+check "the run and the trends ran" mp_ok
+check "the run completed with ten dumps" out_has '^  dumps every 2\.0 s: 10 taken'
+check "redis's profiling is off again after the run" out_has '^prof.active: false'
 text=$(awk '/^Trend of/ { n++ } n == 1' <<<"$OUT")
 sites=$(awk '/call site \(innermost first\)$/ { on = 1; next } on' <<<"$text")
 echo "top call sites:"; echo "$sites"
