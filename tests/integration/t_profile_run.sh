@@ -128,3 +128,33 @@ check "exit: the batch goes on to the end" [ "$rc" -eq 0 ]
 check "exit: the run ends as 'process ended'" file_has "$WORK/exit.out" '^run1: process ended'
 check "exit: the dumps taken stay usable" file_has "$WORK/exit.out" '^Total: .* \(run1\.[2-9], '
 check "exit: memprof says the process is gone" file_has "$WORK/exit.err" 'run1 process ended \(.*(exit|kill|gone|died)'
+
+# ---- at the prompt: the run goes on while the prompt waits for keys ----
+export HOME="$WORK" PYTHONPATH="$SRCDIR/tests/integration"
+check "prompt: a run completes while the prompt idles; Ctrl-C in 'profile wait' stops one" \
+    python3 - "$MEMPROF" "$LEAK" <<'PY'
+import sys
+from pty_prompt import Prompt
+memprof, pid = sys.argv[1], sys.argv[2]
+p = Prompt([memprof, "-p", pid])
+p.expect(rb"memprof> ")
+p.command("profile start --duration 3s --every 1s", rb"run1 started in process \d+")
+p.send("dum")                                   # a half-typed line
+# nothing more typed: the prompt wakes for the run's dumps and its end
+p.expect(rb"run1 completed \(its duration ran out\) in process \d+ after 3\.\d s: 3 dumps; "
+         rb"prof.active put back as before")
+p.expect(rb"memprof> dum")                      # the line being typed is drawn again
+p.send("ps\r")
+p.expect(rb"run1\.1 .*\r\n.*run1\.2 .*\r\n.*run1\.3 ")
+p.expect(rb"memprof> ")
+p.command("profile start --duration 10m --every 1s --name long", rb"long started")
+p.send("profile wait\r")
+p.expect(rb"profile wait\r\n")
+p.send("\x03")
+p.expect(rb"long stopped \(Ctrl-C during 'profile wait'\) in process \d+ .*prof.active put back as before")
+p.command("mallctl prof.active", rb"prof.active: false")
+p.send("quit\r")
+status = p.wait()
+assert status == 0, (status, p.buf[-1500:])
+PY
+check "after the prompt: off, lg_sample 12" settings_are "$LEAK" "false 12"
