@@ -10,6 +10,7 @@
  * error exit puts it back, and keeps memprof's hands off the profiling of a
  * process whose owner started it (opt.prof_active) unless forced. */
 #include "repl/commands.h"
+#include "repl/profile_run.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -342,6 +343,19 @@ int control_owner_allows(struct session *s, const char *what, bool force)
                   "(opt.prof_active is true, from its %s or built-in malloc_conf) "
                   "and may rely on it: memprof will not %s unless you add --force "
                   "(reading and dumping need no --force)", var, what);
+    return -1;
+}
+
+/* While a profiling run goes on, it alone changes prof.active, the rate,
+ * prof.gdump and prof.prefix: it puts back at its end what it read at its
+ * start, so a change meanwhile would be undone, or undo the run. */
+static int run_owns_profiling(struct session *s, const char *cmd)
+{
+    if (!profile_run_running(s))
+        return 0;
+    command_error("%s: profiling run %s controls profiling in process %d until it ends: "
+                  "'profile stop' first (it puts the settings back as they were)", cmd,
+                  s->run->name, s->run->pid);
     return -1;
 }
 
@@ -838,7 +852,7 @@ int cmd_prof(struct session *s, int argc, char **argv)
         command_error("%s", usage);
         return -1;
     }
-    if (control_profiling_possible(s))
+    if (control_profiling_possible(s) || run_owns_profiling(s, "prof"))
         return -1;
     if (on)
         return prof_set_active(s, true, json);
@@ -1095,6 +1109,12 @@ static int refuse_bare_write(const char *name, const struct mallctl_info *info)
 static int mallctl_owner_allows(struct session *s, const char *name, const void *newv,
                                 bool force)
 {
+    static const char *const run_owned[] = {
+        "prof.active", "prof.reset", "prof.gdump", "prof.prefix",
+    };
+    for (size_t i = 0; i < sizeof run_owned / sizeof run_owned[0]; i++)
+        if (strcmp(name, run_owned[i]) == 0 && run_owns_profiling(s, "mallctl"))
+            return -1;
     if (strcmp(name, "prof.reset") == 0)
         return control_owner_allows(s, "reset its counters or change its rate", force);
     if (strcmp(name, "prof.active") == 0 && !*(const bool *)newv)

@@ -89,6 +89,13 @@ check "the end of the batch ends the first run and puts it back" \
     err_has 'run1 stopped \(memprof was asked to end|run1 stopped \(the session ended'
 check "after the second start: off, lg_sample 12" settings_are "$LEAK" "false 12"
 
+for change in 'prof off' 'prof sample 14 --force' 'mallctl prof.active false' 'mallctl prof.gdump true'; do
+    mp -q -p "$LEAK" -e 'profile start --duration 1m --every 5s' -e "$change"
+    check "during a run, '$change' is refused: the run controls profiling" \
+        holds eval '[ "$RC" -eq 1 ] && assert_err "profiling run run1 controls profiling in process [0-9]+ until it ends"'
+    check "after the refused '$change': off, lg_sample 12" settings_are "$LEAK" "false 12"
+done
+
 # ---- SIGINT during profile wait ends the run and puts it back ----
 "$MEMPROF" -p "$LEAK" -e 'profile start --duration 5m --every 1s' -e 'profile' \
     -e 'profile wait' >"$WORK/sigint.out" 2>"$WORK/sigint.err" &
