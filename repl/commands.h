@@ -107,5 +107,6 @@ command_fn cmd_top, cmd_traces, cmd_peek, cmd_tree, cmd_list, cmd_diff,
            cmd_dumps, cmd_load, cmd_pprof, cmd_flame, cmd_graph;
 command_fn cmd_purge, cmd_decay, cmd_memory, cmd_stats;   /* cmd_memory.c */
 command_fn cmd_recent;                                     /* cmd_recent.c */
+command_fn cmd_report;                                     /* cmd_report.c */
 
 #endif
