@@ -218,6 +218,18 @@ int analysis_top(struct analysis *a, const struct analysis_view *v,
 int analysis_top_since(struct analysis *a, const struct analysis_view *v,
                        const struct analysis_view *since, const struct analysis_options *o,
                        const struct analysis_source *src, FILE *out, struct mp_error *err);
+
+/* top's rows as data, for a renderer of its own (the HTML report): every
+ * node holding something, sorted as top sorts them (flat, or cum with
+ * o->cum); *rows is malloc'd (free it), *total the profile's total under
+ * the options.  0, or -1 with err set. */
+struct analysis_top_row {
+    uint32_t node;
+    struct analysis_amount flat, cum;
+};
+int analysis_top_rows(struct analysis *a, const struct analysis_view *v,
+                      const struct analysis_options *o, struct analysis_top_row **rows,
+                      size_t *nrows, struct analysis_amount *total, struct mp_error *err);
 int analysis_traces(struct analysis *a, const struct analysis_view *v,
                     const struct analysis_options *o, const struct analysis_source *src,
                     bool json, FILE *out, struct mp_error *err);

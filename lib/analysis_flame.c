@@ -269,58 +269,6 @@ static int lay_out(const struct flame *f, struct layout *l)
  * class "f", their <title> "NAME: AMOUNT..." and the controls' ids. */
 enum { SVG_PAD = 10, SVG_TOP = 70, SVG_BOTTOM = 30, SVG_FRAME_H = 16, SVG_CHAR_W = 7 };
 
-/* The byte length of the valid UTF-8 sequence at s, or 0 when it is not
- * one (XML parsers refuse broken UTF-8, so such bytes are replaced). */
-static size_t utf8_len(const unsigned char *s)
-{
-    size_t n = s[0] < 0x80 ? 1 : s[0] >= 0xc2 && s[0] <= 0xdf ? 2
-             : s[0] >= 0xe0 && s[0] <= 0xef ? 3 : s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : 0;
-    for (size_t k = 1; k < n; k++)
-        if ((s[k] & 0xc0) != 0x80)
-            return 0;
-    /* Overlong forms, UTF-16 surrogates and code points past U+10FFFF. */
-    if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] > 0x9f) ||
-        (s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] > 0x8f))
-        return 0;
-    return n;
-}
-
-static size_t utf8_chars(const char *s)
-{
-    size_t n = 0;
-    for (const unsigned char *c = (const unsigned char *)s; *c; n++) {
-        size_t len = utf8_len(c);
-        c += len ? len : 1;
-    }
-    return n;
-}
-
-/* s as XML text: markup characters escaped, control characters and broken
- * UTF-8 as '?', cut to max characters (ending in "..") when longer. */
-static void put_xml(FILE *out, const char *s, size_t max)
-{
-    size_t total = utf8_chars(s), keep = total <= max ? total : max >= 2 ? max - 2 : 0;
-    const unsigned char *c = (const unsigned char *)s;
-    for (size_t i = 0; i < keep; i++) {
-        size_t len = utf8_len(c);
-        switch (len == 1 ? *c : 0) {
-        case '<': fputs("&lt;", out); break;
-        case '>': fputs("&gt;", out); break;
-        case '&': fputs("&amp;", out); break;
-        case '"': fputs("&quot;", out); break;
-        case '\'': fputs("&apos;", out); break;
-        default:
-            if (len == 0 || *c < 0x20)
-                putc('?', out);
-            else
-                fwrite(c, 1, len, out);
-        }
-        c += len ? len : 1;
-    }
-    if (keep < total)
-        fputs("..", out);
-}
-
 /* A warm colour fixed by the name (FNV-1a), so a function keeps its colour
  * from one graph to the next. */
 static void put_colour(FILE *out, const char *name)
@@ -366,7 +314,7 @@ static void put_frame(const struct svg *g, const struct flame_frame *fr)
     char amount[32], pct[16], change[32];
     analysis_format(g->q->opt, fr->value, false, amount, sizeof amount);
     fputs("<g class=\"f\"><title>", g->out);
-    put_xml(g->out, name, SIZE_MAX);
+    text_markup_put(g->out, name, SIZE_MAX);
     fprintf(g->out, ": %s%s (%s)", amount, g->q->opt->objects ? " objects" : "",
             analysis_percent(fr->value, g->total, pct, sizeof pct));
     if (g->differential)
@@ -382,7 +330,7 @@ static void put_frame(const struct svg *g, const struct flame_frame *fr)
     size_t fits = w > 2 * SVG_CHAR_W ? (size_t)(w - 6) / SVG_CHAR_W : 0;
     if (fits >= 3) {
         fprintf(g->out, "<text x=\"%.2f\" y=\"%d\">", x + 3, y + SVG_FRAME_H - 4);
-        put_xml(g->out, name, fits);
+        text_markup_put(g->out, name, fits);
         fputs("</text>", g->out);
     }
     fputs("</g>\n", g->out);
@@ -397,11 +345,11 @@ static void put_heading(const struct svg *g, double shown)
             g->differential ? "Differential flame graph" : "Flame graph",
             o->alloc ? "allocated" : "in-use", o->objects ? "objects" : "bytes");
     if (g->src && g->src->base_name) {
-        put_xml(g->out, g->src->base_name, SIZE_MAX);
+        text_markup_put(g->out, g->src->base_name, SIZE_MAX);
         fputs(" to ", g->out);
     }
     const char *name = g->src && g->src->name ? g->src->name : "profile";
-    put_xml(g->out, name, SIZE_MAX);
+    text_markup_put(g->out, name, SIZE_MAX);
     fprintf(g->out, "</text>\n<text x=\"%d\" y=\"40\">Shown: %s of %s in all (%s)%s; ",
             SVG_PAD, analysis_format(o, shown, false, a, sizeof a),
             analysis_format(o, g->total, false, t, sizeof t),
@@ -409,9 +357,9 @@ static void put_heading(const struct svg *g, double shown)
             analysis_filtered(g->q) ? " after --focus/--ignore" : "");
     if (g->differential) {
         fputs("widths: ", g->out);
-        put_xml(g->out, name, SIZE_MAX);
+        text_markup_put(g->out, name, SIZE_MAX);
         fputs("; red: grew since ", g->out);
-        put_xml(g->out, g->src->base_name, SIZE_MAX);
+        text_markup_put(g->out, g->src->base_name, SIZE_MAX);
         fputs(", blue: shrank (what is gone has no width)</text>\n", g->out);
     } else {
         fputs("hover over a frame for its numbers</text>\n", g->out);

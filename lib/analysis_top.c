@@ -11,11 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct top_row {
-    uint32_t node;
-    struct analysis_amount flat, cum;
-};
-
 struct top_sums {
     struct analysis_amount *flat, *cum;
     uint32_t *stamp;           /* last stack that added to cum, per node */
@@ -59,7 +54,7 @@ static const struct analysis_node *sort_nodes;
 
 static int row_cmp(const void *pa, const void *pb)
 {
-    const struct top_row *a = pa, *b = pb;
+    const struct analysis_top_row *a = pa, *b = pb;
     double ka = analysis_key(sort_opt, sort_opt->cum ? a->cum : a->flat);
     double kb = analysis_key(sort_opt, sort_opt->cum ? b->cum : b->flat);
     if (ka != kb)
@@ -73,16 +68,16 @@ static bool nonzero(struct analysis_amount m)
 }
 
 /* Rows for every node with something to show, sorted for output. */
-static struct top_row *collect_rows(const struct analysis_query *q,
+static struct analysis_top_row *collect_rows(const struct analysis_query *q,
                                     const struct top_sums *t, size_t *nrows)
 {
     size_t nn = q->a->nnodes, n = 0;
-    struct top_row *rows = malloc((nn ? nn : 1) * sizeof *rows);
+    struct analysis_top_row *rows = malloc((nn ? nn : 1) * sizeof *rows);
     if (!rows)
         return NULL;
     for (size_t i = 0; i < nn; i++)
         if (nonzero(t->flat[i]) || nonzero(t->cum[i]))
-            rows[n++] = (struct top_row){(uint32_t)i, t->flat[i], t->cum[i]};
+            rows[n++] = (struct analysis_top_row){(uint32_t)i, t->flat[i], t->cum[i]};
     sort_opt = q->opt;
     sort_nodes = q->a->nodes;
     qsort(rows, n, sizeof *rows, row_cmp);
@@ -98,7 +93,7 @@ static const char *column_title(enum analysis_granularity g)
 
 /* since: the sums of an older view, for a column of each row's change. */
 static void print_rows(FILE *out, const struct analysis_query *q,
-                       const struct top_row *rows, size_t n, double total, bool growth,
+                       const struct analysis_top_row *rows, size_t n, double total, bool growth,
                        const struct top_sums *since)
 {
     const struct analysis_options *o = q->opt;
@@ -144,7 +139,7 @@ static void print_diff_total(FILE *out, const struct analysis_query *q,
 }
 
 static int emit_json(const struct analysis_query *q, const struct analysis_source *src,
-                     struct analysis_amount total, const struct top_row *rows,
+                     struct analysis_amount total, const struct analysis_top_row *rows,
                      size_t n, const struct analysis_amount *growth,
                      FILE *out, struct mp_error *err)
 {
@@ -199,7 +194,7 @@ static int report(struct analysis_query *q, const struct analysis_view *v,
         sum_view(q, base, -1.0, &t);
     }
     size_t n;
-    struct top_row *rows = collect_rows(q, &t, &n);
+    struct analysis_top_row *rows = collect_rows(q, &t, &n);
     int rc = 0;
     if (!rows) {
         rc = mp_error_set(err, "out of memory");
@@ -257,7 +252,7 @@ int analysis_top_since(struct analysis *a, const struct analysis_view *v,
     struct analysis_amount total = analysis_total(&q, v->profile);
     struct analysis_amount old = analysis_total(&q, since->profile);
     size_t n;
-    struct top_row *rows = collect_rows(&q, &now, &n);
+    struct analysis_top_row *rows = collect_rows(&q, &now, &n);
     if (!rows) {
         rc = mp_error_set(err, "out of memory");
     } else {
@@ -273,6 +268,30 @@ int analysis_top_since(struct analysis *a, const struct analysis_view *v,
     free(rows);
     sums_fini(&now);
     sums_fini(&then);
+    analysis_query_fini(&q);
+    return rc;
+}
+
+int analysis_top_rows(struct analysis *a, const struct analysis_view *v,
+                      const struct analysis_options *o, struct analysis_top_row **rows,
+                      size_t *nrows, struct analysis_amount *total, struct mp_error *err)
+{
+    const struct profile *profiles[1] = {v->profile};
+    struct analysis_query q;
+    if (analysis_query_init(&q, a, o, profiles, 1, err) < 0)
+        return -1;
+    struct top_sums t;
+    int rc = 0;
+    if (sums_init(&t, a->nnodes) < 0) {
+        rc = mp_error_set(err, "out of memory");
+    } else {
+        sum_view(&q, v, 1.0, &t);
+        *total = analysis_total(&q, v->profile);
+        *rows = collect_rows(&q, &t, nrows);
+        if (!*rows)
+            rc = mp_error_set(err, "out of memory");
+    }
+    sums_fini(&t);
     analysis_query_fini(&q);
     return rc;
 }

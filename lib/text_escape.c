@@ -1,5 +1,5 @@
-/* text_escape.c - escaping target strings for the terminal (see
- * text_escape.h). */
+/* text_escape.c - escaping target strings for the terminal and for
+ * markup (see text_escape.h). */
 #include "lib/text_escape.h"
 
 #include <string.h>
@@ -100,4 +100,38 @@ void text_escape_put(FILE *out, const char *s)
             fprintf(out, "\\x%02x", *c++);
         }
     }
+}
+
+size_t text_markup_chars(const char *s)
+{
+    size_t n = 0;
+    for (const unsigned char *c = (const unsigned char *)s; *c; n++) {
+        size_t len = safe_char_len(c);
+        c += len ? len : 1;
+    }
+    return n;
+}
+
+void text_markup_put(FILE *out, const char *s, size_t max)
+{
+    size_t total = text_markup_chars(s), keep = total <= max ? total : max >= 2 ? max - 2 : 0;
+    const unsigned char *c = (const unsigned char *)s;
+    for (size_t i = 0; i < keep; i++) {
+        size_t len = safe_char_len(c);
+        switch (len == 1 ? *c : 0) {
+        case '<': fputs("&lt;", out); break;
+        case '>': fputs("&gt;", out); break;
+        case '&': fputs("&amp;", out); break;
+        case '"': fputs("&quot;", out); break;
+        case '\'': fputs("&apos;", out); break;
+        default:
+            if (len == 0)
+                putc('?', out);
+            else
+                fwrite(c, 1, len, out);
+        }
+        c += len ? len : 1;
+    }
+    if (keep < total)
+        fputs("..", out);
 }

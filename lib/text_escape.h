@@ -6,7 +6,7 @@
  * Printable text, including valid multibyte UTF-8, passes unchanged.
  *
  * For human-readable output only: JSON has its own escaping and keeps the
- * real bytes; the SVG writer escapes markup itself. */
+ * real bytes.  Markup (SVG, HTML) has text_markup_put below. */
 #ifndef MEMPROF_TEXT_ESCAPE_H
 #define MEMPROF_TEXT_ESCAPE_H
 
@@ -30,5 +30,15 @@ const char *text_escape(const char *s, char *buf, size_t cap);
 
 /* Write s escaped to out, whole (no length limit). */
 void text_escape_put(FILE *out, const char *s);
+
+/* Write s as text of an XML or HTML document (element content or a quoted
+ * attribute value): < > & " ' as entities, and what could not stand in a
+ * document or would act on a reader's terminal (control characters, C1,
+ * broken UTF-8) as '?' each; cut to max characters, ending in "..", when
+ * longer (SIZE_MAX: whole).  The SVG flame graph and the HTML report. */
+void text_markup_put(FILE *out, const char *s, size_t max);
+/* The characters of s as text_markup_put counts them (a byte it replaces
+ * is one), for fitting a label into a width. */
+size_t text_markup_chars(const char *s);
 
 #endif

@@ -686,18 +686,11 @@ int cmd_trend(struct session *s, int argc, char **argv)
         return watch(s, &a, "trend", fail_over);
     }
     size_t *idx;
-    long n = session_series(s, series, &idx);
+    long n = session_series_regular(s, series, &idx);
     if (n < 0) {
         command_error("trend: out of memory");
         return -1;
     }
-    /* A run's dumps at peaks (--peak) come at the process's high-water
-     * marks, not at regular times: they would read as growth and fall. */
-    long kept = 0;
-    for (long i = 0; i < n; i++)
-        if (!s->dumps[idx[i]].peak)
-            idx[kept++] = idx[i];
-    n = kept;
     if (n == 0) {
         if (series)
             command_error("trend: no series named '%s' in this session (a series is the "

@@ -4,6 +4,7 @@
 #include "repl/profile_run.h"
 #include "repl/cmd_analysis.h"
 #include "repl/cmd_pictures.h"
+#include "repl/cmd_report.h"
 #include "repl/cmd_trend.h"
 #include "repl/options.h"
 #include "lib/text_escape.h"
@@ -182,6 +183,7 @@ const struct command command_table[] = {
     {"trend", cmd_trend_usage, cmd_trend_summary, cmd_trend_help, cmd_trend, 0},
     {"flame", cmd_flame_usage, cmd_flame_summary, cmd_flame_help, cmd_flame, 0},
     {"graph", cmd_graph_usage, cmd_graph_summary, cmd_graph_help, cmd_graph, 0},
+    {"report", cmd_report_usage, cmd_report_summary, cmd_report_help, cmd_report, 0},
     {"pprof", "pprof FILE [DUMP]", "write a profile in pprof's format",
      "Writes the profile (default: the latest) to FILE as gzip-compressed\n"
      "profile.proto, symbolized with functions, files, lines and inlined\n"

@@ -122,5 +122,6 @@ command_fn cmd_purge, cmd_decay, cmd_memory, cmd_stats;   /* cmd_memory.c */
 command_fn cmd_recent;                                     /* cmd_recent.c */
 command_fn cmd_profile;                                    /* cmd_profile.c */
 command_fn cmd_trend;                                      /* cmd_trend.c */
+command_fn cmd_report;                                     /* cmd_report.c */
 
 #endif

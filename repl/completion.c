@@ -173,7 +173,7 @@ static bool gather(const char *text, int start)
         add_functions();
     } else if (strcmp(c->name, "load") == 0 || strcmp(c->name, "dump") == 0 ||
                ((strcmp(c->name, "flame") == 0 || strcmp(c->name, "graph") == 0 ||
-                 strcmp(c->name, "pprof") == 0) && npos == 0)) {
+                 strcmp(c->name, "pprof") == 0 || strcmp(c->name, "report") == 0) && npos == 0)) {
         files = true;
     } else {
         add_dumps();

@@ -95,6 +95,19 @@ void session_remove_dump(struct session *s, size_t i)
     s->ndumps--;
 }
 
+long session_series_regular(struct session *s, const char *name, size_t **idx)
+{
+    long n = session_series(s, name, idx), kept = 0;
+    for (long i = 0; i < n; i++)
+        if (!s->dumps[(*idx)[i]].peak)
+            (*idx)[kept++] = (*idx)[i];
+    if (n > 0 && kept == 0) {
+        free(*idx);
+        *idx = NULL;
+    }
+    return n < 0 ? n : kept;
+}
+
 bool session_series_name_ok(const char *name)
 {
     size_t n = strlen(name);

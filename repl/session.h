@@ -120,6 +120,10 @@ void session_series_add(struct session *s, struct session_dump *d, const char *s
  * (0: no such series, or no dump at all) and sets *idx (malloc'd, NULL
  * when 0), or -1 out of memory. */
 long session_series(struct session *s, const char *name, size_t **idx);
+/* The same without the dumps taken at peaks (profile start --peak): those
+ * come at the process's high-water marks, not at regular times, and would
+ * read as growth then fall in a trend.  For trend and report. */
+long session_series_regular(struct session *s, const char *name, size_t **idx);
 /* Whether name can name a series: 1-40 of [A-Za-z0-9_-], not starting
  * with '-' and not all digits (a row count). */
 bool session_series_name_ok(const char *name);

@@ -10,6 +10,8 @@ message JSON ended by a NUL byte), so nothing listens on the network.
         b.click(x, y)                     # a real mouse click
         b.click(x, y, "text")             # ... answering the prompt it opens
         png = b.screenshot()              # PNG bytes
+        b.watch()                         # before open: record errors, requests
+        b.problems(), b.requests()        # ... what was recorded
     pixels(png) -> (width, height, rows of (r, g, b, a))
 
 Every wait is bounded: a step that takes longer than `timeout` raises."""
@@ -144,6 +146,36 @@ class Browser:
             self.call("Page.handleJavaScriptDialog",
                       {"accept": True, "promptText": prompt_answer})
             self.reply(id, "mouseReleased")
+
+    def watch(self):
+        """Record from now on what the page does wrong (exceptions,
+        console and browser errors, a blocked fetch) and every request."""
+        self.call("Log.enable")
+        self.call("Network.enable")
+
+    def _drain(self):
+        self.eval("0")   # its reply comes after every event sent before it
+
+    def problems(self):
+        """Exceptions thrown, console.error/assert calls and error entries
+        of the browser's log (a resource refused, a CSP violation)."""
+        self._drain()
+        out = []
+        for m in self.events:
+            p = m.get("params", {})
+            if m["method"] == "Runtime.exceptionThrown":
+                out.append(p["exceptionDetails"].get("text", "exception"))
+            elif m["method"] == "Runtime.consoleAPICalled" and p.get("type") in ("error", "assert"):
+                out.append("console.%s" % p["type"])
+            elif m["method"] == "Log.entryAdded" and p["entry"].get("level") == "error":
+                out.append(p["entry"].get("text", "log error"))
+        return out
+
+    def requests(self):
+        """The URL of every request the browser sent (the page's own too)."""
+        self._drain()
+        return [m["params"]["request"]["url"] for m in self.events
+                if m["method"] == "Network.requestWillBeSent"]
 
     def screenshot(self):
         return base64.b64decode(self.call("Page.captureScreenshot", {"format": "png"})["data"])

@@ -1,5 +1,8 @@
 /* test_text_escape.c - target strings made safe for a terminal: control
  * bytes, C1 controls and broken UTF-8 as \xNN, everything else unchanged. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lib/text_escape.h"
@@ -56,6 +59,27 @@ START_TEST(put_writes_all)
 }
 END_TEST
 
+/* Markup: the five characters as entities, what a document cannot hold
+ * (controls, C1, broken UTF-8) as '?', valid UTF-8 kept; cut to a count
+ * of characters with "..". */
+START_TEST(markup_escaped_for_xml_and_html)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    text_markup_put(f, "<b id=\"x\">'&'</b>\x1b[31m\xc2\x9b\xff\xc3\xa9", SIZE_MAX);
+    putc('|', f);
+    text_markup_put(f, "abcdef\xc3\xa9", 5);
+    putc('|', f);
+    text_markup_put(f, "abc\xc3\xa9", 4);
+    fclose(f);
+    ck_assert_str_eq(text, "&lt;b id=&quot;x&quot;&gt;&apos;&amp;&apos;&lt;/b&gt;?[31m???\xc3\xa9"
+                           "|abc..|abc\xc3\xa9");
+    free(text);
+    ck_assert_uint_eq(text_markup_chars("a\xc3\xa9\xff"), 3);
+}
+END_TEST
+
 static Suite *text_escape_suite(void)
 {
     Suite *s = suite_create("text_escape");
@@ -64,6 +88,7 @@ static Suite *text_escape_suite(void)
     tcase_add_test(tc, controls_and_bad_utf8_escaped);
     tcase_add_test(tc, cut_at_a_whole_escape);
     tcase_add_test(tc, put_writes_all);
+    tcase_add_test(tc, markup_escaped_for_xml_and_html);
     suite_add_tcase(s, tc);
     return s;
 }
