@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # demo/run.sh - the built-in demo (run through `make demo`, or tools/demo.sh).
 # Starts the sample service with profiling compiled in but inactive, attaches
-# memprof to it, turns sampling on, takes two dumps a few seconds apart,
-# turns sampling off, and shows where the memory is and what grew.
+# memprof to it, runs a 10-second profiling run (a dump every 2 s, sampling
+# put back afterwards), and shows where the memory is, what grew steadily
+# (the leak) and an HTML report.
 set -eu
 : "${MEMPROF:?}" "${SERVICE:?}"
 # The dumps and pictures stay in $out for a look afterwards.
@@ -20,22 +21,20 @@ for _ in $(seq 100); do grep -q ready "$work/service.out" && break; sleep 0.1; d
 grep -q ready "$work/service.out" || { echo "the sample service did not start"; exit 1; }
 echo "   pid $pid"
 echo
-echo "== memprof -p $pid: attach, profile for a few seconds, dump twice, analyse"
+echo "== memprof -p $pid: attach, a 10 s profiling run (a dump every 2 s), analyse"
+rm -rf "$out/run"
 "$MEMPROF" -p "$pid" \
     -e info \
-    -e 'prof sample 17' \
-    -e 'prof on' \
-    -e 'sleep 2' \
-    -e "dump $out/before.heap --name before" \
-    -e 'sleep 3' \
-    -e "dump $out/after.heap --name after" \
-    -e 'prof off' \
-    -e 'prof sample 19' \
-    -e 'top 8 after' \
-    -e 'diff before after' \
-    -e "flame $out/growth.svg --base before after" \
-    -e "graph $out/after.svg after" \
-    -e "pprof $out/after.pb.gz after" \
+    -e "profile start --duration 10s --every 2s --sample 17 --save $out/run" \
+    -e 'profile wait' \
+    -e 'profile' \
+    -e 'top 8 run1' \
+    -e 'trend run1 5' \
+    -e 'diff run1.1 run1' \
+    -e "flame $out/growth.svg --base run1.1 run1" \
+    -e "graph $out/latest.svg run1" \
+    -e "pprof $out/latest.pb.gz run1" \
+    -e "report $out/report.html run1" \
     -e 'info'
 echo
 state=$(awk '/^State:/ {print $2, $3}' /proc/$pid/status)
@@ -46,5 +45,6 @@ echo "== memprof directories left in /tmp: $left"
 kill "$pid"
 wait "$pid" 2>/dev/null || true
 pid=
-echo "== demo finished; dumps and pictures in $out:"
-ls -l "$out"
+echo "== demo finished; pictures and the report in $out, the run's dumps in $out/run"
+echo "   (offline again: $MEMPROF $out/run -e trend):"
+ls -l "$out" "$out/run"

@@ -441,9 +441,20 @@ static void finish_run(struct session *s, enum run_state state, const char *why,
         bool ok = restore(s, r, r->o.has_sample, true) == 0;
         if (r->o.peak)
             collect_peaks(s, r, 0);
-        snprintf(put_back, sizeof put_back, ok ? "; prof.active%s%s put back as before"
-                 : "; could NOT put back prof.active%s%s: check with 'info'",
-                 r->o.has_sample ? ", the rate" : "", r->o.peak ? ", prof.gdump and prof.prefix" : "");
+        const char *items[4] = {"prof.active"};
+        size_t n = 1;
+        if (r->o.has_sample)
+            items[n++] = "the rate";
+        if (r->o.peak) {
+            items[n++] = "prof.gdump";
+            items[n++] = "prof.prefix";
+        }
+        char list[96] = "";
+        for (size_t i = 0; i < n; i++)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s",
+                     i == 0 ? "" : i + 1 == n ? " and " : ", ", items[i]);
+        snprintf(put_back, sizeof put_back, ok ? "; %s put back as before"
+                 : "; could NOT put back %s: check with 'info'", list);
     }
     char what[96];
     snprintf(what, sizeof what, "%u dump%s", r->ndumps, r->ndumps == 1 ? "" : "s");

@@ -59,7 +59,7 @@ check "stop: the run says stopped" out_has '^quick: stopped, process'
 check "stop: 2 dumps and a last one are kept" out_has '^  dumps every 1\.0 s, sampling every 2\^14 bytes: 3 taken'
 check "stop: the rate is back to 12 at once" out_has '^prof.lg_sample: 12'
 check "stop: top quick reads the series' latest dump" out_has '^Total: .* \(quick\.3, '
-check "stop: the end says the rate was put back" err_has 'quick stopped \(profile stop\) .*prof.active, the rate put back as before'
+check "stop: the end says the rate was put back" err_has 'quick stopped \(profile stop\) .*prof.active and the rate put back as before'
 check "after stop: off, lg_sample 12" settings_are "$LEAK" "false 12"
 
 # ---- bad input: refused, nothing changed ----
