@@ -9,6 +9,7 @@
  * what the session changed (prof.active, the rate, prof.gdump) so that an
  * error exit puts it back, and keeps memprof's hands off the profiling of a
  * process whose owner started it (opt.prof_active) unless forced. */
+#include "lib/file_write.h"
 #include "repl/commands.h"
 #include "repl/profile_run.h"
 
@@ -889,28 +890,11 @@ int cmd_prof(struct session *s, int argc, char **argv)
 /* Save a dump's bytes to a local file. */
 static int save_file(const char *path, const char *data, size_t len)
 {
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        command_error("cannot create %s: %s", path, strerror(errno));
-        return -1;
-    }
-    size_t off = 0;
-    while (off < len) {
-        ssize_t w = write(fd, data + off, len - off);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) {
-            command_error("cannot write %s: %s", path, strerror(errno));
-            close(fd);
-            return -1;
-        }
-        off += (size_t)w;
-    }
-    if (close(fd)) {
-        command_error("cannot write %s: %s", path, strerror(errno));
-        return -1;
-    }
-    return 0;
+    struct mp_error err;
+    if (file_write_new(path, O_TRUNC, 0644, data, len, &err) == 0)
+        return 0;
+    command_error("%s", err.msg);
+    return -1;
 }
 
 /* Ask the process for its profile's bytes (attach/ decides how: see

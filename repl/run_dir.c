@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/file_write.h"
 #include "lib/text_escape.h"
 #include "repl/commands.h"
 #include "repl/json_answer.h"
@@ -70,27 +71,11 @@ static int make_dir(const char *dir)
 
 static int write_file(const char *path, const char *data, size_t len)
 {
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (fd < 0) {
-        command_error("profile save: cannot create %s: %s", path, strerror(errno));
-        return -1;
-    }
-    for (size_t off = 0; off < len;) {
-        ssize_t w = write(fd, data + off, len - off);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) {
-            command_error("profile save: cannot write %s: %s", path, strerror(errno));
-            close(fd);
-            return -1;
-        }
-        off += (size_t)w;
-    }
-    if (close(fd)) {
-        command_error("profile save: cannot write %s: %s", path, strerror(errno));
-        return -1;
-    }
-    return 0;
+    struct mp_error err;
+    if (file_write_new(path, O_EXCL | O_NOFOLLOW, 0600, data, len, &err) == 0)
+        return 0;
+    command_error("profile save: %s", err.msg);
+    return -1;
 }
 
 static json_object *objects_json(const struct profile *p)

@@ -1,0 +1,18 @@
+/* file_write.h - writing a whole file the user named (a dump saved with
+ * 'dump FILE', a run directory's files): every byte written or a message
+ * saying which step failed, never a silently short file. */
+#ifndef MEMPROF_FILE_WRITE_H
+#define MEMPROF_FILE_WRITE_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "lib/error.h"
+
+/* Open path with O_WRONLY | O_CREAT | O_CLOEXEC | flags (O_TRUNC to
+ * replace, O_EXCL | O_NOFOLLOW for a file that must be new), write len
+ * bytes, close.  0, or -1 with err set ("cannot create/write PATH: ..."). */
+int file_write_new(const char *path, int flags, mode_t mode, const void *data, size_t len,
+                   struct mp_error *err);
+
+#endif
