@@ -400,7 +400,7 @@ static void put_chart(struct page *p)
             CH_L, CH_W - CH_R, CH_H - CH_B, CH_H - CH_B);
     /* Functions first, so that the total is drawn over them. */
     for (size_t k = 0; k < p->nlines; k++) {
-        char series[16];
+        char series[32];
         snprintf(series, sizeof series, "fn%zu", k + 1);
         put_line(p, &x, &y, p->lines[k]->values, series, line_colours[k], 2,
                  p->nodes[p->lines[k]->node].name);

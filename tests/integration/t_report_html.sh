@@ -6,7 +6,7 @@
 # or browser error and no request but its own; the chart has the total's
 # line (one point per dump) and grow_steadily's; the growth table ranks
 # grow_steadily first; the top table has rows; the flame graph's inline
-# script zooms on a click; the call graph is Graphviz's SVG; the markup
+# script zooms on a click and takes Ctrl-F only over the graph; the call graph is Graphviz's SVG; the markup
 # name is text (no element injected, no script run); the screenshot shows
 # the chart's colours.  Offline from the saved files in any order (put in
 # time order); one dump: a page that says the over-time parts need 2 or
@@ -149,6 +149,17 @@ with Browser(work, width=1200, height=1000) as b:
           g => g.querySelector('title').textContent.startsWith('grow_steadily: '))
         .querySelector('rect').getAttribute('width')""") == "1180.00")
     check("flame: no error from the click", b.problems() == [], b.problems())
+    # Ctrl-F is the page's (find text) unless the pointer is over the graph
+    b.eval("window.prompt = function () { window.asked = (window.asked || 0) + 1; return null; }")
+    CTRL_F = "window.dispatchEvent(new KeyboardEvent('keydown', {key: 'f', ctrlKey: true}))"
+    b.eval("document.querySelector('#mp-flame svg').dispatchEvent(new MouseEvent('mouseleave'))")
+    b.eval(CTRL_F)
+    check("flame: Ctrl-F elsewhere in the page is left to the browser",
+          b.eval("window.asked === undefined"))
+    b.eval("document.querySelector('#mp-flame svg').dispatchEvent(new MouseEvent('mouseenter'))")
+    b.eval(CTRL_F)
+    check("flame: Ctrl-F over the graph opens its search", b.eval("window.asked") == 1,
+          b.eval("window.asked"))
 
     url = "file://%s/offline.html" % work
     b.open(url)
