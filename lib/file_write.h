@@ -9,6 +9,10 @@
 
 #include "lib/error.h"
 
+/* Write len bytes to fd, past short writes and EINTR.  0, or -1 with
+ * errno set (ENOSPC for a write that wrote nothing). */
+int file_write_all(int fd, const void *data, size_t len);
+
 /* Open path with O_WRONLY | O_CREAT | O_CLOEXEC | flags (O_TRUNC to
  * replace, O_EXCL | O_NOFOLLOW for a file that must be new), write len
  * bytes, close.  0, or -1 with err set ("cannot create/write PATH: ..."). */

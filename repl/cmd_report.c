@@ -20,6 +20,7 @@
 
 #include "attach/target.h"
 #include "lib/analysis.h"
+#include "lib/file_write.h"
 #include "lib/report_html.h"
 #include "repl/cmd_analysis.h"
 #include "repl/cmd_pictures.h"
@@ -177,14 +178,8 @@ static int write_replacing(const char *path, const char *text, size_t len)
     umask(mask);
     if (fchmod(fd, 0666 & ~mask) < 0)
         goto write_failed;
-    for (size_t off = 0; off < len;) {
-        ssize_t w = write(fd, text + off, len - off);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            goto write_failed;
-        off += (size_t)w;
-    }
+    if (file_write_all(fd, text, len))
+        goto write_failed;
     if (close(fd) < 0) {
         fd = -1;
         goto write_failed;
