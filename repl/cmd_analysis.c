@@ -510,6 +510,9 @@ static void print_dumps_text(struct session *s)
                 p->total.inuse_objects, text_escape(d->source, sb, sizeof sb),
                 p->has_alloc ? " (with allocated-ever counts)" : "",
                 p->truncated ? " (truncated)" : "");
+        if (d->peak)
+            fprintf(s->out, "%-16s %8s %12s %10s  (at a high-water mark: %s --peak)\n", "",
+                    "", "", "", d->series);
     }
     if (s->ndumps == 0)
         fprintf(s->out, "(none yet: 'dump' from the attached process, or 'load FILE')\n");

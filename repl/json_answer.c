@@ -68,5 +68,8 @@ json_object *json_dump(const struct session_dump *d)
     json_object_object_add(o, "truncated", json_object_new_boolean(p->truncated));
     if (d->saved_path)
         json_object_object_add(o, "saved_to", json_object_new_string(d->saved_path));
+    json_object_object_add(o, "series", d->series[0] ? json_object_new_string(d->series) : NULL);
+    json_object_object_add(o, "peak", json_object_new_boolean(d->peak));
+    json_object_object_add(o, "taken_at", p->taken_at ? json_object_new_int64(p->taken_at) : NULL);
     return o;
 }
