@@ -461,6 +461,9 @@ int cmd_detach(struct session *s, int argc, char **argv)
 {
     if (options_words(argc, argv, NULL, 0) < 0)
         return -1;
+    /* a run ends first: its last dump and its settings need the process */
+    if (profile_run_running(s))
+        profile_run_finish(s, RUN_STOPPED, "detach", true);
     control_session_end(s, false);
     pid_t pid = target_pid(s->target);
     target_close(s->target);
@@ -480,6 +483,8 @@ int cmd_jemalloc(struct session *s, int argc, char **argv)
         print_copies(s, s->out);
         return 0;
     }
+    if (run_owns_profiling(s, "jemalloc"))      /* it would restore another copy */
+        return -1;
     char *end;
     unsigned long i = strtoul(pos[0], &end, 10);
     struct mp_error err;

@@ -437,6 +437,8 @@ static void finish_run(struct session *s, enum run_state state, const char *why,
     r->t_stopped = now_mono();
     int pid = r->pid;
     char put_back[160] = "";
+    if (gone && r->o.peak && s->target)
+        collect_peaks(s, r, 0);        /* what jemalloc wrote before the end */
     if (!gone) {
         bool ok = restore(s, r, r->o.has_sample, true) == 0;
         if (r->o.peak)

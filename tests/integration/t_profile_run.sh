@@ -89,12 +89,17 @@ check "the end of the batch ends the first run and puts it back" \
     err_has 'run1 stopped \(memprof was asked to end|run1 stopped \(the session ended'
 check "after the second start: off, lg_sample 12" settings_are "$LEAK" "false 12"
 
-for change in 'prof off' 'prof sample 14 --force' 'mallctl prof.active false' 'mallctl prof.gdump true'; do
+for change in 'prof off' 'prof sample 14 --force' 'mallctl prof.active false' 'mallctl prof.gdump true' 'jemalloc 0'; do
     mp -q -p "$LEAK" -e 'profile start --duration 1m --every 5s' -e "$change"
     check "during a run, '$change' is refused: the run controls profiling" \
         holds eval '[ "$RC" -eq 1 ] && assert_err "profiling run run1 controls profiling in process [0-9]+ until it ends"'
     check "after the refused '$change': off, lg_sample 12" settings_are "$LEAK" "false 12"
 done
+
+mp -q -p "$LEAK" -e 'profile start --duration 1m --every 5s' -e 'detach' -e 'dumps'
+check "detach during a run ends it with a last dump, its settings put back" \
+    holds eval 'assert_ok && assert_err "run1 stopped \(detach\) .*: 1 dump; prof.active put back as before" && assert_out "^run1\.1 "'
+check "after detach: off, lg_sample 12" settings_are "$LEAK" "false 12"
 
 # ---- SIGINT during profile wait ends the run and puts it back ----
 "$MEMPROF" -p "$LEAK" -e 'profile start --duration 5m --every 1s' -e 'profile' \
@@ -157,6 +162,7 @@ p.expect(rb"memprof> ")
 p.command("profile start --duration 10m --every 1s --name long", rb"long started")
 p.send("profile wait\r")
 p.expect(rb"profile wait\r\n")
+p.wait_syscall(230)             # clock_nanosleep: the wait is running
 p.send("\x03")
 p.expect(rb"long stopped \(Ctrl-C during 'profile wait'\) in process \d+ .*prof.active put back as before")
 p.command("mallctl prof.active", rb"prof.active: false")
