@@ -740,9 +740,11 @@ static int set_sigmask(pid_t tid, uint64_t mask)
 static int block_signals(struct remote_stop *s, struct mp_error *err)
 {
     uint64_t call_mask = remote_call_sigmask(s->saved_sigmask);
-    if (set_sigmask(s->tid, call_mask) < 0)
-        return mp_error_set(err, "cannot block signals of thread %d: %s", s->tid,
-                            strerror(errno));
+    if (set_sigmask(s->tid, call_mask) < 0) {
+        mp_error_set(err, "cannot block signals of thread %d: %s", s->tid, strerror(errno));
+        /* an exec in another thread kills this one: say what happened */
+        return thread_died(s) ? gone_error(s, err) : -1;
+    }
     s->mask_changed = true;
     return 0;
 }
