@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "lib/analysis.h"
+#include "lib/text_escape.h"
 #include "repl/commands.h"
 #include "repl/frontend.h"
 #include "repl/json_answer.h"
@@ -100,8 +101,9 @@ static int state_print(struct session *s, bool json)
         snprintf(left, sizeof left, " (until 'profile stop')");
     fprintf(s->out, "%s: %s, process %d, started %s, %.1f s%s\n", r->name,
             profile_run_state_name(r->state), r->pid, started, end - r->t_start, left);
+    char why[TEXT_ESCAPE_BUF];   /* may quote the process (its executable's name) */
     if (r->why[0] && r->state != RUN_RUNNING)
-        fprintf(s->out, "  ended: %s\n", r->why);
+        fprintf(s->out, "  ended: %s\n", text_escape(r->why, why, sizeof why));
     char rate[48] = "";
     if (r->o.has_sample)
         snprintf(rate, sizeof rate, ", sampling every 2^%u bytes", r->o.sample);
