@@ -283,6 +283,13 @@ static void state_warn(struct session *s, struct query *q)
                 "files named %s.*; 'prof sample' and 'prof reset' also reset "
                 "what those dumps count\n", ival->v.i64,
                 prefix->ret == 0 ? text_escape(prefix->str, pb, sizeof pb) : "jeprof");
+    struct query *gdump = query_find(q, NSTATE, "prof.gdump");
+    if (gdump->ret == 0 && gdump->v.b)
+        fprintf(stderr, "warning: prof.gdump is on in this process: while profiling is "
+                "on it writes a profile file at each new high-water mark of its memory "
+                "(set at its start by opt.prof_gdump, or at run time: a memprof run "
+                "with --peak that was killed leaves it so); 'mallctl prof.gdump false' "
+                "turns it off\n");
 }
 
 /* The profiling state as found, said on attach (a status line). */

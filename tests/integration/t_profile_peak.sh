@@ -61,6 +61,10 @@ wait_until 20 "the second spike to be over" holds eval '[ "$(spikes)" -ge 2 ]'
 check "prof.prefix is jemalloc's own again: the spike's dumps are jeprof.$PID.*" \
     holds eval 'ls "$cwd"/jeprof."$PID".*.heap >/dev/null 2>&1'
 mp -q -p "$PID" -e 'mallctl prof.gdump false' -e 'prof off'
+check "a session finding prof.gdump on warns and says how to turn it off" \
+    err_has "warning: prof.gdump is on in this process.*'mallctl prof.gdump false' turns it off"
+mp -q -p "$PID" -e 'info'
+check "with prof.gdump off again, no such warning" err_lacks 'prof.gdump is on'
 rm -f "$cwd"/jeprof."$PID".*.heap
 check "no directory of memprof's is left in the target's TMPDIR" no_dump_dirs
 check "the target lives on, untraced" untouched "$PID"
