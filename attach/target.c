@@ -124,10 +124,52 @@ static int call_limit(double *secs, struct mp_error *err)
  * LOADER_WAIT_S for it to finish: true when it did (look again); false
  * with err as it was when the loader was idle, or saying it is still
  * loading. */
+/* A digest of the files the process maps (their paths, in order): a
+ * loader at work changes it as it maps libraries.  0 when unreadable. */
+static uint64_t mapped_files_digest(pid_t pid)
+{
+    char path[64], line[4096];
+    snprintf(path, sizeof path, "/proc/%d/maps", (int)pid);
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return 0;
+    uint64_t h = 1469598103934665603ULL;
+    while (fgets(line, sizeof line, f)) {
+        const char *file = strchr(line, '/');
+        for (const char *c = file; c && *c; c++)
+            h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+    }
+    fclose(f);
+    return h;
+}
+
+/* The loader can be at work before its r_debug says so (the instant after
+ * an exec): the mapped files changing within a short watch tells too. */
+static bool files_still_mapping(pid_t pid)
+{
+    uint64_t before = mapped_files_digest(pid);
+    struct timespec step = { 0, 10 * 1000 * 1000 };
+    for (int i = 0; before && i < 20; i++) {
+        nanosleep(&step, NULL);
+        uint64_t now = mapped_files_digest(pid);
+        if (now && now != before) {
+            /* then until it settles, within the loader's bound */
+            for (int k = 0; k < (int)(LOADER_WAIT_S * 50) && now != before; k++) {
+                before = now;
+                struct timespec settle = { 0, 20 * 1000 * 1000 };
+                nanosleep(&settle, NULL);
+                now = mapped_files_digest(pid);
+            }
+            return true;
+        }
+    }
+    return false;
+}
+
 static bool loader_finished(pid_t pid, struct mp_error *err)
 {
     if (!proc_loader_busy(pid))
-        return false;
+        return files_still_mapping(pid);
     struct timespec step = { 0, 10 * 1000 * 1000 };
     for (double waited = 0; waited < LOADER_WAIT_S; waited += 0.01) {
         nanosleep(&step, NULL);
