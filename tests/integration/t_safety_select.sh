@@ -14,7 +14,11 @@
 # deadline) as a whole timeout started again would, none may end early or
 # fail.  memprof must really
 # have held the thread 40 ms or more per select, or the check would prove
-# nothing.
+# nothing: how many dumps that takes depends on the machine's speed (80
+# took 17 ms on one, 60 ms on another), so the session's length is
+# calibrated first, doubling its dumps until one session holds the thread
+# 60 ms, and grown again whenever a session of the measured ones falls
+# short.
 #
 # Then memprof is killed mid-call (the call blocks on a FIFO): the thread
 # restores itself from its signal frame, which cannot restart the select
@@ -23,7 +27,9 @@
 # select must handle, and the program goes on selecting normally.
 . "$SRCDIR/tests/integration/lib.sh"
 
-start_target select_sleeper
+# Every allocation sampled, from the start: the target's 4096 call paths
+# make each dump hold the thread milliseconds (tests/targets/select_sleeper.c).
+CONF=prof:true,prof_active:true,lg_prof_sample:0 start_target select_sleeper
 nselects() { grep -c '^select ' "$TARGET_OUT"; }
 # durations of select lines $1..$2 (1-based among select lines)
 durations() { grep '^select ' "$TARGET_OUT" | sed -n "$1,$2p" | awk '{print $2}'; }
@@ -34,18 +40,39 @@ maxof() { sort -n | tail -1; }
 wait_until 10 "five selects without memprof" eval '[ "$(nselects)" -ge 5 ]'
 base_p50=$(durations 1 5 | p50)
 
-# Borrowed by one session of eighty dumps (a millisecond or more each) per
-# select, until ten selects have run wholly under them.
-{ echo 'prof on'; for i in $(seq 80); do echo dump; done; echo 'prof off'; } >"$WORK/dumps"
+# Borrowed by sessions of dumps, one per select, each holding the thread
+# 60 ms or more, until ten selects have run wholly under them.
+ndumps=2
+write_session() { for _ in $(seq "$ndumps"); do echo dump; done >"$WORK/dumps"; }
+# One session; its stops are appended to $1 and its total hold (ms) set
+# in HELD.
+borrow() {
+    MEMPROF_TRACE_PAUSES=1 mp -p "$PID" -x "$WORK/dumps"
+    assert_ok
+    grep "^pause tid=$PID " <<<"$ERR" >"$WORK/session.pauses"
+    cat "$WORK/session.pauses" >>"$1"
+    HELD=$(awk '{sub("us=", "", $3); s += $3} END {printf "%d", s / 1000}' "$WORK/session.pauses")
+}
+# A session that held the thread less than 60 ms: twice the dumps next time.
+fit_session() {
+    if [ "$HELD" -lt 60 ] && [ "$ndumps" -lt 40000 ]; then
+        ndumps=$((ndumps * 2)); write_session
+    fi
+}
+write_session
+borrow "$WORK/calibration"
+while [ "$HELD" -lt 60 ] && [ "$ndumps" -lt 40000 ]; do
+    fit_session; borrow "$WORK/calibration"
+done
+echo "calibrated: $ndumps dumps hold the thread $HELD ms" >&2
 first=$(($(nselects) + 2))
 last=$((first + 9))
 : >"$WORK/pauses"
 sessions=0
 while [ "$(nselects)" -le "$last" ] && [ "$sessions" -lt 100 ]; do
     n=$(nselects)
-    MEMPROF_TRACE_PAUSES=1 mp -p "$PID" -x "$WORK/dumps"
-    assert_ok
-    grep "^pause tid=$PID " <<<"$ERR" >>"$WORK/pauses"
+    borrow "$WORK/pauses"
+    fit_session
     sessions=$((sessions + 1))
     wait_until 10 "the next select" eval '[ "$(nselects)" -gt "$n" ]'
 done
