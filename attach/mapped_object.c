@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "lib/safe_open.h"
+#include "lib/base/safe_open.h"
 
 /* map_files names the very inode mapped (deleted or replaced files, other
  * mount namespaces); /proc/PID/root/<path> is the fallback when map_files

@@ -10,9 +10,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "lib/elf_object.h"
-#include "lib/error.h"
-#include "lib/maps.h"
+#include "lib/elf/elf_object.h"
+#include "lib/base/error.h"
+#include "lib/proc/maps.h"
 
 struct mapped_object {
     char *path;                /* as /proc/PID/maps names it */

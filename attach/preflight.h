@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "lib/error.h"
+#include "lib/base/error.h"
 
 /* What /proc/PID/status says that matters for attaching. */
 struct proc_status {

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "lib/error.h"
+#include "lib/base/error.h"
 
 enum proc_fate { PROC_SAME, PROC_EXITED, PROC_EXECED };
 

@@ -13,10 +13,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "attach/arch.h"
+#include "attach/arch/arch.h"
 #include "attach/unwind_check.h"
-#include "lib/error.h"
-#include "lib/maps.h"
+#include "lib/base/error.h"
+#include "lib/proc/maps.h"
 
 /* A restart-block system call seen on a thread at a stop.  Once memprof
  * lets the thread go it continues the call through restart_syscall, and

@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "lib/error.h"
+#include "lib/base/error.h"
 
 /* The lock's name for a process: its pid in its own pid namespace, that
  * namespace's inode and its start time (clock ticks since boot), so that

@@ -11,7 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "attach/jemalloc_find.h"
+#include "allocator/jemalloc/find.h"
 #include "attach/preflight.h"
 #include "attach/session_lock.h"
 #include "attach/proc_fate.h"

@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "lib/error.h"
+#include "lib/base/error.h"
 
 /* One copy of jemalloc found in the target. */
 struct jemalloc_copy {
@@ -179,7 +179,7 @@ int target_private_dir_take(struct target *t, const char *name, double min_age,
                             char **data, size_t *len, struct mp_error *err);
 
 /* jemalloc output captured through a write callback that memprof places
- * in the process for one stop (attach/capture.c): never the process's
+ * in the process for one stop (allocator/jemalloc/capture.c): never the process's
  * stdout, stderr or a file.  Either malloc_stats_print(cb, buf, print_opts)
  * or the write-only mallctl dump_name given {cb, buf}
  * (experimental.prof_recent.alloc_dump).  calls and after (already

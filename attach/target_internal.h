@@ -1,5 +1,5 @@
 /* target_internal.h - what a struct target holds, shared by the files of
- * attach/ that implement target.h (target.c, dump_dir.c, mallctl_batch.c). */
+ * attach/ that implement target.h (target.c, attach/private_dir.c, allocator/jemalloc/mallctl_call.c). */
 #ifndef MEMPROF_TARGET_INTERNAL_H
 #define MEMPROF_TARGET_INTERNAL_H
 
@@ -10,7 +10,7 @@
 
 /* Functions of the process's libc a dump needs (runtime addresses, 0 when
  * absent): memfd_create and close, or syscall for both; and what a
- * captured output needs (capture.c): mmap, mprotect, munmap. */
+ * captured output needs (allocator/jemalloc/capture.c): mmap, mprotect, munmap. */
 struct dump_calls {
     bool looked;
     uint64_t memfd_create, close, syscall;
@@ -41,7 +41,7 @@ struct target {
     bool seccomp_suspended;     /* a call ran with the thread's filter suspended */
     bool loader_waited;         /* attach waited once for the dynamic loader */
     FILE *notes;                /* target_set_notes */
-    /* Dumps (dump_profile.c, dump_dir.c). */
+    /* Dumps (allocator/jemalloc/dump.c, attach/private_dir.c). */
     struct dump_calls dump_calls;
     bool memfd_swept;           /* a stop closed the memfds dead memprofs left */
     unsigned dump_seq;
@@ -54,26 +54,26 @@ struct target {
 };
 
 /* The process's own libc functions (the executable's, for a static
- * program), looked up once (dump_profile.c). */
+ * program), looked up once (allocator/jemalloc/dump.c). */
 const struct dump_calls *dump_calls(struct target *t);
 
-/* Run the calls on one stopped thread (mallctl_batch.c). */
+/* Run the calls on one stopped thread (allocator/jemalloc/mallctl_call.c). */
 int mallctl_batch_run(struct target *t, struct mallctl_call *calls, size_t n,
                       struct mp_error *err);
 
-/* One mallctl call on an already stopped thread (mallctl_batch.c). */
+/* One mallctl call on an already stopped thread (allocator/jemalloc/mallctl_call.c). */
 int mallctl_batch_call(struct remote_stop *s, const struct target *t,
                        struct mallctl_call *c, struct mp_error *err);
 
 /* body in one stop of one thread, counted in the pause statistics; the
  * session's first stop also closes what dead memprofs left open in the
- * process (mallctl_batch.c). */
+ * process (allocator/jemalloc/mallctl_call.c). */
 int target_stop_run(struct target *t, remote_body_fn body, void *arg,
                     struct mp_error *err);
 
 /* The memfds ("memfd:memprof-dump-PID") that memprofs which have died
  * left open in the process: listed before a stop, closed in it
- * (dump_profile.c).  dump_sweep_list returns how many it found. */
+ * (allocator/jemalloc/dump.c).  dump_sweep_list returns how many it found. */
 size_t dump_sweep_list(struct target *t, int *fds, size_t cap);
 /* Whether the memprof with this pid still runs (when unsure: yes). */
 bool dump_memprof_alive(pid_t pid);
@@ -81,12 +81,12 @@ void dump_sweep_in_stop(struct target *t, struct remote_stop *s, const int *fds,
                         size_t n);
 
 /* Read a dump from memprof's own descriptor: a regular file of at most
- * MAX_DUMP bytes; what names it in messages (dump_dir.c). */
+ * MAX_DUMP bytes; what names it in messages (attach/private_dir.c). */
 #define MAX_DUMP (1024L * 1024 * 1024)
 int dump_read_fd(int fd, const char *what, char **data, size_t *len,
                  struct mp_error *err);
 
-/* The fallback private directory (dump_dir.c): made on first use in
+/* The fallback private directory (attach/private_dir.c): made on first use in
  * user_dir or the first usable candidate, through descriptors only. */
 int dump_dir_prepare(struct target *t, const char *user_dir, struct mp_error *err);
 /* Read the file `name` the process wrote in it and remove it. */

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "attach/arch.h"
+#include "attach/arch/arch.h"
 
 /* The last two numbers of the line: the user stack and instruction
  * pointers the thread will return to. */

@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "lib/error.h"
+#include "lib/base/error.h"
 
 enum thread_rank {
     RANK_RESTARTABLE_SLEEP = 0, /* futex, read, poll, nanosleep ...: restarts */

@@ -12,7 +12,7 @@
  * blocked in system calls, which needs no stop. */
 #include "attach/unwind_check.h"
 
-#include "attach/jemalloc_find.h"
+#include "allocator/jemalloc/find.h"
 #include "attach/threads.h"
 #include "attach/unwind_memory.h"
 

@@ -8,10 +8,10 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "attach/arch.h"
+#include "attach/arch/arch.h"
 #include "attach/mapped_object.h"
 #include "attach/target.h"
-#include "lib/error.h"
+#include "lib/base/error.h"
 
 struct unwind_checker;
 

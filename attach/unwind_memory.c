@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "attach/remote_call.h"
-#include "lib/maps.h"
+#include "lib/proc/maps.h"
 
 #define PAGE 4096u
 #define PERSISTENT_SLOTS 1024   /* 4 MiB at most: direct-mapped by page number */

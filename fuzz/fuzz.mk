@@ -13,17 +13,17 @@ FUZZ_CFLAGS   = -std=gnu11 -D_GNU_SOURCE -I. -g -O1 -Wall -Wextra -Werror \
 FUZZ_NAMES    = profile maps input procmem
 FUZZ_BIN      = $(FUZZ_NAMES:%=$(FUZZ_DIR)/fuzz_%)
 
-FUZZ_SRC_profile = fuzz/fuzz_profile.c lib/profile.c lib/maps.c lib/error.c
-FUZZ_SRC_maps    = fuzz/fuzz_maps.c lib/maps.c lib/error.c
-FUZZ_SRC_procmem = fuzz/fuzz_procmem.c lib/procmem.c lib/maps.c lib/error.c
-FUZZ_SRC_input   = fuzz/fuzz_input.c repl/cmdline.c lib/mallctl.c lib/mallctl_names.c attach/preflight.c attach/threads.c attach/arch_x86_64.c lib/error.c
+FUZZ_SRC_profile = fuzz/fuzz_profile.c lib/profile/profile.c lib/proc/maps.c lib/base/error.c
+FUZZ_SRC_maps    = fuzz/fuzz_maps.c lib/proc/maps.c lib/base/error.c
+FUZZ_SRC_procmem = fuzz/fuzz_procmem.c lib/proc/procmem.c lib/proc/maps.c lib/base/error.c
+FUZZ_SRC_input   = fuzz/fuzz_input.c repl/cmdline.c allocator/jemalloc/mallctl.c allocator/jemalloc/mallctl_names.c attach/preflight.c attach/threads.c attach/arch/x86_64.c lib/base/error.c
 FUZZ_OPT_profile = -dict=fuzz/profile.dict
 
 .PHONY: fuzz fuzz-build
 fuzz-build: $(FUZZ_BIN)
 
-$(FUZZ_DIR)/fuzz_%: fuzz/fuzz_%.c lib/profile.c lib/profile.h lib/maps.c lib/maps.h lib/error.c lib/error.h lib/procmem.c lib/procmem.h \
-                    repl/cmdline.c lib/mallctl.c lib/mallctl_names.c attach/preflight.c attach/threads.c attach/arch_x86_64.c
+$(FUZZ_DIR)/fuzz_%: fuzz/fuzz_%.c lib/profile/profile.c lib/profile/profile.h lib/proc/maps.c lib/proc/maps.h lib/base/error.c lib/base/error.h lib/proc/procmem.c lib/proc/procmem.h \
+                    repl/cmdline.c allocator/jemalloc/mallctl.c allocator/jemalloc/mallctl_names.c attach/preflight.c attach/threads.c attach/arch/x86_64.c
 	@mkdir -p $(dir $@)
 	$(CLANG) $(FUZZ_CFLAGS) -o $@ $(FUZZ_SRC_$*) -lm
 

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "attach/preflight.h"
-#include "lib/mallctl.h"
+#include "allocator/jemalloc/mallctl.h"
 #include "repl/commands.h"
 
 static void fuzz_split(const char *s)

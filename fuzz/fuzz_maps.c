@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/maps.h"
+#include "lib/proc/maps.h"
 
 static void check(const struct map_list *m)
 {

@@ -1,11 +1,11 @@
 /* fuzz_procmem.c - libFuzzer harness for the parsers of the kernel's
- * memory files (lib/procmem.c): status/smaps_rollup fields, stat's fault
+ * memory files (lib/proc/procmem.c): status/smaps_rollup fields, stat's fault
  * counters, the cgroup line and smaps grouping; groups must add up. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/procmem.h"
+#include "lib/proc/procmem.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/profile.h"
+#include "lib/profile/profile.h"
 
 /* Every index the reader hands out must be inside its arrays. */
 static void check(const struct profile *p)

@@ -20,12 +20,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/analysis.h"
+#include "lib/analysis/analysis.h"
 #include "repl/commands.h"
-#include "repl/profile_run.h"
-#include "repl/json_answer.h"
+#include "session/profile_run.h"
+#include "session/json_answer.h"
 #include "repl/options.h"
-#include "lib/text_escape.h"
+#include "lib/base/text_escape.h"
 
 /* ---- help texts ---- */
 

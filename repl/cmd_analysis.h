@@ -11,8 +11,8 @@
 
 #include <stdbool.h>
 
-#include "lib/analysis.h"
-#include "repl/session.h"
+#include "lib/analysis/analysis.h"
+#include "session/session.h"
 
 extern const char cmd_top_usage[], cmd_top_summary[], cmd_top_help[];
 extern const char cmd_traces_usage[], cmd_traces_summary[], cmd_traces_help[];

@@ -9,9 +9,9 @@
  * what the session changed (prof.active, the rate, prof.gdump) so that an
  * error exit puts it back, and keeps memprof's hands off the profiling of a
  * process whose owner started it (opt.prof_active) unless forced. */
-#include "lib/file_write.h"
+#include "lib/base/file_write.h"
 #include "repl/commands.h"
-#include "repl/profile_run.h"
+#include "session/profile_run.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -23,12 +23,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "lib/mallctl.h"
-#include "lib/analysis.h"
-#include "repl/json_answer.h"
+#include "allocator/jemalloc/mallctl.h"
+#include "lib/analysis/analysis.h"
+#include "session/json_answer.h"
 #include "repl/cmd_memory.h"
 #include "repl/options.h"
-#include "lib/text_escape.h"
+#include "lib/base/text_escape.h"
 
 /* One value to read from the target, typed by lib/mallctl's table. */
 struct query {

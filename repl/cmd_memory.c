@@ -18,14 +18,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "lib/array.h"
-#include "lib/analysis.h"
-#include "lib/mallctl.h"
-#include "lib/procmem.h"
-#include "lib/safe_open.h"
-#include "lib/text_escape.h"
+#include "lib/base/array.h"
+#include "lib/analysis/analysis.h"
+#include "allocator/jemalloc/mallctl.h"
+#include "lib/proc/procmem.h"
+#include "lib/base/safe_open.h"
+#include "lib/base/text_escape.h"
 #include "repl/cmd_memory.h"
-#include "repl/json_answer.h"
+#include "session/json_answer.h"
 #include "repl/options.h"
 
 #define MIB (1024.0 * 1024.0)
@@ -165,7 +165,7 @@ static double last_pause_us(struct session *s)
     return target_pauses(s->target)->last_us;
 }
 
-/* Every answer is an object carrying the schema version (json_answer.h);
+/* Every answer is an object carrying the schema version (session/json_answer.h);
  * a list goes under its name. */
 static void json_print(struct session *s, json_object *o)
 {

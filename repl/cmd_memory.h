@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-#include "repl/session.h"
+#include "session/session.h"
 
 /* The most a capture (stats --json, recent) takes by default. */
 #define CAPTURE_DEFAULT_MAX (64u << 20)

@@ -1,7 +1,7 @@
 /* cmd_pictures.c - the picture commands: `flame` (a flame graph as SVG or
  * folded stacks) and `graph` (the call graph as DOT, or an image made by
  * Graphviz's dot).  Options are the analysis commands' (cmd_analysis.h);
- * the drawing is lib/analysis_flame.c and lib/analysis_graph.c.
+ * the drawing is lib/analysis/flame.c and lib/analysis_graph.c.
  *
  * A picture is made in memory and written out only when it is whole, so a
  * command that fails leaves no half-written file behind. */
@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "lib/analysis.h"
+#include "lib/analysis/analysis.h"
 #include "repl/cmd_analysis.h"
 #include "repl/commands.h"
 

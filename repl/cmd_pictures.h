@@ -9,7 +9,7 @@ extern const char cmd_graph_usage[], cmd_graph_summary[], cmd_graph_help[];
 
 #include <stddef.h>
 
-#include "lib/error.h"
+#include "lib/base/error.h"
 
 /* Draw DOT text with Graphviz's dot (no shell, at most 2 minutes) into
  * path in format (svg, png, pdf).  cmd: the command, for advice in

@@ -1,18 +1,18 @@
 /* cmd_profile.c - the `profile` command: start, state, stop, wait and save
- * of a profiling run (repl/profile_run.c runs it). */
+ * of a profiling run (session/profile_run.c runs it). */
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "lib/analysis.h"
-#include "lib/text_escape.h"
+#include "lib/analysis/analysis.h"
+#include "lib/base/text_escape.h"
 #include "repl/commands.h"
 #include "repl/frontend.h"
-#include "repl/json_answer.h"
+#include "session/json_answer.h"
 #include "repl/options.h"
-#include "repl/profile_run.h"
+#include "session/profile_run.h"
 
 enum {
     OPT_DURATION, OPT_EVERY, OPT_SAMPLE, OPT_PEAK, OPT_NAME, OPT_FORCE, OPT_SAVE, OPT_JSON,

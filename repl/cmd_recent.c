@@ -16,12 +16,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "lib/mallctl.h"
-#include "lib/maps.h"
-#include "lib/symbolize.h"
-#include "lib/text_escape.h"
+#include "allocator/jemalloc/mallctl.h"
+#include "lib/proc/maps.h"
+#include "lib/symbolize/symbolize.h"
+#include "lib/base/text_escape.h"
 #include "repl/cmd_memory.h"
-#include "repl/json_answer.h"
+#include "session/json_answer.h"
 #include "repl/options.h"
 
 #define ALLOC_MAX "experimental.prof_recent.alloc_max"

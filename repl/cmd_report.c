@@ -1,5 +1,5 @@
 /* cmd_report.c - `report FILE.html [SERIES]`: the session's side of the
- * HTML report (lib/report_html.c draws it): choosing the series' dumps and
+ * HTML report (lib/report/html.c draws it): choosing the series' dumps and
  * putting them in time order, their views in one context, the call graph
  * drawn by Graphviz's dot (cmd_pictures.c), what is known of the process,
  * and writing the file safely.
@@ -19,9 +19,9 @@
 #include <unistd.h>
 
 #include "attach/target.h"
-#include "lib/analysis.h"
-#include "lib/file_write.h"
-#include "lib/report_html.h"
+#include "lib/analysis/analysis.h"
+#include "lib/base/file_write.h"
+#include "lib/report/html.h"
 #include "repl/cmd_analysis.h"
 #include "repl/cmd_pictures.h"
 #include "repl/cmd_report.h"

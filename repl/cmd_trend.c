@@ -3,7 +3,7 @@
  * (`top --watch`, `trend --watch`): fresh dumps every few seconds, redrawn
  * in place on a terminal, one timestamped report per dump otherwise.
  *
- * The statistics are lib/analysis_trend.c's; this file chooses the dumps,
+ * The statistics are lib/analysis/trend.c's; this file chooses the dumps,
  * their times and how the answer looks (columns, sparklines, JSON). */
 #include "repl/cmd_trend.h"
 
@@ -16,13 +16,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "lib/analysis_trend.h"
-#include "lib/array.h"
-#include "lib/text_escape.h"
+#include "lib/analysis/trend.h"
+#include "lib/base/array.h"
+#include "lib/base/text_escape.h"
 #include "repl/cmd_analysis.h"
 #include "repl/commands.h"
 #include "repl/frontend.h"
-#include "repl/json_answer.h"
+#include "session/json_answer.h"
 
 /* Only rows at least this monotonic can fail --fail-over (see the help). */
 #define FAIL_OVER_MONOTONIC 0.5

@@ -3,7 +3,7 @@
 #ifndef MEMPROF_CMD_TREND_H
 #define MEMPROF_CMD_TREND_H
 
-#include "repl/session.h"
+#include "session/session.h"
 
 extern const char cmd_trend_usage[], cmd_trend_summary[], cmd_trend_help[];
 

@@ -1,13 +1,13 @@
 /* commands.c - the command table (one row per command, with its help),
  * and dispatch.  `help` prints from this table. */
 #include "repl/commands.h"
-#include "repl/profile_run.h"
+#include "session/profile_run.h"
 #include "repl/cmd_analysis.h"
 #include "repl/cmd_pictures.h"
 #include "repl/cmd_report.h"
 #include "repl/cmd_trend.h"
 #include "repl/options.h"
-#include "lib/text_escape.h"
+#include "lib/base/text_escape.h"
 
 #include <stdarg.h>
 #include <stdint.h>

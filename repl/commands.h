@@ -3,7 +3,7 @@
 #ifndef MEMPROF_COMMANDS_H
 #define MEMPROF_COMMANDS_H
 
-#include "repl/session.h"
+#include "session/session.h"
 
 enum command_flags {
     CMD_NEEDS_TARGET = 1 << 0,   /* refuses to run when not attached */

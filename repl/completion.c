@@ -7,12 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/array.h"
+#include "lib/base/array.h"
 
 #include <readline/readline.h>
 
-#include "lib/analysis.h"
-#include "lib/mallctl.h"
+#include "lib/analysis/analysis.h"
+#include "allocator/jemalloc/mallctl.h"
 #include "repl/commands.h"
 
 static struct session *cs;

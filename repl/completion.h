@@ -6,7 +6,7 @@
 #ifndef MEMPROF_COMPLETION_H
 #define MEMPROF_COMPLETION_H
 
-#include "repl/session.h"
+#include "session/session.h"
 
 /* Make readline complete with this session's words. */
 void completion_install(struct session *s);

@@ -23,11 +23,11 @@
 #include <readline/history.h>
 #include <readline/readline.h>
 
-#include "lib/analysis.h"
+#include "lib/analysis/analysis.h"
 #include "repl/commands.h"
 #include "repl/completion.h"
 #include "repl/pager.h"
-#include "repl/profile_run.h"
+#include "session/profile_run.h"
 
 volatile sig_atomic_t frontend_stop_signal;
 static volatile sig_atomic_t got_sigint;

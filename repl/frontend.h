@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "repl/session.h"
+#include "session/session.h"
 
 /* Set by SIGTERM/SIGHUP (the signal number); the session then ends cleanly. */
 extern volatile sig_atomic_t frontend_stop_signal;

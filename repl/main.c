@@ -15,7 +15,7 @@
 
 #include "repl/commands.h"
 #include "repl/frontend.h"
-#include "repl/profile_run.h"
+#include "session/profile_run.h"
 
 #define MEMPROF_VERSION "0.1.0"
 

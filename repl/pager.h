@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "repl/session.h"
+#include "session/session.h"
 
 struct pager {
     FILE *saved;           /* s->out before; NULL when not paging */

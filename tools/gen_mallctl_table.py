@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""gen_mallctl_table.py - writes lib/mallctl_names.c, memprof's table of
+"""gen_mallctl_table.py - writes allocator/jemalloc/mallctl_names.c, memprof's table of
 jemalloc's mallctl names, from the MALLCTL NAMESPACE section of jemalloc(3)
 (Debian's libjemalloc-dev installs it as /usr/share/man/man3/jemalloc.3.gz).
 
@@ -8,7 +8,7 @@ the table is generated from it rather than typed: `make mallctl-table`
 regenerates it, and tests/unit/test_mallctl.c checks that the committed file
 is what this script makes of the installed page.
 
-usage: gen_mallctl_table.py [PAGE] > lib/mallctl_names.c
+usage: gen_mallctl_table.py [PAGE] > allocator/jemalloc/mallctl_names.c
 """
 import gzip
 import re
@@ -16,7 +16,7 @@ import sys
 
 DEFAULT_PAGE = "/usr/share/man/man3/jemalloc.3.gz"
 
-# The page's type words and memprof's names for them (lib/mallctl.h).
+# The page's type words and memprof's names for them (allocator/jemalloc/mallctl.h).
 TYPES = {
     "bool": "MALLCTL_BOOL",
     "unsigned": "MALLCTL_UNSIGNED",
@@ -169,7 +169,7 @@ def main():
               " * brought it when the page says, and the first sentence of its\n"
               " * description.  Do not edit: run `make mallctl-table`. */\n"
               % (version or "unknown version"))
-    out.write('#include "lib/mallctl.h"\n\n')
+    out.write('#include "allocator/jemalloc/mallctl.h"\n\n')
     out.write("const char mallctl_table_source[] = %s;\n" % c_string(version))
     out.write("const unsigned mallctl_table_page_entries = %d;\n\n" % len(entries))
     out.write("const struct mallctl_info mallctl_table[] = {\n")

@@ -107,8 +107,8 @@ alive() {
 pprof_text() {
     mp "$1" -e "pprof $2.pb.gz"
     assert_ok
-    zcat "$2.pb.gz" | protoc --proto_path="$SRCDIR/lib" \
-        --decode=perftools.profiles.Profile "$SRCDIR/lib/pprof.proto" >"$2" \
+    zcat "$2.pb.gz" | protoc --proto_path="$SRCDIR/lib/profile" \
+        --decode=perftools.profiles.Profile "$SRCDIR/lib/profile/pprof.proto" >"$2" \
         || die "protoc cannot decode the export of $1"
 }
 

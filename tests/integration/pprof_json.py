@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """pprof_json.py - a pprof export (.pb.gz) as JSON for the tests, through
-`protoc --decode` against lib/pprof.proto (no protobuf module needed).
+`protoc --decode` against lib/profile/pprof.proto (no protobuf module needed).
 
     pprof_json.py SRCDIR FILE.pb.gz
 
@@ -12,8 +12,8 @@ import gzip, json, re, subprocess, sys
 
 srcdir, path = sys.argv[1], sys.argv[2]
 text = subprocess.run(
-    ["protoc", "--proto_path=%s/lib" % srcdir, "--decode=perftools.profiles.Profile",
-     "%s/lib/pprof.proto" % srcdir],
+    ["protoc", "--proto_path=%s/lib/profile" % srcdir, "--decode=perftools.profiles.Profile",
+     "%s/lib/profile/pprof.proto" % srcdir],
     input=gzip.open(path).read(), capture_output=True, check=True).stdout.decode()
 
 def parse(lines):

@@ -62,8 +62,8 @@ assert sorted(x['frames'][0] for x in t['traces']) == sorted(s['locations'][0][0
 check "every Location is used by a sample" \
     python3 -c "
 import gzip, subprocess, sys, re
-text = subprocess.run(['protoc', '--proto_path=$SRCDIR/lib', '--decode=perftools.profiles.Profile',
-    '$SRCDIR/lib/pprof.proto'], input=gzip.open('$WORK/x.pb.gz').read(), capture_output=True, check=True).stdout.decode()
+text = subprocess.run(['protoc', '--proto_path=$SRCDIR/lib/profile', '--decode=perftools.profiles.Profile',
+    '$SRCDIR/lib/profile/pprof.proto'], input=gzip.open('$WORK/x.pb.gz').read(), capture_output=True, check=True).stdout.decode()
 used = set(re.findall(r'^  location_id: (\d+)$', text, re.M))
 written = set(re.findall(r'^location \{\n  id: (\d+)$', text, re.M))
 assert written and written == used, (sorted(written - used), sorted(used - written))"

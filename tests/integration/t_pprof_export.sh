@@ -1,5 +1,5 @@
 # A dump taken from a live process, exported with `pprof`, decodes with
-# protoc against lib/pprof.proto, and holds what the format requires:
+# protoc against lib/profile/pprof.proto, and holds what the format requires:
 # string_table[0] empty, the sample types, period, and the keep_block
 # allocation site named with its source file.
 . "$SRCDIR/tests/integration/lib.sh"
@@ -10,8 +10,8 @@ check "export session: succeeds" mp_ok
 check "export session: shows written to ...d.pb.gz" out_has 'written to .*d.pb.gz'
 check "the export is gzip" gzip -t "$WORK/d.pb.gz"
 decode() {
-    zcat "$WORK/d.pb.gz" | protoc --proto_path="$SRCDIR/lib" \
-        --decode=perftools.profiles.Profile "$SRCDIR/lib/pprof.proto" >"$WORK/d.txt"
+    zcat "$WORK/d.pb.gz" | protoc --proto_path="$SRCDIR/lib/profile" \
+        --decode=perftools.profiles.Profile "$SRCDIR/lib/profile/pprof.proto" >"$WORK/d.txt"
 }
 check "protoc decodes the export" decode
 check "string_table[0] is empty" [ "$(grep -m1 '^string_table:' "$WORK/d.txt")" = 'string_table: ""' ]

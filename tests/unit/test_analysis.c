@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/analysis.h"
+#include "lib/analysis/analysis.h"
 
 enum fake_fn {
     F_MALLOC_DEFAULT, F_PROF_BACKTRACE, F_OPERATOR_NEW, F_MAIN, F_LEAK_BIG,

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/analysis_trend.h"
+#include "lib/analysis/trend.h"
 
 enum { FN_MAIN = 1, FN_LEAK, FN_CHURN_A, FN_CHURN_B, FN_OTHER, FN_N };
 static const char *const names[FN_N] = {

@@ -14,7 +14,7 @@
 #include <sys/syscall.h>
 #include <sys/user.h>
 
-#include "attach/arch.h"
+#include "attach/arch/arch.h"
 #include "attach/remote_call.h"
 #include "tests/unit/unit.h"
 

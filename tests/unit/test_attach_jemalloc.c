@@ -3,7 +3,7 @@
 #include <elf.h>
 #include <string.h>
 
-#include "attach/jemalloc_find.h"
+#include "allocator/jemalloc/find.h"
 #include "tests/unit/unit.h"
 
 START_TEST(name_rule)

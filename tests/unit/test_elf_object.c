@@ -6,7 +6,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "lib/elf_object.h"
+#include "lib/elf/elf_object.h"
 #include "tests/unit/fixtures/fixture_out.h"
 #include "tests/unit/unit.h"
 

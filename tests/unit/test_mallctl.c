@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/mallctl.h"
+#include "allocator/jemalloc/mallctl.h"
 #include "tests/unit/unit.h"
 
 START_TEST(lookup_known_and_indexed)
@@ -200,7 +200,7 @@ START_TEST(table_matches_installed_page)
                                               : "/usr/share/man/man3/jemalloc.3.gz";
     char cmd[4096], path[4096];
     snprintf(cmd, sizeof cmd, "python3 '%s/tools/gen_mallctl_table.py' '%s'", src, page);
-    snprintf(path, sizeof path, "%s/lib/mallctl_names.c", src);
+    snprintf(path, sizeof path, "%s/allocator/jemalloc/mallctl_names.c", src);
     FILE *gen = popen(cmd, "r");
     ck_assert_ptr_nonnull(gen);
     char *generated = slurp(gen);
@@ -212,7 +212,7 @@ START_TEST(table_matches_installed_page)
     ck_assert_ptr_nonnull(generated);
     ck_assert_ptr_nonnull(committed);
     ck_assert_msg(strcmp(generated, committed) == 0,
-                  "lib/mallctl_names.c differs from what tools/gen_mallctl_table.py "
+                  "allocator/jemalloc/mallctl_names.c differs from what tools/gen_mallctl_table.py "
                   "makes of %s: run 'make mallctl-table'", page);
     free(generated);
     free(committed);

@@ -1,11 +1,11 @@
-/* test_maps.c - the /proc/PID/maps parser (lib/maps.c): lines as the kernel
+/* test_maps.c - the /proc/PID/maps parser (lib/proc/maps.c): lines as the kernel
  * prints them, every rejection, sorting, lookup and reading a live process. */
 #include "tests/unit/unit.h"
 
 #include <string.h>
 #include <unistd.h>
 
-#include "lib/maps.h"
+#include "lib/proc/maps.h"
 
 static struct mp_error err;
 

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "lib/analysis.h"
+#include "lib/analysis/analysis.h"
 
 /* The function at address A is names[A >> 12]: 0x1001 and 0x1801 are two
  * call sites in main. */

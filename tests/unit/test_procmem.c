@@ -1,11 +1,11 @@
-/* test_procmem.c - the parsers of the kernel's memory files (lib/procmem.c):
+/* test_procmem.c - the parsers of the kernel's memory files (lib/proc/procmem.c):
  * "Key: N kB" lines, stat's fault counters past a hostile command name,
  * the cgroup v2 line, and smaps grouped like pmap -x. */
 #include "tests/unit/unit.h"
 
 #include <string.h>
 
-#include "lib/procmem.h"
+#include "lib/proc/procmem.h"
 
 static bool field(const char *text, const char *key, uint64_t *v)
 {

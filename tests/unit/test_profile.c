@@ -1,4 +1,4 @@
-/* test_profile.c - the heap profile reader (lib/profile.c): every format,
+/* test_profile.c - the heap profile reader (lib/profile/profile.c): every format,
  * the unsampling math, truncated files and each error message.
  *
  * Expected numbers come from hand calculation or from perl evaluating
@@ -13,7 +13,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "lib/profile.h"
+#include "lib/profile/profile.h"
 
 static struct mp_error err;
 

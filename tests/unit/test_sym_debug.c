@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "lib/sym_debug.h"
+#include "lib/symbolize/debug_file.h"
 #include "tests/unit/fixtures/fixture_out.h"
 #include "tests/unit/unit.h"
 

@@ -5,8 +5,8 @@
 #include <elf.h>
 #include <unistd.h>
 
-#include "lib/elf_object.h"
-#include "lib/symbolize.h"
+#include "lib/elf/elf_object.h"
+#include "lib/symbolize/symbolize.h"
 #include "tests/unit/fixtures/fixture_out.h"
 #include "tests/unit/unit.h"
 

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/text_escape.h"
+#include "lib/base/text_escape.h"
 #include "tests/unit/unit.h"
 
 START_TEST(safe_text_is_returned_as_is)

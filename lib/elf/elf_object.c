@@ -1,0 +1,435 @@
+/* elf_object.c - reads an ELF file's symbols, PT_LOADs, build-id and
+ * debuglink with libelf, into a self-contained struct elf_object. */
+#include "lib/elf/elf_object.h"
+#include "lib/base/safe_open.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Leading underscores mark implementation aliases (__libc_malloc for
+ * malloc): fewer is the better name. */
+static size_t leading_underscores(const char *name)
+{
+    size_t n = 0;
+    while (name[n] == '_')
+        n++;
+    return n;
+}
+
+static int bind_rank(unsigned char bind)
+{
+    return bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2;
+}
+
+/* By address; at equal addresses the best name first: sized, function,
+ * global, then fewest leading underscores, then by name, so that the
+ * choice among aliases is deterministic (qsort is not stable). */
+static int cmp_sym(const void *a, const void *b)
+{
+    const struct elf_symbol *x = a, *y = b;
+    if (x->value != y->value)
+        return x->value < y->value ? -1 : 1;
+    if ((x->size == 0) != (y->size == 0))
+        return x->size == 0 ? 1 : -1;
+    if ((x->type == STT_FUNC) != (y->type == STT_FUNC))
+        return x->type == STT_FUNC ? -1 : 1;
+    if (bind_rank(x->bind) != bind_rank(y->bind))
+        return bind_rank(x->bind) - bind_rank(y->bind);
+    size_t ux = leading_underscores(x->name), uy = leading_underscores(y->name);
+    if (ux != uy)
+        return ux < uy ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+typedef void symbol_fn(void *ctx, const GElf_Sym *sym, const char *name, size_t len);
+
+/* Call fn for each named symbol of a symbol table section, its name cut
+ * at '@': versioned definitions keep "@@GLIBC_2.34" in .symtab names (in
+ * debug files), and no C or C++ name contains '@'. */
+static void each_symbol(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, symbol_fn *fn,
+                        void *ctx)
+{
+    Elf_Data *data = elf_getdata(scn, NULL);
+    if (!data || sh->sh_entsize == 0)
+        return;
+    size_t n = sh->sh_size / sh->sh_entsize;
+    for (size_t i = 1; i < n; i++) {
+        GElf_Sym sym;
+        if (!gelf_getsym(data, (int)i, &sym))
+            break;
+        const char *name = elf_strptr(elf, sh->sh_link, sym.st_name);
+        size_t len = name ? strcspn(name, "@") : 0;
+        if (len > 0)
+            fn(ctx, &sym, name, len);
+    }
+}
+
+/* First pass: how many symbols, and how many bytes their names take. */
+struct table_size {
+    size_t nsyms, nbytes;
+};
+
+static void count_symbol(void *ctx, const GElf_Sym *sym, const char *name, size_t len)
+{
+    struct table_size *ts = ctx;
+    (void)sym, (void)name;
+    ts->nsyms++;
+    ts->nbytes += len + 1;
+}
+
+/* Second pass: copy them into the object. */
+struct table_copy {
+    struct elf_object *obj;
+    size_t strpos;
+    bool dynamic;
+};
+
+static void copy_symbol(void *ctx, const GElf_Sym *sym, const char *name, size_t len)
+{
+    struct table_copy *tc = ctx;
+    char *dst = tc->obj->strings + tc->strpos;
+    memcpy(dst, name, len);
+    dst[len] = '\0';
+    tc->strpos += len + 1;
+    struct elf_symbol *s = &tc->obj->syms[tc->obj->nsyms++];
+    s->value = sym->st_value;
+    s->size = sym->st_size;
+    s->name = dst;
+    s->type = GELF_ST_TYPE(sym->st_info);
+    s->bind = GELF_ST_BIND(sym->st_info);
+    s->defined = sym->st_shndx != SHN_UNDEF;
+    s->dynamic = tc->dynamic;
+}
+
+static void read_notes(Elf_Scn *scn, struct elf_object *obj)
+{
+    Elf_Data *data = elf_getdata(scn, NULL);
+    if (!data)
+        return;
+    size_t off = 0, name_off, desc_off;
+    GElf_Nhdr nh;
+    while ((off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
+        if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+            memcmp((char *)data->d_buf + name_off, "GNU", 4) == 0 &&
+            nh.n_descsz <= sizeof obj->build_id) {
+            memcpy(obj->build_id, (char *)data->d_buf + desc_off, nh.n_descsz);
+            obj->build_id_len = nh.n_descsz;
+        }
+    }
+}
+
+static void read_debuglink(Elf_Scn *scn, struct elf_object *obj)
+{
+    Elf_Data *data = elf_getdata(scn, NULL);
+    if (!data || data->d_size < 8)
+        return;
+    const char *name = data->d_buf;
+    size_t len = strnlen(name, data->d_size);
+    if (len == 0 || len >= data->d_size)
+        return;
+    size_t crc_off = (len + 4) & ~(size_t)3;
+    if (crc_off + 4 > data->d_size)
+        return;
+    obj->debuglink = strndup(name, len);
+    memcpy(&obj->debuglink_crc, (char *)data->d_buf + crc_off, 4);
+}
+
+static int read_sections(Elf *elf, struct elf_object *obj, struct mp_error *err)
+{
+    size_t shstrndx;
+    if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+        shstrndx = 0;
+    struct table_size size = {0, 0};
+    Elf_Scn *scn = NULL;
+    while ((scn = elf_nextscn(elf, scn))) {
+        GElf_Shdr sh;
+        if (!gelf_getshdr(scn, &sh))
+            continue;
+        if (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM)
+            each_symbol(elf, scn, &sh, count_symbol, &size);
+    }
+    obj->syms = calloc(size.nsyms ? size.nsyms : 1, sizeof *obj->syms);
+    obj->strings = malloc(size.nbytes ? size.nbytes : 1);
+    if (!obj->syms || !obj->strings)
+        return mp_error_set(err, "%s: out of memory reading symbols", obj->path);
+    struct table_copy copy = {.obj = obj};
+    scn = NULL;
+    while ((scn = elf_nextscn(elf, scn))) {
+        GElf_Shdr sh;
+        if (!gelf_getshdr(scn, &sh))
+            continue;
+        const char *sname = shstrndx ? elf_strptr(elf, shstrndx, sh.sh_name) : NULL;
+        if (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM) {
+            obj->has_symtab |= sh.sh_type == SHT_SYMTAB;
+            copy.dynamic = sh.sh_type == SHT_DYNSYM;
+            each_symbol(elf, scn, &sh, copy_symbol, &copy);
+        } else if (sh.sh_type == SHT_NOTE) {
+            if (!obj->build_id_len)
+                read_notes(scn, obj);
+        } else if (sname && strcmp(sname, ".gnu_debuglink") == 0) {
+            read_debuglink(scn, obj);
+        } else if (sname && sh.sh_type != SHT_NOBITS &&
+                   strcmp(sname, ".debug_info") == 0) {
+            obj->has_debug_info = true;
+        }
+    }
+    qsort(obj->syms, obj->nsyms, sizeof *obj->syms, cmp_sym);
+    return 0;
+}
+
+static int read_phdrs(Elf *elf, struct elf_object *obj, struct mp_error *err)
+{
+    size_t n;
+    if (elf_getphdrnum(elf, &n) != 0)
+        n = 0;
+    obj->loads = calloc(n ? n : 1, sizeof *obj->loads);
+    if (!obj->loads)
+        return mp_error_set(err, "%s: out of memory", obj->path);
+    for (size_t i = 0; i < n; i++) {
+        GElf_Phdr ph;
+        if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+            continue;
+        struct elf_load_segment *l = &obj->loads[obj->nloads++];
+        l->vaddr = ph.p_vaddr;
+        l->memsz = ph.p_memsz;
+        l->offset = ph.p_offset;
+        l->filesz = ph.p_filesz;
+        l->flags = ph.p_flags;
+    }
+    return 0;
+}
+
+struct elf_object *elf_object_open_fd(int fd, const char *path, struct mp_error *err)
+{
+    if (elf_version(EV_CURRENT) == EV_NONE) {
+        mp_error_set(err, "libelf is too old");
+        return NULL;
+    }
+    Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+    if (!elf || elf_kind(elf) != ELF_K_ELF) {
+        mp_error_set(err, "%s is not an ELF file", path);
+        if (elf)
+            elf_end(elf);
+        return NULL;
+    }
+    struct elf_object *obj = calloc(1, sizeof *obj);
+    GElf_Ehdr eh;
+    if (!obj || !(obj->path = strdup(path)) || !gelf_getehdr(elf, &eh)) {
+        mp_error_set(err, "%s: cannot read the ELF header", path);
+        goto fail;
+    }
+    obj->elf_class = gelf_getclass(elf);
+    obj->machine = eh.e_machine;
+    obj->type = eh.e_type;
+    obj->entry = eh.e_entry;
+    if (read_phdrs(elf, obj, err) || read_sections(elf, obj, err))
+        goto fail;
+    elf_end(elf);
+    return obj;
+fail:
+    elf_end(elf);
+    elf_object_free(obj);
+    return NULL;
+}
+
+struct elf_object *elf_object_open(const char *path, struct mp_error *err)
+{
+    int fd = safe_open_regular(AT_FDCWD, path, false, NULL);
+    if (fd < 0) {
+        mp_error_set(err, "cannot open %s: %s", path,
+                     errno == EINVAL ? "not a regular file" : strerror(errno));
+        return NULL;
+    }
+    struct elf_object *obj = elf_object_open_fd(fd, path, err);
+    close(fd);
+    return obj;
+}
+
+void elf_object_free(struct elf_object *obj)
+{
+    if (!obj)
+        return;
+    free(obj->path);
+    free(obj->debuglink);
+    free(obj->loads);
+    free(obj->syms);
+    free(obj->strings);
+    free(obj);
+}
+
+/* Does the PT_LOAD's file range, widened down to its page, hold off? */
+static bool load_covers(const struct elf_load_segment *l, uint64_t off)
+{
+    uint64_t pstart = l->offset & ~(uint64_t)0xfff;
+    return off >= pstart && off < l->offset + (l->filesz ? l->filesz : 1);
+}
+
+int elf_object_bias(const struct elf_object *obj, uint64_t map_start,
+                    uint64_t map_offset, uint64_t *bias)
+{
+    if (obj->type == ET_EXEC) {
+        *bias = 0;
+        return 0;
+    }
+    /* Two PT_LOADs can share a page (text ending and data starting in the
+     * same page), so a segment that begins on exactly this page is the one
+     * the mapping was made for; else any segment that covers it. */
+    const struct elf_load_segment *hit = NULL;
+    for (size_t i = 0; i < obj->nloads && !hit; i++)
+        if ((obj->loads[i].offset & ~(uint64_t)0xfff) == map_offset)
+            hit = &obj->loads[i];
+    for (size_t i = 0; i < obj->nloads && !hit; i++)
+        if (load_covers(&obj->loads[i], map_offset))
+            hit = &obj->loads[i];
+    if (!hit)
+        return -1;
+    *bias = map_start - map_offset - (hit->vaddr - hit->offset);
+    return 0;
+}
+
+static bool is_code_or_data(const struct elf_symbol *s)
+{
+    return s->defined && (s->type == STT_FUNC || s->type == STT_OBJECT ||
+                          s->type == STT_GNU_IFUNC || s->type == STT_NOTYPE);
+}
+
+static bool usable(const struct elf_symbol *s)
+{
+    return is_code_or_data(s) && s->type != STT_NOTYPE;
+}
+
+/* Aliases at one address are sorted best first (cmp_sym), and the lookup
+ * walks backwards, so step back to the first alias that also covers. */
+static const struct elf_symbol *best_alias(const struct elf_object *obj,
+                                           const struct elf_symbol *hit, uint64_t vaddr)
+{
+    for (const struct elf_symbol *p = hit; p > obj->syms && p[-1].value == hit->value; ) {
+        p--;
+        if (usable(p) && p->size && vaddr < p->value + p->size)
+            hit = p;
+    }
+    return hit;
+}
+
+const struct elf_symbol *elf_object_symbol_at(const struct elf_object *obj,
+                                              uint64_t vaddr)
+{
+    /* Last symbol with value <= vaddr. */
+    size_t lo = 0, hi = obj->nsyms;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (obj->syms[mid].value <= vaddr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    const struct elf_symbol *fallback = NULL;
+    /* Walk back over symbols at or below vaddr; a sized symbol that covers
+     * vaddr wins; the nearest unsized function is the fallback.  Bounded so
+     * that a huge table cannot make one lookup slow. */
+    for (size_t i = lo, steps = 0; i > 0 && steps < 64; i--, steps++) {
+        const struct elf_symbol *s = &obj->syms[i - 1];
+        if (!usable(s))
+            continue;
+        if (s->size && vaddr < s->value + s->size)
+            return best_alias(obj, s, vaddr);
+        if (!s->size && s->type == STT_FUNC && !fallback)
+            fallback = s;
+        if (s->size && !fallback)
+            break; /* a sized symbol ending before vaddr: nothing covers it */
+    }
+    return fallback;
+}
+
+const struct elf_symbol *elf_object_symbol_named(const struct elf_object *obj,
+                                                 const char *name)
+{
+    for (size_t i = 0; i < obj->nsyms; i++)
+        if (obj->syms[i].defined && strcmp(obj->syms[i].name, name) == 0)
+            return &obj->syms[i];
+    return NULL;
+}
+
+void elf_object_build_id_hex(const struct elf_object *obj, char *buf, size_t buflen)
+{
+    size_t pos = 0;
+    if (buflen)
+        buf[0] = '\0';
+    for (size_t i = 0; i < obj->build_id_len && pos + 3 <= buflen; i++)
+        pos += (size_t)snprintf(buf + pos, buflen - pos, "%02x", obj->build_id[i]);
+}
+
+/* Build-id from PT_NOTE segments (cheap: no section or symbol reading),
+ * falling back to SHT_NOTE sections for files without program headers
+ * (separate debug files keep their notes as sections). */
+static size_t note_build_id(Elf_Data *data, uint8_t *out, size_t cap)
+{
+    size_t off = 0, name_off, desc_off;
+    GElf_Nhdr nh;
+    while (data && (off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
+        if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+            memcmp((char *)data->d_buf + name_off, "GNU", 4) == 0 &&
+            nh.n_descsz <= cap) {
+            memcpy(out, (char *)data->d_buf + desc_off, nh.n_descsz);
+            return nh.n_descsz;
+        }
+    }
+    return 0;
+}
+
+static size_t build_id_from_phdrs(Elf *elf, uint8_t *out, size_t cap)
+{
+    size_t n;
+    if (elf_getphdrnum(elf, &n) != 0)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        GElf_Phdr ph;
+        if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_NOTE)
+            continue;
+        Elf_Data *data = elf_getdata_rawchunk(elf, (int64_t)ph.p_offset, ph.p_filesz,
+                                              ph.p_align == 8 ? ELF_T_NHDR8 : ELF_T_NHDR);
+        size_t len = note_build_id(data, out, cap);
+        if (len)
+            return len;
+    }
+    return 0;
+}
+
+static size_t build_id_from_sections(Elf *elf, uint8_t *out, size_t cap)
+{
+    Elf_Scn *scn = NULL;
+    while ((scn = elf_nextscn(elf, scn))) {
+        GElf_Shdr sh;
+        if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+            continue;
+        size_t len = note_build_id(elf_getdata(scn, NULL), out, cap);
+        if (len)
+            return len;
+    }
+    return 0;
+}
+
+int elf_object_read_build_id(int fd, uint8_t *out, size_t cap, size_t *len)
+{
+    *len = 0;
+    if (elf_version(EV_CURRENT) == EV_NONE)
+        return -1;
+    Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+    if (!elf)
+        return -1;
+    if (elf_kind(elf) != ELF_K_ELF) {
+        elf_end(elf);
+        return -1;
+    }
+    *len = build_id_from_phdrs(elf, out, cap);
+    if (!*len)
+        *len = build_id_from_sections(elf, out, cap);
+    elf_end(elf);
+    return 0;
+}

@@ -1,0 +1,101 @@
+/* debuginfod.c - the debuginfod client (see lib/symbolize/debuginfod.h): bounded
+ * in time, quiet (libdebuginfod prints nothing unless DEBUGINFOD_PROGRESS
+ * or DEBUGINFOD_VERBOSE asks it to), and every failure told in words. */
+#include "lib/symbolize/debuginfod.h"
+
+#include <elfutils/debuginfod.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Set once a server failed to answer in time or at all: the next object
+ * would wait just as long for nothing. */
+static bool servers_unusable;
+
+int sym_debuginfod_enabled(void)
+{
+    const char *urls = getenv(DEBUGINFOD_URLS_ENV_VAR);
+    return urls && urls[strspn(urls, " \t")] != '\0';
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+struct lookup {
+    double deadline;
+    bool cancelled;
+};
+
+/* libdebuginfod calls this about once a second while a transfer runs; a
+ * non-zero return cancels it (and the lookup then reports ENOENT, as if
+ * the server had nothing: hence `cancelled`). */
+static int past_deadline(debuginfod_client *c, long done, long total)
+{
+    (void)done;
+    (void)total;
+    struct lookup *l = debuginfod_get_user_data(c);
+    if (now_s() > l->deadline)
+        l->cancelled = true;
+    return l->cancelled;
+}
+
+char *sym_debuginfod_fetch(const uint8_t *build_id, size_t len, char **why)
+{
+    *why = NULL;
+    const char *urls = getenv(DEBUGINFOD_URLS_ENV_VAR);
+    if (!urls)
+        urls = "";
+    if (servers_unusable) {
+        if (asprintf(why, "debuginfod (%s) was not asked again after it failed on "
+                     "an earlier object", urls) < 0)
+            *why = NULL;
+        return NULL;
+    }
+    debuginfod_client *c = debuginfod_begin();
+    if (!c) {
+        if (asprintf(why, "debuginfod client could not start: %s", strerror(errno)) < 0)
+            *why = NULL;
+        return NULL;
+    }
+    struct lookup l = {now_s() + SYM_DEBUGINFOD_LIMIT_S, false};
+    debuginfod_set_user_data(c, &l);
+    debuginfod_set_progressfn(c, past_deadline);
+    char *path = NULL;
+    int fd = debuginfod_find_debuginfo(c, build_id, (int)len, &path);
+    debuginfod_end(c);
+    if (fd >= 0) {
+        close(fd);  /* the caller opens and checks the file itself */
+        return path;
+    }
+    free(path);
+    path = NULL;
+    int e = -fd;
+    char hex[2 * 64 + 1];
+    size_t n = len < 64 ? len : 64;
+    for (size_t i = 0; i < n; i++)
+        snprintf(hex + 2 * i, 3, "%02x", build_id[i]);
+    hex[2 * n] = '\0';
+    int rc;
+    if (e == ENOENT && !l.cancelled) {
+        rc = asprintf(why, "debuginfod (%s) has no debug file for build-id %s", urls, hex);
+    } else {
+        servers_unusable = true;
+        if (l.cancelled)
+            rc = asprintf(why, "debuginfod (%s) did not deliver build-id %s (memprof "
+                          "gave up after %d s)", urls, hex, SYM_DEBUGINFOD_LIMIT_S);
+        else
+            rc = asprintf(why, "debuginfod (%s) did not deliver build-id %s (%s)",
+                          urls, hex, strerror(e));
+    }
+    if (rc < 0)
+        *why = NULL;
+    return NULL;
+}

@@ -1,0 +1,333 @@
+/* dwarf.c - DWARF line tables and inlined-subroutine scopes through
+ * libdw.  Finds an address's compile unit through .debug_aranges when the
+ * file has it (touching one unit, not all: every view reads DWARF, and a
+ * libc debug file has thousands of units); else, or when aranges do not
+ * cover an address, through its own sorted index of every unit's ranges,
+ * built on first need, because .debug_aranges is optional (clang omits it)
+ * and libdw 0.188's dwarf_addrdie relies on it. */
+#include "lib/symbolize/dwarf.h"
+#include "lib/base/array.h"
+#include "lib/base/safe_open.h"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libelf.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct cu_range {
+    uint64_t lo, hi;      /* [lo, hi) */
+    Dwarf_Die cudie;
+};
+
+#define SCRATCH_FRAMES 32
+
+struct sym_dwarf {
+    /* Names and files built for the last lookup (see sym_dwarf_frame). */
+    char names[SCRATCH_FRAMES][512];
+    char files[SCRATCH_FRAMES + 1][1024];
+    int fd;
+    Elf *elf;
+    Dwarf *dw;
+    Dwarf_Aranges *aranges;   /* NULL when the file has none */
+    Dwarf_Die arange_cu;      /* the unit the last aranges lookup found */
+    bool indexed;             /* ranges below built */
+    struct cu_range *ranges;
+    size_t nranges, cap;
+};
+
+static int add_range(struct sym_dwarf *d, uint64_t lo, uint64_t hi, Dwarf_Die *cu)
+{
+    if (array_reserve(&d->ranges, &d->cap, d->nranges + 1, sizeof *d->ranges, 64))
+        return -1;
+    d->ranges[d->nranges++] = (struct cu_range){lo, hi, *cu};
+    return 0;
+}
+
+static int cmp_range(const void *a, const void *b)
+{
+    const struct cu_range *x = a, *y = b;
+    return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+static int index_units(struct sym_dwarf *d)
+{
+    Dwarf_CU *cu = NULL;
+    Dwarf_Die cudie;
+    uint8_t unit_type;
+    while (dwarf_get_units(d->dw, cu, &cu, NULL, &unit_type, &cudie, NULL) == 0) {
+        if (unit_type != DW_UT_compile && unit_type != DW_UT_partial &&
+            unit_type != DW_UT_skeleton)
+            continue;
+        Dwarf_Addr base, lo, hi;
+        ptrdiff_t off = 0;
+        while ((off = dwarf_ranges(&cudie, off, &base, &lo, &hi)) > 0)
+            if (hi > lo && add_range(d, lo, hi, &cudie))
+                return -1;
+    }
+    qsort(d->ranges, d->nranges, sizeof *d->ranges, cmp_range);
+    return 0;
+}
+
+struct sym_dwarf *sym_dwarf_open(const char *path, struct mp_error *err)
+{
+    struct sym_dwarf *d = calloc(1, sizeof *d);
+    if (!d) {
+        mp_error_set(err, "out of memory");
+        return NULL;
+    }
+    d->fd = safe_open_regular(AT_FDCWD, path, false, NULL);
+    if (d->fd < 0) {
+        mp_error_set(err, "cannot open %s: %s", path,
+                     errno == EINVAL ? "not a regular file" : strerror(errno));
+        goto fail;
+    }
+    elf_version(EV_CURRENT);
+    d->elf = elf_begin(d->fd, ELF_C_READ_MMAP, NULL);
+    d->dw = d->elf ? dwarf_begin_elf(d->elf, DWARF_C_READ, NULL) : NULL;
+    if (!d->dw) {
+        mp_error_set(err, "%s has no usable DWARF: %s", path, dwarf_errmsg(-1));
+        goto fail;
+    }
+    size_t naranges = 0;
+    if (dwarf_getaranges(d->dw, &d->aranges, &naranges) != 0 || naranges == 0)
+        d->aranges = NULL;
+    return d;
+fail:
+    sym_dwarf_free(d);
+    return NULL;
+}
+
+void sym_dwarf_free(struct sym_dwarf *d)
+{
+    if (!d)
+        return;
+    if (d->dw)
+        dwarf_end(d->dw);
+    if (d->elf)
+        elf_end(d->elf);
+    if (d->fd >= 0)
+        close(d->fd);
+    free(d->ranges);
+    free(d);
+}
+
+/* The compile unit covering vaddr.  Ranges can nest or overlap (a CU's
+ * range list with holes), so look back a little from the last start <=
+ * vaddr. */
+static Dwarf_Die *find_cu(struct sym_dwarf *d, uint64_t vaddr)
+{
+    Dwarf_Off cu_off;
+    Dwarf_Arange *ar = d->aranges ? dwarf_getarange_addr(d->aranges, vaddr) : NULL;
+    if (ar && dwarf_getarangeinfo(ar, NULL, NULL, &cu_off) == 0 &&
+        dwarf_offdie(d->dw, cu_off, &d->arange_cu))
+        return &d->arange_cu;
+    if (!d->indexed) {
+        d->indexed = true;
+        if (index_units(d))
+            d->nranges = 0;   /* out of memory: no unit found, frames stay unexpanded */
+    }
+    size_t lo = 0, hi = d->nranges;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (d->ranges[mid].lo <= vaddr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t i = lo, steps = 0; i > 0 && steps < 16; i--, steps++)
+        if (vaddr < d->ranges[i - 1].hi)
+            return &d->ranges[i - 1].cudie;
+    return NULL;
+}
+
+/* Follow DW_AT_abstract_origin / DW_AT_specification to the DIE that
+ * declares the function (inside its namespace or class). */
+static Dwarf_Die declaration_of(Dwarf_Die *die)
+{
+    Dwarf_Die cur = *die, next;
+    Dwarf_Attribute attr;
+    for (int hops = 0; hops < 8; hops++) {
+        if (!(dwarf_attr(&cur, DW_AT_abstract_origin, &attr) ||
+              dwarf_attr(&cur, DW_AT_specification, &attr)) ||
+            !dwarf_formref_die(&attr, &next))
+            break;
+        cur = next;
+    }
+    return cur;
+}
+
+static bool is_name_scope(int tag)
+{
+    return tag == DW_TAG_namespace || tag == DW_TAG_class_type ||
+           tag == DW_TAG_structure_type || tag == DW_TAG_union_type;
+}
+
+/* "ns::Class::name" for a function with no linkage name (a static or
+ * C function), built from the declaration's enclosing scopes. */
+static const char *qualified_name(Dwarf_Die *die, const char *name, char *buf, size_t len)
+{
+    Dwarf_Die decl = declaration_of(die);
+    Dwarf_Die *scopes = NULL;
+    int n = dwarf_getscopes_die(&decl, &scopes);
+    size_t pos = 0;
+    buf[0] = '\0';
+    for (int i = n - 1; i >= 1; i--) {
+        const char *scope = dwarf_diename(&scopes[i]);
+        if (!is_name_scope(dwarf_tag(&scopes[i])))
+            continue;
+        int w = snprintf(buf + pos, len - pos, "%s::", scope ? scope : "(anonymous namespace)");
+        if (w < 0 || (size_t)w >= len - pos)
+            break;
+        pos += (size_t)w;
+    }
+    free(scopes);
+    snprintf(buf + pos, len - pos, "%s", name);
+    return buf;
+}
+
+static const char *die_name(Dwarf_Die *die, char *buf, size_t len)
+{
+    Dwarf_Attribute attr;
+    const char *name = NULL;
+    /* attr_integrate follows DW_AT_abstract_origin and DW_AT_specification,
+     * where an inlined or out-of-class member keeps its names. */
+    if (dwarf_attr_integrate(die, DW_AT_linkage_name, &attr) ||
+        dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr))
+        name = dwarf_formstring(&attr);
+    if (name)
+        return name;
+    if (dwarf_attr_integrate(die, DW_AT_name, &attr))
+        name = dwarf_formstring(&attr);
+    return name ? qualified_name(die, name, buf, len) : NULL;
+}
+
+/* A file name made absolute with the compilation directory, as
+ * addr2line shows it. */
+static const char *absolute_file(Dwarf_Die *cudie, const char *file, char *buf, size_t len)
+{
+    if (!file || file[0] == '/')
+        return file;
+    Dwarf_Attribute attr;
+    const char *dir = dwarf_attr(cudie, DW_AT_comp_dir, &attr) ? dwarf_formstring(&attr) : NULL;
+    if (!dir)
+        return file;
+    snprintf(buf, len, "%s/%s", dir, file);
+    return buf;
+}
+
+/* The call site an inlined subroutine was expanded at. */
+static void call_site(Dwarf_Die *inlined, Dwarf_Files *files, size_t nfiles,
+                      const char **file, int *line)
+{
+    Dwarf_Attribute attr;
+    Dwarf_Word value;
+    *file = NULL;
+    *line = 0;
+    if (files && dwarf_attr(inlined, DW_AT_call_file, &attr) &&
+        dwarf_formudata(&attr, &value) == 0 && value < nfiles)
+        *file = dwarf_filesrc(files, value, NULL, NULL);
+    if (dwarf_attr(inlined, DW_AT_call_line, &attr) &&
+        dwarf_formudata(&attr, &value) == 0)
+        *line = (int)value;
+}
+
+/* Children of tag may be functions: the unit, functions and blocks, and
+ * the name scopes Rust nests its functions in. */
+static bool may_hold_functions(int tag)
+{
+    return tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine ||
+           tag == DW_TAG_lexical_block || tag == DW_TAG_compile_unit ||
+           tag == DW_TAG_partial_unit || tag == DW_TAG_module ||
+           tag == DW_TAG_enumeration_type || is_name_scope(tag);
+}
+
+/* Set *out to the innermost function-like DIE under parent whose code
+ * holds vaddr; true when one of parent's children holds it. */
+static bool search_function(Dwarf_Die *parent, uint64_t vaddr, Dwarf_Die *out, int depth)
+{
+    Dwarf_Die child;
+    if (depth > 64 || dwarf_child(parent, &child) != 0)
+        return false;
+    do {
+        int tag = dwarf_tag(&child);
+        if (!may_hold_functions(tag))
+            continue;
+        if (dwarf_haspc(&child, vaddr) != 1) {
+            /* a name scope has no addresses of its own: look inside */
+            if (!is_name_scope(tag) && tag != DW_TAG_module && tag != DW_TAG_enumeration_type)
+                continue;
+            if (search_function(&child, vaddr, out, depth + 1))
+                return true;
+            continue;
+        }
+        if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine)
+            *out = child;
+        search_function(&child, vaddr, out, depth + 1);
+        return true;
+    } while (dwarf_siblingof(&child, &child) == 0);
+    return false;
+}
+
+/* The innermost function-like scope (inlined or not) holding vaddr.
+ * Walked by hand: dwarf_getscopes does not descend into DIEs without
+ * addresses, so never finds the functions Rust nests in namespace and
+ * struct DIEs.  The chain up from it comes from dwarf_getscopes_die, which
+ * continues an inlined instance with the function it was inlined into. */
+static bool innermost_function(Dwarf_Die *cudie, uint64_t vaddr, Dwarf_Die *out)
+{
+    Dwarf_Die found = {0};
+    bool any = false;
+    if (search_function(cudie, vaddr, &found, 0))
+        any = dwarf_tag(&found) == DW_TAG_subprogram ||
+              dwarf_tag(&found) == DW_TAG_inlined_subroutine;
+    if (any)
+        *out = found;
+    return any;
+}
+
+int sym_dwarf_lookup(struct sym_dwarf *d, uint64_t vaddr,
+                     struct sym_dwarf_frame *out, int max)
+{
+    Dwarf_Die *cudie = find_cu(d, vaddr);
+    if (!cudie || max < 1)
+        return 0;
+    if (max > SCRATCH_FRAMES)
+        max = SCRATCH_FRAMES;
+    const char *file = NULL;
+    int line = 0;
+    Dwarf_Line *dl = dwarf_getsrc_die(cudie, vaddr);
+    if (dl) {
+        file = absolute_file(cudie, dwarf_linesrc(dl, NULL, NULL), d->files[SCRATCH_FRAMES],
+                             sizeof d->files[0]);
+        dwarf_lineno(dl, &line);
+    }
+    Dwarf_Files *files = NULL;
+    size_t nfiles = 0;
+    if (dwarf_getsrcfiles(cudie, &files, &nfiles) != 0)
+        files = NULL;
+    Dwarf_Die inner, *chain = NULL;
+    int nchain = innermost_function(cudie, vaddr, &inner) ? dwarf_getscopes_die(&inner, &chain) : 0;
+    int n = 0;
+    for (int i = 0; i < nchain && n < max; i++) {
+        int tag = dwarf_tag(&chain[i]);
+        if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
+            continue;
+        const char *name = die_name(&chain[i], d->names[n], sizeof d->names[0]);
+        out[n++] = (struct sym_dwarf_frame){name, file, line};
+        if (tag == DW_TAG_subprogram)
+            break;
+        /* The next (outer) frame is positioned at this one's call site. */
+        call_site(&chain[i], files, nfiles, &file, &line);
+        file = absolute_file(cudie, file, d->files[n], sizeof d->files[0]);
+    }
+    free(chain);
+    if (n == 0) /* a CU without subprogram DIEs: still give the line */
+        out[n++] = (struct sym_dwarf_frame){NULL, file, line};
+    return n;
+}

@@ -1,0 +1,762 @@
+/* symbolize.c - the symbolizer: from a return address and a memory map to
+ * function names (and, on request, file:line and inlined frames).
+ *
+ * Three caches, all living as long as the symbolizer:
+ *   - objects, keyed by build-id (else path + size + mtime): each ELF file
+ *     is read once even when several dumps or paths refer to it;
+ *   - mapped files, keyed by the map's path, device, inode and whether it is
+ *     the main executable: each one is opened (or warned about) once;
+ *   - addresses: each distinct address is symbolized once per detail level,
+ *     revalidated in O(1) against the mapping it was computed for, so a
+ *     different map list (another process) never returns stale names.
+ *
+ * The main executable is the file of the lowest-addressed file-backed
+ * mapping: the kernel maps the program before anything else, at its link
+ * address (non-PIE) or at ELF_ET_DYN_BASE (PIE), both below the mmap area
+ * where ld.so and libraries go.  (A program started as `ld.so ./prog` is the
+ * exception; pass --exe only with ordinary launches.)  opts.exe replaces
+ * that file's path as is, without the root prefix. */
+#include "lib/symbolize/symbolize.h"
+#include "lib/base/array.h"
+#include "lib/base/safe_open.h"
+
+#include <errno.h>
+#include <elf.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lib/elf/elf_object.h"
+#include "lib/symbolize/alloc_frames.h"
+#include "lib/symbolize/debug_file.h"
+#include "lib/symbolize/dwarf.h"
+#include "lib/symbolize/sym_table.h"
+#include "lib/base/text_escape.h"
+
+#define MAX_INLINE_DEPTH 32
+
+/* A symbol's display name and class, computed on first use. */
+struct sym_name {
+    const char *name;           /* demangled, interned; NULL until computed */
+    const char *raw;            /* as linked, interned */
+    bool is_allocator;          /* a listed allocator entry point */
+};
+
+struct sym_object {
+    const char *key;            /* interned identity */
+    const char *path;           /* interned: the file as opened */
+    const char *path_in_root;   /* interned: the same without the root */
+    struct elf_object *elf;
+    struct elf_object *debug_syms;  /* the debug file's .symtab, when elf is stripped */
+    const char *debug_path;     /* interned separate debug file, or NULL */
+    bool debug_searched;
+    struct sym_name *names;     /* one per symbol of object_symbols() */
+    struct sym_dwarf *dwarf;
+    bool dwarf_tried;
+    struct sym_range *jemalloc_code;    /* static jemalloc copies' code */
+    size_t njemalloc_code;
+    bool jemalloc_code_done;
+};
+
+/* One mapped file as a map list names it. */
+struct sym_file {
+    struct sym_object *obj;     /* NULL: unreadable, warned once */
+    const char *path;           /* interned, as in maps */
+    const char *label;          /* interned basename, for "label+0xoff" */
+    bool is_jemalloc;
+    bool mismatch_warned;       /* the file does not fit its mapping */
+};
+
+/* One symbolized address and the mapping it was computed under. */
+struct addr_entry {
+    uint64_t map_start, map_offset, inode;
+    const char *map_path;       /* interned; NULL when no mapping held it */
+    bool deleted;
+    size_t map_index;           /* where that mapping was in the last list */
+    size_t first, count;        /* frames[first .. first+count) */
+};
+
+struct symbolizer {
+    char *root, *exe, *debug_dir;
+    FILE *warnings;
+    struct sym_interner *strings;
+    struct sym_u64map demangled;        /* interned raw -> interned demangled */
+    struct sym_object **objects;
+    size_t nobjects, capobjects;
+    struct sym_u64map object_by_key;    /* interned key -> objects[] index */
+    struct sym_file **files;
+    size_t nfiles, capfiles;
+    struct sym_u64map file_by_key;      /* interned key -> files[] index */
+    struct addr_entry *entries;
+    size_t nentries, capentries;
+    struct symbol_frame *frames;
+    size_t nframes, capframes;
+    struct sym_u64map by_addr[2];       /* per detail: addr -> entries[] index */
+    struct symbolizer_stats stats;
+};
+
+/* ---- small helpers ---- */
+
+static bool grow_array(void **v, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return true;
+    return array_reserve(v, cap, need, elem, 64) == 0;
+}
+
+static const char *intern(struct symbolizer *s, const char *str)
+{
+    return sym_intern(s->strings, str);
+}
+
+static const char *internf(struct symbolizer *s, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static const char *internf(struct symbolizer *s, const char *fmt, ...)
+{
+    char buf[4608];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    return intern(s, buf);
+}
+
+static void warn(struct symbolizer *s, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void warn(struct symbolizer *s, const char *fmt, ...)
+{
+    if (!s->warnings)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    char *msg = NULL;
+    int n = vasprintf(&msg, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    /* Warnings name the target's objects and paths. */
+    fputs("warning: ", s->warnings);
+    text_escape_put(s->warnings, msg);
+    fputc('\n', s->warnings);
+    free(msg);
+}
+
+static const char *basename_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+static bool has_root(const struct symbolizer *s)
+{
+    return s->root && *s->root;
+}
+
+/* ---- lifetime ---- */
+
+static char *dup_or_null(const char *str)
+{
+    return str ? strdup(str) : NULL;
+}
+
+struct symbolizer *symbolizer_new(const struct symbolizer_options *opts)
+{
+    struct symbolizer *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    struct symbolizer_options none = {0};
+    if (!opts)
+        opts = &none;
+    s->root = dup_or_null(opts->root);
+    s->exe = dup_or_null(opts->exe);
+    s->debug_dir = strdup(opts->debug_dir ? opts->debug_dir : SYM_DEBUG_DEFAULT_DIR);
+    s->warnings = opts->warnings;
+    s->strings = sym_interner_new();
+    if (!s->strings || !s->debug_dir || (opts->root && !s->root) ||
+        (opts->exe && !s->exe)) {
+        symbolizer_free(s);
+        return NULL;
+    }
+    return s;
+}
+
+static void object_free(struct sym_object *o)
+{
+    elf_object_free(o->elf);
+    elf_object_free(o->debug_syms);
+    sym_dwarf_free(o->dwarf);
+    free(o->names);
+    free(o->jemalloc_code);
+    free(o);
+}
+
+void symbolizer_free(struct symbolizer *s)
+{
+    if (!s)
+        return;
+    for (size_t i = 0; i < s->nobjects; i++)
+        object_free(s->objects[i]);
+    for (size_t i = 0; i < s->nfiles; i++)
+        free(s->files[i]);
+    free(s->objects);
+    free(s->files);
+    free(s->entries);
+    free(s->frames);
+    sym_u64map_free(&s->demangled);
+    sym_u64map_free(&s->object_by_key);
+    sym_u64map_free(&s->file_by_key);
+    sym_u64map_free(&s->by_addr[0]);
+    sym_u64map_free(&s->by_addr[1]);
+    sym_interner_free(s->strings);
+    free(s->root);
+    free(s->exe);
+    free(s->debug_dir);
+    free(s);
+}
+
+const char *symbolizer_intern(struct symbolizer *s, const char *str)
+{
+    return intern(s, str);
+}
+
+void symbolizer_get_stats(const struct symbolizer *s, struct symbolizer_stats *out)
+{
+    *out = s->stats;
+}
+
+/* ---- names ---- */
+
+/* Demangled and interned, each raw name demangled once. */
+static const char *display_name(struct symbolizer *s, const char *raw)
+{
+    const char *r = intern(s, raw);
+    uint64_t hit;
+    if (!r || sym_u64map_get(&s->demangled, (uintptr_t)r, &hit))
+        return r ? (const char *)(uintptr_t)hit : NULL;
+    char *d = symbol_demangle_alloc(r);
+    const char *out = d ? intern(s, d) : r;
+    free(d);
+    if (out)
+        sym_u64map_put(&s->demangled, (uintptr_t)r, (uintptr_t)out);
+    return out;
+}
+
+static const struct elf_object *object_symbols(const struct sym_object *o)
+{
+    return o->debug_syms ? o->debug_syms : o->elf;
+}
+
+static const struct sym_name *symbol_name(struct symbolizer *s, struct sym_object *o,
+                                          const struct elf_symbol *sym)
+{
+    const struct elf_object *tab = object_symbols(o);
+    if (!o->names && !(o->names = calloc(tab->nsyms ? tab->nsyms : 1, sizeof *o->names)))
+        return NULL;
+    struct sym_name *n = &o->names[sym - tab->syms];
+    if (!n->name) {
+        n->name = display_name(s, sym->name);
+        n->raw = intern(s, sym->name);
+        /* Raw for operator new and C names, demangled for Rust paths. */
+        n->is_allocator = symbol_is_allocator_name(sym->name) ||
+                          (n->name && symbol_is_allocator_name(n->name));
+    }
+    return n->name ? n : NULL;
+}
+
+/* ---- objects ---- */
+
+/* Finds the separate debug file (for DWARF); a stripped object also takes
+ * its symbols from that file's .symtab, read from the descriptor that was
+ * checked. */
+static void find_debug_file(struct symbolizer *s, struct sym_object *o)
+{
+    if (o->debug_searched)
+        return;
+    o->debug_searched = true;
+    char *remote_note = NULL;
+    struct sym_debug_search q = {
+        .obj = o->elf, .opened_path = o->path, .path_in_root = o->path_in_root,
+        .root = s->root, .debug_dir = s->debug_dir, .remote_note = &remote_note,
+    };
+    char *mismatch = NULL, *found = NULL;
+    int fd = sym_debug_open(&q, &found, &mismatch);
+    if (mismatch)
+        warn(s, "%s does not match %s (different build-id or debuglink CRC); "
+                "ignoring it: install the debug file of the same build",
+             mismatch, o->path);
+    if (remote_note && !o->elf->has_symtab)
+        warn(s, "%s has no symbol table and %s: only its exported functions get "
+                "names; install its debug file (its -dbgsym package) or serve it there",
+             o->path, remote_note);
+    free(mismatch);
+    free(remote_note);
+    o->debug_path = intern(s, found);
+    free(found);
+    if (fd < 0)
+        return;
+    if (o->elf->has_symtab) {
+        close(fd);
+        return;
+    }
+    struct mp_error err;
+    struct elf_object *d = elf_object_open_fd(fd, o->debug_path, &err);
+    close(fd);
+    if (!d) {
+        warn(s, "%s", err.msg);
+        return;
+    }
+    if (d->has_symtab) {
+        o->debug_syms = d;
+        s->stats.debug_files_loaded++;
+    } else {
+        elf_object_free(d);
+    }
+}
+
+static struct sym_object *add_object(struct symbolizer *s, const char *key,
+                                     struct elf_object *elf, const char *path_in_root)
+{
+    struct sym_object *o = calloc(1, sizeof *o);
+    if (!o || !grow_array((void **)&s->objects, &s->capobjects, s->nobjects + 1,
+                          sizeof *s->objects)) {
+        free(o);
+        elf_object_free(elf);
+        return NULL;
+    }
+    o->key = key;
+    o->elf = elf;
+    o->path = intern(s, elf->path);
+    o->path_in_root = intern(s, path_in_root);
+    s->objects[s->nobjects] = o;
+    sym_u64map_put(&s->object_by_key, (uintptr_t)key, s->nobjects++);
+    s->stats.objects_loaded++;
+    if (!elf->has_symtab)
+        find_debug_file(s, o);
+    return o;
+}
+
+/* The object's identity without reading its symbols: build-id, else
+ * path + size + mtime. */
+static const char *object_key(struct symbolizer *s, int fd, const char *path,
+                              struct mp_error *err)
+{
+    struct stat st;
+    if (fstat(fd, &st)) {
+        mp_error_set(err, "cannot stat %s: %s", path, strerror(errno));
+        return NULL;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        mp_error_set(err, "%s is not a regular file", path);
+        return NULL;
+    }
+    uint8_t id[64];
+    size_t len;
+    if (elf_object_read_build_id(fd, id, sizeof id, &len)) {
+        mp_error_set(err, "%s is not an ELF file", path);
+        return NULL;
+    }
+    if (!len)
+        return internf(s, "file:%s:%lld:%lld.%09ld", path, (long long)st.st_size,
+                       (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+    char hex[2 * sizeof id + 1];
+    for (size_t i = 0; i < len; i++)
+        snprintf(hex + 2 * i, 3, "%02x", id[i]);
+    return internf(s, "build-id:%s", hex);
+}
+
+static struct sym_object *open_object(struct symbolizer *s, const char *path,
+                                      const char *path_in_root, struct mp_error *err)
+{
+    int fd = safe_open_regular(AT_FDCWD, path, false, NULL);
+    if (fd < 0) {
+        mp_error_set(err, "cannot open %s: %s", path,
+                     errno == EINVAL ? "not a regular file" : strerror(errno));
+        return NULL;
+    }
+    struct sym_object *o = NULL;
+    const char *key = object_key(s, fd, path, err);
+    uint64_t index;
+    if (key && sym_u64map_get(&s->object_by_key, (uintptr_t)key, &index)) {
+        o = s->objects[index];
+    } else if (key) {
+        struct elf_object *elf = elf_object_open_fd(fd, path, err);
+        if (elf)
+            o = add_object(s, key, elf, path_in_root);
+    }
+    close(fd);
+    return o;
+}
+
+/* ---- mapped files ---- */
+
+static const struct map_entry *main_exe_mapping(const struct map_list *maps)
+{
+    for (size_t i = 0; i < maps->n; i++)
+        if (map_entry_is_file(&maps->v[i]))
+            return &maps->v[i];
+    return NULL;
+}
+
+static bool is_main_exe(const struct map_list *maps, const struct map_entry *e)
+{
+    const struct map_entry *main_map = main_exe_mapping(maps);
+    return main_map && strcmp(main_map->path, e->path) == 0;
+}
+
+static bool is_jemalloc_path(const char *path)
+{
+    return strncmp(basename_of(path), "libjemalloc", 11) == 0;
+}
+
+/* Where to read a mapped file: opts.exe for the main executable, else the
+ * path under the root.  A file deleted since it was mapped (an upgrade)
+ * can still be read live through /proc/PID/map_files; offline it is gone. */
+static char *file_location(struct symbolizer *s, const struct map_entry *e,
+                           bool use_exe, struct mp_error *err)
+{
+    char *out = NULL;
+    if (use_exe)
+        return strdup(s->exe);
+    if (e->deleted) {
+        int pid, end = 0;
+        if (has_root(s) && sscanf(s->root, "/proc/%d/root%n", &pid, &end) == 1 &&
+            s->root[end] == '\0' &&
+            asprintf(&out, "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, pid,
+                     e->start, e->end) >= 0)
+            return out;
+        mp_error_set(err, "%s was deleted after the process mapped it (upgraded "
+                          "since?)", e->path);
+        return NULL;
+    }
+    if (asprintf(&out, "%s%s", has_root(s) ? s->root : "", e->path) < 0)
+        return NULL;
+    return out;
+}
+
+static struct sym_file *new_file(struct symbolizer *s, const struct map_entry *e,
+                                 bool use_exe)
+{
+    struct sym_file *f = calloc(1, sizeof *f);
+    if (!f)
+        return NULL;
+    f->path = intern(s, e->path);
+    f->label = intern(s, basename_of(e->path));
+    f->is_jemalloc = is_jemalloc_path(e->path);
+    struct mp_error err = {{0}};
+    char *where = file_location(s, e, use_exe, &err);
+    if (where)
+        f->obj = open_object(s, where, use_exe ? s->exe : e->path, &err);
+    if (!f->obj)
+        warn(s, "cannot symbolize %s: %s; its frames show as %s+0xOFFSET "
+                "(use --sysroot or --exe to point at a copy of it)",
+             e->path, err.msg[0] ? err.msg : "out of memory", f->label);
+    free(where);
+    return f;
+}
+
+static struct sym_file *file_for(struct symbolizer *s, const struct map_list *maps,
+                                 const struct map_entry *e)
+{
+    bool use_exe = s->exe && is_main_exe(maps, e);
+    const char *key = internf(s, "%s\x1f%" PRIu64 "\x1f%u:%u\x1f%d%d", e->path,
+                              e->inode, e->dev_major, e->dev_minor, use_exe, e->deleted);
+    uint64_t index;
+    if (!key)
+        return NULL;
+    if (sym_u64map_get(&s->file_by_key, (uintptr_t)key, &index))
+        return s->files[index];
+    struct sym_file *f = new_file(s, e, use_exe);
+    if (!f || !grow_array((void **)&s->files, &s->capfiles, s->nfiles + 1,
+                          sizeof *s->files)) {
+        free(f);
+        return NULL;
+    }
+    s->files[s->nfiles] = f;
+    sym_u64map_put(&s->file_by_key, (uintptr_t)key, s->nfiles++);
+    return f;
+}
+
+/* The load bias of this mapping; false when the file on disk does not fit
+ * it (a non-PIE program rebuilt since, or a different file altogether). */
+static bool mapping_bias(const struct elf_object *elf, const struct map_entry *e,
+                         uint64_t *bias)
+{
+    if (elf_object_bias(elf, e->start, e->offset, bias))
+        return false;
+    if (elf->type != ET_EXEC)
+        return true;
+    for (size_t i = 0; i < elf->nloads; i++) {
+        const struct elf_load_segment *l = &elf->loads[i];
+        uint64_t page_off = l->offset & ~(uint64_t)0xfff;
+        if (e->offset >= page_off && e->offset < l->offset + l->filesz &&
+            (l->vaddr & ~(uint64_t)0xfff) + (e->offset - page_off) == e->start)
+            return true;
+    }
+    return false;
+}
+
+/* ---- frames ---- */
+
+static struct sym_dwarf *object_dwarf(struct symbolizer *s, struct sym_object *o)
+{
+    if (o->dwarf_tried)
+        return o->dwarf;
+    o->dwarf_tried = true;
+    const char *path = o->elf->has_debug_info ? o->path : NULL;
+    if (!path) {
+        find_debug_file(s, o);
+        path = o->debug_path;
+    }
+    if (!path)
+        return NULL;
+    struct mp_error err;
+    o->dwarf = sym_dwarf_open(path, &err);
+    if (o->dwarf)
+        s->stats.dwarf_loaded++;
+    return o->dwarf;
+}
+
+/* Is vaddr in the code of a jemalloc copy linked into this object?  The
+ * ranges come from the symbols (the debug file's for a stripped object),
+ * computed once per object. */
+static bool in_static_jemalloc(struct sym_object *o, uint64_t vaddr)
+{
+    if (!o->jemalloc_code_done) {
+        o->jemalloc_code_done = true;
+        o->njemalloc_code = jemalloc_code_ranges(object_symbols(o), &o->jemalloc_code);
+    }
+    for (size_t i = 0; i < o->njemalloc_code; i++)
+        if (vaddr >= o->jemalloc_code[i].start && vaddr < o->jemalloc_code[i].end)
+            return true;
+    return false;
+}
+
+/* The frame every lookup starts from: the containing function from the
+ * symbol table, or label+0xoffset.  in_allocator: the address lies in
+ * the allocator's own code. */
+static struct symbol_frame function_frame(struct symbolizer *s, struct sym_file *f,
+                                          struct sym_object *o, uint64_t vaddr,
+                                          bool in_allocator)
+{
+    struct symbol_frame fr = {
+        .object = f->path, .object_offset = vaddr, .is_allocator = in_allocator,
+    };
+    const struct elf_symbol *sym = elf_object_symbol_at(object_symbols(o), vaddr);
+    const struct sym_name *n = sym ? symbol_name(s, o, sym) : NULL;
+    if (n) {
+        fr.function = n->name;
+        fr.system_name = n->raw ? n->raw : n->name;
+        fr.is_allocator |= n->is_allocator;
+    } else {
+        fr.function = fr.system_name = internf(s, "%s+0x%" PRIx64, f->label, vaddr);
+    }
+    return fr;
+}
+
+/* Inlined frames from DWARF around the function frame; the outermost keeps
+ * the symbol table's name so both detail levels agree on it. */
+static int line_frames(struct symbolizer *s, struct sym_object *o, uint64_t vaddr,
+                       bool in_allocator, const struct symbol_frame *outer,
+                       struct symbol_frame *out, int max)
+{
+    struct sym_dwarf *dw = object_dwarf(s, o);
+    struct sym_dwarf_frame df[MAX_INLINE_DEPTH];
+    int n = dw ? sym_dwarf_lookup(dw, vaddr, df, max < MAX_INLINE_DEPTH ? max : MAX_INLINE_DEPTH) : 0;
+    if (n == 0) {
+        out[0] = *outer;
+        return 1;
+    }
+    for (int i = 0; i < n; i++) {
+        out[i] = *outer;
+        out[i].file = intern(s, df[i].file);
+        out[i].line = df[i].line;
+        if (i == n - 1 || !df[i].name)
+            continue;
+        out[i].function = display_name(s, df[i].name);
+        out[i].system_name = intern(s, df[i].name);
+        out[i].is_allocator = in_allocator || symbol_is_allocator_name(df[i].name) ||
+                              (out[i].function && symbol_is_allocator_name(out[i].function));
+    }
+    return n;
+}
+
+static int unmapped_frame(struct symbolizer *s, const struct map_entry *e,
+                          uint64_t addr, struct symbol_frame *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!e || !e->path || !e->path[0]) {
+        out->function = out->system_name = internf(s, "0x%" PRIx64, addr);
+        out->object_offset = addr;
+        return 1;
+    }
+    /* [vdso], [stack] ... : a named region that is not a file. */
+    out->object = intern(s, e->path);
+    out->object_offset = addr - e->start;
+    out->function = out->system_name = internf(s, "%s+0x%" PRIx64, e->path,
+                                               out->object_offset);
+    return 1;
+}
+
+/* An object we could not read: the file offset is what the user can feed
+ * to addr2line or objdump once they find the file. */
+static int unreadable_frame(struct symbolizer *s, const struct sym_file *f,
+                            const struct map_entry *e, uint64_t addr,
+                            struct symbol_frame *out)
+{
+    memset(out, 0, sizeof *out);
+    out->object = f->path;
+    out->object_offset = addr - e->start + e->offset;
+    out->function = out->system_name = internf(s, "%s+0x%" PRIx64, f->label,
+                                               out->object_offset);
+    out->is_allocator = f->is_jemalloc;
+    return 1;
+}
+
+static int compute_frames(struct symbolizer *s, const struct map_list *maps,
+                          const struct map_entry *e, uint64_t addr,
+                          enum symbolize_detail detail, struct symbol_frame *out, int max)
+{
+    if (!e || !map_entry_is_file(e))
+        return unmapped_frame(s, e, addr, out);
+    struct sym_file *f = file_for(s, maps, e);
+    if (!f)
+        return unmapped_frame(s, e, addr, out);
+    uint64_t bias = 0;
+    if (f->obj && !mapping_bias(f->obj->elf, e, &bias)) {
+        if (!f->mismatch_warned)
+            warn(s, "%s (read from %s) does not fit its mapping at 0x%" PRIx64
+                    " in the profile: rebuilt or replaced since?  Its frames show "
+                    "as %s+0xOFFSET", f->path, f->obj->path, e->start, f->label);
+        f->mismatch_warned = true;
+    }
+    if (!f->obj || f->mismatch_warned)
+        return unreadable_frame(s, f, e, addr, out);
+    uint64_t vaddr = addr - bias;
+    bool in_allocator = f->is_jemalloc || in_static_jemalloc(f->obj, vaddr);
+    struct symbol_frame outer = function_frame(s, f, f->obj, vaddr, in_allocator);
+    if (detail != SYMBOLIZE_LINES) {
+        out[0] = outer;
+        return 1;
+    }
+    return line_frames(s, f->obj, vaddr, in_allocator, &outer, out, max);
+}
+
+/* ---- the per-address cache ---- */
+
+static bool same_mapping(const struct addr_entry *a, const struct map_entry *e,
+                         uint64_t addr)
+{
+    return e->start == a->map_start && addr < e->end && e->offset == a->map_offset &&
+           e->inode == a->inode && e->deleted == a->deleted &&
+           strcmp(e->path, a->map_path) == 0;
+}
+
+/* Is a cached answer valid under this map list?  Checks the mapping at the
+ * remembered index first (O(1)), then searches. */
+static bool entry_valid(struct addr_entry *a, const struct map_list *maps, uint64_t addr)
+{
+    if (!a->map_path)
+        return !maps || !maps_find(maps, addr);
+    if (!maps)
+        return false;
+    if (a->map_index < maps->n && same_mapping(a, &maps->v[a->map_index], addr))
+        return true;
+    const struct map_entry *e = maps_find(maps, addr);
+    if (!e || !same_mapping(a, e, addr))
+        return false;
+    a->map_index = (size_t)(e - maps->v);
+    return true;
+}
+
+static void remember(struct symbolizer *s, const struct map_list *maps,
+                     const struct map_entry *e, uint64_t addr, int detail,
+                     const struct symbol_frame *fr, int n)
+{
+    if (!grow_array((void **)&s->entries, &s->capentries, s->nentries + 1,
+                    sizeof *s->entries) ||
+        !grow_array((void **)&s->frames, &s->capframes, s->nframes + (size_t)n,
+                    sizeof *s->frames))
+        return;
+    struct addr_entry *a = &s->entries[s->nentries];
+    *a = (struct addr_entry){.first = s->nframes, .count = (size_t)n};
+    if (e) {
+        a->map_start = e->start;
+        a->map_offset = e->offset;
+        a->inode = e->inode;
+        a->deleted = e->deleted;
+        a->map_path = intern(s, e->path ? e->path : "");
+        a->map_index = (size_t)(e - maps->v);
+        if (!a->map_path)
+            return;
+    }
+    memcpy(&s->frames[s->nframes], fr, (size_t)n * sizeof *fr);
+    s->nframes += (size_t)n;
+    if (sym_u64map_put(&s->by_addr[detail], addr, s->nentries) == 0)
+        s->nentries++;
+}
+
+static int copy_out(const struct symbol_frame *fr, int n, struct symbol_frame *out, int max)
+{
+    if (n > max)
+        n = max;
+    memcpy(out, fr, (size_t)n * sizeof *fr);
+    return n;
+}
+
+int symbolizer_lookup(struct symbolizer *s, const struct map_list *maps,
+                      uint64_t addr, enum symbolize_detail detail,
+                      struct symbol_frame *frames, int max)
+{
+    if (max < 1)
+        return 0;
+    int d = detail == SYMBOLIZE_LINES;
+    s->stats.lookups++;
+    uint64_t index;
+    if (sym_u64map_get(&s->by_addr[d], addr, &index) &&
+        entry_valid(&s->entries[index], maps, addr)) {
+        s->stats.address_hits++;
+        const struct addr_entry *a = &s->entries[index];
+        return copy_out(&s->frames[a->first], (int)a->count, frames, max);
+    }
+    const struct map_entry *e = maps ? maps_find(maps, addr) : NULL;
+    struct symbol_frame fr[MAX_INLINE_DEPTH];
+    int n = compute_frames(s, maps, e, addr, detail, fr, MAX_INLINE_DEPTH);
+    remember(s, maps, e, addr, d, fr, n);
+    return copy_out(fr, n, frames, max);
+}
+
+/* ---- the identity of a mapped file, for stale-input checks ---- */
+
+int symbolizer_file_identity(struct symbolizer *s, const struct map_list *maps,
+                             const struct map_entry *e,
+                             struct symbol_file_identity *out, struct mp_error *err)
+{
+    memset(out, 0, sizeof *out);
+    err->msg[0] = '\0';
+    char *where = file_location(s, e, s->exe && is_main_exe(maps, e), err);
+    if (!where)
+        return err->msg[0] ? -1 : mp_error_set(err, "out of memory");
+    snprintf(out->path, sizeof out->path, "%s", where);
+    struct stat st;
+    int fd = safe_open_regular(AT_FDCWD, where, false, &st);
+    free(where);
+    if (fd < 0)
+        return mp_error_set(err, "cannot open %s: %s", out->path,
+                            errno == EINVAL ? "not a regular file" : strerror(errno));
+    out->mtime = st.st_mtim;
+    uint8_t id[64];
+    size_t len = 0;
+    int rc = elf_object_read_build_id(fd, id, sizeof id, &len);
+    close(fd);
+    if (rc)
+        return mp_error_set(err, "%s is not an ELF file", out->path);
+    for (size_t i = 0; i < len; i++)
+        snprintf(out->build_id + 2 * i, 3, "%02x", id[i]);
+    return 0;
+}

@@ -1,0 +1,209 @@
+/* session.c - the session's list of heap profiles and its symbolizer. */
+#include "session/session.h"
+#include "lib/analysis/analysis.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "lib/base/array.h"
+#include "session/profile_run.h"
+
+struct session_dump *session_add_dump(struct session *s, struct profile *p,
+                                      const char *name, const char *source)
+{
+    if (array_reserve(&s->dumps, &s->dumps_cap, s->ndumps + 1, sizeof *s->dumps, 8))
+        return NULL;
+    struct session_dump *d = &s->dumps[s->ndumps];
+    memset(d, 0, sizeof *d);
+    char autoname[32];
+    if (!name) {
+        snprintf(autoname, sizeof autoname, "dump%u", ++s->dump_seq);
+        name = autoname;
+    }
+    /* A reused name replaces nothing: the newer dump shadows the older one
+     * in session_find_dump, and both stay listed. */
+    snprintf(d->name, sizeof d->name, "%s", name);
+    d->source = strdup(source ? source : "");
+    d->profile = p;
+    s->ndumps++;
+    return d;
+}
+
+struct session_dump *session_find_dump(struct session *s, const char *name)
+{
+    if (s->ndumps == 0)
+        return NULL;
+    if (!name)
+        return &s->dumps[s->ndumps - 1];
+    for (size_t i = s->ndumps; i > 0; i--)
+        if (strcmp(s->dumps[i - 1].name, name) == 0)
+            return &s->dumps[i - 1];
+    for (size_t i = s->ndumps; i > 0; i--)
+        if (strcmp(s->dumps[i - 1].series, name) == 0)
+            return &s->dumps[i - 1];
+    return NULL;
+}
+
+int session_dump_keep_raw(struct session_dump *d, const char *data, size_t len)
+{
+    uLongf zlen = compressBound(len);
+    unsigned char *z = malloc(zlen ? zlen : 1);
+    if (!z || compress2(z, &zlen, (const Bytef *)data, len, Z_BEST_SPEED) != Z_OK) {
+        free(z);
+        return -1;
+    }
+    unsigned char *fit = realloc(z, zlen ? zlen : 1);
+    free(d->raw);
+    d->raw = fit ? fit : z;
+    d->raw_zlen = zlen;
+    d->raw_len = len;
+    return 0;
+}
+
+char *session_dump_raw(const struct session_dump *d, size_t *len)
+{
+    if (!d->raw)
+        return NULL;
+    char *out = malloc(d->raw_len + 1);
+    uLongf n = d->raw_len;
+    if (!out || uncompress((Bytef *)out, &n, d->raw, d->raw_zlen) != Z_OK || n != d->raw_len) {
+        free(out);
+        return NULL;
+    }
+    out[n] = 0;
+    *len = n;
+    return out;
+}
+
+static void dump_release(struct session_dump *d)
+{
+    free(d->raw);
+    profile_free(d->profile);
+    free(d->source);
+    free(d->saved_path);
+}
+
+void session_remove_dump(struct session *s, size_t i)
+{
+    if (i >= s->ndumps)
+        return;
+    dump_release(&s->dumps[i]);
+    memmove(&s->dumps[i], &s->dumps[i + 1], (s->ndumps - i - 1) * sizeof *s->dumps);
+    s->ndumps--;
+}
+
+long session_series_regular(struct session *s, const char *name, size_t **idx)
+{
+    long n = session_series(s, name, idx), kept = 0;
+    for (long i = 0; i < n; i++)
+        if (!s->dumps[(*idx)[i]].peak)
+            (*idx)[kept++] = (*idx)[i];
+    if (n > 0 && kept == 0) {
+        free(*idx);
+        *idx = NULL;
+    }
+    return n < 0 ? n : kept;
+}
+
+bool session_series_name_ok(const char *name)
+{
+    size_t n = strlen(name);
+    if (n == 0 || n > 40 || name[0] == '-')
+        return false;
+    bool digits = true;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)name[i];
+        if (!isalnum(c) && c != '_' && c != '-')
+            return false;
+        if (!isdigit(c))
+            digits = false;
+    }
+    return !digits;
+}
+
+void session_series_add(struct session *s, struct session_dump *d, const char *series)
+{
+    unsigned last = 0;
+    for (size_t i = 0; i < s->ndumps; i++)
+        if (&s->dumps[i] != d && strcmp(s->dumps[i].series, series) == 0 &&
+            s->dumps[i].series_seq > last)
+            last = s->dumps[i].series_seq;
+    snprintf(d->series, sizeof d->series, "%s", series);
+    d->series_seq = last + 1;
+}
+
+long session_series(struct session *s, const char *name, size_t **idx)
+{
+    *idx = NULL;
+    if (!name)
+        for (size_t i = s->ndumps; i > 0 && !name; i--)
+            if (s->dumps[i - 1].series[0])
+                name = s->dumps[i - 1].series;
+    size_t n = 0;
+    for (size_t i = 0; i < s->ndumps; i++)
+        if (!name || strcmp(s->dumps[i].series, name) == 0)
+            n++;
+    if (n == 0)
+        return 0;
+    *idx = malloc(n * sizeof **idx);
+    if (!*idx)
+        return -1;
+    n = 0;
+    for (size_t i = 0; i < s->ndumps; i++)
+        if (!name || strcmp(s->dumps[i].series, name) == 0)
+            (*idx)[n++] = i;
+    return (long)n;
+}
+
+struct symbolizer *session_symbolizer(struct session *s)
+{
+    if (s->symbolizer)
+        return s->symbolizer;
+    char root[96];
+    struct symbolizer_options opts = {
+        .root = s->sysroot,
+        .exe = s->exe,
+        .debug_dir = s->debug_dir,
+        .warnings = stderr,
+    };
+    if (!opts.root && s->target) {
+        target_proc_dir(s->target, root, sizeof root - 5);
+        strcat(root, "/root");
+        opts.root = root;
+    }
+    s->symbolizer = symbolizer_new(&opts);
+    return s->symbolizer;
+}
+
+void session_check_inputs(struct session *s, struct session_dump *d)
+{
+    struct symbolizer *sym = session_symbolizer(s);
+    if (d->inputs_checked || !sym)
+        return;
+    d->inputs_checked = true;
+    analysis_check_inputs(sym, d->profile, d->name, stderr);
+}
+
+void session_drop_symbolizer(struct session *s)
+{
+    symbolizer_free(s->symbolizer);
+    s->symbolizer = NULL;
+}
+
+void session_free(struct session *s)
+{
+    for (size_t i = 0; i < s->ndumps; i++)
+        dump_release(&s->dumps[i]);
+    free(s->dumps);
+    profile_run_free(s->run);
+    session_drop_symbolizer(s);
+    target_close(s->target);
+    free(s->sysroot);
+    free(s->dump_dir);
+    free(s->exe);
+    free(s->debug_dir);
+    memset(s, 0, sizeof *s);
+}

@@ -1,0 +1,141 @@
+/* session.h - what one memprof session holds: the attached process (if
+ * any), the heap profiles loaded or dumped so far, and output settings. */
+#ifndef MEMPROF_SESSION_H
+#define MEMPROF_SESSION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "attach/target.h"
+#include "lib/profile/profile.h"
+#include "lib/symbolize/symbolize.h"
+
+struct session_dump {
+    char name[64];             /* "dump1", or the user's NAME, or file's base name */
+    char *source;              /* where it came from (file path, or "pid 123") */
+    char *saved_path;          /* local file it was saved to, or NULL */
+    struct profile *profile;
+    bool inputs_checked;       /* session_check_inputs has warned about it */
+    /* The series (a profiling run, a live view, a loaded run directory)
+     * the dump belongs to, "" for none; its place in it (1, 2, ...); and
+     * whether jemalloc wrote it at a new high-water mark (prof.gdump)
+     * rather than on a timer or by request. */
+    char series[64];
+    unsigned series_seq;
+    bool peak;
+    /* The bytes jemalloc wrote, deflated (zlib), so that 'profile save'
+     * can write them back exactly; NULL when not kept (files read). */
+    unsigned char *raw;
+    size_t raw_zlen, raw_len;
+};
+
+/* The attached process's profiling settings fixed at its start (config.*
+ * and opt.* never change), read at attach. */
+struct session_prof_conf {
+    bool known;
+    bool config_prof, opt_prof, opt_prof_active;
+};
+
+/* One profiling setting this session changed in the attached process,
+ * with its value before the first change, so that an error exit can put it
+ * back and a normal end can say what stays. */
+struct session_setting {
+    bool changed;              /* changed and not changed back */
+    uint64_t before, now;
+};
+
+struct session_changes {
+    struct session_setting active;   /* prof.active */
+    struct session_setting rate;     /* prof.lg_sample, set by prof.reset */
+    struct session_setting gdump;    /* prof.gdump */
+};
+
+/* Profiling this session turned on: since when, for info and the first
+ * dump's note (the profile holds only what was sampled since then). */
+struct session_prof_on {
+    time_t since;              /* 0: not turned on by this session */
+    bool dumped;               /* a dump since then said so */
+};
+
+struct profile_run;
+
+struct session {
+    struct target *target;     /* NULL when offline / detached */
+    struct session_prof_conf prof_conf;
+    struct session_changes changes;
+    struct session_prof_on prof_on;
+    unsigned narenas;          /* arenas.narenas, read once for completion (0: not yet) */
+    struct session_dump *dumps;
+    size_t ndumps, dumps_cap;
+    unsigned dump_seq;         /* for automatic names */
+    struct profile_run *run;   /* the latest profiling run (session/profile_run.c),
+                                * kept after it ends for 'profile state' */
+    double counting_since;     /* CLOCK_MONOTONIC seconds when this session
+                                * turned profiling on or reset its counters;
+                                * 0 when it did neither (or turned it off) */
+
+    struct symbolizer *symbolizer;   /* created lazily */
+    char *sysroot;             /* --sysroot */
+    char *exe;                 /* --exe */
+    char *dump_dir;            /* --dump-dir: as the process sees it, or NULL */
+    char *debug_dir;           /* --debug-dir, or NULL */
+
+    bool interactive;          /* readline on a terminal */
+    bool quit;                 /* set by quit */
+    int exit_status;           /* a failing command's own exit status for a
+                                * batch (trend --fail-over: MEMPROF_EXIT_GROWTH);
+                                * 0: the usual 1.  Reset before each command. */
+    bool quiet;                /* -q: no status lines on stderr */
+    bool no_pager;             /* --no-pager, 'set pager off' */
+    FILE *out;                 /* stdout */
+};
+
+/* Add a profile under a name (NULL: automatic); takes ownership. */
+struct session_dump *session_add_dump(struct session *s, struct profile *p,
+                                      const char *name, const char *source);
+/* Keep a copy of the bytes a dump was parsed from (deflated: a heap
+ * profile's text shrinks about tenfold).  0, or -1 out of memory. */
+int session_dump_keep_raw(struct session_dump *d, const char *data, size_t len);
+/* Those bytes again (malloc'd), or NULL when none were kept or out of
+ * memory. */
+char *session_dump_raw(const struct session_dump *d, size_t *len);
+/* Find a dump by name; NULL name means the latest.  A name that is no
+ * dump's but a series' means that series' latest dump.  NULL when none. */
+struct session_dump *session_find_dump(struct session *s, const char *name);
+/* Remove dump i (its profile freed): for a live view that keeps only the
+ * dumps it needs.  The dumps after it move down one place (indices and
+ * pointers into s->dumps change); a caller's analysis context must
+ * analysis_forget the profile first. */
+void session_remove_dump(struct session *s, size_t i);
+/* Put dump d in series (its next place).  series must be a valid series
+ * name (session_series_name_ok). */
+void session_series_add(struct session *s, struct session_dump *d, const char *series);
+/* The dumps of a series in the order they were taken, as indices into
+ * s->dumps (indices stay valid when dumps are added; pointers do not).
+ * name NULL: the series of the latest dump that has one, or, when no
+ * dump is in a series, every dump of the session.  Returns how many
+ * (0: no such series, or no dump at all) and sets *idx (malloc'd, NULL
+ * when 0), or -1 out of memory. */
+long session_series(struct session *s, const char *name, size_t **idx);
+/* The same without the dumps taken at peaks (profile start --peak): those
+ * come at the process's high-water marks, not at regular times, and would
+ * read as growth then fall in a trend.  For trend and report. */
+long session_series_regular(struct session *s, const char *name, size_t **idx);
+/* Whether name can name a series: 1-40 of [A-Za-z0-9_-], not starting
+ * with '-' and not all digits (a row count). */
+bool session_series_name_ok(const char *name);
+/* The symbolizer for the session's profiles (root = /proc/PID/root when
+ * attached, --sysroot otherwise). */
+struct symbolizer *session_symbolizer(struct session *s);
+/* Warn, once per dump, about inputs that would name its frames wrong
+ * (analysis_check_inputs): call before symbolizing it. */
+void session_check_inputs(struct session *s, struct session_dump *d);
+/* Forget the symbolizer (its root changes on attach/detach). */
+void session_drop_symbolizer(struct session *s);
+/* Detach and free everything. */
+void session_free(struct session *s);
+
+#endif
