@@ -1,4 +1,5 @@
-/* private_dir.c - the fallback when a dump cannot go through memory: a
+/* private_dir.c - where files come out of the process when a memfd cannot
+ * carry them (and where it writes on its own, prof.gdump): a
  * private directory in the process's filesystem (mode 0700, owned by the
  * process's user, unpredictable name), made, checked, changed, read and
  * removed only through file descriptors.  Its parent is reached from
@@ -200,7 +201,7 @@ static void sweep_dead(const struct target *t, int parent)
     struct dirent *de;
     while ((de = readdir(d))) {
         pid_t owner = dir_owner(de->d_name);
-        if (!owner || owner == getpid() || dump_memprof_alive(owner))
+        if (!owner || owner == getpid() || memprof_alive(owner))
             continue;
         int dfd = openat(parent, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         struct stat st;
@@ -289,7 +290,7 @@ static int make_in(struct target *t, const struct creds *c, const char *candidat
     return 0;
 }
 
-int dump_dir_prepare(struct target *t, const char *user_dir, struct mp_error *err)
+static int dump_dir_prepare(struct target *t, const char *user_dir, struct mp_error *err)
 {
     if (t->dump_dir_made)
         return 0;
@@ -325,10 +326,10 @@ static int read_all(int fd, off_t size, char **data, size_t *len, struct mp_erro
         return mp_error_set(err, "out of memory reading a %lld-byte dump", (long long)size);
     for (;;) {
         if (n + 1 >= cap) {
-            if (cap > (size_t)MAX_DUMP) {
+            if (cap > (size_t)TARGET_FILE_MAX) {
                 free(buf);
                 return mp_error_set(err, "the dump grew past %ld bytes while memprof "
-                                    "read it: refusing it", MAX_DUMP);
+                                    "read it: refusing it", TARGET_FILE_MAX);
             }
             char *nb = realloc(buf, cap * 2);
             if (!nb) {
@@ -355,17 +356,17 @@ static int read_all(int fd, off_t size, char **data, size_t *len, struct mp_erro
     return 0;
 }
 
-int dump_read_fd(int fd, const char *what, char **data, size_t *len,
+int target_read_fd(int fd, const char *what, char **data, size_t *len,
                  struct mp_error *err)
 {
     struct stat st;
     if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
         return mp_error_set(err, "%s is not a regular file: refusing to read it", what);
-    if (st.st_size > MAX_DUMP)
+    if (st.st_size > TARGET_FILE_MAX)
         return mp_error_set(err, "%s is %lld bytes, more than memprof reads (%ld): "
                             "lower the sample rate or dump with 'mallctl prof.dump "
                             "PATH' and read it offline", what, (long long)st.st_size,
-                            MAX_DUMP);
+                            TARGET_FILE_MAX);
     return read_all(fd, st.st_size, data, len, err);
 }
 
@@ -397,15 +398,9 @@ static int take_file(struct target *t, const char *name, double min_age, char **
                           "uid %u, %lu links): refusing to read it", t->dump_dir, name,
                           t->pid, (unsigned)st.st_uid, (unsigned long)st.st_nlink);
     else
-        rc = dump_read_fd(fd, "the dump", data, len, err);
+        rc = target_read_fd(fd, "the dump", data, len, err);
     close(fd);
     return rc;
-}
-
-int dump_dir_take(struct target *t, const char *name, char **data, size_t *len,
-                  struct mp_error *err)
-{
-    return take_file(t, name, 0, data, len, err);
 }
 
 void dump_dir_remove(struct target *t)
@@ -418,8 +413,7 @@ void dump_dir_remove(struct target *t)
         t->dump_dir_made = false;
     }
     free(t->dump_dir);
-    free(t->dump_dir_why);
-    t->dump_dir = t->dump_dir_why = NULL;
+    t->dump_dir = NULL;
 }
 
 /* ---- files the process writes there on its own (prof.gdump) ---- */

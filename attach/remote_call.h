@@ -14,7 +14,6 @@
 #include <sys/types.h>
 
 #include "attach/arch/arch.h"
-#include "attach/unwind_check.h"
 #include "lib/base/error.h"
 #include "lib/proc/maps.h"
 
@@ -32,6 +31,8 @@ struct restart_memo {
 /* How long a call may take before memprof leaves it (seconds; target.c
  * takes MEMPROF_CALL_TIMEOUT from the environment). */
 #define REMOTE_CALL_LIMIT_S 5.0
+
+struct unwind_checker;
 
 /* Long-lived per target. */
 struct remote_ctx {
@@ -131,11 +132,6 @@ int remote_stop_read(struct remote_stop *s, uint64_t addr, void *buf, size_t len
                      struct mp_error *err);
 int remote_stop_write(struct remote_stop *s, uint64_t addr, const void *buf, size_t len,
                       struct mp_error *err);
-
-/* Memory of the target (no thread needs to be stopped). */
-int remote_read(pid_t pid, uint64_t addr, void *buf, size_t len, struct mp_error *err);
-int remote_write(pid_t pid, uint64_t addr, const void *buf, size_t len,
-                 struct mp_error *err);
 
 /* The rseq rule: is ip inside the critical section that starts at start_ip
  * and commits at start_ip + post_commit_offset (end excluded)?  A thread

@@ -1,6 +1,7 @@
 /* target.c - implements target.h: opening a process (preflight, objects,
- * jemalloc copies, unwinder, remote-call context), the accessors, and
- * closing it without leaving anything behind. */
+ * the allocator's probe, unwinder, remote-call context), its stops (with
+ * their pause statistics), the accessors, and closing it without leaving
+ * anything behind. */
 #include "attach/target_internal.h"
 
 #include <errno.h>
@@ -11,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "allocator/jemalloc/find.h"
+#include "attach/memory.h"
 #include "attach/preflight.h"
 #include "attach/session_lock.h"
 #include "attach/proc_fate.h"
@@ -119,8 +120,8 @@ static int call_limit(double *secs, struct mp_error *err)
 
 #define LOADER_WAIT_S 2.0
 
-/* jemalloc was not found in a process whose dynamic loader is still at
- * work (just started or exec'd: the library may come next).  Waits up to
+/* The allocator was not found in a process whose dynamic loader is still
+ * at work (just started or exec'd: the library may come next).  Waits up to
  * LOADER_WAIT_S for it to finish: true when it did (look again); false
  * with err as it was when the loader was idle, or saying it is still
  * loading. */
@@ -184,7 +185,7 @@ static bool loader_finished(pid_t pid, struct mp_error *err)
 }
 
 static int open_parts(struct target *t, const struct target_options *opts,
-                      struct mp_error *err)
+                      const struct target_probe *probe, struct mp_error *err)
 {
     struct map_list maps = { 0 };
     if (maps_read_pid(t->pid, &maps, err) < 0)
@@ -203,17 +204,18 @@ static int open_parts(struct target *t, const struct target_options *opts,
     maps_free(&maps);
     if (rc < 0)
         return -1;
-    int n = jemalloc_find(t->pid, &t->objs, opts, &t->copies, err);
-    if (n < 0 && !t->loader_waited && loader_finished(t->pid, err)) {
+    struct code_ranges unsafe = { 0 };
+    if (probe->find(t, &t->objs, opts, &unsafe, probe->arg, err) < 0) {
+        code_ranges_free(&unsafe);
+        if (t->loader_waited || !loader_finished(t->pid, err))
+            return -1;
         t->loader_waited = true;
         mapped_objects_free(&t->objs);
         t->entry_kept = false;
-        return open_parts(t, opts, err);
+        return open_parts(t, opts, probe, err);
     }
-    if (n < 0)
-        return -1;
-    t->ncopies = (size_t)n;
-    t->unwind = unwind_checker_new(t->pid, &t->objs, t->copies, t->ncopies, err);
+    t->unwind = unwind_checker_new(t->pid, &t->objs, &unsafe, err);
+    code_ranges_free(&unsafe);
     if (!t->unwind)
         return -1;
     if (remote_ctx_init(&t->ctx, t->pid, entry, entry_bytes, t->unwind, err) < 0)
@@ -247,13 +249,8 @@ static int lock_target(pid_t pid, int *lock_fd, struct mp_error *err)
     return 0;
 }
 
-struct target *target_open(pid_t pid, struct mp_error *err)
-{
-    return target_open_with(pid, NULL, err);
-}
-
 struct target *target_open_with(pid_t pid, const struct target_options *opts,
-                                struct mp_error *err)
+                                const struct target_probe *probe, struct mp_error *err)
 {
     int lock_fd;
     if (lock_target(pid, &lock_fd, err) < 0) {
@@ -281,7 +278,7 @@ struct target *target_open_with(pid_t pid, const struct target_options *opts,
     t->exe = read_exe(pid);
     t->ctx.mem_fd = -1;
     read_owner(t);
-    int rc = open_parts(t, opts, err);
+    int rc = open_parts(t, opts, probe, err);
     /* Any failure, or success on a program that is gone, may be the
      * process exiting or exec'ing under memprof: then say that. */
     enum proc_fate fate = rc < 0 ? proc_fate_settled(pid, anchor, t->start_time, 2.0)
@@ -307,7 +304,7 @@ void target_close(struct target *t)
     if (t->ctx_ready)
         remote_ctx_fini(&t->ctx);
     unwind_checker_free(t->unwind);
-    jemalloc_copies_free(t->copies, t->ncopies);
+    target_set_allocator(t, NULL, NULL);
     mapped_objects_free(&t->objs);
     free(t->exe);
     /* Last: only now may another memprof write at the entry point. */
@@ -335,29 +332,22 @@ int target_thread_count(const struct target *t)
     return threads_count(t->pid);
 }
 
-size_t target_jemalloc_count(const struct target *t)
+const struct mapped_objects *target_objects(const struct target *t)
 {
-    return t->ncopies;
+    return &t->objs;
 }
 
-const struct jemalloc_copy *target_jemalloc(const struct target *t, size_t i)
+void target_set_allocator(struct target *t, void *state, void (*free_fn)(void *))
 {
-    return i < t->ncopies ? &t->copies[i] : NULL;
+    if (t->allocator && t->allocator_free)
+        t->allocator_free(t->allocator);
+    t->allocator = state;
+    t->allocator_free = free_fn;
 }
 
-int target_jemalloc_select(struct target *t, size_t i, struct mp_error *err)
+void *target_allocator(const struct target *t)
 {
-    if (i >= t->ncopies)
-        return mp_error_set(err, "process %d has %zu jemalloc cop%s: choose 0 to %zu",
-                            t->pid, t->ncopies, t->ncopies == 1 ? "y" : "ies",
-                            t->ncopies - 1);
-    t->selected = i;
-    return 0;
-}
-
-size_t target_jemalloc_selected(const struct target *t)
-{
-    return t->selected;
+    return t->allocator;
 }
 
 /* The thread just used ran with its seccomp filter suspended (seize() in
@@ -381,13 +371,72 @@ static void note_seccomp(struct target *t)
                 "once memprof lets the thread go\n", t->pid, (int)t->pauses.last_tid);
 }
 
-int target_mallctl(struct target *t, struct mallctl_call *calls, size_t n,
-                   struct mp_error *err)
+/* ---- stops ---------------------------------------------------------------- */
+
+static int cmp_double(const void *a, const void *b)
 {
-    if (n == 0)
-        return 0;
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Median and p90 of the history ring (sorted copy: at most 1024 values,
+ * computed after the thread was let go). */
+static void update_percentiles(struct target *t)
+{
+    struct target_pause_stats *p = &t->pauses;
+    size_t n = p->calls < PAUSE_HISTORY ? p->calls : PAUSE_HISTORY;
+    double sorted[PAUSE_HISTORY];
+    memcpy(sorted, t->pause_history, n * sizeof *sorted);
+    qsort(sorted, n, sizeof *sorted, cmp_double);
+    p->median_us = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+    size_t k = (n * 9 + 9) / 10;    /* nearest rank: ceil(0.9 n) */
+    p->p90_us = sorted[k - 1];
+}
+
+static void record_pause(struct target *t, const struct remote_report *rep)
+{
+    struct target_pause_stats *p = &t->pauses;
+    t->pause_history[p->calls % PAUSE_HISTORY] = rep->pause_us;
+    p->calls++;
+    update_percentiles(t);
+    p->last_us = rep->pause_us;
+    if (rep->pause_us > p->max_us)
+        p->max_us = rep->pause_us;
+    p->last_tid = rep->tid;
+    p->unsafe_retries += rep->unsafe_retries;
+}
+
+/* The first stop of a session runs the sweep before its body. */
+#define SWEEP_MAX 64
+struct swept_body {
+    struct target *t;
+    remote_body_fn body;
+    void *arg;
+    int fds[SWEEP_MAX];
+    size_t nfds;
+};
+
+static int swept_body(struct remote_stop *s, void *arg, struct mp_error *err)
+{
+    struct swept_body *w = arg;
+    memfd_sweep_in_stop(w->t, s, w->fds, w->nfds);
+    return w->body(s, w->arg, err);
+}
+
+int target_stop_run(struct target *t, remote_body_fn body, void *arg,
+                    struct mp_error *err)
+{
     session_lock_drain(t->lock_fd);
-    int rc = mallctl_batch_run(t, calls, n, err);
+    struct swept_body w = { .t = t, .body = body, .arg = arg };
+    if (!t->memfd_swept)
+        w.nfds = memfd_sweep_list(t, w.fds, SWEEP_MAX);
+    struct remote_report rep;
+    int rc = w.nfds ? remote_session(&t->ctx, swept_body, &w, &rep, err)
+                    : remote_session(&t->ctx, body, arg, &rep, err);
+    if (rep.tid)
+        record_pause(t, &rep);
+    if (rc == 0)
+        t->memfd_swept = true;
     note_seccomp(t);
     return rc;
 }

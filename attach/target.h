@@ -1,9 +1,13 @@
-/* target.h - a live process whose jemalloc memprof drives, and the one
- * entry point the rest of memprof uses to reach it.
+/* target.h - a live process memprof works on, the engine's one handle on
+ * it: opened (session lock, preflight, mapped objects, the allocator's
+ * code found by a probe, the remote-call context), stopped one thread at a
+ * time for a body of calls (target_stop_run), closed without leaving
+ * anything behind.
  *
  * attach/ knows processes, threads, ELF symbols and calling conventions; it
- * knows nothing of heap profiles.  Opening a target stops nothing: threads
- * are stopped one at a time, only for the duration of target_mallctl(). */
+ * knows nothing of heap profiles nor of any allocator's interface: those
+ * live in allocator/, which hangs its own state on the target.  Opening a
+ * target stops nothing. */
 #ifndef MEMPROF_TARGET_H
 #define MEMPROF_TARGET_H
 
@@ -13,20 +17,10 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "attach/code_range.h"
+#include "attach/mapped_object.h"
+#include "attach/remote_call.h"
 #include "lib/base/error.h"
-
-/* One copy of jemalloc found in the target. */
-struct jemalloc_copy {
-    char *object;              /* path of the ELF object holding it (as in maps) */
-    char *prefix;              /* "" for plain mallctl, "je_", "_rjem_" ... */
-    uint64_t mallctl;          /* runtime address of <prefix>mallctl */
-    uint64_t malloc_stats_print; /* runtime address, 0 when absent */
-    uint64_t text_start, text_end; /* runtime range of the object's code */
-    bool dynamic;              /* found in .dynsym (else only in .symtab) */
-    bool static_copy;          /* linked into the executable itself */
-    char *symbols_from;        /* the debug file or --exe copy its symbols
-                                * came from; NULL: the object's own */
-};
 
 /* Where memprof may find symbols a stripped target lacks. */
 struct target_options {
@@ -34,26 +28,11 @@ struct target_options {
     const char *debug_dir;     /* --debug-dir; NULL: /usr/lib/debug */
 };
 
-/* One mallctl() call.  old/new are buffers in memprof's memory; the attach
- * layer copies them into and out of the target. */
-struct mallctl_call {
-    const char *name;
-    void *old;                 /* NULL: do not read */
-    size_t oldlen;             /* in: size of *old; out: what mallctl wrote */
-    const void *new;           /* NULL: do not write */
-    size_t newlen;
-    const char *new_string;    /* when set (and new is NULL), the string is
-                                * copied into the target and newp points to a
-                                * `const char *` holding its address: for
-                                * prof.dump, prof.prefix, thread.prof.name */
-    int ret;                   /* out: mallctl's return value (0, ENOENT...) */
-};
-
 struct target_pause_stats {
     unsigned calls;            /* remote call sessions so far */
     double last_us, max_us;    /* how long the chosen thread was stopped */
     pid_t last_tid;
-    unsigned unsafe_retries;   /* threads refused as unsafe (in jemalloc etc.) */
+    unsigned unsafe_retries;   /* threads refused as unsafe (in the allocator etc.) */
     double median_us;          /* median over the last (up to 1024) stops */
     double p90_us;             /* 90th percentile over the same stops */
 };
@@ -66,15 +45,28 @@ struct target_pause_stats {
 
 struct target;
 
+/* What an allocator looks for in a process being opened (allocator/):
+ * find is given the process's mapped objects and the operator's symbol
+ * sources; it keeps what it found with target_set_allocator, fills
+ * unsafe with its code (no thread stopped there is borrowed) and returns
+ * 0, or -1 with err saying what the process uses instead.  When it fails
+ * while the process's dynamic loader is still at work (just started or
+ * exec'd), the engine waits for the loader and asks once more. */
+struct target_probe {
+    int (*find)(struct target *t, struct mapped_objects *objs,
+                const struct target_options *opts, struct code_ranges *unsafe,
+                void *arg, struct mp_error *err);
+    void *arg;
+};
+
 /* Take the session lock (one memprof per process: a second is refused with
  * the holder's pid), check the process (gone, zombie, stopped, traced,
- * permissions, 32-bit, seccomp, Yama) and find its jemalloc copies.  Stops
- * nothing.  A process whose main thread has exited is reached through a
- * live thread. */
-struct target *target_open(pid_t pid, struct mp_error *err);
-/* The same, with symbol sources for stripped objects (opts may be NULL). */
+ * permissions, 32-bit, seccomp, Yama), read its objects (symbols from opts
+ * for stripped ones; opts may be NULL) and run the probe.  Stops nothing.
+ * A process whose main thread has exited is reached through a live
+ * thread. */
 struct target *target_open_with(pid_t pid, const struct target_options *opts,
-                                struct mp_error *err);
+                                const struct target_probe *probe, struct mp_error *err);
 
 /* Detach from anything still attached, remove the session's dump directory
  * in the target's filesystem, release the session lock, free.  Safe on
@@ -89,17 +81,51 @@ const char *target_exe(const struct target *t);      /* /proc/PID/exe target */
 void target_proc_dir(const struct target *t, char *buf, size_t len);
 int target_thread_count(const struct target *t);     /* live count */
 
-size_t target_jemalloc_count(const struct target *t);
-const struct jemalloc_copy *target_jemalloc(const struct target *t, size_t i);
-/* Which copy target_mallctl uses (default 0). */
-int target_jemalloc_select(struct target *t, size_t i, struct mp_error *err);
-size_t target_jemalloc_selected(const struct target *t);
+const struct mapped_objects *target_objects(const struct target *t);
 
-/* Run n mallctl() calls, in order, in one stop of one thread.  Returns 0
- * when every call ran (each call's ret says what mallctl answered), -1 with
- * err set when the calls could not be made (the target is left untouched,
- * or, if it died meanwhile, err says so). */
-int target_mallctl(struct target *t, struct mallctl_call *calls, size_t n,
+/* The allocator's state (allocator/), freed with free_fn at target_close
+ * or when replaced. */
+void target_set_allocator(struct target *t, void *state, void (*free_fn)(void *));
+void *target_allocator(const struct target *t);
+
+/* body on one stopped thread (remote_session): a safe thread is chosen,
+ * its state saved and put back, the stop counted in the pause statistics.
+ * The session's first stop also closes the memfds dead memprofs left in
+ * the process.  Returns body's result, or -1 with err set when no call
+ * could be made (the target is left untouched, or, if it died meanwhile,
+ * err says so). */
+int target_stop_run(struct target *t, remote_body_fn body, void *arg,
+                    struct mp_error *err);
+
+/* The process's own C library functions memprof may call (runtime
+ * addresses, 0 when absent; the executable's for a static program),
+ * looked up once. */
+struct target_libc {
+    bool looked;
+    uint64_t memfd_create, close, syscall;
+    uint64_t mmap, mprotect, munmap;
+};
+const struct target_libc *target_libc(struct target *t);
+
+/* Output carried out of the process through an anonymous memfd, inside one
+ * stop (attach/memfd.c; docs/security.md).  target_memfd_possible: false
+ * with why when the process lacks the functions (or a test forbids it).
+ * target_memfd_create: 0 with *fd the process's descriptor, or *fd -1 and
+ * why when this way cannot be used; -1 with err when the call failed.
+ * target_memfd_open: memprof's own descriptor on the same file (-1, why).
+ * target_memfd_close: the process closes its descriptor. */
+bool target_memfd_possible(struct target *t, char *why, size_t whylen);
+int target_memfd_create(struct remote_stop *s, struct target *t, int *fd, char *why,
+                        size_t whylen, struct mp_error *err);
+int target_memfd_open(struct remote_stop *s, int fd, char *why, size_t whylen);
+int target_memfd_close(struct remote_stop *s, struct target *t, int fd,
+                       struct mp_error *err);
+
+/* Read what a memfd or private-directory file holds from memprof's own
+ * descriptor: a regular file of at most TARGET_FILE_MAX bytes (*data
+ * malloc'd, NUL-terminated); what names it in messages. */
+#define TARGET_FILE_MAX (1024L * 1024 * 1024)
+int target_read_fd(int fd, const char *what, char **data, size_t *len,
                    struct mp_error *err);
 
 /* Read a NUL-terminated string at a target address (no thread stopped). */
@@ -114,7 +140,7 @@ void target_set_notes(struct target *t, FILE *notes);
 /* Why no further call is made into the process in this session (a call
  * faulted and may have left an allocator lock held, a call was left
  * running, the process exec'd or exited), or NULL while calls are made.
- * Every later target_mallctl fails with this reason; target_close is
+ * Every later target_stop_run fails with this reason; target_close is
  * still safe. */
 const char *target_calls_refused(const struct target *t);
 
@@ -135,37 +161,16 @@ bool target_entry_kept(const struct target *t);
 bool target_seccomp_suspended(const struct target *t);
 
 /* The process runs in secure-execution mode (setuid, setgid or file
- * capabilities: AT_SECURE), where jemalloc ignores MALLOC_CONF. */
+ * capabilities: AT_SECURE), where allocators ignore their environment
+ * (jemalloc its MALLOC_CONF). */
 bool target_secure_exec(const struct target *t);
 
-/* What a dump tells besides its bytes. */
-struct target_dump_info {
-    int mallctl_ret;           /* prof.dump's own refusal (ENOENT: profiling is
-                                * not enabled...), else 0 */
-    const char *dir;           /* NULL: the dump went through an anonymous
-                                * in-memory file (nothing with a name); else
-                                * the private directory used, as the process
-                                * sees it */
-    const char *why_dir;       /* when dir is set: why not in memory */
-};
-
-/* Have the process write its heap profile and bring the bytes back (at
- * most 1 GiB; *data is malloc'd and NUL-terminated).  First through an
- * anonymous memfd the process creates, dumps into (/proc/thread-self/fd/N)
- * and closes in the same stop; when that cannot work, through a private
- * directory made only through file descriptors in dump_dir (the user's
- * --dump-dir, as the process sees it) or else the first usable of the
- * process's TMPDIR, /tmp, /var/tmp, /dev/shm.  See docs/security.md.
- * Returns 0; -1 with err set (and info->mallctl_ret when prof.dump itself
- * refused). */
-int target_dump_profile(struct target *t, const char *dump_dir, char **data,
-                        size_t *len, struct target_dump_info *info,
-                        struct mp_error *err);
-
-/* memprof's private directory in the process's filesystem (made as for a
- * dump that cannot go through memory: see target_dump_profile; user_dir is
- * --dump-dir), as the process sees it, for files the process writes on its
- * own (prof.gdump with prof.prefix pointed there).  Removed, with what is
+/* memprof's private directory in the process's filesystem (user_dir is
+ * --dump-dir, or else the first usable of the process's TMPDIR, /tmp,
+ * /var/tmp, /dev/shm), as the process sees it, for files the process
+ * writes when a memfd cannot carry them, or on its own (prof.gdump with
+ * prof.prefix pointed there).  Made once, only through file descriptors
+ * (docs/security.md).  Removed, with what is
  * left in it, when the target is closed.  NULL with err set. */
 const char *target_private_dir(struct target *t, const char *user_dir, struct mp_error *err);
 /* The names in that directory starting with prefix, sorted (*names and
@@ -177,32 +182,5 @@ long target_private_dir_list(struct target *t, const char *prefix, char ***names
  * there: it may still be being written), -1 with err set. */
 int target_private_dir_take(struct target *t, const char *name, double min_age,
                             char **data, size_t *len, struct mp_error *err);
-
-/* jemalloc output captured through a write callback that memprof places
- * in the process for one stop (allocator/jemalloc/capture.c): never the process's
- * stdout, stderr or a file.  Either malloc_stats_print(cb, buf, print_opts)
- * or the write-only mallctl dump_name given {cb, buf}
- * (experimental.prof_recent.alloc_dump).  calls and after (already
- * checked against mallctl's table) run before and after it in the same
- * stop. */
-struct target_capture {
-    const char *print_opts;     /* malloc_stats_print's opts ("J") */
-    const char *dump_name;      /* or this mallctl (print_opts unused) */
-    size_t cap;                 /* at most this many bytes (up to 1 GiB) */
-    struct mallctl_call *calls;
-    size_t ncalls;
-    struct mallctl_call *after; /* and these after the output, same stop */
-    size_t nafter;
-    /* out */
-    char *data;                 /* malloc'd, NUL-terminated */
-    size_t len;
-    bool truncated;             /* the output went past cap: data is cut */
-    int dump_ret;               /* dump_name's own answer */
-    char why[512];              /* internal */
-};
-
-/* Returns 0 (c->data set), or -1 with err set: the process refused the
- * executable mapping (a security policy), or the call failed. */
-int target_capture(struct target *t, struct target_capture *c, struct mp_error *err);
 
 #endif

@@ -12,7 +12,6 @@
  * blocked in system calls, which needs no stop. */
 #include "attach/unwind_check.h"
 
-#include "allocator/jemalloc/find.h"
 #include "attach/threads.h"
 #include "attach/unwind_memory.h"
 
@@ -27,10 +26,7 @@ struct unwind_checker {
     pid_t pid;
     unw_addr_space_t as;
     const struct mapped_objects *objs;
-    const struct jemalloc_copy *copies;
-    size_t ncopies;
-    struct addr_range *ranges;  /* code of every jemalloc copy */
-    size_t nranges;
+    struct code_ranges unsafe;  /* the allocator's code (a copy) */
     struct unwind_memory *mem;
     void **upts;                /* one per mapped object, then one for the rest */
     const struct arch_regs *regs; /* of the thread being walked */
@@ -113,35 +109,6 @@ static unw_accessors_t accessors = {
     .access_fpreg = access_fpreg,
 };
 
-static void add_range(struct unwind_checker *u, uint64_t lo, uint64_t hi)
-{
-    struct addr_range *v = realloc(u->ranges, (u->nranges + 1) * sizeof *v);
-    if (!v)
-        return;
-    v[u->nranges].start = lo;
-    v[u->nranges++].end = hi;
-    u->ranges = v;
-}
-
-/* A shared copy owns its object's text; a static one owns the clusters of
- * its functions inside the bigger object. */
-static void collect_ranges(struct unwind_checker *u)
-{
-    for (size_t i = 0; i < u->ncopies; i++) {
-        const struct jemalloc_copy *c = &u->copies[i];
-        const struct mapped_object *o = mapped_objects_find(u->objs, c->mallctl);
-        if (!c->static_copy || !o) {
-            add_range(u, c->text_start, c->text_end);
-            continue;
-        }
-        struct addr_range *r;
-        size_t n = jemalloc_static_ranges(o, &r);
-        for (size_t k = 0; k < n; k++)
-            add_range(u, r[k].start, r[k].end);
-        free(r);
-    }
-}
-
 static void walk(struct unwind_checker *u, const struct arch_regs *regs);
 
 /* Walk the stacks of the threads blocked in a system call now, from the
@@ -169,8 +136,8 @@ static void warm_up(struct unwind_checker *u)
 }
 
 struct unwind_checker *unwind_checker_new(pid_t pid, const struct mapped_objects *objs,
-                                          const struct jemalloc_copy *copies,
-                                          size_t ncopies, struct mp_error *err)
+                                          const struct code_ranges *unsafe,
+                                          struct mp_error *err)
 {
     struct unwind_checker *u = calloc(1, sizeof *u);
     if (!u || !(u->upts = calloc(objs->n + 1, sizeof *u->upts))) {
@@ -180,8 +147,13 @@ struct unwind_checker *unwind_checker_new(pid_t pid, const struct mapped_objects
     }
     u->pid = pid;
     u->objs = objs;
-    u->copies = copies;
-    u->ncopies = ncopies;
+    snprintf(u->unsafe.what, sizeof u->unsafe.what, "%s", unsafe->what);
+    for (size_t i = 0; i < unsafe->n; i++)
+        if (code_ranges_add(&u->unsafe, unsafe->v[i].start, unsafe->v[i].end) < 0) {
+            unwind_checker_free(u);
+            mp_error_set(err, "out of memory");
+            return NULL;
+        }
     u->mem = unwind_memory_new(pid, err);
     u->as = u->mem ? unw_create_addr_space(&accessors, 0) : NULL;
     if (!u->as) {
@@ -194,7 +166,6 @@ struct unwind_checker *unwind_checker_new(pid_t pid, const struct mapped_objects
     /* Global caching: unwind info found once stays valid until the code
      * mappings change (unwind_checker_recheck). */
     unw_set_caching_policy(u->as, UNW_CACHE_GLOBAL);
-    collect_ranges(u);
     warm_up(u);
     return u;
 }
@@ -222,7 +193,7 @@ void unwind_checker_free(struct unwind_checker *u)
     if (u->as)
         unw_destroy_addr_space(u->as);
     unwind_memory_free(u->mem);
-    free(u->ranges);
+    code_ranges_free(&u->unsafe);
     free(u);
 }
 
@@ -265,10 +236,10 @@ static const char *symbol_name(const struct mapped_object *o, uint64_t addr)
     return v >= s->value && v < s->value + s->size ? s->name : NULL;
 }
 
-static int in_jemalloc(const struct unwind_checker *u, uint64_t pc)
+static int in_allocator(const struct unwind_checker *u, uint64_t pc)
 {
-    for (size_t i = 0; i < u->nranges; i++)
-        if (pc >= u->ranges[i].start && pc < u->ranges[i].end)
+    for (size_t i = 0; i < u->unsafe.n; i++)
+        if (pc >= u->unsafe.v[i].start && pc < u->unsafe.v[i].end)
             return 1;
     return 0;
 }
@@ -277,8 +248,8 @@ static int in_jemalloc(const struct unwind_checker *u, uint64_t pc)
 static int frame_unsafe(const struct unwind_checker *u, uint64_t pc, char *why,
                         size_t whylen)
 {
-    if (in_jemalloc(u, pc)) {
-        snprintf(why, whylen, "inside jemalloc (pc %#llx)", (unsigned long long)pc);
+    if (in_allocator(u, pc)) {
+        snprintf(why, whylen, "inside %s (pc %#llx)", u->unsafe.what, (unsigned long long)pc);
         return 1;
     }
     const struct mapped_object *o = mapped_objects_find(u->objs, pc);

@@ -1,5 +1,6 @@
-/* unwind_check.h - is a stopped thread safe to run mallctl on?  Not when
- * any frame of its stack is inside jemalloc, the loader, the unwinder,
+/* unwind_check.h - is a stopped thread safe to call into?  Not when any
+ * frame of its stack is inside the allocator (the code ranges its finder
+ * gave), the loader, the unwinder,
  * libc's malloc/free/fork, or a signal handler: their locks are not
  * recursive and the call would deadlock the process. */
 #ifndef MEMPROF_UNWIND_CHECK_H
@@ -9,16 +10,16 @@
 #include <sys/types.h>
 
 #include "attach/arch/arch.h"
+#include "attach/code_range.h"
 #include "attach/mapped_object.h"
-#include "attach/target.h"
 #include "lib/base/error.h"
 
 struct unwind_checker;
 
-/* objs and copies must outlive the checker. */
+/* objs must outlive the checker; the unsafe ranges are copied. */
 struct unwind_checker *unwind_checker_new(pid_t pid, const struct mapped_objects *objs,
-                                          const struct jemalloc_copy *copies,
-                                          size_t ncopies, struct mp_error *err);
+                                          const struct code_ranges *unsafe,
+                                          struct mp_error *err);
 void unwind_checker_free(struct unwind_checker *u);
 
 /* Before a session's stops: when the process's code mappings changed since

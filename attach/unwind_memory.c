@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "attach/remote_call.h"
+#include "attach/memory.h"
 #include "lib/proc/maps.h"
 
 #define PAGE 4096u

@@ -45,7 +45,7 @@ struct query {
 
 static const struct jemalloc_copy *selected_copy(struct session *s)
 {
-    return target_jemalloc(s->target, target_jemalloc_selected(s->target));
+    return jemalloc_copy(s->target, jemalloc_selected(s->target));
 }
 
 static void conf_var(struct session *s, char *buf, size_t len)
@@ -108,7 +108,7 @@ static int run_calls_as(struct session *s, struct mallctl_call *calls, size_t n,
     struct mp_error err;
     if (check_calls_as(calls, n, unknown))
         return -1;
-    if (target_mallctl(s->target, calls, n, &err) == 0)
+    if (jemalloc_mallctl(s->target, calls, n, &err) == 0)
         return 0;
     return control_call_failed(s, &err);
 }
@@ -386,9 +386,9 @@ int control_profiling_possible(struct session *s)
 
 static void print_copies(struct session *s, FILE *out)
 {
-    size_t n = target_jemalloc_count(s->target), sel = target_jemalloc_selected(s->target);
+    size_t n = jemalloc_copy_count(s->target), sel = jemalloc_selected(s->target);
     for (size_t i = 0; i < n; i++) {
-        const struct jemalloc_copy *c = target_jemalloc(s->target, i);
+        const struct jemalloc_copy *c = jemalloc_copy(s->target, i);
         char ob[TEXT_ESCAPE_BUF];
         fprintf(out, "  %c %zu: %smallctl at 0x%" PRIx64 " in %s (%s%s)\n",
                 i == sel ? '*' : ' ', i, c->prefix, c->mallctl,
@@ -420,7 +420,7 @@ int cmd_attach(struct session *s, int argc, char **argv)
         return -1;
     }
     struct mp_error err;
-    s->target = target_open_with((pid_t)pid, &(struct target_options){s->exe, s->debug_dir}, &err);
+    s->target = jemalloc_open((pid_t)pid, &(struct target_options){s->exe, s->debug_dir}, &err);
     if (!s->target) {
         command_error("%s", err.msg);
         return -1;
@@ -439,10 +439,10 @@ int cmd_attach(struct session *s, int argc, char **argv)
             c->symbols_from ? " (symbols from " : "",
             c->symbols_from ? text_escape(c->symbols_from, sb, sizeof sb) : "",
             c->symbols_from ? ")" : "");
-    if (target_jemalloc_count(s->target) > 1) {
+    if (jemalloc_copy_count(s->target) > 1) {
         command_status(s, "this process holds %zu copies of jemalloc; using the one "
                        "marked '*' ('jemalloc N' picks another):\n",
-                       target_jemalloc_count(s->target));
+                       jemalloc_copy_count(s->target));
         if (!s->quiet)
             print_copies(s, stderr);
     }
@@ -499,18 +499,18 @@ int cmd_jemalloc(struct session *s, int argc, char **argv)
         command_error("usage: jemalloc [N]");
         return -1;
     }
-    size_t before = target_jemalloc_selected(s->target);
-    if (target_jemalloc_select(s->target, i, &err)) {
+    size_t before = jemalloc_selected(s->target);
+    if (jemalloc_select(s->target, i, &err)) {
         command_error("%s", err.msg);
         return -1;
     }
     if (i != before) {
         /* What was changed belongs to the other copy: say what stays there
          * and start afresh with this one. */
-        size_t now = target_jemalloc_selected(s->target);
-        target_jemalloc_select(s->target, before, &err);
+        size_t now = jemalloc_selected(s->target);
+        jemalloc_select(s->target, before, &err);
         control_session_end(s, false);
-        target_jemalloc_select(s->target, now, &err);
+        jemalloc_select(s->target, now, &err);
         s->changes = (struct session_changes){0};
         s->prof_on = (struct session_prof_on){0};
         s->prof_conf = (struct session_prof_conf){0};   /* read again for this copy */
@@ -910,12 +910,12 @@ static int save_file(const char *path, const char *data, size_t len)
 }
 
 /* Ask the process for its profile's bytes (attach/ decides how: see
- * target_dump_profile). */
+ * jemalloc_dump_profile). */
 static int dump_fetch(struct session *s, char **data, size_t *len)
 {
-    struct target_dump_info info;
+    struct jemalloc_dump_info info;
     struct mp_error err;
-    if (target_dump_profile(s->target, s->dump_dir, data, len, &info, &err)) {
+    if (jemalloc_dump_profile(s->target, s->dump_dir, data, len, &info, &err)) {
         if (info.mallctl_ret)
             return mallctl_failed(s, "prof.dump", info.mallctl_ret, true);
         command_error("%s", err.msg);

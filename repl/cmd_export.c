@@ -2,7 +2,7 @@
  * format for the tools that read it. */
 #include "repl/commands.h"
 
-#include "lib/profile/pprof.h"
+#include "lib/report/pprof.h"
 #include "repl/options.h"
 
 int cmd_pprof(struct session *s, int argc, char **argv)

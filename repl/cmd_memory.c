@@ -842,8 +842,8 @@ static struct size_classes classes;
 
 static int classes_read(struct session *s)
 {
-    const struct jemalloc_copy *c = target_jemalloc(s->target,
-                                                    target_jemalloc_selected(s->target));
+    const struct jemalloc_copy *c = jemalloc_copy(s->target,
+                                                    jemalloc_selected(s->target));
     if (classes.pid == target_pid(s->target) && classes.mallctl == c->mallctl)
         return 0;
     free(classes.bin_size);
@@ -1155,9 +1155,9 @@ static int stats_json_try(struct session *s, size_t cap, bool last)
                                  .oldlen = sizeof allocated};
     if (control_check_calls(&after, 1, NULL))
         return -1;
-    struct target_capture c = {.print_opts = "J", .cap = cap, .after = &after, .nafter = 1};
+    struct jemalloc_capture c = {.print_opts = "J", .cap = cap, .after = &after, .nafter = 1};
     struct mp_error err;
-    if (target_capture(s->target, &c, &err))
+    if (jemalloc_capture(s->target, &c, &err))
         return control_call_failed(s, &err);
     int rc = -1;
     int pid = (int)target_pid(s->target);

@@ -3,7 +3,7 @@
  * "outstanding allocations" without a probe.  'recent on N' sets
  * alloc_max (the value before is kept and put back by 'recent off', at
  * detach and at exit); 'recent' captures the record through a write
- * callback in the process (target_capture) and lists it with ages and
+ * callback in the process (jemalloc_capture) and lists it with ages and
  * symbolized stacks. */
 #include "repl/commands.h"
 
@@ -46,7 +46,7 @@ static struct {
 
 static uint64_t selected_mallctl(struct session *s)
 {
-    return target_jemalloc(s->target, target_jemalloc_selected(s->target))->mallctl;
+    return jemalloc_copy(s->target, jemalloc_selected(s->target))->mallctl;
 }
 
 static bool saved_here(struct session *s)
@@ -239,10 +239,10 @@ static void record_print(struct session *s, json_object *r, uint64_t age_ns,
 static int recent_list(struct session *s, const struct recent_filter *f, bool json,
                        size_t cap)
 {
-    struct target_capture c = {.dump_name = ALLOC_DUMP, .cap = cap};
+    struct jemalloc_capture c = {.dump_name = ALLOC_DUMP, .cap = cap};
     struct mp_error err;
     int pid = (int)target_pid(s->target);
-    if (target_capture(s->target, &c, &err))
+    if (jemalloc_capture(s->target, &c, &err))
         return control_call_failed(s, &err);
     uint64_t now = target_mono_ns(s);
     int rc = -1;

@@ -9,7 +9,7 @@
 #include <sys/types.h>
 #include <time.h>
 
-#include "attach/target.h"
+#include "allocator/jemalloc/jemalloc.h"
 #include "lib/profile/profile.h"
 #include "lib/symbolize/symbolize.h"
 

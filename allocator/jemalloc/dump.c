@@ -1,216 +1,17 @@
-/* dump.c - owns target_dump_profile: a heap dump that leaves
- * nothing with a name in the process's world.  In one stop of one thread
- * the process creates an anonymous memfd, jemalloc dumps into it through
- * /proc/thread-self/fd/N, memprof opens the same file through
- * /proc/PID/task/TID/fd/N (a magic link: no name in the process's
- * filesystem is looked up) and the process closes its descriptor, all
- * before the thread runs again; memprof reads the bytes afterwards from its
- * own descriptor.  A memprof killed inside that stop leaves at most one
- * open "memfd:memprof-dump-PID" in the process: the first stop of a later
- * session closes those whose memprof is dead (dump_sweep_*).  When the
- * memfd way cannot work, the dump goes through the private directory of
- * attach/private_dir.c. */
-#include "attach/target_internal.h"
-#include "attach/threads.h"
+/* dump.c - owns jemalloc_dump_profile: a heap dump that leaves nothing
+ * with a name in the process's world.  In one stop of one thread the
+ * process creates an anonymous memfd (attach/memfd.c), jemalloc dumps into
+ * it through /proc/thread-self/fd/N, memprof opens the same file and the
+ * process closes its descriptor, all before the thread runs again.  When
+ * the memfd way cannot work, the dump goes through memprof's private
+ * directory in the process's filesystem (attach/private_dir.c). */
+#include "allocator/jemalloc/internal.h"
 
-#include <dirent.h>
-#include <elf.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/syscall.h>
 #include <unistd.h>
-
-#ifndef MFD_CLOEXEC
-#define MFD_CLOEXEC 0x0001U
-#endif
-#ifndef MFD_NOEXEC_SEAL
-#define MFD_NOEXEC_SEAL 0x0008U
-#endif
-
-#define MEMFD_PREFIX "memprof-dump-"
-
-/* ---- the process's own functions ------------------------------------ */
-
-static uint64_t function_in(const struct mapped_object *o, const char *name)
-{
-    const struct elf_symbol *s = elf_object_symbol_named(o->elf, name);
-    return s && s->defined && s->type == STT_FUNC ? s->value + o->bias : 0;
-}
-
-static bool is_libc(const struct mapped_object *o)
-{
-    const char *slash = strrchr(o->path, '/');
-    const char *base = slash ? slash + 1 : o->path;
-    return strncmp(base, "libc.so", 7) == 0 || strncmp(base, "libc-", 5) == 0 ||
-           strncmp(base, "ld-musl-", 8) == 0 || strncmp(base, "libc.musl-", 10) == 0;
-}
-
-/* The C library's functions, else the executable's (a static program). */
-const struct dump_calls *dump_calls(struct target *t)
-{
-    struct dump_calls *c = &t->dump_calls;
-    if (c->looked)
-        return c;
-    c->looked = true;
-    for (int pass = 0; pass < 2 && !(c->close || c->syscall); pass++) {
-        for (size_t i = 0; i < t->objs.n; i++) {
-            const struct mapped_object *o = &t->objs.v[i];
-            if (pass == 0 ? !is_libc(o) : !o->is_exe)
-                continue;
-            c->memfd_create = function_in(o, "memfd_create");
-            c->close = function_in(o, "close");
-            c->syscall = function_in(o, "syscall");
-            c->mmap = function_in(o, "mmap");
-            c->mprotect = function_in(o, "mprotect");
-            c->munmap = function_in(o, "munmap");
-            if (c->close || c->syscall)
-                break;
-        }
-    }
-    return c;
-}
-
-/* fn(args) returning an int (a descriptor, 0 or -1). */
-static int call_int(struct remote_stop *s, uint64_t fn, const uint64_t *args, size_t n,
-                    int *ret, struct mp_error *err)
-{
-    uint64_t base, sp, r;
-    if (remote_stop_scratch(s, 16, &base, &sp, err) < 0 ||
-        remote_stop_call(s, fn, args, n, sp, &r, err) < 0)
-        return -1;
-    *ret = (int)(int32_t)(uint32_t)r;
-    return 0;
-}
-
-static int remote_close(struct remote_stop *s, const struct dump_calls *c, int fd,
-                        int *ret, struct mp_error *err)
-{
-    uint64_t args[2] = { SYS_close, (uint64_t)fd };
-    if (c->close)
-        return call_int(s, c->close, args + 1, 1, ret, err);
-    return call_int(s, c->syscall, args, 2, ret, err);
-}
-
-/* name lives at name_addr in the process. */
-static int remote_memfd(struct remote_stop *s, const struct dump_calls *c,
-                        uint64_t name_addr, unsigned flags, int *ret,
-                        struct mp_error *err)
-{
-    uint64_t args[3] = { SYS_memfd_create, name_addr, flags };
-    if (c->memfd_create)
-        return call_int(s, c->memfd_create, args + 1, 2, ret, err);
-    return call_int(s, c->syscall, args, 3, ret, err);
-}
-
-/* MFD_NOEXEC_SEAL (Linux 6.3) keeps newer kernels from warning about an
- * executable memfd; older ones refuse the flag.  The process runs on
- * memprof's kernel: ask it once here. */
-static unsigned memfd_flags(void)
-{
-    static int noexec = -1;
-    if (noexec < 0) {
-        int fd = (int)syscall(SYS_memfd_create, "memprof-probe", MFD_CLOEXEC | MFD_NOEXEC_SEAL);
-        noexec = fd >= 0;
-        if (fd >= 0)
-            close(fd);
-    }
-    return MFD_CLOEXEC | (noexec ? MFD_NOEXEC_SEAL : 0);
-}
-
-/* ---- leftovers of memprofs that died ------------------------------------ */
-
-bool dump_memprof_alive(pid_t pid)
-{
-    char path[64], buf[512];
-    snprintf(path, sizeof path, "/proc/%d/stat", pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return errno != ENOENT && errno != ESRCH;  /* cannot tell: alive */
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-        return false;
-    buf[n] = 0;
-    const char *p = strrchr(buf, ')');
-    return !p || !p[1] || (p[2] != 'Z' && p[2] != 'X');
-}
-
-/* The memprof pid a memfd link target names ("/memfd:memprof-dump-PID
- * (deleted)"), or 0 when it is not one of memprof's. */
-static pid_t memfd_owner(const char *link)
-{
-    static const char head[] = "/memfd:" MEMFD_PREFIX, tail[] = " (deleted)";
-    if (strncmp(link, head, sizeof head - 1) != 0)
-        return 0;
-    char *end;
-    long pid = strtol(link + sizeof head - 1, &end, 10);
-    if (end == link + sizeof head - 1 || strcmp(end, tail) != 0 || pid <= 0 ||
-        pid > 0x3fffffff)
-        return 0;
-    return (pid_t)pid;
-}
-
-static pid_t fd_memfd_owner(const char *fd_path)
-{
-    char link[256];
-    ssize_t n = readlink(fd_path, link, sizeof link - 1);
-    if (n <= 0)
-        return 0;
-    link[n] = 0;
-    return memfd_owner(link);
-}
-
-static bool leftover(pid_t owner)
-{
-    return owner && owner != getpid() && !dump_memprof_alive(owner);
-}
-
-size_t dump_sweep_list(struct target *t, int *fds, size_t cap)
-{
-    char path[96];
-    threads_proc_dir(t->pid, path, sizeof path - 4);    /* a live thread's */
-    strcat(path, "/fd");
-    DIR *d = opendir(path);
-    size_t n = 0;
-    struct dirent *de;
-    while (d && n < cap && (de = readdir(d))) {
-        char *end;
-        long fd = strtol(de->d_name, &end, 10);
-        if (*end || end == de->d_name || fd < 0 || fd > 0x7fffffff)
-            continue;
-        char fd_path[96];
-        snprintf(fd_path, sizeof fd_path, "%s/%ld", path, fd);
-        if (leftover(fd_memfd_owner(fd_path)))
-            fds[n++] = (int)fd;
-    }
-    if (d)
-        closedir(d);
-    return n;
-}
-
-/* Each descriptor is checked again inside the stop, against the stopped
- * thread's own table, just before it is closed: only a memfd that a dead
- * memprof named is ever closed. */
-void dump_sweep_in_stop(struct target *t, struct remote_stop *s, const int *fds,
-                        size_t n)
-{
-    const struct dump_calls *c = dump_calls(t);
-    if (!c->close && !c->syscall)
-        return;
-    for (size_t i = 0; i < n && !s->gone; i++) {
-        char fd_path[96];
-        snprintf(fd_path, sizeof fd_path, "/proc/%d/task/%d/fd/%d", t->pid, s->tid, fds[i]);
-        int ret;
-        struct mp_error ignored;
-        if (leftover(fd_memfd_owner(fd_path)) &&
-            remote_close(s, c, fds[i], &ret, &ignored) < 0)
-            return;
-    }
-}
 
 /* ---- the dump through a memfd ------------------------------------------ */
 
@@ -224,74 +25,39 @@ struct memfd_dump {
 static int memfd_body(struct remote_stop *s, void *arg, struct mp_error *err)
 {
     struct memfd_dump *m = arg;
-    const struct dump_calls *c = dump_calls(m->t);
-    char name[64];
-    snprintf(name, sizeof name, MEMFD_PREFIX "%d", (int)getpid());
-    uint64_t base, sp;
     int fd;
-    if (remote_stop_scratch(s, sizeof name, &base, &sp, err) < 0 ||
-        remote_stop_write(s, base, name, sizeof name, err) < 0 ||
-        remote_memfd(s, c, base, memfd_flags(), &fd, err) < 0)
+    if (target_memfd_create(s, m->t, &fd, m->why, sizeof m->why, err) < 0)
         return -1;
-    if (fd < 0) {
-        snprintf(m->why, sizeof m->why, "memfd_create() failed in process %d",
-                 s->ctx->pid);
+    if (fd < 0)
         return 0;
-    }
-    char fd_path[96];
-    snprintf(fd_path, sizeof fd_path, "/proc/%d/task/%d/fd/%d", s->ctx->pid, s->tid, fd);
-    if (fd_memfd_owner(fd_path) != getpid()) {
-        /* Not the file asked for (a memfd_create of the program's own?):
-         * not memprof's to dump into or to close. */
-        snprintf(m->why, sizeof m->why, "memfd_create() in process %d returned "
-                 "descriptor %d, which is not the memfd memprof asked for", s->ctx->pid, fd);
-        return 0;
-    }
     char target_path[64];
     snprintf(target_path, sizeof target_path, "/proc/thread-self/fd/%d", fd);
     struct mallctl_call dump = { .name = "prof.dump", .new_string = target_path };
-    int closed;
     if (mallctl_batch_call(s, m->t, &dump, err) < 0) {
         /* Close it still when the thread can take another call; if not,
          * a later session sweeps it. */
         struct mp_error ignored;
         if (!s->gone && !s->at_signal_stop)
-            remote_close(s, c, fd, &closed, &ignored);
+            target_memfd_close(s, m->t, fd, &ignored);
         return mp_error_prefix(err, "mallctl(\"prof.dump\")");
     }
     m->mallctl_ret = dump.ret;
     if (dump.ret == EFAULT)
         snprintf(m->why, sizeof m->why, "process %d could not write its profile to "
                  "%s (is /proc mounted where it runs?)", s->ctx->pid, target_path);
-    else if (dump.ret == 0 && (m->fd = open(fd_path, O_RDONLY | O_CLOEXEC)) < 0)
-        snprintf(m->why, sizeof m->why, "cannot open %s: %s", fd_path, strerror(errno));
-    if (remote_close(s, c, fd, &closed, err) < 0)
-        return -1;
-    return 0;
-}
-
-static bool memfd_disabled(void)
-{
-    const char *v = getenv("MEMPROF_TEST_NO_MEMFD");
-    return v && *v && strcmp(v, "0") != 0;
+    else if (dump.ret == 0)
+        m->fd = target_memfd_open(s, fd, m->why, sizeof m->why);
+    return target_memfd_close(s, m->t, fd, err);
 }
 
 /* 0 done (or prof.dump refused: mallctl_ret), 1 this way cannot be used
  * (why set), -1 error. */
 static int dump_via_memfd(struct target *t, char **data, size_t *len,
-                          struct target_dump_info *info, char *why, size_t whylen,
+                          struct jemalloc_dump_info *info, char *why, size_t whylen,
                           struct mp_error *err)
 {
-    const struct dump_calls *c = dump_calls(t);
-    if (memfd_disabled()) {
-        snprintf(why, whylen, "MEMPROF_TEST_NO_MEMFD is set");
+    if (!target_memfd_possible(t, why, whylen))
         return 1;
-    }
-    if (!(c->memfd_create && c->close) && !c->syscall) {
-        snprintf(why, whylen, "process %d has neither memfd_create() and close() nor "
-                 "syscall() in its C library or executable", t->pid);
-        return 1;
-    }
     struct memfd_dump m = { .t = t, .fd = -1 };
     if (target_stop_run(t, memfd_body, &m, err) < 0) {
         if (m.fd >= 0)
@@ -304,54 +70,57 @@ static int dump_via_memfd(struct target *t, char **data, size_t *len,
     }
     if (m.mallctl_ret) {
         info->mallctl_ret = m.mallctl_ret;
-        return mp_error_set(err, "process %d refused prof.dump: %s", t->pid,
+        return mp_error_set(err, "process %d refused prof.dump: %s", target_pid(t),
                             strerror(m.mallctl_ret));
     }
-    int rc = dump_read_fd(m.fd, "the dump", data, len, err);
+    int rc = target_read_fd(m.fd, "the dump", data, len, err);
     close(m.fd);
     return rc;
 }
 
 static int dump_via_dir(struct target *t, const char *dump_dir, char **data,
-                        size_t *len, struct target_dump_info *info, const char *why,
+                        size_t *len, struct jemalloc_dump_info *info, const char *why,
                         struct mp_error *err)
 {
-    if (dump_dir_prepare(t, dump_dir, err) < 0)
+    struct jemalloc_state *j = jemalloc_state(t);
+    const char *dir = target_private_dir(t, dump_dir, err);
+    if (!dir)
         return mp_error_prefix(err, "process %d cannot dump into memory (%s); "
-                               "through a directory", t->pid, why);
-    if (!t->dump_dir_why)
-        t->dump_dir_why = strdup(why);
-    info->dir = t->dump_dir;
-    info->why_dir = t->dump_dir_why;
+                               "through a directory", target_pid(t), why);
+    if (!j->memfd_why)
+        j->memfd_why = strdup(why);
+    info->dir = dir;
+    info->why_dir = j->memfd_why;
     char name[32], path[4200];
-    snprintf(name, sizeof name, "dump-%u.heap", ++t->dump_seq);
-    snprintf(path, sizeof path, "%s/%s", t->dump_dir, name);
+    snprintf(name, sizeof name, "dump-%u.heap", ++j->dump_seq);
+    snprintf(path, sizeof path, "%s/%s", dir, name);
     struct mallctl_call call = { .name = "prof.dump", .new_string = path };
-    if (target_mallctl(t, &call, 1, err) < 0)
+    if (jemalloc_mallctl(t, &call, 1, err) < 0)
         return -1;
     if (call.ret) {
         info->mallctl_ret = call.ret;
-        return mp_error_set(err, "process %d refused prof.dump into %s: %s", t->pid,
-                            path, strerror(call.ret));
+        return mp_error_set(err, "process %d refused prof.dump into %s: %s",
+                            target_pid(t), path, strerror(call.ret));
     }
-    return dump_dir_take(t, name, data, len, err);
+    return target_private_dir_take(t, name, 0, data, len, err);
 }
 
-int target_dump_profile(struct target *t, const char *dump_dir, char **data,
-                        size_t *len, struct target_dump_info *info,
-                        struct mp_error *err)
+int jemalloc_dump_profile(struct target *t, const char *dump_dir, char **data,
+                          size_t *len, struct jemalloc_dump_info *info,
+                          struct mp_error *err)
 {
     memset(info, 0, sizeof *info);
     *data = NULL;
     *len = 0;
     if (dump_dir && dump_dir[0] != '/')
         return mp_error_set(err, "--dump-dir %s: give an absolute path, as process %d "
-                            "sees it", dump_dir, t->pid);
+                            "sees it", dump_dir, target_pid(t));
     /* Once the memfd failed for this process it fails again: no more
      * stops spent on it. */
+    const struct jemalloc_state *j = jemalloc_state(t);
     char why[512];
-    if (t->dump_dir_why)
-        snprintf(why, sizeof why, "%s", t->dump_dir_why);
+    if (j->memfd_why)
+        snprintf(why, sizeof why, "%s", j->memfd_why);
     else {
         int rc = dump_via_memfd(t, data, len, info, why, sizeof why, err);
         if (rc <= 0)

@@ -7,7 +7,7 @@
  * unstripped copy (--exe), each checked to be the same build. */
 #include "allocator/jemalloc/find.h"
 #include "attach/preflight.h"
-#include "attach/remote_call.h"
+#include "attach/memory.h"
 #include "lib/symbolize/alloc_frames.h"
 
 #include <ctype.h>

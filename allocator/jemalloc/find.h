@@ -12,6 +12,19 @@
 #include "attach/target.h"
 #include "lib/base/error.h"
 
+/* One copy of jemalloc found in the target. */
+struct jemalloc_copy {
+    char *object;              /* path of the ELF object holding it (as in maps) */
+    char *prefix;              /* "" for plain mallctl, "je_", "_rjem_" ... */
+    uint64_t mallctl;          /* runtime address of <prefix>mallctl */
+    uint64_t malloc_stats_print; /* runtime address, 0 when absent */
+    uint64_t text_start, text_end; /* runtime range of the object's code */
+    bool dynamic;              /* found in .dynsym (else only in .symtab) */
+    bool static_copy;          /* linked into the executable itself */
+    char *symbols_from;        /* the debug file or --exe copy its symbols
+                                * came from; NULL: the object's own */
+};
+
 /* Does name match ^(.*_)?mallctl$?  On a match, the part before "mallctl"
  * goes to prefix (cap bytes, NUL-terminated) and true is returned. */
 bool jemalloc_mallctl_name(const char *name, char *prefix, size_t cap);

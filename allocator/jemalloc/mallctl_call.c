@@ -1,9 +1,9 @@
 /* mallctl_call.c - turns struct mallctl_call into remote calls: lays out
  * each call's name, buffers and string pointer in scratch space on the
  * stopped thread's stack (never the target's allocator), calls
- * <prefix>mallctl, and copies results back.  Also the one runner of a
- * target's stops (target_stop_run), which keeps the pause statistics. */
-#include "attach/target_internal.h"
+ * <prefix>mallctl, and copies results back; a batch of calls runs in one
+ * stop (jemalloc_mallctl). */
+#include "allocator/jemalloc/internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -100,7 +100,8 @@ static int read_results(struct remote_stop *s, struct mallctl_call *c,
 int mallctl_batch_call(struct remote_stop *s, const struct target *t,
                        struct mallctl_call *c, struct mp_error *err)
 {
-    uint64_t fn = t->copies[t->selected].mallctl;
+    const struct jemalloc_state *j = jemalloc_state(t);
+    uint64_t fn = j->copies[j->selected].mallctl;
     struct call_layout l;
     layout(c, &l);
     if (l.size > MAX_SCRATCH)
@@ -140,75 +141,11 @@ static int batch_body(struct remote_stop *s, void *arg, struct mp_error *err)
     return 0;
 }
 
-static int cmp_double(const void *a, const void *b)
+int jemalloc_mallctl(struct target *t, struct mallctl_call *calls, size_t n,
+                     struct mp_error *err)
 {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* Median and p90 of the history ring (sorted copy: at most 1024 values,
- * computed after the thread was let go). */
-static void update_percentiles(struct target *t)
-{
-    struct target_pause_stats *p = &t->pauses;
-    size_t n = p->calls < PAUSE_HISTORY ? p->calls : PAUSE_HISTORY;
-    double sorted[PAUSE_HISTORY];
-    memcpy(sorted, t->pause_history, n * sizeof *sorted);
-    qsort(sorted, n, sizeof *sorted, cmp_double);
-    p->median_us = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
-    size_t k = (n * 9 + 9) / 10;    /* nearest rank: ceil(0.9 n) */
-    p->p90_us = sorted[k - 1];
-}
-
-static void record_pause(struct target *t, const struct remote_report *rep)
-{
-    struct target_pause_stats *p = &t->pauses;
-    t->pause_history[p->calls % PAUSE_HISTORY] = rep->pause_us;
-    p->calls++;
-    update_percentiles(t);
-    p->last_us = rep->pause_us;
-    if (rep->pause_us > p->max_us)
-        p->max_us = rep->pause_us;
-    p->last_tid = rep->tid;
-    p->unsafe_retries += rep->unsafe_retries;
-}
-
-/* The first stop of a session runs the sweep before its body. */
-#define SWEEP_MAX 64
-struct swept_body {
-    struct target *t;
-    remote_body_fn body;
-    void *arg;
-    int fds[SWEEP_MAX];
-    size_t nfds;
-};
-
-static int swept_body(struct remote_stop *s, void *arg, struct mp_error *err)
-{
-    struct swept_body *w = arg;
-    dump_sweep_in_stop(w->t, s, w->fds, w->nfds);
-    return w->body(s, w->arg, err);
-}
-
-int target_stop_run(struct target *t, remote_body_fn body, void *arg,
-                    struct mp_error *err)
-{
-    struct swept_body w = { .t = t, .body = body, .arg = arg };
-    if (!t->memfd_swept)
-        w.nfds = dump_sweep_list(t, w.fds, SWEEP_MAX);
-    struct remote_report rep;
-    int rc = w.nfds ? remote_session(&t->ctx, swept_body, &w, &rep, err)
-                    : remote_session(&t->ctx, body, arg, &rep, err);
-    if (rep.tid)
-        record_pause(t, &rep);
-    if (rc == 0)
-        t->memfd_swept = true;
-    return rc;
-}
-
-int mallctl_batch_run(struct target *t, struct mallctl_call *calls, size_t n,
-                      struct mp_error *err)
-{
+    if (n == 0)
+        return 0;
     struct batch b = { t, calls, n };
     return target_stop_run(t, batch_body, &b, err);
 }

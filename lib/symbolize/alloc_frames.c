@@ -16,7 +16,6 @@
  * alloc.rs, raw_vec.rs; the __rust_* / __rg_* / __rdl_* shims rustc
  * generates for #[global_allocator]). */
 #include "lib/symbolize/alloc_frames.h"
-#include "lib/symbolize/symbolize.h"
 
 #include <elf.h>
 #include <stdio.h>

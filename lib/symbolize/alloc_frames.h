@@ -20,4 +20,13 @@ struct sym_range {
  * *out is malloc'd (NULL when none); returns the count. */
 size_t jemalloc_code_ranges(const struct elf_object *elf, struct sym_range **out);
 
+/* Is this (raw or demangled) function name an exact, listed entry point
+ * into the allocator: the C allocation API alone or with a jemalloc
+ * prefix (je_, _rjem_, *je_) or glibc's, operator new, Rust's
+ * global-allocator shims, GlobalAlloc impls, alloc::alloc and
+ * alloc::raw_vec?  A name alone never makes any other function the
+ * allocator's; the symbolizer also marks every frame inside a libjemalloc*
+ * object or a statically linked jemalloc copy's code (lib/symbolize/alloc_frames.c). */
+bool symbol_is_allocator_name(const char *name);
+
 #endif

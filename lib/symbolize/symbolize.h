@@ -113,13 +113,4 @@ char *symbol_demangle(const char *name, char *buf, size_t buflen);
  * Rust name (or cannot be demangled). */
 char *symbol_demangle_alloc(const char *name);
 
-/* Is this (raw or demangled) function name an exact, listed entry point
- * into the allocator: the C allocation API alone or with a jemalloc
- * prefix (je_, _rjem_, *je_) or glibc's, operator new, Rust's
- * global-allocator shims, GlobalAlloc impls, alloc::alloc and
- * alloc::raw_vec?  A name alone never makes any other function the
- * allocator's; the symbolizer also marks every frame inside a libjemalloc*
- * object or a statically linked jemalloc copy's code (lib/symbolize/alloc_frames.c). */
-bool symbol_is_allocator_name(const char *name);
-
 #endif

@@ -6,7 +6,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "lib/profile/pprof.h"
+#include "lib/report/pprof.h"
 #include "pprof.pb-c.h"
 #include "tests/unit/unit.h"
 

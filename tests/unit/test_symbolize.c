@@ -7,6 +7,7 @@
 
 #include "lib/elf/elf_object.h"
 #include "lib/symbolize/symbolize.h"
+#include "lib/symbolize/alloc_frames.h"
 #include "tests/unit/fixtures/fixture_out.h"
 #include "tests/unit/unit.h"
 

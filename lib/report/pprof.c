@@ -12,7 +12,7 @@
  * without them, used where it is a stack's leaf; a Location is written
  * only when some sample uses it.  Counts are rounded to integers so that
  * each column's sum is the rounded unsampled total, as `top` shows it. */
-#include "lib/profile/pprof.h"
+#include "lib/report/pprof.h"
 #include "lib/base/array.h"
 
 #include <errno.h>
