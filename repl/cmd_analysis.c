@@ -21,7 +21,9 @@
 #include <string.h>
 
 #include "lib/analysis/analysis.h"
-#include "repl/commands.h"
+#include "repl/command_table.h"
+#include "session/control.h"
+#include "session/say.h"
 #include "session/profile_run.h"
 #include "session/json_answer.h"
 #include "repl/options.h"
@@ -195,7 +197,7 @@ static bool allowed_here(int c, const char *cmd, unsigned allowed)
 {
     for (size_t i = 0; i < sizeof restricted / sizeof *restricted; i++) {
         if (restricted[i].opt == c && !(allowed & restricted[i].allow)) {
-            command_error("%s: --%s does not apply here (see 'help %s')", cmd,
+            say_error("%s: --%s does not apply here (see 'help %s')", cmd,
                           option_name(c), cmd);
             return false;
         }
@@ -208,7 +210,7 @@ static int parse_fraction(const char *cmd, int c, const char *optarg, double *ou
     char *end;
     *out = strtod(optarg, &end);
     if (*end || end == optarg || !(*out >= 0 && *out <= 1)) {
-        command_error("%s: --%s takes a fraction from 0 to 1 "
+        say_error("%s: --%s takes a fraction from 0 to 1 "
                       "(e.g. 0.01 for 1%%), not '%s'", cmd, option_name(c), optarg);
         return -1;
     }
@@ -242,7 +244,7 @@ static int set_option(struct cmd_analysis_args *a, int c, const char *optarg, co
     case OPT_EDGEFRACTION: return parse_fraction(cmd, c, optarg, &a->o.edgefraction);
     case OPT_THREAD:
         if (!parse_u64(optarg, &a->o.thread)) {
-            command_error("%s: --thread takes a thread id (a number, see the "
+            say_error("%s: --thread takes a thread id (a number, see the "
                           "tN lines of the profile), not '%s'", cmd, optarg);
             return -1;
         }
@@ -289,13 +291,13 @@ int cmd_analysis_count_and_name(struct cmd_analysis_args *a, const char *cmd,
             a->o.limit = atoi(a->pos[i]);
             have_count = true;
             if (a->o.limit <= 0) {
-                command_error("%s: the row count must be at least 1", cmd);
+                say_error("%s: the row count must be at least 1", cmd);
                 return -1;
             }
         } else if (!*dump) {
             *dump = a->pos[i];
         } else {
-            command_error("%s: unexpected argument '%s' (usage: %s)", cmd, a->pos[i], usage);
+            say_error("%s: unexpected argument '%s' (usage: %s)", cmd, a->pos[i], usage);
             return -1;
         }
     }
@@ -310,10 +312,10 @@ struct session_dump *cmd_analysis_find_dump(struct session *s, const char *name)
     if (d)
         return d;
     if (!name)
-        command_error("no heap profile in this session yet: take one with 'dump' "
+        say_error("no heap profile in this session yet: take one with 'dump' "
                       "(when attached) or read one with 'load FILE'");
     else
-        command_error("no profile named '%s' in this session; 'dumps' lists them", name);
+        say_error("no profile named '%s' in this session; 'dumps' lists them", name);
     return NULL;
 }
 
@@ -322,7 +324,7 @@ static struct analysis *new_context(struct session *s, enum analysis_granularity
     struct symbolizer *sym = session_symbolizer(s);
     struct analysis *a = sym ? analysis_new(g, analysis_symbolizer_resolve, sym) : NULL;
     if (!a)
-        command_error("could not set up symbolization (out of memory?)");
+        say_error("could not set up symbolization (out of memory?)");
     return a;
 }
 
@@ -344,7 +346,7 @@ int cmd_analysis_open(struct session *s, const char *cmd, const struct cmd_analy
     w->v = !base || w->base ? analysis_view(w->ctx, d->profile, &err) : NULL;
     if (w->v)
         return 0;
-    command_error("%s: %s", cmd, err.msg);
+    say_error("%s: %s", cmd, err.msg);
     analysis_free(w->ctx);
     w->ctx = NULL;
     return -1;
@@ -365,7 +367,7 @@ static int run(struct session *s, const char *cmd, report_fn *fn, struct cmd_ana
     int rc = fn ? fn(w.ctx, w.v, &a->o, &w.src, a->json, s->out, &err)
                 : analysis_top(w.ctx, w.v, w.base, &a->o, &w.src, a->json, s->out, &err);
     if (rc < 0)
-        command_error("%s: %s", cmd, err.msg);
+        say_error("%s: %s", cmd, err.msg);
     analysis_free(w.ctx);
     return rc;
 }
@@ -406,7 +408,7 @@ static int pattern_command(struct session *s, int argc, char **argv, report_fn *
     if (cmd_analysis_parse(argc, argv, 0, &a) < 0)
         return -1;
     if (a.npos < 1 || a.npos > 2) {
-        command_error("%s: usage: %s", argv[0], usage);
+        say_error("%s: usage: %s", argv[0], usage);
         return -1;
     }
     a.o.match = a.pos[0];
@@ -425,7 +427,7 @@ int cmd_list(struct session *s, int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--functions") == 0 || strcmp(argv[i], "--files") == 0 ||
             strcmp(argv[i], "--addresses") == 0) {
-            command_error("list: %s does not apply: list always works by source line", argv[i]);
+            say_error("list: %s does not apply: list always works by source line", argv[i]);
             return -1;
         }
     }
@@ -433,7 +435,7 @@ int cmd_list(struct session *s, int argc, char **argv)
     if (cmd_analysis_parse(argc, argv, 0, &a) < 0)
         return -1;
     if (a.npos < 1 || a.npos > 2) {
-        command_error("list: usage: %s", cmd_list_usage);
+        say_error("list: usage: %s", cmd_list_usage);
         return -1;
     }
     a.o.match = a.pos[0];
@@ -448,7 +450,7 @@ int cmd_tree(struct session *s, int argc, char **argv)
     if (cmd_analysis_parse(argc, argv, CMD_ALLOW_NODEFRACTION, &a) < 0)
         return -1;
     if (a.npos > 1) {
-        command_error("tree: usage: %s", cmd_tree_usage);
+        say_error("tree: usage: %s", cmd_tree_usage);
         return -1;
     }
     struct session_dump *d = cmd_analysis_find_dump(s, a.npos ? a.pos[0] : NULL);
@@ -475,12 +477,12 @@ int cmd_diff(struct session *s, int argc, char **argv)
         else if (nnames < 2)
             names[nnames++] = a.pos[i];
         else {
-            command_error("diff: unexpected argument '%s' (usage: %s)", a.pos[i], cmd_diff_usage);
+            say_error("diff: unexpected argument '%s' (usage: %s)", a.pos[i], cmd_diff_usage);
             return -1;
         }
     }
     if (nnames == 0 && s->ndumps < 2) {
-        command_error("diff needs two profiles and the session has %zu: take another "
+        say_error("diff needs two profiles and the session has %zu: take another "
                       "with 'dump' or 'load FILE', or name them: diff A B", s->ndumps);
         return -1;
     }
@@ -489,7 +491,7 @@ int cmd_diff(struct session *s, int argc, char **argv)
     if (!older || !newer)
         return -1;
     if (older == newer) {
-        command_error("diff: '%s' is the latest profile, so there is nothing to compare "
+        say_error("diff: '%s' is the latest profile, so there is nothing to compare "
                       "it with; name two profiles (diff A B) or take another dump", older->name);
         return -1;
     }
@@ -536,7 +538,7 @@ int cmd_dumps(struct session *s, int argc, char **argv)
         return -1;
     bool json = opts[0].given;
     if (npos != 0) {
-        command_error("dumps: usage: %s", cmd_dumps_usage);
+        say_error("dumps: usage: %s", cmd_dumps_usage);
         return -1;
     }
     if (json)
@@ -552,13 +554,13 @@ int cmd_load(struct session *s, int argc, char **argv)
     if (npos < 0)
         return -1;
     if (npos < 1) {
-        command_error("load: usage: %s", cmd_load_usage);
+        say_error("load: usage: %s", cmd_load_usage);
         return -1;
     }
     const char *file = pos[0];
     if (profile_run_dir_is_run(file)) {     /* a directory 'profile save' wrote */
         if (npos == 2) {
-            command_error("load: a run directory keeps its own series name");
+            say_error("load: a run directory keeps its own series name");
             return -1;
         }
         return profile_run_load(s, file);
@@ -566,7 +568,7 @@ int cmd_load(struct session *s, int argc, char **argv)
     struct mp_error err = {{0}};
     struct profile *p = profile_load_file(file, &err);
     if (!p) {
-        command_error("%s", err.msg);
+        say_error("%s", err.msg);
         return -1;
     }
     const char *slash = strrchr(file, '/');
@@ -574,7 +576,7 @@ int cmd_load(struct session *s, int argc, char **argv)
     struct session_dump *d = session_add_dump(s, p, name, file);
     if (!d) {
         profile_free(p);
-        command_error("load: out of memory");
+        say_error("load: out of memory");
         return -1;
     }
     if (p->warning[0]) {

@@ -1,6 +1,8 @@
 /* cmd_export.c - `pprof FILE [DUMP]`: a session profile written in pprof's
  * format for the tools that read it. */
-#include "repl/commands.h"
+#include "repl/command_table.h"
+#include "session/control.h"
+#include "session/say.h"
 
 #include "lib/report/pprof.h"
 #include "repl/options.h"
@@ -12,7 +14,7 @@ int cmd_pprof(struct session *s, int argc, char **argv)
     if (npos < 0)
         return -1;
     if (npos < 1) {
-        command_error("usage: pprof FILE [DUMP]");
+        say_error("usage: pprof FILE [DUMP]");
         return -1;
     }
     const char *file = pos[0];
@@ -20,15 +22,15 @@ int cmd_pprof(struct session *s, int argc, char **argv)
     struct session_dump *d = session_find_dump(s, name);
     if (!d) {
         if (name)
-            command_error("no profile named '%s' ('dumps' lists them)", name);
+            say_error("no profile named '%s' ('dumps' lists them)", name);
         else
-            command_error("no profile yet: 'dump' one from the process or 'load' a file");
+            say_error("no profile yet: 'dump' one from the process or 'load' a file");
         return -1;
     }
     struct mp_error err;
     session_check_inputs(s, d);
     if (pprof_write(d->profile, session_symbolizer(s), file, &err)) {
-        command_error("%s", err.msg);
+        say_error("%s", err.msg);
         return -1;
     }
     fprintf(s->out, "%s: written to %s (gzip-compressed profile.proto)\n", d->name, file);

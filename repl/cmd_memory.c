@@ -4,7 +4,9 @@
  * (jemalloc's statistics in one stop).  The kernel's files are read
  * through a live thread's /proc directory; the cgroup files under
  * /sys/fs/cgroup through descriptors, never following a link. */
-#include "repl/commands.h"
+#include "repl/command_table.h"
+#include "session/control.h"
+#include "session/say.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -195,7 +197,7 @@ static int parse_arena(const char *text, unsigned *arena)
     errno = 0;
     unsigned long v = strtoul(text, &end, 10);
     if (!*text || *end || text[0] == '-' || text[0] == '+' || errno || v >= MALLCTL_ARENAS_ALL) {
-        command_error("'%s' is not an arena number: give a number from 0 to the "
+        say_error("'%s' is not an arena number: give a number from 0 to the "
                       "process's arenas.narenas - 1 ('stats' lists them), or nothing "
                       "for every arena", text);
         return -1;
@@ -208,7 +210,7 @@ static int arena_exists(struct session *s, unsigned arena, unsigned narenas)
 {
     if (arena < narenas)
         return 0;
-    command_error("process %d has no arena %u: its arenas are 0 to %u (arenas.narenas "
+    say_error("process %d has no arena %u: its arenas are 0 to %u (arenas.narenas "
                   "is %u); nothing was purged", (int)target_pid(s->target), arena,
                   narenas - 1, narenas);
     return -1;
@@ -290,7 +292,7 @@ static int parse_decay(const char *text, ssize_t *ms)
     errno = 0;
     long long v = strtoll(text, &end, 10);
     if (!*text || *end || errno || v < -1 || v > (long long)SSIZE_MAX) {
-        command_error("'%s' is not a decay time: give milliseconds, 0 (purge at once) "
+        say_error("'%s' is not a decay time: give milliseconds, 0 (purge at once) "
                       "or -1 (never purge; write it after '--': decay -- -1)", text);
         return -1;
     }
@@ -324,7 +326,7 @@ int cmd_decay(struct session *s, int argc, char **argv)
     char (*names)[48] = calloc(n, sizeof *names);
     int rc = -1;
     if (!calls || !old || !names) {
-        command_error("out of memory");
+        say_error("out of memory");
         goto out;
     }
     for (size_t r = 0; r < rows; r++)
@@ -713,7 +715,7 @@ int cmd_memory(struct session *s, int argc, char **argv)
         char *end;
         interval = strtod(opts[2].value, &end);
         if (*end || end == opts[2].value || !(interval > 0 && interval <= 3600)) {
-            command_error("--interval %s: give seconds, more than 0 and at most 3600",
+            say_error("--interval %s: give seconds, more than 0 and at most 3600",
                           opts[2].value);
             return -1;
         }
@@ -727,7 +729,7 @@ int cmd_memory(struct session *s, int argc, char **argv)
         struct timespec ts = {(time_t)interval,
                               (long)((interval - (double)(time_t)interval) * 1e9)};
         if (nanosleep(&ts, NULL) != 0) {
-            command_error("memory --interval: interrupted");
+            say_error("memory --interval: interrupted");
             return -1;
         }
         uint64_t mi, ma;
@@ -741,7 +743,7 @@ int cmd_memory(struct session *s, int argc, char **argv)
     }
     memory_read(s, &m);
     if (!m.status && !m.rollup) {
-        command_error("cannot read /proc/%d/status or smaps_rollup: is the process gone?",
+        say_error("cannot read /proc/%d/status or smaps_rollup: is the process gone?",
                       (int)target_pid(s->target));
         return -1;
     }
@@ -751,7 +753,7 @@ int cmd_memory(struct session *s, int argc, char **argv)
         char *text = proc_file(s, "smaps", &len);
         if (!text || procmem_smaps_groups(text, len, &g) < 0) {
             free(text);
-            command_error("cannot read /proc/%d/smaps: is the process gone?",
+            say_error("cannot read /proc/%d/smaps: is the process gone?",
                           (int)target_pid(s->target));
             return -1;
         }
@@ -863,7 +865,7 @@ static int classes_read(struct session *s)
         if (first[i].ret)
             return control_mallctl_failed(s, first[i].name, first[i].ret, false);
     if (nbins > 1024 || nlextents > 1024) {
-        command_error("jemalloc in process %d reports %u bins and %u large classes: "
+        say_error("jemalloc in process %d reports %u bins and %u large classes: "
                       "more than memprof expects of any build", (int)target_pid(s->target),
                       nbins, nlextents);
         return -1;
@@ -876,7 +878,7 @@ static int classes_read(struct session *s)
     int rc = -1;
     reads_link(&r);
     if (r.oom) {
-        command_error("out of memory");
+        say_error("out of memory");
         goto out;
     }
     if (control_run_calls(s, r.v, r.n))
@@ -884,7 +886,7 @@ static int classes_read(struct session *s)
     classes.bin_size = calloc(nbins + 1, sizeof *classes.bin_size);
     classes.lextent_size = calloc(nlextents + 1, sizeof *classes.lextent_size);
     if (!classes.bin_size || !classes.lextent_size) {
-        command_error("out of memory");
+        say_error("out of memory");
         goto out;
     }
     for (size_t i = 0; i < r.n; i++) {
@@ -1082,7 +1084,7 @@ static int stats_summary(struct session *s, bool json)
     int rc = -1;
     reads_link(&r);
     if (r.oom) {
-        command_error("out of memory");
+        say_error("out of memory");
         goto out;
     }
     uint64_t one = 1;
@@ -1093,7 +1095,7 @@ static int stats_summary(struct session *s, bool json)
     if (control_run_calls(s, r.v, r.n))
         goto out;
     if (r.v[at.totals].ret == ENOENT) {
-        command_error("%s; nothing was read (rebuild jemalloc with statistics to use "
+        say_error("%s; nothing was read (rebuild jemalloc with statistics to use "
                       "'stats')", no_stats_why);
         goto out;
     }
@@ -1121,7 +1123,7 @@ int memory_parse_size(const char *opt, const char *text, size_t *size)
     if (shift)
         end++;
     if (text[0] == '-' || end == text || *end || errno || v == 0 || v > (1ull << (30 - shift))) {
-        command_error("%s %s: give a size from 1 byte to 1G (K, M and G allowed)", opt, text);
+        say_error("%s %s: give a size from 1 byte to 1G (K, M and G allowed)", opt, text);
         return -1;
     }
     *size = (size_t)(v << shift);
@@ -1162,7 +1164,7 @@ static int stats_json_try(struct session *s, size_t cap, bool last)
     int rc = -1;
     int pid = (int)target_pid(s->target);
     if (after.ret == ENOENT) {
-        command_error("%s; nothing printed", no_stats_why);
+        say_error("%s; nothing printed", no_stats_why);
         goto out;
     }
     if (after.ret) {
@@ -1170,7 +1172,7 @@ static int stats_json_try(struct session *s, size_t cap, bool last)
         goto out;
     }
     if (c.truncated) {
-        command_error("jemalloc's statistics of process %d are larger than the %zu bytes "
+        say_error("jemalloc's statistics of process %d are larger than the %zu bytes "
                       "memprof captures at most (--max-size): nothing printed; run "
                       "'stats --json --max-size %zuM'", pid, cap, (cap >> 19) + 1);
         goto out;
@@ -1183,7 +1185,7 @@ static int stats_json_try(struct session *s, size_t cap, bool last)
     if (tok)
         json_tokener_free(tok);
     if (!whole || in_json < 0) {
-        command_error("jemalloc's statistics of process %d (%zu bytes) are not the JSON "
+        say_error("jemalloc's statistics of process %d (%zu bytes) are not the JSON "
                       "malloc_stats_print writes (no jemalloc.stats.allocated): nothing "
                       "printed", pid, c.len);
         goto out;

@@ -14,8 +14,4 @@
  * Says what is wrong and returns -1 otherwise. */
 int memory_parse_size(const char *opt, const char *text, size_t *size);
 
-/* Put back experimental.prof_recent.alloc_max if 'recent on' changed it
- * (at detach and exit; cmd_recent.c). */
-void recent_session_end(struct session *s);
-
 #endif

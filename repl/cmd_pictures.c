@@ -18,7 +18,9 @@
 
 #include "lib/analysis/analysis.h"
 #include "repl/cmd_analysis.h"
-#include "repl/commands.h"
+#include "repl/command_table.h"
+#include "session/control.h"
+#include "session/say.h"
 
 /* ---- help texts ---- */
 
@@ -84,11 +86,11 @@ static int pick_profiles(struct session *s, const char *cmd, const char *usage,
                          struct session_dump **base)
 {
     if (a->json) {
-        command_error("%s: --json does not apply: the output is a picture", cmd);
+        say_error("%s: --json does not apply: the output is a picture", cmd);
         return -1;
     }
     if (a->npos < 1 || a->npos > 2) {
-        command_error("%s: usage: %s", cmd, usage);
+        say_error("%s: usage: %s", cmd, usage);
         return -1;
     }
     *d = cmd_analysis_find_dump(s, a->npos == 2 ? a->pos[1] : NULL);
@@ -96,7 +98,7 @@ static int pick_profiles(struct session *s, const char *cmd, const char *usage,
     if (!*d || (a->base && !*base))
         return -1;
     if (*base == *d) {
-        command_error("%s: --base %s is the profile drawn, so nothing grew; name an "
+        say_error("%s: --base %s is the profile drawn, so nothing grew; name an "
                       "older profile (see 'dumps')", cmd, a->base);
         return -1;
     }
@@ -117,7 +119,7 @@ static int make_picture(struct session *s, const char *cmd, const struct cmd_ana
     if (mem && fclose(mem) != 0 && rc == 0)
         rc = mp_error_set(&err, "out of memory");
     if (rc < 0)
-        command_error("%s: %s", cmd, err.msg);
+        say_error("%s: %s", cmd, err.msg);
     analysis_free(w.ctx);
     return rc;
 }
@@ -143,7 +145,7 @@ static int write_file(const char *cmd, const char *path, const char *text, size_
     struct mp_error err;
     if (write_text(path, text, len, &err) == 0)
         return 0;
-    command_error("%s: %s", cmd, err.msg);
+    say_error("%s: %s", cmd, err.msg);
     return -1;
 }
 
@@ -296,7 +298,7 @@ static int deliver_text(struct session *s, const char *cmd, const char *path,
         return write_file(cmd, path, text, len);
     if (fwrite(text, 1, len, s->out) == len)
         return 0;
-    command_error("%s: could not write the output", cmd);
+    say_error("%s: could not write the output", cmd);
     return -1;
 }
 
@@ -316,7 +318,7 @@ static int run_picture(struct session *s, const char *cmd, const struct cmd_anal
         struct mp_error err;
         rc = pictures_dot(cmd, format, path, text, len, &err);
         if (rc < 0)
-            command_error("%s: %s", cmd, err.msg);
+            say_error("%s: %s", cmd, err.msg);
     } else if (rc == 0) {
         rc = deliver_text(s, cmd, path, text, len);
     }
@@ -346,7 +348,7 @@ int cmd_graph(struct session *s, int argc, char **argv)
         return -1;
     const char *format = graph_format(a.pos[0]);
     if (format && !*format) {
-        command_error("graph: cannot tell what to write from the name '%s': end it in "
+        say_error("graph: cannot tell what to write from the name '%s': end it in "
                       ".dot (Graphviz text), .svg, .png or .pdf", a.pos[0]);
         return -1;
     }

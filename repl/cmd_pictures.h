@@ -4,8 +4,6 @@
 #ifndef MEMPROF_CMD_PICTURES_H
 #define MEMPROF_CMD_PICTURES_H
 
-extern const char cmd_flame_usage[], cmd_flame_summary[], cmd_flame_help[];
-extern const char cmd_graph_usage[], cmd_graph_summary[], cmd_graph_help[];
 
 #include <stddef.h>
 

@@ -8,8 +8,10 @@
 
 #include "lib/analysis/analysis.h"
 #include "lib/base/text_escape.h"
-#include "repl/commands.h"
-#include "repl/frontend.h"
+#include "repl/command_table.h"
+#include "session/control.h"
+#include "session/say.h"
+#include "repl/interrupt.h"
 #include "session/json_answer.h"
 #include "repl/options.h"
 #include "session/profile_run.h"
@@ -132,7 +134,7 @@ static int parse_start(struct cmd_option *opts, struct profile_run_options *o)
     if (opts[OPT_EVERY].given && profile_parse_duration(opts[OPT_EVERY].value, &o->every, &err))
         goto bad;
     if (o->every < 0.5) {
-        command_error("profile start: --every %s is too often: a dump every 0.5 s at most",
+        say_error("profile start: --every %s is too often: a dump every 0.5 s at most",
                       opts[OPT_EVERY].value);
         return -1;
     }
@@ -140,7 +142,7 @@ static int parse_start(struct cmd_option *opts, struct profile_run_options *o)
         char *end;
         long v = strtol(opts[OPT_SAMPLE].value, &end, 10);
         if (*end || end == opts[OPT_SAMPLE].value || v < 0 || v > 62) {
-            command_error("profile start: --sample takes lg_sample, a number from 0 to 62 "
+            say_error("profile start: --sample takes lg_sample, a number from 0 to 62 "
                           "(19: one sample per 512 KiB allocated, jemalloc's default)");
             return -1;
         }
@@ -153,7 +155,7 @@ static int parse_start(struct cmd_option *opts, struct profile_run_options *o)
     o->save_dir = opts[OPT_SAVE].value;
     return 0;
 bad:
-    command_error("profile start: %s", err.msg);
+    say_error("profile start: %s", err.msg);
     return -1;
 }
 
@@ -162,9 +164,9 @@ static int start(struct session *s, struct cmd_option *opts)
     struct profile_run_options o;
     if (parse_start(opts, &o))
         return -1;
-    frontend_hold_interrupt();
+    interrupt_hold();
     int rc = profile_run_start(s, &o);
-    frontend_release_interrupt();
+    interrupt_release();
     if (rc)
         return -1;
     const struct profile_run *r = s->run;
@@ -188,8 +190,8 @@ static int start(struct session *s, struct cmd_option *opts)
  * run (with a last dump), a stop signal leaves it to the session's end. */
 static int wait_run(struct session *s)
 {
-    while (profile_run_running(s) && !frontend_stop_signal) {
-        if (frontend_take_interrupt()) {
+    while (profile_run_running(s) && !interrupt_stop_signal) {
+        if (interrupt_take()) {
             profile_run_finish(s, RUN_STOPPED, "Ctrl-C during 'profile wait'", true);
             break;
         }
@@ -200,8 +202,8 @@ static int wait_run(struct session *s)
             nanosleep(&ts, NULL);
         profile_run_tick(s);
     }
-    if (frontend_stop_signal) {
-        command_error("profile wait: interrupted");
+    if (interrupt_stop_signal) {
+        say_error("profile wait: interrupted");
         return -1;
     }
     return 0;
@@ -229,23 +231,23 @@ int cmd_profile(struct session *s, int argc, char **argv)
     while (k < sizeof subs / sizeof subs[0] && strcmp(subs[k].sub, sub) != 0)
         k++;
     if (k == sizeof subs / sizeof subs[0]) {
-        command_error("profile: unknown subcommand '%s' (start, state, stop, wait, save)", sub);
+        say_error("profile: unknown subcommand '%s' (start, state, stop, wait, save)", sub);
         return -1;
     }
     for (int i = 0; i < NOPTS; i++)
         if (opts[i].given && !(subs[k].allowed & (1u << i))) {
-            command_error("profile %s does not take --%s", sub, opts[i].name);
+            say_error("profile %s does not take --%s", sub, opts[i].name);
             return -1;
         }
     int maxpos = strcmp(sub, "save") == 0 ? 3 : 1;
     if (npos > maxpos || (strcmp(sub, "save") == 0 && npos < 2)) {
-        command_error("usage: profile %s", strcmp(sub, "save") == 0 ? "save DIR [SERIES]"
+        say_error("usage: profile %s", strcmp(sub, "save") == 0 ? "save DIR [SERIES]"
                       : strcmp(sub, "start") == 0 ? "start [--duration D] [--every I] "
                       "[--sample N] [--peak] [--name NAME] [--save DIR] [--force]" : sub);
         return -1;
     }
     if (subs[k].needs_target && !s->target) {
-        command_error("profile %s needs a process: attach to one first", sub);
+        say_error("profile %s needs a process: attach to one first", sub);
         return -1;
     }
     bool json = opts[OPT_JSON].given;
@@ -255,7 +257,7 @@ int cmd_profile(struct session *s, int argc, char **argv)
         return profile_run_save(s, npos > 2 ? pos[2] : s->run ? s->run->name : NULL, pos[1]);
     if (strcmp(sub, "stop") == 0) {
         if (!profile_run_running(s)) {
-            command_error("profile stop: no run is running%s", s->run ? " ('profile' shows "
+            say_error("profile stop: no run is running%s", s->run ? " ('profile' shows "
                           "the last one)" : "");
             return -1;
         }
@@ -264,7 +266,7 @@ int cmd_profile(struct session *s, int argc, char **argv)
     }
     if (strcmp(sub, "wait") == 0) {
         if (!s->run) {
-            command_error("profile wait: no run in this session: 'profile start' begins one");
+            say_error("profile wait: no run in this session: 'profile start' begins one");
             return -1;
         }
         if (wait_run(s))

@@ -5,7 +5,9 @@
  * detach and at exit); 'recent' captures the record through a write
  * callback in the process (jemalloc_capture) and lists it with ages and
  * symbolized stacks. */
-#include "repl/commands.h"
+#include "repl/command_table.h"
+#include "session/control.h"
+#include "session/say.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -58,7 +60,7 @@ static bool saved_here(struct session *s)
 static int no_recent(struct session *s, int ret, bool writing)
 {
     if (ret == ENOENT) {
-        command_error("process %d keeps no record of recent allocations: it needs "
+        say_error("process %d keeps no record of recent allocations: it needs "
                       "jemalloc 5.3 or later started with profiling (MALLOC_CONF="
                       "prof:true, lg_prof_sample low enough to sample what you look "
                       "for); nothing was changed", (int)target_pid(s->target));
@@ -77,7 +79,7 @@ static int alloc_max_set(struct session *s, ssize_t max, ssize_t *before)
     return call.ret ? no_recent(s, call.ret, true) : 0;
 }
 
-void recent_session_end(struct session *s)
+static void recent_session_end(struct session *s)
 {
     if (!s->target || !saved_here(s))
         return;
@@ -102,7 +104,7 @@ static int recent_on(struct session *s, const char *count)
         errno = 0;
         long long v = strtoll(count, &end, 10);
         if (!*count || *end || errno || v < 1 || v > 1000000) {
-            command_error("recent on %s: give how many recent allocations to keep, from "
+            say_error("recent on %s: give how many recent allocations to keep, from "
                           "1 to 1000000", count);
             return -1;
         }
@@ -115,6 +117,7 @@ static int recent_on(struct session *s, const char *count)
         saved.mallctl = selected_mallctl(s);
         saved.before = before;
         saved.changed = true;
+        session_at_end(s, recent_session_end);
     }
     fprintf(s->out, "keeping the last %zd sampled allocations (%s was %zd; 'recent off' "
             "or leaving memprof puts it back)\n", n, ALLOC_MAX, before);
@@ -147,7 +150,7 @@ static int parse_age(const char *text, uint64_t *ns)
     else if (*end && strcmp(end, "s") != 0)
         end = NULL;
     if (!end || end == text || !(v >= 0 && v <= 1e7)) {
-        command_error("--older-than %s: give an age such as 30s, 500ms, 2m or 1h", text);
+        say_error("--older-than %s: give an age such as 30s, 500ms, 2m or 1h", text);
         return -1;
     }
     *ns = (uint64_t)(v * mult);
@@ -253,7 +256,7 @@ static int recent_list(struct session *s, const struct recent_filter *f, bool js
         goto done;
     }
     if (c.truncated) {
-        command_error("the record of recent allocations of process %d is larger than the "
+        say_error("the record of recent allocations of process %d is larger than the "
                       "%zu bytes memprof captures at most (--max-size): nothing printed",
                       pid, cap);
         goto done;
@@ -262,7 +265,7 @@ static int recent_list(struct session *s, const struct recent_filter *f, bool js
     json_object *list;
     if (!doc || !json_object_object_get_ex(doc, "recent_alloc", &list) ||
         !json_object_is_type(list, json_type_array)) {
-        command_error("process %d's record of recent allocations (%zu bytes) is not the "
+        say_error("process %d's record of recent allocations (%zu bytes) is not the "
                       "JSON jemalloc writes: nothing printed", pid, c.len);
         goto done;
     }
@@ -329,7 +332,7 @@ int cmd_recent(struct session *s, int argc, char **argv)
     if (npos == 1 && strcmp(pos[0], "off") == 0)
         return recent_off(s);
     if (npos > 0) {
-        command_error("usage: recent on [N] | recent off | recent [--live] "
+        say_error("usage: recent on [N] | recent off | recent [--live] "
                       "[--older-than AGE] [--json]");
         return -1;
     }

@@ -24,8 +24,9 @@
 #include "lib/report/html.h"
 #include "repl/cmd_analysis.h"
 #include "repl/cmd_pictures.h"
-#include "repl/cmd_report.h"
-#include "repl/commands.h"
+#include "repl/command_table.h"
+#include "session/control.h"
+#include "session/say.h"
 
 const char cmd_report_usage[] = "report FILE.html [SERIES] [options]";
 const char cmd_report_summary[] = "one HTML page: summary, chart, tables, flame and call graphs";
@@ -75,13 +76,13 @@ static long pick_series(struct session *s, const char *name, size_t **idx)
 {
     long n = session_series_regular(s, name, idx);
     if (n < 0)
-        command_error("report: out of memory");
+        say_error("report: out of memory");
     else if (n == 0 && !name)
-        command_error("report: no heap profile in this session yet: take some with "
+        say_error("report: no heap profile in this session yet: take some with "
                       "'dump' (when attached) or give dump files: memprof a.heap b.heap "
                       "-e 'report out.html'");
     else if (n == 0)
-        command_error("report: no series named '%s' in this session; 'dumps' lists the "
+        say_error("report: no series named '%s' in this session; 'dumps' lists the "
                       "dumps and the series they belong to", name);
     return n > 0 ? n : -1;
 }
@@ -115,7 +116,7 @@ static int draw_graph(struct analysis *ctx, const struct report_html_dump *d,
         rc = -1;
     if (rc < 0) {
         free(dot);
-        command_error("report: %s", mem ? err.msg : "out of memory");
+        say_error("report: %s", mem ? err.msg : "out of memory");
         return -1;
     }
     char *svg = NULL;
@@ -139,16 +140,16 @@ static int check_destination(const char *path)
 {
     struct stat st;
     if (!*path) {
-        command_error("report: give the file to write, e.g. report memory.html");
+        say_error("report: give the file to write, e.g. report memory.html");
         return -1;
     }
     if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-        command_error("report: %s is a directory: give the name of a file in it, e.g. "
+        say_error("report: %s is a directory: give the name of a file in it, e.g. "
                       "%s/report.html", path, path);
         return -1;
     }
     if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-        command_error("report: %s exists and is not a regular file (a symbolic link, FIFO "
+        say_error("report: %s exists and is not a regular file (a symbolic link, FIFO "
                       "or device): memprof does not replace it; give another name", path);
         return -1;
     }
@@ -163,12 +164,12 @@ static int write_replacing(const char *path, const char *text, size_t len)
     int rc = -1, fd = -1;
     if (!dir || !base || asprintf(&tmp, "%s/.%s.XXXXXX", dir, base) < 0) {
         tmp = NULL;
-        command_error("report: out of memory");
+        say_error("report: out of memory");
         goto out;
     }
     fd = mkstemp(tmp);
     if (fd < 0) {
-        command_error("report: cannot create a file in %s: %s; choose a directory you can "
+        say_error("report: cannot create a file in %s: %s; choose a directory you can "
                       "write to", dir, strerror(errno));
         goto out;
     }
@@ -186,14 +187,14 @@ static int write_replacing(const char *path, const char *text, size_t len)
     }
     fd = -1;
     if (rename(tmp, path) < 0) {
-        command_error("report: cannot put the report at %s: %s", path, strerror(errno));
+        say_error("report: cannot put the report at %s: %s", path, strerror(errno));
         unlink(tmp);
         goto out;
     }
     rc = 0;
     goto out;
 write_failed:
-    command_error("report: writing %s failed: %s", tmp, strerror(errno));
+    say_error("report: writing %s failed: %s", tmp, strerror(errno));
     if (fd >= 0)
         close(fd);
     unlink(tmp);
@@ -227,7 +228,7 @@ static int open_views(struct report_job *j)
         session_check_inputs(j->s, d);
         const struct analysis_view *v = analysis_view(j->w.ctx, d->profile, &err);
         if (!v) {
-            command_error("report: %s: %s", d->name, err.msg);
+            say_error("report: %s: %s", d->name, err.msg);
             return -1;
         }
         j->dumps[i] = (struct report_html_dump){d->name, v, d->profile->taken_at};
@@ -254,7 +255,7 @@ static int make_report(struct report_job *j, char **text, size_t *len)
     if (mem && fclose(mem) != 0 && rc == 0)
         rc = mp_error_set(&err, "out of memory");
     if (rc < 0)
-        command_error("report: %s", err.msg);
+        say_error("report: %s", err.msg);
     free((char *)in.graph_svg);
     return rc;
 }
@@ -265,11 +266,11 @@ int cmd_report(struct session *s, int argc, char **argv)
     if (cmd_analysis_parse(argc, argv, CMD_ALLOW_NODEFRACTION | CMD_ALLOW_EDGEFRACTION, &a) < 0)
         return -1;
     if (a.npos < 1 || a.npos > 2) {
-        command_error("report: usage: %s", cmd_report_usage);
+        say_error("report: usage: %s", cmd_report_usage);
         return -1;
     }
     if (a.json || a.o.alloc) {
-        command_error("report: %s does not apply: the report is a page about what is in use",
+        say_error("report: %s does not apply: the report is a page about what is in use",
                       a.json ? "--json" : "--alloc");
         return -1;
     }
@@ -287,7 +288,7 @@ int cmd_report(struct session *s, int argc, char **argv)
     size_t len = 0;
     int rc = -1;
     if (!j.dumps)
-        command_error("report: out of memory");
+        say_error("report: out of memory");
     else if (open_views(&j) == 0 && make_report(&j, &text, &len) == 0)
         rc = write_replacing(path, text, len);
     if (rc == 0) {

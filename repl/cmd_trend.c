@@ -5,7 +5,6 @@
  *
  * The statistics are lib/analysis/trend.c's; this file chooses the dumps,
  * their times and how the answer looks (columns, sparklines, JSON). */
-#include "repl/cmd_trend.h"
 
 #include <errno.h>
 #include <json-c/json.h>
@@ -20,8 +19,10 @@
 #include "lib/base/array.h"
 #include "lib/base/text_escape.h"
 #include "repl/cmd_analysis.h"
-#include "repl/commands.h"
-#include "repl/frontend.h"
+#include "repl/command_table.h"
+#include "session/control.h"
+#include "session/say.h"
+#include "repl/interrupt.h"
 #include "session/json_answer.h"
 
 /* Only rows at least this monotonic can fail --fail-over (see the help). */
@@ -306,7 +307,7 @@ static int show_trend(struct session *s, struct analysis *ctx, const struct tren
 {
     const struct analysis_view **views = calloc(in->n, sizeof *views);
     if (!views) {
-        command_error("trend: out of memory");
+        say_error("trend: out of memory");
         return -1;
     }
     struct mp_error err = {{0}};
@@ -323,7 +324,7 @@ static int show_trend(struct session *s, struct analysis *ctx, const struct tren
         rc = analysis_trend(ctx, views, in->times, in->n, &a->o, &t, &err);
     free(views);
     if (rc < 0) {
-        command_error("trend: %s", err.msg);
+        say_error("trend: %s", err.msg);
         return -1;
     }
     bool utf8 = utf8_locale();
@@ -361,7 +362,7 @@ static int parse_fail_over(const struct cmd_analysis_args *a, double *limit)
     if (!a->fail_over)
         return 0;
     if (analysis_parse_rate(a->fail_over, limit, &err) < 0) {
-        command_error("trend: --fail-over %s", err.msg);
+        say_error("trend: --fail-over %s", err.msg);
         return -1;
     }
     return 0;
@@ -392,12 +393,12 @@ static int parse_watch(struct watch *w)
     const struct cmd_analysis_args *a = w->a;
     char *end;
     if (!a->watch) {
-        command_error("%s: --count goes with --watch S (a live view)", w->cmd);
+        say_error("%s: --count goes with --watch S (a live view)", w->cmd);
         return -1;
     }
     w->every = strtod(a->watch, &end);
     if (*end || end == a->watch || !(w->every >= 0.1 && w->every <= 3600)) {
-        command_error("%s: --watch %s: give the seconds between refreshes, from 0.1 to "
+        say_error("%s: --watch %s: give the seconds between refreshes, from 0.1 to "
                       "3600", w->cmd, a->watch);
         return -1;
     }
@@ -405,14 +406,14 @@ static int parse_watch(struct watch *w)
         errno = 0;
         unsigned long n = strtoul(a->count, &end, 10);
         if (*end || end == a->count || a->count[0] == '-' || errno || n < 1 || n > 1000000) {
-            command_error("%s: --count %s: give how many refreshes, from 1 to 1000000",
+            say_error("%s: --count %s: give how many refreshes, from 1 to 1000000",
                           w->cmd, a->count);
             return -1;
         }
         w->count = n;
     }
     if (!w->s->target) {
-        command_error("%s --watch takes fresh dumps, so it needs a process: attach to one "
+        say_error("%s --watch takes fresh dumps, so it needs a process: attach to one "
                       "first (memprof -p PID, or 'attach PID'); offline, 'trend' shows "
                       "how the loaded dumps grew", w->cmd);
         return -1;
@@ -428,7 +429,7 @@ static int parse_watch(struct watch *w)
         if (have == 0)
             return 0;
     }
-    command_error("%s --watch: no free series name", w->cmd);
+    say_error("%s --watch: no free series name", w->cmd);
     return -1;
 }
 
@@ -436,9 +437,9 @@ static int parse_watch(struct watch *w)
  * handled: leaving is what it asks for), or a signal ending the session. */
 static bool watch_interrupted(struct watch *w)
 {
-    if (frontend_take_interrupt())
+    if (interrupt_take())
         w->left = true;
-    return w->left || frontend_stop_signal;
+    return w->left || interrupt_stop_signal;
 }
 
 /* Sleep until the interval from start (CLOCK_MONOTONIC, when the refresh
@@ -467,9 +468,9 @@ static void watch_sleep(struct watch *w, struct timespec end)
 /* One fresh dump into the view's series; a Ctrl-C meanwhile waits. */
 static struct session_dump *watch_dump(struct watch *w)
 {
-    frontend_hold_interrupt();
+    interrupt_hold();
     struct session_dump *d = control_dump_take(w->s, NULL, NULL);
-    frontend_release_interrupt();
+    interrupt_release();
     if (d)
         session_series_add(w->s, d, w->series);
     return d;
@@ -505,14 +506,14 @@ static int watch_show_top(struct watch *w, size_t latest)
     const struct analysis_view *bv = v && latest != w->first
         ? analysis_view(w->ctx, base->profile, &err) : NULL;
     if (!v || (latest != w->first && !bv)) {
-        command_error("top --watch: %s", err.msg);
+        say_error("top --watch: %s", err.msg);
         return -1;
     }
     struct analysis_source src = {d->name, bv ? base->name : NULL};
     int rc = bv ? analysis_top_since(w->ctx, v, bv, &w->a->o, &src, w->frame, &err)
                 : analysis_top(w->ctx, v, NULL, &w->a->o, &src, false, w->frame, &err);
     if (rc < 0) {
-        command_error("top --watch: %s", err.msg);
+        say_error("top --watch: %s", err.msg);
         return -1;
     }
     if (!bv)
@@ -525,7 +526,7 @@ static int watch_show_trend(struct watch *w, const double *fail_over)
     size_t *idx;
     long n = session_series(w->s, w->series, &idx);
     if (n < 0) {
-        command_error("trend --watch: out of memory");
+        say_error("trend --watch: out of memory");
         return -1;
     }
     int rc = 0;
@@ -558,10 +559,10 @@ static void watch_frame_end(struct watch *w, char **frame, size_t *len)
 {
     if (w->frame != w->out) {
         fclose(w->frame);          /* sets *frame and *len */
-        frontend_hold_interrupt();
+        interrupt_hold();
         fwrite(*frame, 1, *len, w->out);
         fflush(w->out);
-        frontend_release_interrupt();
+        interrupt_release();
         free(*frame);
     }
     fflush(w->out);
@@ -585,11 +586,11 @@ static int watch_run(struct watch *w, const double *fail_over)
             w->ctx = trend_context(s, w->a, d);
             if (!w->ctx)
                 return -1;
-            command_status(s, "%s --watch: dumps go to series %s%s\n", w->cmd, w->series,
+            say_status(s, "%s --watch: dumps go to series %s%s\n", w->cmd, w->series,
                            w->live ? "" : "; Ctrl-C leaves");
         }
         if (array_reserve(&w->times, &w->times_cap, w->ntimes + 1, sizeof *w->times, 64) < 0) {
-            command_error("%s --watch: out of memory", w->cmd);
+            say_error("%s --watch: out of memory", w->cmd);
             return -1;
         }
         w->times[w->ntimes++] = (double)now.tv_sec + now.tv_nsec / 1e9;
@@ -626,7 +627,7 @@ static int watch(struct session *s, const struct cmd_analysis_args *a, const cha
         return -1;
     int rc = watch_run(&w, fail_over);
     if (w.left)
-        command_status(s, "left the live view; its dumps are in series %s\n", w.series);
+        say_status(s, "left the live view; its dumps are in series %s\n", w.series);
     analysis_free(w.ctx);
     free(w.times);
     return rc;
@@ -635,7 +636,7 @@ static int watch(struct session *s, const struct cmd_analysis_args *a, const cha
 int cmd_watch_top(struct session *s, const struct cmd_analysis_args *a, const char *dump)
 {
     if (dump || a->base || a->json) {
-        command_error("top --watch shows fresh dumps against the view's first one: "
+        say_error("top --watch shows fresh dumps against the view's first one: "
                       "leave out %s", dump ? "the dump name" : a->base ? "--base" : "--json");
         return -1;
     }
@@ -649,13 +650,13 @@ static double *dump_times(struct session *s, const size_t *idx, size_t n)
 {
     double *times = malloc(n * sizeof *times);
     if (!times) {
-        command_error("trend: out of memory");
+        say_error("trend: out of memory");
         return NULL;
     }
     for (size_t i = 0; i < n; i++) {
         const struct session_dump *d = &s->dumps[idx[i]];
         if (d->profile->taken_at == 0) {
-            command_error("trend: %s has no time it was taken (not a dump memprof took "
+            say_error("trend: %s has no time it was taken (not a dump memprof took "
                           "nor a file with a modification time): leave it out of the "
                           "series", d->name);
             free(times);
@@ -679,7 +680,7 @@ int cmd_trend(struct session *s, int argc, char **argv)
     const double *fail_over = a.fail_over ? &limit : NULL;
     if (a.watch || a.count) {
         if (series) {
-            command_error("trend --watch makes its own series of fresh dumps: leave out "
+            say_error("trend --watch makes its own series of fresh dumps: leave out "
                           "'%s'", series);
             return -1;
         }
@@ -688,23 +689,23 @@ int cmd_trend(struct session *s, int argc, char **argv)
     size_t *idx;
     long n = session_series_regular(s, series, &idx);
     if (n < 0) {
-        command_error("trend: out of memory");
+        say_error("trend: out of memory");
         return -1;
     }
     if (n == 0) {
         if (series)
-            command_error("trend: no series named '%s' in this session (a series is the "
+            say_error("trend: no series named '%s' in this session (a series is the "
                           "dumps of a profiling run or a live view); without a name, "
                           "trend takes the latest series, or every dump when none is in one",
                           series);
         else
-            command_error("trend: no heap profile in this session yet: take dumps some "
+            say_error("trend: no heap profile in this session yet: take dumps some "
                           "time apart with 'dump', or load files (memprof A.heap B.heap ...)");
         free(idx);
         return -1;
     }
     if (n < 2) {
-        command_error("trend: %s has only one dump (%s); a trend needs at least 2 taken "
+        say_error("trend: %s has only one dump (%s); a trend needs at least 2 taken "
                       "some time apart: take more with 'dump'", series ? series : "the session",
                       s->dumps[idx[0]].name);
         free(idx);

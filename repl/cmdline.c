@@ -1,7 +1,8 @@
 /* cmdline.c - splits a command line into words, shell-style: blanks
  * separate words, '...' and "..." quote, a backslash escapes one character
  * outside single quotes, # starts a comment. */
-#include "repl/commands.h"
+#include "repl/cmdline.h"
+#include "session/say.h"
 
 #include <stdlib.h>
 #include <string.h>

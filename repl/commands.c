@@ -1,11 +1,9 @@
-/* commands.c - the command table (one row per command, with its help),
- * and dispatch.  `help` prints from this table. */
+/* commands.c - running a command line: split, resolved to a command of
+ * the table (exact name, unique prefix, or a suggestion), run; and the
+ * commands of the prompt itself (help, sleep, set, quit). */
 #include "repl/commands.h"
+#include "session/say.h"
 #include "session/profile_run.h"
-#include "repl/cmd_analysis.h"
-#include "repl/cmd_pictures.h"
-#include "repl/cmd_report.h"
-#include "repl/cmd_trend.h"
 #include "repl/options.h"
 #include "lib/base/text_escape.h"
 
@@ -16,228 +14,6 @@
 #include <string.h>
 #include <time.h>
 
-const struct command command_table[] = {
-    {"help", "help [COMMAND]", "list commands, or explain one",
-     "With no argument, lists every command.  With a command name, prints\n"
-     "its usage and what it does.",
-     cmd_help, 0},
-    {"attach", "attach PID", "attach to a running process",
-     "Checks the process (alive, not stopped, not already traced, permission),\n"
-     "finds jemalloc's mallctl in it, and reads its profiling state with one\n"
-     "short stop of one thread.  Nothing else is stopped or changed.",
-     cmd_attach, CMD_CALLS_TARGET},
-    {"detach", "detach", "let go of the process",
-     "Removes the session's dump directory (if a dump needed one) from the\n"
-     "process's filesystem and forgets the process.  The dumps already taken stay in the session.",
-     cmd_detach, CMD_NEEDS_TARGET | CMD_CALLS_TARGET},
-    {"info", "info [--json]", "the process, its jemalloc and profiling state",
-     "Shows the pid, executable, jemalloc version and where it was found,\n"
-     "config.prof, opt.prof, opt.prof_active, prof.active, prof.lg_sample,\n"
-     "opt.lg_prof_interval, opt.prof_prefix, prof.gdump, the number of threads,\n"
-     "and how long memprof stopped a thread: the number of stops, the last\n"
-     "(and which thread), median, p90 and maximum, and how many unsafe threads\n"
-     "it passed over.  --json: the same as one JSON document (docs/memprof.1).",
-     cmd_info, CMD_NEEDS_TARGET | CMD_CALLS_TARGET},
-    {"jemalloc", "jemalloc [N]", "list the process's jemalloc copies, or pick one",
-     "A process can hold several copies of jemalloc (a static one in the\n"
-     "executable and a shared one, say).  With no argument, lists them; the\n"
-     "one marked '*' is the one memprof drives.  'jemalloc N' picks copy N.",
-     cmd_jemalloc, CMD_NEEDS_TARGET | CMD_CALLS_TARGET},
-    {"prof", "prof on|off|sample N|reset [--force] [--json]", "turn sampling on or off, set its rate",
-     "prof on        start sampling (prof.active = true)\n"
-     "prof off       stop sampling (prof.active = false)\n"
-     "prof sample N  reset the counters and sample every 2^N bytes on average\n"
-     "               (prof.reset with lg_sample N; jemalloc's default is 19,\n"
-     "               512 KiB).  Low values cost memory: about 16 KiB per\n"
-     "               sampled small allocation; memprof warns with an estimate\n"
-     "               and refuses a rate that could double it without --force.\n"
-     "prof reset     reset the counters, keep the rate\n"
-     "The process must have been started with MALLOC_CONF=prof:true (add\n"
-     "prof_active:false to pay nothing until 'prof on').  When its owner\n"
-     "started it with profiling active (opt.prof_active), 'prof off', 'prof\n"
-     "sample' and 'prof reset' need --force; reading and dumping do not.\n"
-     "When a batch stops at an error (or memprof is ended by a signal), what\n"
-     "the session changed (prof.active, the rate, prof.gdump) is put back;\n"
-     "a batch that ends normally says on stderr what it leaves changed.",
-     cmd_prof, CMD_NEEDS_TARGET | CMD_CALLS_TARGET},
-    {"dump", "dump [FILE] [--name NAME] [--json]", "take a heap profile from the process",
-     "The process writes its profile into an anonymous in-memory file that\n"
-     "memprof reads and the process closes in the same stop (or, when that\n"
-     "cannot work, into a private directory: see --dump-dir); memprof keeps\n"
-     "it in the session (see 'dumps') and, given FILE, saves a copy.  It is\n"
-     "named NAME, or dump1, dump2... in order.  A FILE starting with '-' goes\n"
-     "after '--' (dump -- -name).",
-     cmd_dump, CMD_NEEDS_TARGET | CMD_CALLS_TARGET},
-    {"mallctl", "mallctl [NAME [VALUE]] [--type TYPE] [--force] [--json]", "read or write any mallctl name",
-     "Reads NAME, or writes VALUE to it; a VALUE that starts with '-' goes after\n"
-     "'--' (mallctl arenas.dirty_decay_ms -- -1).  memprof knows every name of\n"
-     "jemalloc(3) with its type and access, and checks each call before making\n"
-     "it: a write-only name is not read, a read-or-write name (thread.prof.name)\n"
-     "is never both, a value of the wrong type is refused.  Without a value a\n"
-     "name only reads, except actions (void, such as arena.4096.purge);\n"
-     "prof.dump and prof.reset have their commands ('dump', 'prof reset').\n"
-     "Names that discard memory (arena.<i>.reset, arena.<i>.destroy) or create\n"
-     "something when read (arenas.create, tcache.create) need --force.\n"
-     "stats.* are refreshed (epoch) in the same stop before they are read.\n"
-     "For a name newer than the table give --type bool|unsigned|uint32_t|\n"
-     "size_t|ssize_t|uint64_t|int64_t|string|void.  'mallctl' alone lists the\n"
-     "names.",
-     cmd_mallctl, CMD_CALLS_TARGET},
-    {"stats", "stats [--summary] [--json [--max-size SIZE]]", "jemalloc's statistics: totals, arenas, size classes",
-     "A one-screen summary read in one stop of one thread (epoch first):\n"
-     "allocated, active, metadata, resident, mapped, retained; fragmentation\n"
-     "(active - allocated) and the unused dirty and muzzy pages; one line per\n"
-     "arena (threads, allocated, dirty and muzzy, decay times; the first 64\n"
-     "arenas); and the size distribution: each small (bin) and large size class\n"
-     "with its current count and bytes.  The first 'stats' of a process reads\n"
-     "jemalloc's size classes (constants of its build) in a stop of its own.\n"
-     "--summary --json: the summary as JSON (docs/memprof.1).\n"
-     "--json: jemalloc's complete statistics exactly as malloc_stats_print\n"
-     "writes them with its JSON option, captured in one stop through a write\n"
-     "callback memprof places in the process and removes before the thread runs\n"
-     "again (never the process's stdout, stderr or a file); memprof checks that\n"
-     "its stats.allocated agrees with mallctl's in the same stop and says how\n"
-     "many bytes it captured.  At most SIZE bytes (default 64M; K, M, G).\n"
-     "The process must allow an executable anonymous mapping (not under\n"
-     "SELinux deny execmem or PaX MPROTECT): if not, memprof says so.",
-     cmd_stats, CMD_NEEDS_TARGET | CMD_CALLS_TARGET},
-    {"recent", "recent on [N] | off | [--live] [--older-than AGE] [--json]", "recent sampled allocations (jemalloc 5.3)",
-     "recent on [N]  keep the last N sampled allocations (default 1000;\n"
-     "               experimental.prof_recent.alloc_max); the value before is\n"
-     "               put back by 'recent off', at detach and when memprof exits\n"
-     "recent         list them: size, thread, age, freed or live, stack\n"
-     "--live         only those still allocated\n"
-     "--older-than AGE  only those older than AGE (30s, 500ms, 2m, 1h):\n"
-     "               'recent --live --older-than 30s' lists memleak's\n"
-     "               outstanding allocations, without a probe\n"
-     "The record is captured in one stop through a write callback memprof\n"
-     "places in the process and removes (as 'stats --json'; at most\n"
-     "--max-size bytes, default 64M).  Only sampled allocations are kept:\n"
-     "start the process with MALLOC_CONF=prof:true and a low lg_prof_sample\n"
-     "to see small ones, and with profiling active ('prof on').",
-     cmd_recent, CMD_NEEDS_TARGET | CMD_CALLS_TARGET},
-    {"purge", "purge [ARENA] [--json]", "return unused dirty pages to the system",
-     "Purges every arena's unused dirty and muzzy pages (arena.4096.purge), or\n"
-     "only arena ARENA's, in one stop, then shows RSS (VmRSS) and jemalloc's\n"
-     "stats.resident before and after and how much came back.  An arena that\n"
-     "does not exist is refused before anything is purged.",
-     cmd_purge, CMD_NEEDS_TARGET | CMD_CALLS_TARGET},
-    {"decay", "decay [DIRTY_MS [MUZZY_MS]] [--json]", "show or set dirty/muzzy decay",
-     "Without values, shows dirty_decay_ms and muzzy_decay_ms of every\n"
-     "initialized arena and for new arenas.  With DIRTY_MS (and MUZZY_MS,\n"
-     "else the same), sets both in every arena and for new arenas, in one\n"
-     "stop, and shows old -> new.  0 purges at once, -1 never purges\n"
-     "(write it after '--': decay -- -1).  The setting stays after memprof leaves.",
-     cmd_decay, CMD_NEEDS_TARGET | CMD_CALLS_TARGET},
-    {"memory", "memory [--maps] [--interval S] [--json]", "the process's whole memory, reconciled with jemalloc's",
-     "RSS, PSS, anonymous and file-backed, swap (smaps_rollup, status), peak\n"
-     "RSS (VmHWM); jemalloc's allocated, resident, mapped and retained (one\n"
-     "stop, after epoch) and the anonymous memory that is not jemalloc's\n"
-     "(anonymous RSS - stats.resident: thread stacks, other mmaps); page\n"
-     "faults (with --interval S, their rate over S seconds); oom_score and\n"
-     "oom_score_adj; the cgroup v2 memory.current, max, high and the oom and\n"
-     "oom_kill counts of memory.events.  --maps groups /proc/PID/smaps like\n"
-     "pmap -x: anonymous read-write (jemalloc's extents and other mmaps, split\n"
-     "by stats.resident), thread stacks ([stack], and anonymous read-write\n"
-     "memory just above a PROT_NONE guard), each file, the rest; with RSS,\n"
-     "dirty and swap per group.  --json: figures in bytes (docs/memprof.1).",
-     cmd_memory, CMD_NEEDS_TARGET | CMD_CALLS_TARGET},
-    {"load", cmd_load_usage, cmd_load_summary, cmd_load_help, cmd_load, 0},
-    {"profile", "profile [start|state|stop|wait|save] ...",
-     "profiling runs: a dump every so often, settings put back at the end",
-     "profile start [--duration D] [--every I] [--sample N] [--peak] [--name NAME]\n"
-     "              [--save DIR] [--force] [--json]\n"
-     "  Starts a run: turns profiling on (at lg_sample N with --sample, which\n"
-     "  resets the counters), takes a dump every I (default: a tenth of D, at\n"
-     "  least 1 s; 60 s without --duration) and a last one at the end, then puts\n"
-     "  prof.active and the rate back as they were.  D and I: 500ms, 20s, 5m,\n"
-     "  1h, 1d or plain seconds; without --duration the run lasts until\n"
-     "  'profile stop'.  --peak also keeps a dump at every new high-water mark\n"
-     "  of the process's memory (jemalloc's prof.gdump, its files sent to\n"
-     "  memprof's private directory with prof.prefix; both put back).  The\n"
-     "  dumps form a series named NAME (run1, run2... by default: dumps\n"
-     "  run1.1, run1.2, run1.peak1...) that trend, report, top, diff and the\n"
-     "  other analyses take.  --save DIR writes the series there when the run\n"
-     "  ends, however it ends.  One run at a time; refused without --force when\n"
-     "  the process's owner turned profiling on at its start (MALLOC_CONF).\n"
-     "  The prompt stays usable meanwhile; in batch the run goes on between\n"
-     "  commands and during 'sleep'.  An end of the input or a stop signal\n"
-     "  ends a run early (its settings are put back).\n"
-     "profile [state] [--json]   the run: state, elapsed and remaining time,\n"
-     "  dumps taken, the latest dump.\n"
-     "profile stop [--json]      ends the run now, with a last dump.\n"
-     "profile wait [--json]      waits for the run's end (Ctrl-C at the prompt\n"
-     "  stops the run).\n"
-     "profile save DIR [SERIES]  writes a series (default: the last run's) to a\n"
-     "  new or empty directory: each dump as jemalloc wrote it (jeprof reads\n"
-     "  them), its build-ids, and manifest.json; 'memprof DIR' or 'load DIR'\n"
-     "  reads it back.",
-     cmd_profile, 0},     /* holds Ctrl-C itself around its calls: 'wait' takes it */
-    {"dumps", cmd_dumps_usage, cmd_dumps_summary, cmd_dumps_help, cmd_dumps, 0},
-    {"top", cmd_top_usage, cmd_top_summary, cmd_top_help, cmd_top, 0},
-    {"traces", cmd_traces_usage, cmd_traces_summary, cmd_traces_help, cmd_traces, 0},
-    {"peek", cmd_peek_usage, cmd_peek_summary, cmd_peek_help, cmd_peek, 0},
-    {"tree", cmd_tree_usage, cmd_tree_summary, cmd_tree_help, cmd_tree, 0},
-    {"list", cmd_list_usage, cmd_list_summary, cmd_list_help, cmd_list, 0},
-    {"diff", cmd_diff_usage, cmd_diff_summary, cmd_diff_help, cmd_diff, 0},
-    {"trend", cmd_trend_usage, cmd_trend_summary, cmd_trend_help, cmd_trend, 0},
-    {"flame", cmd_flame_usage, cmd_flame_summary, cmd_flame_help, cmd_flame, 0},
-    {"graph", cmd_graph_usage, cmd_graph_summary, cmd_graph_help, cmd_graph, 0},
-    {"report", cmd_report_usage, cmd_report_summary, cmd_report_help, cmd_report, 0},
-    {"pprof", "pprof FILE [DUMP]", "write a profile in pprof's format",
-     "Writes the profile (default: the latest) to FILE as gzip-compressed\n"
-     "profile.proto, symbolized with functions, files, lines and inlined\n"
-     "frames: sample types inuse_objects and inuse_space (and alloc_* when the\n"
-     "process kept cumulative counts), values already unsampled.",
-     cmd_pprof, 0},
-    {"sleep", "sleep SECONDS", "wait (in scripts: let the process run between commands)",
-     "Waits SECONDS (fractions allowed, at most 3600) without stopping anything.\n"
-     "Useful in batch: prof on, sleep 30, dump.",
-     cmd_sleep, 0},
-    {"set", "set pager on|off", "change a setting of the session",
-     "set pager off   print long answers at the prompt directly\n"
-     "set pager on    page them through $PAGER (default 'less -FRX'), the\n"
-     "                default on a terminal (memprof --no-pager starts off)",
-     cmd_set, 0},
-    {"quit", "quit", "leave memprof (also: exit, Ctrl-D)",
-     "Detaches cleanly: nothing is left stopped or written in the process's\n"
-     "filesystem.  At the prompt, when this session turned profiling on and\n"
-     "it is still on, asks whether to turn it off first (Enter: yes; n keeps\n"
-     "it on; Ctrl-C stays at the prompt).  A batch leaves it on and says so\n"
-     "on stderr, with the command that turns it off.",
-     cmd_quit, 0},
-    {NULL, NULL, NULL, NULL, NULL, 0},
-};
-
-const struct command *command_find(const char *name)
-{
-    if (strcmp(name, "exit") == 0)
-        name = "quit";
-    for (const struct command *c = command_table; c->name; c++)
-        if (strcmp(c->name, name) == 0)
-            return c;
-    return NULL;
-}
-
-static char error_where[300];
-
-void command_where(const char *where)
-{
-    snprintf(error_where, sizeof error_where, "%s", where ? where : "");
-}
-
-void command_status(const struct session *s, const char *fmt, ...)
-{
-    if (s->quiet)
-        return;
-    va_list ap;
-    fflush(s->out);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-}
-
-/* Edit distance (insertions, deletions, substitutions), for "did you mean". */
 static size_t distance(const char *a, const char *b)
 {
     size_t lb = strlen(b), row[64];
@@ -262,17 +38,6 @@ static size_t distance(const char *a, const char *b)
     return row[lb];
 }
 
-const struct command *command_lookup(const char *word)
-{
-    const struct command *found = command_find(word);
-    size_t len = strlen(word), n = 0;
-    for (const struct command *c = command_table; !found && c->name; c++)
-        n += strncmp(c->name, word, len) == 0;
-    for (const struct command *c = command_table; !found && n == 1 && c->name; c++)
-        if (strncmp(c->name, word, len) == 0)
-            found = c;
-    return found;
-}
 
 const struct command *command_resolve(const char *word)
 {
@@ -290,7 +55,7 @@ const struct command *command_resolve(const char *word)
         snprintf(list + used, sizeof list - used, "%s%s", used ? ", " : "", c->name);
     }
     if (n > 1) {
-        command_error("'%s' is ambiguous: %s", word, list);
+        say_error("'%s' is ambiguous: %s", word, list);
         return NULL;
     }
     /* The nearest names, if any is near enough to be a typo. */
@@ -301,7 +66,7 @@ const struct command *command_resolve(const char *word)
             best = d;
     }
     if (len > 40 || best > 2 || best >= len) {
-        command_error("unknown command '%s' (type 'help' for the list)", word);
+        say_error("unknown command '%s' (type 'help' for the list)", word);
         return NULL;
     }
     for (const struct command *c = command_table; c->name; c++) {
@@ -310,32 +75,9 @@ const struct command *command_resolve(const char *word)
         size_t used = strlen(list);
         snprintf(list + used, sizeof list - used, "%s'%s'", used ? " or " : "", c->name);
     }
-    command_error("unknown command '%s': did you mean %s? (type 'help' for the list)",
+    say_error("unknown command '%s': did you mean %s? (type 'help' for the list)",
                   word, list);
     return NULL;
-}
-
-void command_error(const char *fmt, ...)
-{
-    va_list ap;
-    fflush(stdout);
-    fputs("memprof: ", stderr);
-    if (error_where[0]) {
-        text_escape_put(stderr, error_where);   /* a script's name is the user's, still escaped */
-        fputs(": ", stderr);
-    }
-    va_start(ap, fmt);
-    char *msg = NULL;
-    int n = vasprintf(&msg, fmt, ap);
-    va_end(ap);
-    /* Messages quote the target's names and paths: the one place every
-     * error passes, so the one place they are escaped. */
-    if (n >= 0)
-        text_escape_put(stderr, msg);
-    else
-        fputs("(out of memory formatting the message)", stderr);
-    free(msg);
-    fputc('\n', stderr);
 }
 
 int command_run_line(struct session *s, const char *line)
@@ -344,7 +86,7 @@ int command_run_line(struct session *s, const char *line)
     struct mp_error err;
     int argc = command_split(line, &argv, &err);
     if (argc < 0) {
-        command_error("%s", err.msg);
+        say_error("%s", err.msg);
         return -1;
     }
     if (argc == 0) {
@@ -358,7 +100,7 @@ int command_run_line(struct session *s, const char *line)
     if (!c)
         ;                       /* command_resolve said why */
     else if ((c->flags & CMD_NEEDS_TARGET) && !s->target)
-        command_error("'%s' needs a process: attach to one first "
+        say_error("'%s' needs a process: attach to one first "
                       "(memprof -p PID, or 'attach PID')", c->name);
     else
         rc = c->run(s, argc, argv);
@@ -398,7 +140,7 @@ int cmd_sleep(struct session *s, int argc, char **argv)
         return -1;
     double secs = npos == 1 ? strtod(pos[0], &end) : -1;
     if (npos != 1 || *end || end == pos[0] || !(secs >= 0 && secs <= 3600)) {
-        command_error("usage: sleep SECONDS (from 0 to 3600)");
+        say_error("usage: sleep SECONDS (from 0 to 3600)");
         return -1;
     }
     /* A stop signal (SIGTERM, SIGHUP) ends the wait early; so does Ctrl-C.
@@ -415,7 +157,7 @@ int cmd_sleep(struct session *s, int argc, char **argv)
         double step = next >= 0 && next < left ? next : left;
         struct timespec ts = {(time_t)step, (long)((step - (double)(time_t)step) * 1e9)};
         if (nanosleep(&ts, NULL) != 0) {
-            command_error("sleep interrupted");
+            say_error("sleep interrupted");
             return -1;
         }
         profile_run_tick(s);
@@ -430,7 +172,7 @@ int cmd_set(struct session *s, int argc, char **argv)
         return -1;
     if (npos != 2 || strcmp(pos[0], "pager") != 0 ||
         (strcmp(pos[1], "on") != 0 && strcmp(pos[1], "off") != 0)) {
-        command_error("usage: set pager on|off");
+        say_error("usage: set pager on|off");
         return -1;
     }
     s->no_pager = strcmp(pos[1], "off") == 0;

@@ -13,7 +13,10 @@
 
 #include "lib/analysis/analysis.h"
 #include "allocator/jemalloc/mallctl.h"
-#include "repl/commands.h"
+#include "repl/cmdline.h"
+#include "repl/command_table.h"
+#include "session/control.h"
+#include "session/say.h"
 
 static struct session *cs;
 

@@ -11,6 +11,7 @@
  * Leaving the prompt with profiling this session turned on asks whether to
  * turn it off (default: yes, the process as memprof found it). */
 #include "repl/frontend.h"
+#include "repl/interrupt.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -25,41 +26,17 @@
 
 #include "lib/analysis/analysis.h"
 #include "repl/commands.h"
+#include "session/say.h"
 #include "repl/completion.h"
 #include "repl/pager.h"
 #include "session/profile_run.h"
-
-volatile sig_atomic_t frontend_stop_signal;
-static volatile sig_atomic_t got_sigint;
-static volatile sig_atomic_t at_prompt; /* Ctrl-C clears the line only here */
-
-static void on_signal(int sig)
-{
-    if (sig == SIGINT && at_prompt)
-        got_sigint = 1;     /* also the analysis engine's cancel flag */
-    else
-        frontend_stop_signal = sig;
-}
-
-void frontend_signals_install(void)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sa.sa_flags = 0; /* no SA_RESTART: a blocked read returns to check the flag */
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
-    signal(SIGPIPE, SIG_IGN);
-}
 
 /* Wait until fd has input, doing a running profiling run's ticks
  * meanwhile.  0 when there is input (or no run to wait for), -1 when
  * interrupted (the caller checks the stop flag). */
 static int wait_for_input(struct session *s, int fd)
 {
-    while (profile_run_running(s) && !frontend_stop_signal) {
+    while (profile_run_running(s) && !interrupt_stop_signal) {
         double next = profile_run_next(s);
         struct pollfd p = {.fd = fd, .events = POLLIN};
         int ready = poll(&p, 1, (int)(next * 1000) + 1);
@@ -85,13 +62,13 @@ int frontend_batch(struct session *s, FILE *f, const char *name)
     bool may_wait = fstat(fileno(f), &st) == 0 && !S_ISREG(st.st_mode);
     if (may_wait)
         setvbuf(f, NULL, _IONBF, 0);
-    while (!s->quit && !frontend_stop_signal) {
+    while (!s->quit && !interrupt_stop_signal) {
         if (may_wait && wait_for_input(s, fileno(f)) < 0)
             continue;
         errno = 0;
         ssize_t n = getline(&line, &cap, f);
         if (n < 0) {
-            if (errno == EINTR && !frontend_stop_signal) {
+            if (errno == EINTR && !interrupt_stop_signal) {
                 clearerr(f);
                 continue;
             }
@@ -99,9 +76,9 @@ int frontend_batch(struct session *s, FILE *f, const char *name)
         }
         char where[300];
         snprintf(where, sizeof where, "%s:%lu", name, ++lineno);
-        command_where(where);
+        say_where(where);
         int failed = command_run_line(s, line);
-        command_where(NULL);
+        say_where(NULL);
         if (failed) {
             rc = -1;
             break;
@@ -129,52 +106,6 @@ static bool calls_target(const char *line)
     return c && (c->flags & CMD_CALLS_TARGET);
 }
 
-/* While a command calls into the process, Ctrl-C is held off: blocked and
- * ignored, attach/ does not take it as a reason to leave a call half-way
- * (and end memprof, as in batch); it stays pending until the handler is
- * back, and then marks the command interrupted. */
-static struct sigaction sigint_action;
-static sigset_t sigint_mask;
-
-static void hold_sigint(void)
-{
-    sigset_t set, pending;
-    sigemptyset(&set);
-    sigaddset(&set, SIGINT);
-    sigprocmask(SIG_BLOCK, &set, &sigint_mask);
-    if (sigpending(&pending) == 0 && sigismember(&pending, SIGINT))
-        got_sigint = 1;     /* setting SIG_IGN discards it: noted first */
-    struct sigaction ign;
-    memset(&ign, 0, sizeof ign);
-    ign.sa_handler = SIG_IGN;
-    sigaction(SIGINT, &ign, &sigint_action);
-}
-
-static void release_sigint(void)
-{
-    sigaction(SIGINT, &sigint_action, NULL);
-    sigprocmask(SIG_SETMASK, &sigint_mask, NULL);   /* a held Ctrl-C arrives now */
-}
-
-void frontend_hold_interrupt(void)
-{
-    if (at_prompt)
-        hold_sigint();
-}
-
-void frontend_release_interrupt(void)
-{
-    if (at_prompt)
-        release_sigint();
-}
-
-bool frontend_take_interrupt(void)
-{
-    bool was = at_prompt && got_sigint;
-    if (was)
-        got_sigint = 0;
-    return was;
-}
 
 /* One command at the prompt: a Ctrl-C during it cancels it (one between
  * Enter and the start: it does not start; one during calls into the
@@ -182,27 +113,27 @@ bool frontend_take_interrupt(void)
 static void run_at_prompt(struct session *s, const char *line)
 {
     struct pager pg;
-    if (got_sigint) {
-        got_sigint = 0;
-        command_error("interrupted before it started");
+    if (interrupt_sigint) {
+        interrupt_sigint = 0;
+        say_error("interrupted before it started");
         return;
     }
     bool held = calls_target(line);
     if (held)
-        hold_sigint();
+        interrupt_hold();
     pager_begin(s, &pg);
     int rc = command_run_line(s, line);
     if (held)
-        release_sigint();
-    bool cancelled = got_sigint;
+        interrupt_release();
+    bool cancelled = interrupt_sigint;
     pager_end(s, &pg, cancelled && !held);
     if (cancelled && held)
-        command_error("interrupted: the command was let finish (at the prompt memprof "
+        say_error("interrupted: the command was let finish (at the prompt memprof "
                       "never leaves a call into the process half-way)");
     else if (cancelled && rc == 0)   /* a failed command said why already */
-        command_error("interrupted%s", pg.dropped ? " (its partial answer is not shown)"
+        say_error("interrupted%s", pg.dropped ? " (its partial answer is not shown)"
                                                   : ": the answer above may be incomplete");
-    got_sigint = 0;                /* a Ctrl-C in the pager is the pager's */
+    interrupt_sigint = 0;                /* a Ctrl-C in the pager is the pager's */
 }
 
 static void on_line(char *line)
@@ -232,7 +163,7 @@ static char *history_path(void)
 
 static void clear_line_after_sigint(void)
 {
-    got_sigint = 0;
+    interrupt_sigint = 0;
     rl_free_line_state();
     rl_callback_sigcleanup();
     rl_replace_line("", 0);
@@ -272,8 +203,8 @@ static int read_lines(const char *prompt, rl_vcpfunc_t *handler, bool cancellabl
     int rc = 0;
     rl_finished = false;
     rl_callback_handler_install(prompt, handler);
-    while (!rl_finished && !frontend_stop_signal) {
-        if (got_sigint) {
+    while (!rl_finished && !interrupt_stop_signal) {
+        if (interrupt_sigint) {
             clear_line_after_sigint();
             if (cancellable) {
                 rc = -1;
@@ -337,7 +268,7 @@ static int ask_before_leaving(struct session *s)
         answer = -1;
         if (read_lines(q, on_answer, true) < 0)
             return -1;
-    } while (answer < 0 && !frontend_stop_signal);
+    } while (answer < 0 && !interrupt_stop_signal);
     if (answer == 1)    /* back as found: --force for an owner's opt.prof_active */
         command_run_line(s, "prof off --force");
     return 0;
@@ -354,16 +285,16 @@ int frontend_interactive(struct session *s)
         read_history(hist);
     stifle_history(1000);
 
-    at_prompt = 1;
-    analysis_set_cancel(&got_sigint);
+    interrupt_at_prompt = 1;
+    analysis_set_cancel(&interrupt_sigint);
     for (;;) {
         read_lines("memprof> ", on_line, false);
-        if (frontend_stop_signal || ask_before_leaving(s) == 0)
+        if (interrupt_stop_signal || ask_before_leaving(s) == 0)
             break;
         s->quit = false;        /* Ctrl-C at the question: stay */
     }
     analysis_set_cancel(NULL);
-    at_prompt = 0;
+    interrupt_at_prompt = 0;
     if (hist) {
         write_history(hist);
         free(hist);

@@ -14,7 +14,10 @@
 #include <unistd.h>
 
 #include "repl/commands.h"
+#include "session/say.h"
 #include "repl/frontend.h"
+#include "repl/interrupt.h"
+#include "session/control.h"
 #include "session/profile_run.h"
 
 #define MEMPROF_VERSION "0.1.0"
@@ -56,7 +59,7 @@ static int run_script(struct session *s, const char *path)
 {
     FILE *f = fopen(path, "r");
     if (!f) {
-        command_error("cannot read script %s: %s", path, strerror(errno));
+        say_error("cannot read script %s: %s", path, strerror(errno));
         return -1;
     }
     int rc = frontend_batch(s, f, path);
@@ -69,16 +72,16 @@ static int run_script(struct session *s, const char *path)
 static int run_steps(struct session *s, struct step *steps, int nsteps)
 {
     int neval = 0;
-    for (int i = 0; i < nsteps && !s->quit && !frontend_stop_signal; i++) {
+    for (int i = 0; i < nsteps && !s->quit && !interrupt_stop_signal; i++) {
         int rc;
         if (steps[i].is_script) {
             rc = run_script(s, steps[i].text);
         } else {
             char where[32];
             snprintf(where, sizeof where, "-e #%d", ++neval);
-            command_where(where);
+            say_where(where);
             rc = command_run_line(s, steps[i].text);
-            command_where(NULL);
+            say_where(NULL);
         }
         if (rc)
             return -1;
@@ -126,7 +129,8 @@ int main(int argc, char **argv)
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
     };
-    struct session s = {.out = stdout};
+    struct session s = {.out = stdout, .hold_interrupt = interrupt_hold,
+                        .release_interrupt = interrupt_release};
     struct step *steps = calloc((size_t)argc, sizeof *steps);
     int nsteps = 0, c;
     const char *pid = NULL;
@@ -156,7 +160,7 @@ int main(int argc, char **argv)
         session_free(&s);
         return 2;
     }
-    frontend_signals_install();
+    interrupt_install();
     int rc = start_session(&s, pid, argv + optind, argc - optind);
     if (rc == 0) {
         if (nsteps)
@@ -169,8 +173,8 @@ int main(int argc, char **argv)
     /* A run still going ends here (its own settings put back); then an
      * error exit puts back what the session changed in the process's
      * profiling, and a normal end says what stays. */
-    profile_run_session_end(&s, frontend_stop_signal != 0);
-    control_session_end(&s, rc != 0 || frontend_stop_signal);
+    profile_run_session_end(&s, interrupt_stop_signal != 0);
+    control_session_end(&s, rc != 0 || interrupt_stop_signal);
     int failed_status = s.exit_status ? s.exit_status : 1;
     if (s.target && target_must_exit(s.target)) {
         rc = -1;        /* a call was left running: not a success, at the prompt too */
@@ -185,7 +189,7 @@ int main(int argc, char **argv)
         rc = -1;
         failed_status = 1;
     }
-    if (frontend_stop_signal)
-        return 128 + frontend_stop_signal;
+    if (interrupt_stop_signal)
+        return 128 + interrupt_stop_signal;
     return rc ? failed_status : 0;
 }

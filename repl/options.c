@@ -3,7 +3,9 @@
 
 #include <string.h>
 
-#include "repl/commands.h"
+#include "repl/command_table.h"
+#include "session/control.h"
+#include "session/say.h"
 
 struct cmd_option *options_get(struct cmd_option *opts, const char *name)
 {
@@ -47,17 +49,17 @@ int options_each(int argc, char **argv, const struct cmd_option *opts,
             const char *inline_value;
             const struct cmd_option *o = w[1] == '-' ? option_of(opts, w + 2, &inline_value) : NULL;
             if (!o) {
-                command_error("%s: unknown option '%s' (usage: %s); a value that "
+                say_error("%s: unknown option '%s' (usage: %s); a value that "
                               "starts with '-' goes after '--'", cmd, w, usage_of(cmd));
                 return -1;
             }
             if (o->takes_value && !inline_value && i + 1 >= argc) {
-                command_error("%s: --%s needs a value (usage: %s)", cmd, o->name,
+                say_error("%s: --%s needs a value (usage: %s)", cmd, o->name,
                               usage_of(cmd));
                 return -1;
             }
             if (!o->takes_value && inline_value) {
-                command_error("%s: --%s takes no value (usage: %s)", cmd, o->name,
+                say_error("%s: --%s takes no value (usage: %s)", cmd, o->name,
                               usage_of(cmd));
                 return -1;
             }
@@ -67,7 +69,7 @@ int options_each(int argc, char **argv, const struct cmd_option *opts,
             continue;
         }
         if (npos == maxpos) {
-            command_error("%s: unexpected argument '%s' (usage: %s)", cmd, w,
+            say_error("%s: unexpected argument '%s' (usage: %s)", cmd, w,
                           usage_of(cmd));
             return -1;
         }

@@ -7,7 +7,8 @@
 #include <stdint.h>
 
 #include "lib/analysis/analysis.h"
-#include "repl/commands.h"
+#include "session/control.h"
+#include "session/say.h"
 
 json_object *json_answer_new(void)
 {
@@ -23,7 +24,7 @@ int json_answer_emit(struct session *s, json_object *answer)
                 JSON_C_TO_STRING_NOSLASHESCAPE);
     int rc = 0;
     if (!text || fprintf(s->out, "%s\n", text) < 0) {
-        command_error("could not write the JSON answer");
+        say_error("could not write the JSON answer");
         rc = -1;
     }
     json_object_put(answer);

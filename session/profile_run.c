@@ -18,8 +18,8 @@
 
 #include "lib/analysis/analysis.h"
 #include "lib/base/text_escape.h"
-#include "repl/commands.h"
-#include "repl/frontend.h"
+#include "session/control.h"
+#include "session/say.h"
 
 #define PEAK_PREFIX "peak"     /* jemalloc writes PEAK_PREFIX.PID.SEQ.uN.heap */
 #define MAX_FAILURES 3         /* dumps failing in a row end the run */
@@ -31,17 +31,6 @@ static double now_mono(void)
     return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-const char *profile_run_state_name(enum run_state st)
-{
-    switch (st) {
-    case RUN_RUNNING: return "running";
-    case RUN_COMPLETED: return "completed";
-    case RUN_STOPPED: return "stopped";
-    case RUN_PROCESS_ENDED: return "process ended";
-    case RUN_FAILED: return "failed";
-    }
-    return "?";
-}
 
 int profile_parse_duration(const char *text, double *seconds, struct mp_error *err)
 {
@@ -69,11 +58,6 @@ bad:
                         "or d after it (500ms, 20s, 5m, 1h), or plain seconds", text);
 }
 
-bool profile_run_running(const struct session *s)
-{
-    return s->run && s->run->state == RUN_RUNNING;
-}
-
 double profile_run_next(const struct session *s)
 {
     if (!profile_run_running(s))
@@ -86,13 +70,6 @@ double profile_run_next(const struct session *s)
         next = now_mono() + 1.0;       /* peak files are collected every second */
     double left = next - now_mono();
     return left > 0 ? left : 0;
-}
-
-void profile_run_free(struct profile_run *r)
-{
-    if (r)
-        free(r->save_dir);
-    free(r);
 }
 
 /* ---- start ---- */
@@ -110,13 +87,13 @@ static int pick_name(struct session *s, const struct profile_run_options *o, cha
 {
     if (o->name) {
         if (!session_series_name_ok(o->name)) {
-            command_error("profile start: '%s' cannot name a run: use 1 to 40 letters, "
+            say_error("profile start: '%s' cannot name a run: use 1 to 40 letters, "
                           "digits, '_' or '-' (not only digits, not starting with '-')",
                           o->name);
             return -1;
         }
         if (name_taken(s, o->name)) {
-            command_error("profile start: the session already has a series or dump named "
+            say_error("profile start: the session already has a series or dump named "
                           "'%s': choose another --name", o->name);
             return -1;
         }
@@ -128,7 +105,7 @@ static int pick_name(struct session *s, const struct profile_run_options *o, cha
         if (!name_taken(s, buf))
             return 0;
     }
-    command_error("profile start: no free run name: give one with --name");
+    say_error("profile start: no free run name: give one with --name");
     return -1;
 }
 
@@ -153,7 +130,7 @@ static int read_before(struct session *s, struct profile_run *r)
     struct mp_error err;
     if (!prefix_addr || target_read_string(s->target, prefix_addr, r->prefix_before,
                                            sizeof r->prefix_before, &err)) {
-        command_error("profile start --peak: cannot read opt.prof_prefix, which "
+        say_error("profile start --peak: cannot read opt.prof_prefix, which "
                       "prof.prefix must be put back to afterwards: leave out --peak");
         return -1;
     }
@@ -166,12 +143,12 @@ static int arm_peak(struct session *s, struct profile_run *r)
     struct mp_error err;
     const char *dir = target_private_dir(s->target, s->dump_dir, &err);
     if (!dir) {
-        command_error("profile start --peak: %s", err.msg);
+        say_error("profile start --peak: %s", err.msg);
         return -1;
     }
     char prefix[1024];
     if ((size_t)snprintf(prefix, sizeof prefix, "%s/" PEAK_PREFIX, dir) >= sizeof prefix) {
-        command_error("profile start --peak: the private directory's path is too long");
+        say_error("profile start --peak: the private directory's path is too long");
         return -1;
     }
     bool on = true;
@@ -182,7 +159,7 @@ static int arm_peak(struct session *s, struct profile_run *r)
     if (control_run_calls(s, calls, 2))
         return -1;
     if (calls[0].ret == ENOENT) {
-        command_error("profile start --peak: this jemalloc has no prof.prefix (it came "
+        say_error("profile start --peak: this jemalloc has no prof.prefix (it came "
                       "with jemalloc 5.3), so its high-water-mark dumps cannot be sent "
                       "to memprof's private directory: leave out --peak");
         return -1;
@@ -234,19 +211,19 @@ static int restore(struct session *s, struct profile_run *r, bool rate_set, bool
 int profile_run_start(struct session *s, const struct profile_run_options *o)
 {
     if (profile_run_running(s)) {
-        command_error("profile start: %s is still running in process %d ('profile stop' "
+        say_error("profile start: %s is still running in process %d ('profile stop' "
                       "ends it; one run at a time)", s->run->name, s->run->pid);
         return -1;
     }
     if (o->duration > 0 && o->every > o->duration) {
-        command_error("profile start: --every (%.3g s) is longer than --duration "
+        say_error("profile start: --every (%.3g s) is longer than --duration "
                       "(%.3g s): no dump would fall inside the run", o->every, o->duration);
         return -1;
     }
     struct profile_run *r = calloc(1, sizeof *r);
     if (!r || (o->save_dir && !(r->save_dir = strdup(o->save_dir)))) {
         profile_run_free(r);
-        command_error("out of memory");
+        say_error("out of memory");
         return -1;
     }
     r->o = *o;
@@ -368,7 +345,7 @@ static void collect_peaks(struct session *s, struct profile_run *r, double min_a
         struct mp_error err;
         int rc = target_private_dir_take(s->target, names[i], min_age, &data, &len, &err);
         if (rc < 0)
-            command_status(s, "warning: %s: a dump at a peak was lost: %s\n", r->name, err.msg);
+            say_status(s, "warning: %s: a dump at a peak was lost: %s\n", r->name, err.msg);
         if (rc == 0) {
             struct session_dump *d = control_dump_add(s, data, len, "peak", NULL);
             if (d)
@@ -412,9 +389,9 @@ void profile_run_tick(struct session *s)
 {
     if (!profile_run_running(s))
         return;
-    frontend_hold_interrupt();
+    session_hold_interrupt(s);
     tick_run(s);
-    frontend_release_interrupt();
+    session_release_interrupt(s);
 }
 
 /* ---- the end ---- */
@@ -475,9 +452,9 @@ static void finish_run(struct session *s, enum run_state state, const char *why,
 void profile_run_finish(struct session *s, enum run_state state, const char *why,
                         bool final_dump)
 {
-    frontend_hold_interrupt();
+    session_hold_interrupt(s);
     finish_run(s, state, why, final_dump);
-    frontend_release_interrupt();
+    session_release_interrupt(s);
 }
 
 void profile_run_session_end(struct session *s, bool signalled)

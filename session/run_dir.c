@@ -19,7 +19,8 @@
 
 #include "lib/base/file_write.h"
 #include "lib/base/text_escape.h"
-#include "repl/commands.h"
+#include "session/control.h"
+#include "session/say.h"
 #include "session/json_answer.h"
 
 #define MANIFEST "manifest.json"
@@ -44,12 +45,12 @@ static int make_dir(const char *dir)
     if (mkdir(dir, 0700) == 0)
         return 0;
     if (errno != EEXIST) {
-        command_error("profile save: cannot create %s: %s", dir, strerror(errno));
+        say_error("profile save: cannot create %s: %s", dir, strerror(errno));
         return -1;
     }
     int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) {
-        command_error("profile save: %s exists and is not a directory", dir);
+        say_error("profile save: %s exists and is not a directory", dir);
         return -1;
     }
     DIR *d = fdopendir(fd);
@@ -63,7 +64,7 @@ static int make_dir(const char *dir)
     else
         close(fd);
     if (!empty) {
-        command_error("profile save: %s is not empty: give a new or empty directory", dir);
+        say_error("profile save: %s is not empty: give a new or empty directory", dir);
         return -1;
     }
     return 0;
@@ -74,7 +75,7 @@ static int write_file(const char *path, const char *data, size_t len)
     struct mp_error err;
     if (file_write_new(path, O_EXCL | O_NOFOLLOW, 0600, data, len, &err) == 0)
         return 0;
-    command_error("profile save: %s", err.msg);
+    say_error("profile save: %s", err.msg);
     return -1;
 }
 
@@ -95,7 +96,7 @@ static int save_dump(const struct session_dump *d, const char *dir, json_object 
     size_t len;
     char *data = session_dump_raw(d, &len);
     if (!data) {
-        command_error("profile save: %s was not taken by memprof in this session (or "
+        say_error("profile save: %s was not taken by memprof in this session (or "
                       "memory ran out): its bytes are not kept", d->name);
         return -1;
     }
@@ -106,7 +107,7 @@ static int save_dump(const struct session_dump *d, const char *dir, json_object 
     int rc = write_file(path, data, len);
     free(data);
     if (rc == 0 && d->profile->nobject_ids && profile_save_object_ids(d->profile, path, &err)) {
-        command_error("profile save: %s", err.msg);
+        say_error("profile save: %s", err.msg);
         rc = -1;
     }
     if (rc == 0) {
@@ -126,17 +127,17 @@ int profile_run_save(struct session *s, const char *series, const char *dir)
     long n = session_series(s, series, &idx);
     if (n <= 0) {
         if (n < 0)
-            command_error("out of memory");
+            say_error("out of memory");
         else if (series)
-            command_error("profile save: no series named '%s' in this session ('dumps' "
+            say_error("profile save: no series named '%s' in this session ('dumps' "
                           "lists the dumps and their series)", series);
         else
-            command_error("profile save: no dump in this session to save");
+            say_error("profile save: no dump in this session to save");
         return -1;
     }
     for (long i = 0; i < n; i++)
         if (!file_name_ok(s->dumps[idx[i]].name) || !s->dumps[idx[i]].raw) {
-            command_error("profile save: %s cannot be saved (%s)", s->dumps[idx[i]].name,
+            say_error("profile save: %s cannot be saved (%s)", s->dumps[idx[i]].name,
                           s->dumps[idx[i]].raw ? "its name is no file name"
                           : "its bytes were not kept: only dumps memprof took are");
             free(idx);
@@ -196,7 +197,7 @@ static json_object *read_manifest(const char *dir)
     int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
     struct stat st;
     if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size > MAX_MANIFEST) {
-        command_error("%s: cannot read %s (%s)", dir, MANIFEST,
+        say_error("%s: cannot read %s (%s)", dir, MANIFEST,
                       fd < 0 ? strerror(errno) : "not a regular file of at most 16 MiB");
         if (fd >= 0)
             close(fd);
@@ -212,7 +213,7 @@ static json_object *read_manifest(const char *dir)
     }
     free(buf);
     if (!m || !json_object_is_type(m, json_type_object))
-        command_error("%s: %s is not a JSON object memprof wrote", dir, MANIFEST);
+        say_error("%s: %s is not a JSON object memprof wrote", dir, MANIFEST);
     return m;
 }
 
@@ -230,7 +231,7 @@ static int load_one(struct session *s, const char *dir, const char *series, json
     if (!file || !name || !file_name_ok(file) || !file_name_ok(name) || strlen(name) >= 64) {
         char esc_buf[TEXT_ESCAPE_BUF];
         const char *esc = text_escape(file ? file : "(none)", esc_buf, sizeof esc_buf);
-        command_error("%s: %s names a dump file '%s' memprof will not open (plain names "
+        say_error("%s: %s names a dump file '%s' memprof will not open (plain names "
                       "of letters, digits, '.', '_' and '-' only, in the directory itself)",
                       dir, MANIFEST, esc);
         return -1;
@@ -240,7 +241,7 @@ static int load_one(struct session *s, const char *dir, const char *series, json
     struct mp_error err;
     struct profile *p = profile_load_file(path, &err);
     if (!p) {
-        command_error("%s", err.msg);
+        say_error("%s", err.msg);
         return -1;
     }
     if (json_object_object_get_ex(e, "taken_at", &t) && json_object_is_type(t, json_type_int)) {
@@ -251,7 +252,7 @@ static int load_one(struct session *s, const char *dir, const char *series, json
     struct session_dump *d = session_add_dump(s, p, name, path);
     if (!d) {
         profile_free(p);
-        command_error("out of memory");
+        say_error("out of memory");
         return -1;
     }
     d->saved_path = strdup(path);
@@ -268,20 +269,20 @@ int profile_run_load(struct session *s, const char *dir)
     const char *series = member_string(m, "series");
     int rc = -1;
     if (!series || !session_series_name_ok(series)) {
-        command_error("%s: %s has no usable series name", dir, MANIFEST);
+        say_error("%s: %s has no usable series name", dir, MANIFEST);
         goto out;
     }
     if (!json_object_object_get_ex(m, "dumps", &list) ||
         !json_object_is_type(list, json_type_array) || json_object_array_length(list) == 0 ||
         json_object_array_length(list) > MAX_RUN_DUMPS) {
-        command_error("%s: %s lists no dumps", dir, MANIFEST);
+        say_error("%s: %s lists no dumps", dir, MANIFEST);
         goto out;
     }
     size_t *idx;
     long had = session_series(s, series, &idx);
     free(idx);
     if (had > 0) {
-        command_error("%s: the session already has a series named '%s'", dir, series);
+        say_error("%s: the session already has a series named '%s'", dir, series);
         goto out;
     }
     size_t n = json_object_array_length(list), before = s->ndumps;
@@ -291,7 +292,7 @@ int profile_run_load(struct session *s, const char *dir)
                 session_remove_dump(s, s->ndumps - 1);
             goto out;
         }
-    command_status(s, "loaded %s: %zu dump%s from %s\n", series, n, n == 1 ? "" : "s", dir);
+    say_status(s, "loaded %s: %zu dump%s from %s\n", series, n, n == 1 ? "" : "s", dir);
     rc = 0;
 out:
     json_object_put(m);

@@ -9,7 +9,6 @@
 #include <zlib.h>
 
 #include "lib/base/array.h"
-#include "session/profile_run.h"
 
 struct session_dump *session_add_dump(struct session *s, struct profile *p,
                                       const char *name, const char *source)
@@ -191,6 +190,60 @@ void session_drop_symbolizer(struct session *s)
 {
     symbolizer_free(s->symbolizer);
     s->symbolizer = NULL;
+}
+
+void session_at_end(struct session *s, session_end_hook *fn)
+{
+    for (size_t i = 0; i < SESSION_END_HOOKS; i++) {
+        if (s->end_hooks[i] == fn)
+            return;
+        if (!s->end_hooks[i]) {
+            s->end_hooks[i] = fn;
+            return;
+        }
+    }
+}
+
+void session_run_end_hooks(struct session *s)
+{
+    for (size_t i = 0; i < SESSION_END_HOOKS && s->end_hooks[i]; i++)
+        s->end_hooks[i](s);
+}
+
+bool profile_run_running(const struct session *s)
+{
+    return s->run && s->run->state == RUN_RUNNING;
+}
+
+void profile_run_free(struct profile_run *r)
+{
+    if (r)
+        free(r->save_dir);
+    free(r);
+}
+
+const char *profile_run_state_name(enum run_state st)
+{
+    switch (st) {
+    case RUN_RUNNING: return "running";
+    case RUN_COMPLETED: return "completed";
+    case RUN_STOPPED: return "stopped";
+    case RUN_PROCESS_ENDED: return "process ended";
+    case RUN_FAILED: return "failed";
+    }
+    return "?";
+}
+
+void session_hold_interrupt(struct session *s)
+{
+    if (s->hold_interrupt)
+        s->hold_interrupt();
+}
+
+void session_release_interrupt(struct session *s)
+{
+    if (s->release_interrupt)
+        s->release_interrupt();
 }
 
 void session_free(struct session *s)

@@ -60,13 +60,67 @@ struct session_prof_on {
     bool dumped;               /* a dump since then said so */
 };
 
-struct profile_run;
+/* A profiling run's record (its behaviour: session/profile_run.c): the
+ * session keeps its latest run, after it ends too, for 'profile state'. */
+enum run_state {
+    RUN_RUNNING,
+    RUN_COMPLETED,         /* its duration ran out */
+    RUN_STOPPED,           /* profile stop, Ctrl-C, end of the session */
+    RUN_PROCESS_ENDED,     /* the process exited or exec'd */
+    RUN_FAILED,            /* dumps kept failing */
+};
+
+struct profile_run_options {
+    double duration;       /* seconds; 0: until 'profile stop' */
+    double every;          /* seconds between dumps */
+    bool has_sample;
+    unsigned sample;       /* lg_sample to run at */
+    bool peak, force;
+    const char *name;      /* NULL: run1, run2... */
+    const char *save_dir;  /* write the series there when the run ends */
+};
+
+struct profile_run {
+    char name[48];
+    enum run_state state;
+    char why[160];             /* how it ended */
+    int pid;
+    struct profile_run_options o;
+    char *save_dir;
+    double t_start, t_end, next_dump;   /* CLOCK_MONOTONIC seconds */
+    double t_stopped;          /* when it ended (CLOCK_MONOTONIC) */
+    bool finished;             /* profile_run_finish has run */
+    time_t wall_start, wall_end;
+    bool active_before;
+    size_t lg_before;
+    bool gdump_before;
+    char prefix_before[1024];  /* opt.prof_prefix, put back into prof.prefix */
+    bool peak_armed;           /* prof.gdump/prof.prefix are set by the run */
+    unsigned ndumps, npeaks, failures;
+    char latest[64];           /* the latest dump's name */
+    char pending_peak[64];     /* the peak dump kept since the last periodic
+                                * one: a higher one replaces it */
+};
+
+struct session;
+
+/* Something a command changed in the process outside the profiling
+ * settings above, put back when the session with it ends (detach, exit):
+ * recent's record size. */
+typedef void session_end_hook(struct session *s);
+#define SESSION_END_HOOKS 4
 
 struct session {
     struct target *target;     /* NULL when offline / detached */
     struct session_prof_conf prof_conf;
     struct session_changes changes;
     struct session_prof_on prof_on;
+    session_end_hook *end_hooks[SESSION_END_HOOKS];
+    /* Set by the front end: while a run's dump calls into the process, its
+     * interrupt (the prompt's Ctrl-C) is held off and taken after; NULL:
+     * nothing to hold. */
+    void (*hold_interrupt)(void);
+    void (*release_interrupt)(void);
     unsigned narenas;          /* arenas.narenas, read once for completion (0: not yet) */
     struct session_dump *dumps;
     size_t ndumps, dumps_cap;
@@ -135,6 +189,16 @@ struct symbolizer *session_symbolizer(struct session *s);
 void session_check_inputs(struct session *s, struct session_dump *d);
 /* Forget the symbolizer (its root changes on attach/detach). */
 void session_drop_symbolizer(struct session *s);
+/* Run fn when the session with this process ends (once per fn). */
+void session_at_end(struct session *s, session_end_hook *fn);
+void session_run_end_hooks(struct session *s);
+/* Whether the session's latest run is still running. */
+bool profile_run_running(const struct session *s);
+void profile_run_free(struct profile_run *r);
+const char *profile_run_state_name(enum run_state st);
+
+void session_hold_interrupt(struct session *s);
+void session_release_interrupt(struct session *s);
 /* Detach and free everything. */
 void session_free(struct session *s);
 

@@ -1,0 +1,591 @@
+/* control.c - the rules of a session with a live process, shared by every
+ * front end: every mallctl call checked against jemalloc's own table of
+ * names (mallctl_check_call) before anything is stopped (a call of the
+ * wrong shape can fault inside jemalloc with its ctl mutex held), failures
+ * turned into sentences, memprof's hands kept off the profiling of a
+ * process whose owner started it (opt.prof_active) unless forced, what
+ * the session changed (prof.active, the rate, prof.gdump) kept so that an
+ * error exit puts it back, the sampling rate's cost checked, and heap
+ * dumps taken into the session. */
+#include "session/control.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lib/analysis/analysis.h"
+#include "lib/base/file_write.h"
+#include "lib/base/text_escape.h"
+#include "session/say.h"
+
+
+const struct jemalloc_copy *control_selected_copy(struct session *s)
+{
+    return jemalloc_copy(s->target, jemalloc_selected(s->target));
+}
+
+void control_conf_var(struct session *s, char *buf, size_t len)
+{
+    mallctl_conf_var(control_selected_copy(s)->prefix, buf, len);
+}
+
+/* Say why mallctl refused name (ret != 0); returns -1. */
+int control_mallctl_failed(struct session *s, const char *name, int ret, bool writing)
+{
+    char var[64];
+    struct mp_error err;
+    control_conf_var(s, var, sizeof var);
+    if (s->prof_conf.known &&
+        mallctl_failure_is_no_profiling(name, ret, s->prof_conf.config_prof,
+                                        s->prof_conf.opt_prof)) {
+        mallctl_explain_no_profiling(s->prof_conf.config_prof, var, &err);
+        say_error("%s: %s", name, err.msg);
+        return -1;
+    }
+    mallctl_explain(name, ret, writing, var, &err);
+    say_error("%s", err.msg);
+    return -1;
+}
+
+/* Run the calls, each first checked against the table (unknown: the entry
+ * standing for a name the table lacks, made from the user's --type); on a
+ * refusal or a failure to call at all, say so and return -1. */
+static int check_calls_as(struct mallctl_call *calls, size_t n,
+                          const struct mallctl_info *unknown)
+{
+    struct mp_error err;
+    for (size_t i = 0; i < n; i++) {
+        const struct mallctl_info *info = mallctl_lookup(calls[i].name);
+        bool string = calls[i].new_string && !calls[i].new;
+        struct mallctl_shape shape = {
+            .read = calls[i].old != NULL,
+            .oldlen = calls[i].old ? calls[i].oldlen : 0,
+            .write = calls[i].new || string,
+            .newlen = string ? sizeof(char *) : calls[i].new ? calls[i].newlen : 0,
+            .string = string ? calls[i].new_string : NULL,
+        };
+        if (mallctl_check_call(calls[i].name, info ? info : unknown, &shape, &err)) {
+            say_error("%s", err.msg);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int control_check_calls(struct mallctl_call *calls, size_t n,
+                        const struct mallctl_info *unknown)
+{
+    return check_calls_as(calls, n, unknown);
+}
+
+static int run_calls_as(struct session *s, struct mallctl_call *calls, size_t n,
+                        const struct mallctl_info *unknown)
+{
+    struct mp_error err;
+    if (check_calls_as(calls, n, unknown))
+        return -1;
+    if (jemalloc_mallctl(s->target, calls, n, &err) == 0)
+        return 0;
+    return control_call_failed(s, &err);
+}
+
+int control_call_failed(struct session *s, const struct mp_error *err)
+{
+    say_error("%s", err->msg);
+    if (target_must_exit(s->target)) {
+        say_error("exiting: a thread of process %d was left inside a call, and "
+                      "restores itself when the call returns", (int)target_pid(s->target));
+        s->quit = true;
+    }
+    return -1;
+}
+
+int control_run_calls(struct session *s, struct mallctl_call *calls, size_t n)
+{
+    return run_calls_as(s, calls, n, NULL);
+}
+
+int control_run_calls_as(struct session *s, struct mallctl_call *calls, size_t n,
+                         const struct mallctl_info *unknown)
+{
+    return run_calls_as(s, calls, n, unknown);
+}
+
+/* Read every query in one stop; strings are fetched afterwards without
+ * stopping anything.  A per-name failure is left in q->ret. */
+int control_query_run(struct session *s, struct query *q, size_t n)
+{
+    struct mallctl_call calls[32];
+    if (n > sizeof calls / sizeof *calls)
+        n = sizeof calls / sizeof *calls;
+    for (size_t i = 0; i < n; i++) {
+        const struct mallctl_info *info = mallctl_lookup(q[i].name);
+        memset(&q[i].v, 0, sizeof q[i].v);
+        q[i].str[0] = '\0';
+        calls[i] = (struct mallctl_call){
+            .name = q[i].name,
+            .old = &q[i].v,
+            .oldlen = info ? mallctl_type_size(info->type) : sizeof q[i].v,
+        };
+    }
+    if (control_run_calls(s, calls, n))
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        q[i].ret = calls[i].ret;
+        const struct mallctl_info *info = mallctl_lookup(q[i].name);
+        if (q[i].ret == 0 && info && info->type == MALLCTL_STRING) {
+            struct mp_error err;
+            if (!q[i].v.u64)
+                snprintf(q[i].str, sizeof q[i].str, "(null)");
+            else if (target_read_string(s->target, q[i].v.u64, q[i].str,
+                                        sizeof q[i].str, &err))
+                snprintf(q[i].str, sizeof q[i].str, "(unreadable: %.200s)", err.msg);
+        }
+    }
+    return 0;
+}
+
+struct query *control_query_find(struct query *q, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(q[i].name, name) == 0)
+            return &q[i];
+    return NULL;
+}
+
+/* The value of one query as text, or why it is missing. */
+const char *control_query_text(const struct query *q, char *buf, size_t len)
+{
+    const struct mallctl_info *info = mallctl_lookup(q->name);
+    if (q->ret != 0) {
+        snprintf(buf, len, "(unavailable: %s)", strerror(q->ret));
+        return buf;
+    }
+    if (info && info->type == MALLCTL_STRING)
+        return text_escape(q->str, buf, len);
+    mallctl_value_format(info ? info->type : MALLCTL_U64, &q->v, buf, len);
+    return buf;
+}
+
+/* Note that this session turned profiling on or off (for info and dump). */
+void control_prof_on_note(struct session *s, bool was, bool now)
+{
+    if (now && !was)
+        s->prof_on = (struct session_prof_on){.since = time(NULL)};
+    else if (!now)
+        s->prof_on = (struct session_prof_on){0};
+}
+
+/* "since 14:02:11 (95 s ago)" */
+void control_since_text(time_t since, char *buf, size_t len)
+{
+    struct tm tm;
+    char hms[16] = "?";
+    if (localtime_r(&since, &tm))
+        strftime(hms, sizeof hms, "%H:%M:%S", &tm);
+    snprintf(buf, len, "%s (%lld s ago)", hms, (long long)(time(NULL) - since));
+}
+
+/* The profiling state that decides what memprof may do and must warn about. */
+const char *const control_state_names[CONTROL_NSTATE] = {
+    "version", "config.prof", "opt.prof", "opt.prof_active", "prof.active",
+    "prof.lg_sample", "opt.lg_prof_interval", "opt.prof_prefix", "prof.gdump",
+};
+
+/* Read the state; keep what is fixed at the process's start. */
+int control_state_read(struct session *s, struct query *q)
+{
+    for (size_t i = 0; i < CONTROL_NSTATE; i++)
+        q[i] = (struct query){.name = control_state_names[i], .ret = -1};
+    if (control_query_run(s, q, CONTROL_NSTATE))
+        return -1;
+    struct query *cfg = control_query_find(q, CONTROL_NSTATE, "config.prof");
+    struct query *opt = control_query_find(q, CONTROL_NSTATE, "opt.prof");
+    struct query *optact = control_query_find(q, CONTROL_NSTATE, "opt.prof_active");
+    s->prof_conf = (struct session_prof_conf){
+        .known = true,
+        .config_prof = cfg->ret == 0 && cfg->v.b,
+        .opt_prof = opt->ret == 0 && opt->v.b,
+        .opt_prof_active = optact->ret == 0 && optact->v.b,
+    };
+    return 0;
+}
+
+/* Warnings a careful operator wants before memprof changes anything.  They
+ * follow the live state (prof.active now), and tell profiling its owner
+ * started (opt.prof_active) from profiling turned on at run time. */
+/* Make sure s->prof_conf holds the selected copy's settings (forgotten
+ * when another copy is picked). */
+static int prof_conf_read(struct session *s)
+{
+    struct query q[CONTROL_NSTATE];
+    return s->prof_conf.known ? 0 : control_state_read(s, q);
+}
+
+/* The MALLOC_CONF rule: a process whose owner turned profiling on at start
+ * keeps it as its owner set it unless the user insists. */
+int control_owner_allows(struct session *s, const char *what, bool force)
+{
+    if (force)
+        return 0;
+    if (prof_conf_read(s))
+        return -1;
+    if (!s->prof_conf.opt_prof_active)
+        return 0;
+    char var[64];
+    control_conf_var(s, var, sizeof var);
+    say_error("this process's owner turned profiling on at its start "
+                  "(opt.prof_active is true, from its %s or built-in malloc_conf) "
+                  "and may rely on it: memprof will not %s unless you add --force "
+                  "(reading and dumping need no --force)", var, what);
+    return -1;
+}
+
+/* While a profiling run goes on, it alone changes prof.active, the rate,
+ * prof.gdump and prof.prefix: it puts back at its end what it read at its
+ * start, so a change meanwhile would be undone, or undo the run. */
+int control_run_owns_profiling(struct session *s, const char *cmd)
+{
+    if (!profile_run_running(s))
+        return 0;
+    say_error("%s: profiling run %s controls profiling in process %d until it ends: "
+                  "'profile stop' first (it puts the settings back as they were)", cmd,
+                  s->run->name, s->run->pid);
+    return -1;
+}
+
+/* Profiling must be compiled in and enabled at start for any prof change:
+ * jemalloc 5.1 accepts prof.active=true without opt.prof and samples
+ * nothing, so this is refused before any call. */
+int control_profiling_possible(struct session *s)
+{
+    if (prof_conf_read(s))
+        return -1;
+    if (s->prof_conf.config_prof && s->prof_conf.opt_prof)
+        return 0;
+    char var[64];
+    struct mp_error err;
+    control_conf_var(s, var, sizeof var);
+    mallctl_explain_no_profiling(s->prof_conf.config_prof, var, &err);
+    say_error("%s", err.msg);
+    return -1;
+}
+
+unsigned control_narenas(struct session *s)
+{
+    if (s->narenas || !s->target || target_calls_refused(s->target))
+        return s->narenas;
+    struct query q = {.name = "arenas.narenas", .ret = -1};
+    if (control_query_run(s, &q, 1) == 0 && q.ret == 0)
+        s->narenas = q.v.u32;
+    return s->narenas;
+}
+
+/* ---- what the session changed ---- */
+
+void control_note_change(struct session_setting *st, uint64_t before, uint64_t now)
+{
+    if (!st->changed)
+        st->before = before;
+    st->now = now;
+    st->changed = now != st->before;
+}
+
+double control_monotonic_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Remember when the samples a dump can hold started to accrue (for the
+ * hint on empty dumps): profiling turned on, or the counters reset. */
+void control_note_counting(struct session *s, bool counting)
+{
+    s->counting_since = counting ? control_monotonic_seconds() : 0;
+}
+
+/* Put back what the session changed, in one stop, and say so. */
+static void changes_restore(struct session *s)
+{
+    struct session_changes *c = &s->changes;
+    struct mallctl_call calls[3];
+    size_t n = 0;
+    size_t lg = c->rate.before;
+    bool gdump = c->gdump.before, active = c->active.before;
+    if (c->rate.changed)
+        calls[n++] = (struct mallctl_call){.name = "prof.reset", .new = &lg, .newlen = sizeof lg};
+    if (c->gdump.changed)
+        calls[n++] = (struct mallctl_call){.name = "prof.gdump", .new = &gdump, .newlen = sizeof gdump};
+    if (c->active.changed)
+        calls[n++] = (struct mallctl_call){.name = "prof.active", .new = &active, .newlen = sizeof active};
+    int pid = (int)target_pid(s->target);
+    char what[256];
+    int len = 0;
+    for (size_t i = 0; i < n; i++) {
+        char value[32];
+        if (calls[i].new == &lg)
+            snprintf(value, sizeof value, "2^%zu bytes (prof.lg_sample %zu)", lg, lg);
+        else
+            snprintf(value, sizeof value, "%s", *(const bool *)calls[i].new ? "true" : "false");
+        len += snprintf(what + len, sizeof what - (size_t)len, "%s%s %s",
+                        i ? ", " : "", calls[i].new == &lg ? "the sampling rate" : calls[i].name,
+                        value);
+        if (len >= (int)sizeof what)
+            len = (int)sizeof what - 1;
+    }
+    if (control_run_calls(s, calls, n) == 0) {
+        bool all = true;
+        for (size_t i = 0; i < n; i++)
+            all = all && calls[i].ret == 0;
+        if (all) {
+            fprintf(stderr, "memprof: the session ended on an error: put back what it "
+                    "changed in process %d: %s, as before this session%s\n", pid, what,
+                    c->rate.changed ? " (setting the rate reset the profile counters)" : "");
+            *c = (struct session_changes){0};
+            return;
+        }
+    }
+    fprintf(stderr, "memprof: the session ended on an error and could not put back "
+            "what it changed in process %d (%s): run memprof -p %d and set them "
+            "again\n", pid, what, pid);
+}
+
+/* A normal end leaves the changes on purpose: say what stays and how to
+ * undo it (profiling turned off needs no word: that is the tidy end). */
+static void changes_report(struct session *s)
+{
+    struct session_changes *c = &s->changes;
+    int pid = (int)target_pid(s->target);
+    if (c->active.changed && c->active.now)
+        fprintf(stderr, "memprof: profiling stays on in process %d (this session "
+                "turned it on): memprof -p %d -e 'prof off' turns it off\n", pid, pid);
+    if (c->rate.changed)
+        fprintf(stderr, "memprof: process %d keeps sampling every 2^%" PRIu64 " bytes "
+                "(it was 2^%" PRIu64 "): memprof -p %d -e 'prof sample %" PRIu64 "%s' "
+                "puts it back\n", pid, c->rate.now, c->rate.before, pid, c->rate.before,
+                s->prof_conf.opt_prof_active ? " --force" : "");
+    if (c->gdump.changed)
+        fprintf(stderr, "memprof: prof.gdump stays %s in process %d: memprof -p %d "
+                "-e 'mallctl prof.gdump %s' puts it back\n",
+                c->gdump.now ? "true" : "false", pid, pid, c->gdump.before ? "true" : "false");
+}
+
+void control_session_end(struct session *s, bool failed)
+{
+    struct session_changes *c = &s->changes;
+    session_run_end_hooks(s);
+    if (!s->target || !(c->active.changed || c->rate.changed || c->gdump.changed))
+        return;
+    if (failed)
+        changes_restore(s);
+    else
+        changes_report(s);
+}
+/* What sampling (nearly) every allocation costs, in words: the percentage
+ * formula does not hold there (FIELD-NOTES 4). */
+static void every_allocation_text(size_t lg, const struct mallctl_sampling_cost *cost,
+                                  uint64_t live, char *buf, size_t len)
+{
+    char est[32] = "";
+    if (cost->extra_bytes >= 0)
+        analysis_format_bytes(cost->extra_bytes, false, false, est, sizeof est);
+    char now[96] = "";
+    if (live)
+        snprintf(now, sizeof now, ": ~%s for the %" PRIu64 " live now", est, live);
+    snprintf(buf, len, "%s every allocation: each one takes a backtrace in the "
+             "allocating thread (a large slowdown of every allocation), and each "
+             "small one is promoted to 16 KiB while it lives (up to 16 KiB more "
+             "per live small allocation%s)", lg == 0 ? "rate 0 samples"
+             : "this rate samples nearly", now);
+}
+
+/* The cost of sampling at 2^lg (FIELD-NOTES 4): refuse a rate that would
+ * double the process's small-object memory, or sample every allocation,
+ * unless forced; warn from 10 %. */
+int control_sample_check(struct session *s, size_t lg, bool force)
+{
+    uint64_t one = 1, nmalloc = 0, ndalloc = 0;
+    size_t allocated = 0, small = 0;
+    char all[64], nm[64], nd[64];
+    snprintf(all, sizeof all, "stats.arenas.%u.small.allocated", MALLCTL_ARENAS_ALL);
+    snprintf(nm, sizeof nm, "stats.arenas.%u.small.nmalloc", MALLCTL_ARENAS_ALL);
+    snprintf(nd, sizeof nd, "stats.arenas.%u.small.ndalloc", MALLCTL_ARENAS_ALL);
+    struct mallctl_call calls[] = {
+        {.name = "epoch", .new = &one, .newlen = sizeof one},
+        {.name = "stats.allocated", .old = &allocated, .oldlen = sizeof allocated},
+        {.name = all, .old = &small, .oldlen = sizeof small},
+        {.name = nm, .old = &nmalloc, .oldlen = sizeof nmalloc},
+        {.name = nd, .old = &ndalloc, .oldlen = sizeof ndalloc},
+    };
+    if (control_run_calls(s, calls, 5))
+        return -1;
+    /* small-object counts need --enable-stats (jemalloc-sys's `stats`) */
+    bool counted = !calls[2].ret && !calls[3].ret && !calls[4].ret && nmalloc >= ndalloc;
+    uint64_t live = counted ? nmalloc - ndalloc : 0;
+    struct mallctl_sampling_cost cost;
+    mallctl_sampling_cost(counted ? small : allocated, live, (unsigned)lg, &cost);
+    if (cost.every_allocation) {
+        char text[512];
+        every_allocation_text(lg, &cost, live, text, sizeof text);
+        if (!force) {
+            say_error("%s. Use 'prof sample %zu --force' if the process can "
+                          "afford it, or a rate of 15 or more", text, lg);
+            return -1;
+        }
+        fprintf(stderr, "warning: %s\n", text);
+        return 0;
+    }
+    if (cost.ratio < 0.1)
+        return 0;
+    char est[32], cur[32];
+    analysis_format_bytes(cost.extra_bytes, false, false, est, sizeof est);
+    analysis_format_bytes((double)(counted ? small : allocated), false, false, cur, sizeof cur);
+    const char *known = counted || !calls[1].ret ? cur : "?";
+    if (cost.ratio >= 1.0 && !force) {
+        say_error("sampling every 2^%zu bytes could add about %.0f%% to the "
+                      "process's small-object memory (~%s on %s allocated now). "
+                      "Use 'prof sample %zu --force' if the process can afford it, "
+                      "or a rate of 15 or more", lg, cost.ratio * 100, est, known, lg);
+        return -1;
+    }
+    fprintf(stderr, "warning: sampling every 2^%zu bytes can add about %.0f%% to "
+            "the process's small-object memory (~%s on %s allocated now)\n",
+            lg, cost.ratio * 100, est, known);
+    return 0;
+}
+
+/* Save a dump's bytes to a local file. */
+static int save_file(const char *path, const char *data, size_t len)
+{
+    struct mp_error err;
+    if (file_write_new(path, O_TRUNC, 0644, data, len, &err) == 0)
+        return 0;
+    say_error("%s", err.msg);
+    return -1;
+}
+
+/* Ask the process for its profile's bytes (attach/ decides how: see
+ * jemalloc_dump_profile). */
+static int dump_fetch(struct session *s, char **data, size_t *len)
+{
+    struct jemalloc_dump_info info;
+    struct mp_error err;
+    if (jemalloc_dump_profile(s->target, s->dump_dir, data, len, &info, &err)) {
+        if (info.mallctl_ret)
+            return control_mallctl_failed(s, "prof.dump", info.mallctl_ret, true);
+        say_error("%s", err.msg);
+        return -1;
+    }
+    if (info.dir)
+        say_status(s, "note: process %d dumped through the private directory %s, "
+                       "removed at the end of the session (%s)\n",
+                       (int)target_pid(s->target), info.dir, info.why_dir);
+    return 0;
+}
+
+/* A dump without a single sample is not an answer: say what the rate in
+ * force explains and what would get samples. */
+void control_explain_empty_dump(struct session *s, const struct session_dump *d)
+{
+    const struct profile *p = d->profile;
+    if (p->nstacks > 0 && p->total.inuse_bytes > 0)
+        return;
+    char since[96] = "";
+    if (s->counting_since > 0)
+        snprintf(since, sizeof since, "; memprof turned profiling on (or reset "
+                 "its counters) %.1f s ago", control_monotonic_seconds() - s->counting_since);
+    if (p->period <= 1) {
+        fprintf(stderr, "note: %s holds no allocation although every allocation is "
+                "sampled%s: the process holds nothing it allocated since (a thread "
+                "moves to a new rate only after its next sample at the old one); "
+                "wait longer, and check 'info' says profiling is on\n", d->name, since);
+        return;
+    }
+    unsigned lg = 0;
+    while (lg < 63 && (UINT64_C(1) << (lg + 1)) <= p->period)
+        lg++;
+    char every[32];
+    analysis_format_bytes((double)p->period, false, false, every, sizeof every);
+    unsigned better = lg > 16 ? 16 : lg > 0 ? lg - 1 : 0;
+    fprintf(stderr, "note: %s holds no sample: jemalloc samples about one allocation "
+            "per 2^%u bytes (%s) allocated%s, and the process has not allocated that "
+            "much (still held) since.  Wait longer before 'dump', or sample more "
+            "often with 'prof sample %u' (resets the counters; costs the process "
+            "some memory)\n", d->name, lg, every,
+            since[0] ? since : "; this session did not turn profiling on (if "
+            "'info' says it is off, 'prof on' first)", better);
+}
+
+struct session_dump *control_dump_add(struct session *s, const char *data, size_t len,
+                                      const char *name, const char *file)
+{
+    if (file && save_file(file, data, len))
+        return NULL;
+    char source[64];
+    snprintf(source, sizeof source, "pid %d", (int)target_pid(s->target));
+    struct mp_error err;
+    struct profile *p = profile_parse(data, len, file ? file : source, &err);
+    if (!p) {
+        say_error("the process wrote a profile memprof cannot read: %s", err.msg);
+        return NULL;
+    }
+    /* jemalloc copies /proc/<its pid>/maps into the dump, which reads empty
+     * once the main thread has exited (pthread_exit); the live process's
+     * mappings, read through a live thread, are the same. */
+    struct mp_error ignored;
+    if (p->maps.n == 0)
+        maps_read_pid(target_pid(s->target), &p->maps, &ignored);
+    /* The objects' build-ids now, while they are the ones the process runs,
+     * so that a reading after a rebuild can tell (FILE.buildids). */
+    p->taken_at = time(NULL);
+    struct symbolizer *sym = session_symbolizer(s);
+    if (!sym || analysis_record_objects(sym, p)) {
+        profile_free(p);
+        say_error("out of memory");
+        return NULL;
+    }
+    if (file && p->nobject_ids && profile_save_object_ids(p, file, &err)) {
+        fprintf(stderr, "warning: %s; a later reading of %s cannot check its "
+                "objects' build-ids\n", err.msg, file);
+    }
+    struct session_dump *d = session_add_dump(s, p, name, source);
+    if (!d) {
+        profile_free(p);
+        say_error("out of memory");
+        return NULL;
+    }
+    if (file)
+        d->saved_path = strdup(file);
+    if (session_dump_keep_raw(d, data, len))
+        say_status(s, "note: out of memory keeping %s's bytes: 'profile save' "
+                       "cannot write it\n", d->name);
+    if (s->prof_on.since && !s->prof_on.dumped) {
+        char since[64];
+        control_since_text(s->prof_on.since, since, sizeof since);
+        say_status(s, "note: %s covers only the allocations sampled since this "
+                       "session turned profiling on at %s\n", d->name, since);
+        s->prof_on.dumped = true;
+    }
+    return d;
+}
+
+struct session_dump *control_dump_take(struct session *s, const char *name,
+                                       const char *file)
+{
+    char *data;
+    size_t len;
+    /* jemalloc refuses a dump without profiling, in 5.1 with the EFAULT of a
+     * file it could not write: say the real cause, before any call */
+    if (control_profiling_possible(s) || dump_fetch(s, &data, &len))
+        return NULL;
+    struct session_dump *d = control_dump_add(s, data, len, name, file);
+    free(data);
+    return d;
+}
