@@ -50,21 +50,29 @@ check "contained: nothing left in memprof's TMPDIR" no_dump_dirs
 
 # While a session is open: nothing with a name anywhere; with the private
 # directory forced, it lives in the target's /tmp only.
+# open_session PREFIX...: memprof (run behind PREFIX) dumps once and stays
+# open, reading its commands from a FIFO held on fd 4, for as long as the
+# checks take (a 'sleep 3' there was a guess at how long they take);
+# close_open ends it (end of input) and waits for it.
 open_session() {
-    "$@" "$MEMPROF" -p "$PID" -e dump -e 'sleep 3' >"$WORK/open.out" 2>"$WORK/open.err" &
+    rm -f "$WORK/open.cmds"; mkfifo "$WORK/open.cmds"
+    "$@" "$MEMPROF" -p "$PID" <"$WORK/open.cmds" >"$WORK/open.out" 2>"$WORK/open.err" &
     MP=$!
+    exec 4>"$WORK/open.cmds"
+    echo dump >&4
     wait_until 20 "a dump in an open session" grep -q '^dump1' "$WORK/open.out"
 }
+close_open() { exec 4>&-; wait "$MP"; }
 open_session env
 check "memfd: nothing in the target's /tmp during the session" \
     [ -z "$(memprof_dirs_in "/proc/$PID/root/tmp")" ]
-wait "$MP" || die "the open session failed: $(cat "$WORK/open.err")"
+close_open || die "the open session failed: $(cat "$WORK/open.err")"
 open_session env MEMPROF_TEST_NO_MEMFD=1
 check "directory: the session directory is in the target's /tmp" \
     [ -n "$(memprof_dirs_in "/proc/$PID/root/tmp")" ]
 check "directory: the note names it" grep -q "private directory /tmp/memprof-" "$WORK/open.err"
 assert_no_dump_dirs
-wait "$MP" || die "the open session failed: $(cat "$WORK/open.err")"
+close_open || die "the open session failed: $(cat "$WORK/open.err")"
 check "directory: removed at the end" [ -z "$(memprof_dirs_in "/proc/$PID/root/tmp")" ]
 
 # A read-only /tmp: the dump works; the forced private directory goes to
@@ -104,6 +112,6 @@ PID=$(pgrep -P "$ns")
 open_session env MEMPROF_TEST_NO_MEMFD=1
 [ -n "$(dump_dirs)" ] || die "no session directory in the target's TMPDIR $TMPDIR"
 kill -9 "$PID"
-wait "$MP"
+close_open
 check "exited mid-session: the directory was removed" [ -z "$(dump_dirs)" ]
 echo "container dump ok"

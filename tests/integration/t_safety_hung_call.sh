@@ -51,8 +51,10 @@ wait_until 30 "memprof to give up on the call" mp_ended
 wait "$MP"; MPRC=$?
 cat "$WORK/mp.err"
 check "limit: memprof exits 1" [ "$MPRC" = 1 ]
-check "limit: names what the thread waits on" grep -Eq \
-    "has not returned after 1\.[0-9] s: thread $PID is blocked in [a-z_0-9]+ \(system call [0-9]+\)" "$WORK/mp.err"
+# after the 1 s limit or later (how much later is memprof's speed, and
+# the machine's: not a limit of this test)
+check "limit: names what the thread waits on, after 1 s or more" grep -Eq \
+    "has not returned after ([1-9]|[1-9][0-9]+)\.[0-9] s: thread $PID is blocked in [a-z_0-9]+ \(system call [0-9]+\)" "$WORK/mp.err"
 check "limit: says the call was left" grep -q "memprof left the call" "$WORK/mp.err"
 check_after_leaving limit
 

@@ -6,8 +6,10 @@
 # afterwards nothing of memprof's is left in the target's filesystem
 # (its TMPDIR, /tmp, /var/tmp, /dev/shm) and no memprof memfd is open in
 # the target, which is alive, untraced and running its own code.  Then 20
-# more kills with the private directory forced, and one session that uses
-# it: no directory of memprof's is left either.
+# more kills with the private directory forced, half of them the moment
+# the session's directory is seen (a random delay alone lands after the
+# session on a fast machine: 2 of 20 kills left one), and one session that
+# uses it: no directory of memprof's is left either.
 . "$SRCDIR/tests/integration/lib.sh"
 
 KILLS=${KILLS:-100}
@@ -30,8 +32,10 @@ memfds() {
 printf 'prof on\n' >"$WORK/dumps"
 for i in $(seq 40); do printf 'dump\n' >>"$WORK/dumps"; done
 
-# killer KILLS memfd|dir: that many SIGKILLs; with dir, memprof is forced
-# to the private directory and killed after a random delay only.
+# killer KILLS memfd|dir: that many SIGKILLs, every other one the moment
+# memprof is seen mid-dump (the target holds its memfd; with dir, memprof
+# is forced to the private directory and that directory, named after
+# memprof's pid, exists), the others after a random delay.
 killer() {
 python3 - "$MEMPROF" "$PID" "$WORK/dumps" "$1" "$SLOW" "$2" "$TMPDIR" <<'PY' || die "the killer failed"
 import glob, os, random, signal, subprocess, sys, time
@@ -57,16 +61,20 @@ def holds_memfd():
 def dirs():
     return len(glob.glob(f"/proc/{pid}/root{tmpdir}/memprof-[0-9]*-*"))
 
+def holds_dir(mp_pid):
+    return bool(glob.glob(f"/proc/{pid}/root{tmpdir}/memprof-{mp_pid}-*"))
+
 mid_dump = left = 0
 for i in range(kills):
     mp = subprocess.Popen([memprof, "-p", pid, "-x", script], env=env,
                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     # The last kill is a mid-dump one: its leftover meets the final session.
-    if mode == "memfd" and i % 2 == (kills - 1) % 2:
+    if i % 2 == (kills - 1) % 2:
+        seen = holds_memfd if mode == "memfd" else lambda: holds_dir(mp.pid)
         deadline = time.monotonic() + 10 * slow
-        while time.monotonic() < deadline and mp.poll() is None and not holds_memfd():
+        while time.monotonic() < deadline and mp.poll() is None and not seen():
             pass
-        if mp.poll() is None and holds_memfd():
+        if mp.poll() is None and seen():
             mid_dump += 1
     else:
         time.sleep(random.uniform(0, 0.3))

@@ -3,10 +3,13 @@
  * of its own, so that jemalloc's statistics are long to print (a capture
  * that lasts long enough to kill memprof inside it). */
 #include <pthread.h>
+#include <stdatomic.h>
 
 #include "target_common.h"
 
 #define NTHREADS 48
+
+static atomic_int allocated;   /* workers done allocating */
 
 static void *worker(void *arg)
 {
@@ -15,6 +18,7 @@ static void *worker(void *arg)
         void *volatile p = malloc(size);
         (void)p;
     }
+    atomic_fetch_add(&allocated, 1);
     for (;;)
         pause();
     return NULL;
@@ -25,7 +29,10 @@ int main(void)
     pthread_t t;
     for (int i = 0; i < NTHREADS; i++)
         pthread_create(&t, NULL, worker, NULL);
-    sleep(1);
+    /* ready once every worker has allocated (not after a second, a guess
+     * at how long 48 threads take on a loaded machine) */
+    while (atomic_load(&allocated) < NTHREADS)
+        usleep(1000);
     announce_ready();
     for (;;)
         pause();

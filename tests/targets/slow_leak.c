@@ -33,8 +33,9 @@ static void *leaker(void *arg)
     return NULL;
 }
 
-/* A pool of slots kept at a fill level that jumps at random every few
- * hundred milliseconds: many small blocks replaced all the time. */
+/* A pool of slots kept at a fill level that jumps at random every 0.6 s
+ * (by the clock, not a count of rounds, so that the churn swings as often
+ * on a slow or loaded machine): many small blocks replaced all the time. */
 #define POOL_SLOTS 1024
 
 __attribute__((noinline)) static void churn_pool(void **slot, size_t target, unsigned *seed)
@@ -57,9 +58,12 @@ static void *pool_churner(void *arg)
     unsigned seed = (unsigned)(uintptr_t)arg;
     void **slot = calloc(POOL_SLOTS, sizeof *slot);
     size_t target = POOL_SLOTS / 2;
-    for (unsigned round = 0; slot; round++) {
-        if (round % 300 == 0)      /* a new level: 20% to 100% of the slots */
+    double next_level = 0;
+    while (slot) {
+        if (mono_seconds() >= next_level) { /* a new level: 20% to 100% of the slots */
             target = POOL_SLOTS / 5 + (size_t)rand_r(&seed) % (POOL_SLOTS * 4 / 5);
+            next_level = mono_seconds() + 0.6;
+        }
         churn_pool(slot, target, &seed);
         usleep(2000);
     }
