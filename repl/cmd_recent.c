@@ -1,8 +1,9 @@
 /* cmd_recent.c - the recent command: jemalloc 5.3's record of its last
  * sampled allocations (experimental.prof_recent.*), memleak's
  * "outstanding allocations" without a probe.  'recent on N' sets
- * alloc_max (the value before is kept and put back by 'recent off', at
- * detach and at exit); 'recent' captures the record through a write
+ * alloc_max, a change the session keeps like the profiling settings
+ * (session/control.c: put back by 'recent off' or a failed end, said at
+ * a normal end); 'recent' captures the record through a write
  * callback in the process (jemalloc_capture) and lists it with ages and
  * symbolized stacks. */
 #include "repl/command_table.h"
@@ -31,32 +32,6 @@
 #define RECENT_DEFAULT 1000
 #define FRAMES_SHOWN 16
 
-/* Not in jemalloc(3) (experimental): memprof's own knowledge of it, so
- * that its calls are checked like every other. */
-static const struct mallctl_info alloc_max_info = {
-    .name = ALLOC_MAX, .type = MALLCTL_SSIZE, .write_type = MALLCTL_SSIZE,
-    .access = MALLCTL_RW, .requires = "--enable-prof", .since = "5.3.0",
-};
-
-/* What 'recent on' changed, to put back. */
-static struct {
-    pid_t pid;
-    uint64_t mallctl;          /* which jemalloc copy */
-    bool changed;
-    ssize_t before;
-} saved;
-
-static uint64_t selected_mallctl(struct session *s)
-{
-    return jemalloc_copy(s->target, jemalloc_selected(s->target))->mallctl;
-}
-
-static bool saved_here(struct session *s)
-{
-    return saved.changed && saved.pid == target_pid(s->target) &&
-           saved.mallctl == selected_mallctl(s);
-}
-
 static int no_recent(struct session *s, int ret, bool writing)
 {
     if (ret == ENOENT) {
@@ -74,26 +49,9 @@ static int alloc_max_set(struct session *s, ssize_t max, ssize_t *before)
 {
     struct mallctl_call call = {.name = ALLOC_MAX, .old = before, .oldlen = sizeof *before,
                                 .new = &max, .newlen = sizeof max};
-    if (control_run_calls_as(s, &call, 1, &alloc_max_info))
+    if (control_run_calls_as(s, &call, 1, &control_recent_info))
         return -1;
     return call.ret ? no_recent(s, call.ret, true) : 0;
-}
-
-static void recent_session_end(struct session *s)
-{
-    if (!s->target || !saved_here(s))
-        return;
-    int pid = (int)target_pid(s->target);
-    ssize_t was;
-    if (target_calls_refused(s->target) || alloc_max_set(s, saved.before, &was)) {
-        fprintf(stderr, "memprof: could not put back %s in process %d (it was %zd "
-                "before this session): memprof -p %d -e 'recent off' does\n", ALLOC_MAX,
-                pid, saved.before, pid);
-        return;
-    }
-    fprintf(stderr, "memprof: put back %s = %zd in process %d, as before this session\n",
-            ALLOC_MAX, saved.before, pid);
-    saved.changed = false;
 }
 
 static int recent_on(struct session *s, const char *count)
@@ -112,25 +70,20 @@ static int recent_on(struct session *s, const char *count)
     }
     if (alloc_max_set(s, n, &before))
         return -1;
-    if (!saved_here(s)) {
-        saved.pid = target_pid(s->target);
-        saved.mallctl = selected_mallctl(s);
-        saved.before = before;
-        saved.changed = true;
-        session_at_end(s, recent_session_end);
-    }
+    control_note_change(&s->changes.recent, (uint64_t)before, (uint64_t)n);
     fprintf(s->out, "keeping the last %zd sampled allocations (%s was %zd; 'recent off' "
-            "or leaving memprof puts it back)\n", n, ALLOC_MAX, before);
+            "puts it back)\n", n, ALLOC_MAX, before);
     return 0;
 }
 
 static int recent_off(struct session *s)
 {
     ssize_t before;
-    ssize_t back = saved_here(s) ? saved.before : 0;
+    struct session_setting *st = &s->changes.recent;
+    ssize_t back = st->changed ? (ssize_t)st->before : 0;
     if (alloc_max_set(s, back, &before))
         return -1;
-    saved.changed = false;
+    control_note_change(st, (uint64_t)before, (uint64_t)back);
     fprintf(s->out, "%s is %zd again (it was %zd)\n", ALLOC_MAX, back, before);
     return 0;
 }

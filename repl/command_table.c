@@ -46,8 +46,9 @@ const struct command command_table[] = {
      "started it with profiling active (opt.prof_active), 'prof off', 'prof\n"
      "sample' and 'prof reset' need --force; reading and dumping do not.\n"
      "When a batch stops at an error (or memprof is ended by a signal), what\n"
-     "the session changed (prof.active, the rate, prof.gdump) is put back;\n"
-     "a batch that ends normally says on stderr what it leaves changed.",
+     "the session changed (prof.active, the rate, prof.gdump, recent's record)\n"
+     "is put back; a session that ends normally leaves it and says on stderr\n"
+     "what stays and how to undo it.",
      cmd_prof, CMD_NEEDS_TARGET | CMD_CALLS_TARGET},
     {"dump", "dump [FILE] [--name NAME] [--json]", "take a heap profile from the process",
      "The process writes its profile into an anonymous in-memory file that\n"
@@ -92,8 +93,9 @@ const struct command command_table[] = {
      cmd_stats, CMD_NEEDS_TARGET | CMD_CALLS_TARGET},
     {"recent", "recent on [N] | off | [--live] [--older-than AGE] [--json]", "recent sampled allocations (jemalloc 5.3)",
      "recent on [N]  keep the last N sampled allocations (default 1000;\n"
-     "               experimental.prof_recent.alloc_max); the value before is\n"
-     "               put back by 'recent off', at detach and when memprof exits\n"
+     "               experimental.prof_recent.alloc_max); 'recent off' puts\n"
+     "               back the value before; it stays after a normal end (as\n"
+     "               prof settings do) and is put back after a failed one\n"
      "recent         list them: size, thread, age, freed or live, stack\n"
      "--live         only those still allocated\n"
      "--older-than AGE  only those older than AGE (30s, 500ms, 2m, 1h):\n"

@@ -312,19 +312,31 @@ void control_note_counting(struct session *s, bool counting)
 }
 
 /* Put back what the session changed, in one stop, and say so. */
+/* Not in jemalloc(3) (experimental): memprof's own knowledge of it, so
+ * that its calls are checked like every other. */
+const struct mallctl_info control_recent_info = {
+    .name = "experimental.prof_recent.alloc_max", .type = MALLCTL_SSIZE,
+    .write_type = MALLCTL_SSIZE, .access = MALLCTL_RW, .requires = "--enable-prof",
+    .since = "5.3.0",
+};
+
 static void changes_restore(struct session *s)
 {
     struct session_changes *c = &s->changes;
-    struct mallctl_call calls[3];
+    struct mallctl_call calls[4];
     size_t n = 0;
     size_t lg = c->rate.before;
     bool gdump = c->gdump.before, active = c->active.before;
+    ssize_t recent = (ssize_t)c->recent.before;
     if (c->rate.changed)
         calls[n++] = (struct mallctl_call){.name = "prof.reset", .new = &lg, .newlen = sizeof lg};
     if (c->gdump.changed)
         calls[n++] = (struct mallctl_call){.name = "prof.gdump", .new = &gdump, .newlen = sizeof gdump};
     if (c->active.changed)
         calls[n++] = (struct mallctl_call){.name = "prof.active", .new = &active, .newlen = sizeof active};
+    if (c->recent.changed)
+        calls[n++] = (struct mallctl_call){.name = control_recent_info.name, .new = &recent,
+                                           .newlen = sizeof recent};
     int pid = (int)target_pid(s->target);
     char what[256];
     int len = 0;
@@ -332,6 +344,8 @@ static void changes_restore(struct session *s)
         char value[32];
         if (calls[i].new == &lg)
             snprintf(value, sizeof value, "2^%zu bytes (prof.lg_sample %zu)", lg, lg);
+        else if (calls[i].new == &recent)
+            snprintf(value, sizeof value, "%zd", recent);
         else
             snprintf(value, sizeof value, "%s", *(const bool *)calls[i].new ? "true" : "false");
         len += snprintf(what + len, sizeof what - (size_t)len, "%s%s %s",
@@ -340,7 +354,7 @@ static void changes_restore(struct session *s)
         if (len >= (int)sizeof what)
             len = (int)sizeof what - 1;
     }
-    if (control_run_calls(s, calls, n) == 0) {
+    if (control_run_calls_as(s, calls, n, &control_recent_info) == 0) {
         bool all = true;
         for (size_t i = 0; i < n; i++)
             all = all && calls[i].ret == 0;
@@ -375,13 +389,23 @@ static void changes_report(struct session *s)
         fprintf(stderr, "memprof: prof.gdump stays %s in process %d: memprof -p %d "
                 "-e 'mallctl prof.gdump %s' puts it back\n",
                 c->gdump.now ? "true" : "false", pid, pid, c->gdump.before ? "true" : "false");
+    if (c->recent.changed && (ssize_t)c->recent.now != 0)
+        fprintf(stderr, "memprof: process %d keeps a record of its last %zd sampled "
+                "allocations (%s was %zd): memprof -p %d -e 'recent off' puts it back\n",
+                pid, (ssize_t)c->recent.now, control_recent_info.name,
+                (ssize_t)c->recent.before, pid);
+    else if (c->recent.changed)
+        fprintf(stderr, "memprof: process %d keeps no record of recent allocations (%s "
+                "was %zd): memprof -p %d -e 'recent on %zd' puts it back\n", pid,
+                control_recent_info.name, (ssize_t)c->recent.before, pid,
+                (ssize_t)c->recent.before);
 }
 
 void control_session_end(struct session *s, bool failed)
 {
     struct session_changes *c = &s->changes;
-    session_run_end_hooks(s);
-    if (!s->target || !(c->active.changed || c->rate.changed || c->gdump.changed))
+    if (!s->target ||
+        !(c->active.changed || c->rate.changed || c->gdump.changed || c->recent.changed))
         return;
     if (failed)
         changes_restore(s);

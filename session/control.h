@@ -38,6 +38,9 @@ void control_note_change(struct session_setting *st, uint64_t before, uint64_t n
 void control_note_counting(struct session *s, bool counting);
 double control_monotonic_seconds(void);
 
+/* experimental.prof_recent.alloc_max, which jemalloc(3) does not list. */
+extern const struct mallctl_info control_recent_info;
+
 /* The profiling state that decides what memprof may do and must warn
  * about (version, config.prof, opt.prof, opt.prof_active, prof.active,
  * the rate, opt.lg_prof_interval, opt.prof_prefix, prof.gdump), read in

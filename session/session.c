@@ -192,24 +192,6 @@ void session_drop_symbolizer(struct session *s)
     s->symbolizer = NULL;
 }
 
-void session_at_end(struct session *s, session_end_hook *fn)
-{
-    for (size_t i = 0; i < SESSION_END_HOOKS; i++) {
-        if (s->end_hooks[i] == fn)
-            return;
-        if (!s->end_hooks[i]) {
-            s->end_hooks[i] = fn;
-            return;
-        }
-    }
-}
-
-void session_run_end_hooks(struct session *s)
-{
-    for (size_t i = 0; i < SESSION_END_HOOKS && s->end_hooks[i]; i++)
-        s->end_hooks[i](s);
-}
-
 bool profile_run_running(const struct session *s)
 {
     return s->run && s->run->state == RUN_RUNNING;

@@ -51,6 +51,8 @@ struct session_changes {
     struct session_setting active;   /* prof.active */
     struct session_setting rate;     /* prof.lg_sample, set by prof.reset */
     struct session_setting gdump;    /* prof.gdump */
+    struct session_setting recent;   /* experimental.prof_recent.alloc_max (a
+                                      * signed size, kept as its bits) */
 };
 
 /* Profiling this session turned on: since when, for info and the first
@@ -104,18 +106,11 @@ struct profile_run {
 
 struct session;
 
-/* Something a command changed in the process outside the profiling
- * settings above, put back when the session with it ends (detach, exit):
- * recent's record size. */
-typedef void session_end_hook(struct session *s);
-#define SESSION_END_HOOKS 4
-
 struct session {
     struct target *target;     /* NULL when offline / detached */
     struct session_prof_conf prof_conf;
     struct session_changes changes;
     struct session_prof_on prof_on;
-    session_end_hook *end_hooks[SESSION_END_HOOKS];
     /* Set by the front end: while a run's dump calls into the process, its
      * interrupt (the prompt's Ctrl-C) is held off and taken after; NULL:
      * nothing to hold. */
@@ -189,9 +184,6 @@ struct symbolizer *session_symbolizer(struct session *s);
 void session_check_inputs(struct session *s, struct session_dump *d);
 /* Forget the symbolizer (its root changes on attach/detach). */
 void session_drop_symbolizer(struct session *s);
-/* Run fn when the session with this process ends (once per fn). */
-void session_at_end(struct session *s, session_end_hook *fn);
-void session_run_end_hooks(struct session *s);
 /* Whether the session's latest run is still running. */
 bool profile_run_running(const struct session *s);
 void profile_run_free(struct profile_run *r);

@@ -52,8 +52,20 @@ ask 'recent on 20' '^keeping the last 20'
 exec 3>&-
 wait "$MP"
 check "the session ended well" [ $? -eq 0 ]
-check "the end of the session put alloc_max back" [ "$(alloc_max "$PID")" = 0 ]
-check "and said so" grep -q 'put back experimental.prof_recent.alloc_max = 0' "$WORK/mp.err"
+# One rule for every setting a session changes (docs/memprof.1, SESSION
+# END): a normal end leaves it as the operator set it and says how to undo
+# it, so that a later session finds the record; a failed end puts it back.
+check "a normal end leaves the record as set" [ "$(alloc_max "$PID")" = 20 ]
+check "and says how to put it back" \
+    grep -q "keeps a record of its last 20 sampled allocations (experimental.prof_recent.alloc_max was 0): memprof -p $PID -e 'recent off' puts it back" "$WORK/mp.err"
+mp -p "$PID" -e 'recent --live --older-than 0s'
+later_found() { [ "$RC" -eq 0 ] && grep -Eq '^[0-9]+ shown$' <<<"$OUT"; }
+check "a later session finds the record" later_found
+mp -p "$PID" -e 'recent off'
+check "recent off in a later session turns it off" [ "$(alloc_max "$PID")" = 0 ]
+mp -p "$PID" -e 'recent on 30' -e 'nonesuch'
+check "a failed batch puts the record back" [ "$(alloc_max "$PID")" = 0 ]
+check "and says so" err_has 'put back what it changed in process [0-9]+: experimental.prof_recent.alloc_max 0'
 
 mp -p "$PID" -e 'recent on lots'
 check "recent on lots refused" err_has 'recent on lots: give how many'
