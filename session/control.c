@@ -179,7 +179,8 @@ void control_prof_on_note(struct session *s, bool was, bool now)
     if (now && !was)
         s->prof_on = (struct session_prof_on){.since = time(NULL)};
     else if (!now)
-        s->prof_on = (struct session_prof_on){0};
+        s->prof_on = (struct session_prof_on){.off_since = was ? time(NULL)
+                                                               : s->prof_on.off_since};
 }
 
 /* "since 14:02:11 (95 s ago)" */
@@ -521,6 +522,15 @@ void control_explain_empty_dump(struct session *s, const struct session_dump *d)
     const struct profile *p = d->profile;
     if (p->nstacks > 0 && p->total.inuse_bytes > 0)
         return;
+    if (s->prof_on.off_since) {
+        char when[64];
+        control_since_text(s->prof_on.off_since, when, sizeof when);
+        fprintf(stderr, "note: %s holds no sample: profiling was off when it was "
+                "taken (this session turned it off at %s), so it holds only what was "
+                "sampled before that, and none of it is still held; 'prof on' samples "
+                "again\n", d->name, when);
+        return;
+    }
     char since[96] = "";
     if (s->counting_since > 0)
         snprintf(since, sizeof since, "; memprof turned profiling on (or reset "

@@ -60,6 +60,7 @@ struct session_changes {
 struct session_prof_on {
     time_t since;              /* 0: not turned on by this session */
     bool dumped;               /* a dump since then said so */
+    time_t off_since;          /* when this session turned it off, 0: it did not */
 };
 
 /* A profiling run's record (its behaviour: session/profile_run.c): the

@@ -17,6 +17,14 @@ mp -p "$PID" -e 'dump'
 assert_ok
 check "without 'prof on' here: says the session did not turn it on" \
     grep -q "this session did not turn profiling on" <<<"$ERR"
+# Turned on, then off, by this session, then dumped: the note says what
+# happened (issue: it used to say the session had not turned it on).
+mp -p "$PID" -e 'prof on' -e 'prof off' -e 'dump'
+assert_ok
+check "after 'prof on', 'prof off': says profiling was off since the session turned it off" \
+    grep -Eq "note: dump1 holds no sample: profiling was off when it was taken \(this session turned it off at [0-9]{2}:[0-9]{2}:[0-9]{2} \([0-9]+ s ago\)\), so it holds only what was sampled before that" <<<"$ERR"
+check "and never that the session did not turn it on" \
+    bash -c '! grep -q "did not turn profiling on" <<<"$1"' _ "$ERR"
 assert_untouched "$PID"
 # A busier process sampled more often: a dump with samples has no note.
 start_target session_idle
