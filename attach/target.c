@@ -337,6 +337,11 @@ const struct mapped_objects *target_objects(const struct target *t)
     return &t->objs;
 }
 
+enum proc_fate target_fate(const struct target *t)
+{
+    return proc_fate(t->pid, t->ctx_ready ? t->ctx.mem_fd : -1, t->start_time);
+}
+
 void target_set_allocator(struct target *t, void *state, void (*free_fn)(void *))
 {
     if (t->allocator && t->allocator_free)

@@ -19,6 +19,7 @@
 
 #include "attach/code_range.h"
 #include "attach/mapped_object.h"
+#include "attach/proc_fate.h"
 #include "attach/remote_call.h"
 #include "lib/base/error.h"
 
@@ -82,6 +83,10 @@ void target_proc_dir(const struct target *t, char *buf, size_t len);
 int target_thread_count(const struct target *t);     /* live count */
 
 const struct mapped_objects *target_objects(const struct target *t);
+
+/* What became of the process since it was opened: still the same program,
+ * exited, or running a new program (exec); PROC_SAME when it cannot tell. */
+enum proc_fate target_fate(const struct target *t);
 
 /* The allocator's state (allocator/), freed with free_fn at target_close
  * or when replaced. */

@@ -79,6 +79,10 @@ int frontend_batch(struct session *s, FILE *f, const char *name)
         say_where(where);
         int failed = command_run_line(s, line);
         say_where(NULL);
+        /* Input that comes slowly (a pipe, a FIFO) is answered as it comes:
+         * a program reading the answers must not wait for the batch's end. */
+        if (may_wait)
+            fflush(s->out);
         if (failed) {
             rc = -1;
             break;

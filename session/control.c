@@ -408,6 +408,18 @@ void control_session_end(struct session *s, bool failed)
     if (!s->target ||
         !(c->active.changed || c->rate.changed || c->gdump.changed || c->recent.changed))
         return;
+    /* Nothing is put back into, nor left in, a process that is gone or
+     * runs another program: its settings went with it.  An exec was said
+     * already ("changed nothing in the new program"). */
+    enum proc_fate fate = target_fate(s->target);
+    if (fate == PROC_EXITED)
+        fprintf(stderr, "memprof: process %d has exited: what this session changed in "
+                "it ended with it, and there is nothing to put back\n",
+                (int)target_pid(s->target));
+    if (fate != PROC_SAME) {
+        *c = (struct session_changes){0};
+        return;
+    }
     if (failed)
         changes_restore(s);
     else
