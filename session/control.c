@@ -119,7 +119,7 @@ int control_run_calls_as(struct session *s, struct mallctl_call *calls, size_t n
 
 /* Read every query in one stop; strings are fetched afterwards without
  * stopping anything.  A per-name failure is left in q->ret. */
-int control_query_run(struct session *s, struct query *q, size_t n)
+static int control_query_run(struct session *s, struct query *q, size_t n)
 {
     struct mallctl_call calls[32];
     if (n > sizeof calls / sizeof *calls)
@@ -194,7 +194,7 @@ void control_since_text(time_t since, char *buf, size_t len)
 }
 
 /* The profiling state that decides what memprof may do and must warn about. */
-const char *const control_state_names[CONTROL_NSTATE] = {
+static const char *const control_state_names[CONTROL_NSTATE] = {
     "version", "config.prof", "opt.prof", "opt.prof_active", "prof.active",
     "prof.lg_sample", "opt.lg_prof_interval", "opt.prof_prefix", "prof.gdump",
 };
@@ -298,7 +298,7 @@ void control_note_change(struct session_setting *st, uint64_t before, uint64_t n
     st->changed = now != st->before;
 }
 
-double control_monotonic_seconds(void)
+static double control_monotonic_seconds(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);

@@ -28,7 +28,6 @@ const struct jemalloc_copy *control_selected_copy(struct session *s);
 void control_conf_var(struct session *s, char *buf, size_t len);
 int control_mallctl_failed(struct session *s, const char *name, int ret, bool writing);
 int control_run_calls(struct session *s, struct mallctl_call *calls, size_t n);
-int control_query_run(struct session *s, struct query *q, size_t n);
 struct query *control_query_find(struct query *q, size_t n, const char *name);
 const char *control_query_text(const struct query *q, char *buf, size_t len);
 void control_prof_on_note(struct session *s, bool was, bool now);
@@ -36,7 +35,6 @@ void control_since_text(time_t since, char *buf, size_t len);
 int control_run_owns_profiling(struct session *s, const char *cmd);
 void control_note_change(struct session_setting *st, uint64_t before, uint64_t now);
 void control_note_counting(struct session *s, bool counting);
-double control_monotonic_seconds(void);
 
 /* experimental.prof_recent.alloc_max, which jemalloc(3) does not list. */
 extern const struct mallctl_info control_recent_info;
@@ -47,7 +45,6 @@ extern const struct mallctl_info control_recent_info;
  * one stop into q[CONTROL_NSTATE]; what is fixed at the process's start
  * is kept in s->prof_conf.  0, or -1 after saying why. */
 #define CONTROL_NSTATE 9
-extern const char *const control_state_names[CONTROL_NSTATE];
 int control_state_read(struct session *s, struct query *q);
 
 /* Why a dump holds no sample (a note, once). */

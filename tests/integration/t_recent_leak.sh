@@ -63,6 +63,8 @@ later_found() { [ "$RC" -eq 0 ] && grep -Eq '^[0-9]+ shown$' <<<"$OUT"; }
 check "a later session finds the record" later_found
 mp -p "$PID" -e 'recent off'
 check "recent off in a later session turns it off" [ "$(alloc_max "$PID")" = 0 ]
+check "and its end says how to turn it back on" \
+    grep -q "keeps no record of recent allocations (experimental.prof_recent.alloc_max was 20): memprof -p $PID -e 'recent on 20' puts it back" <<<"$ERR"
 mp -p "$PID" -e 'recent on 30' -e 'nonesuch'
 check "a failed batch puts the record back" [ "$(alloc_max "$PID")" = 0 ]
 check "and says so" err_has 'put back what it changed in process [0-9]+: experimental.prof_recent.alloc_max 0'
