@@ -10,19 +10,22 @@ FUZZ_SECONDS ?= 60
 FUZZ_DIR      = $(BUILD)/fuzz
 FUZZ_CFLAGS   = -std=gnu11 -D_GNU_SOURCE -I. -g -O1 -Wall -Wextra -Werror \
                 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
-FUZZ_NAMES    = profile maps input procmem
+FUZZ_NAMES    = profile maps input procmem glibc_info
 FUZZ_BIN      = $(FUZZ_NAMES:%=$(FUZZ_DIR)/fuzz_%)
 
 FUZZ_SRC_profile = fuzz/fuzz_profile.c lib/profile/profile.c lib/proc/maps.c lib/base/error.c
 FUZZ_SRC_maps    = fuzz/fuzz_maps.c lib/proc/maps.c lib/base/error.c
 FUZZ_SRC_procmem = fuzz/fuzz_procmem.c lib/proc/procmem.c lib/proc/maps.c lib/base/error.c
+FUZZ_SRC_glibc_info = fuzz/fuzz_glibc_info.c lib/mallinfo/glibc_info.c lib/base/error.c
 FUZZ_SRC_input   = fuzz/fuzz_input.c repl/cmdline.c allocator/jemalloc/mallctl.c allocator/jemalloc/mallctl_names.c attach/preflight.c attach/threads.c attach/arch/x86_64.c lib/base/error.c
 FUZZ_OPT_profile = -dict=fuzz/profile.dict
+FUZZ_OPT_glibc_info = -dict=fuzz/glibc_info.dict
 
 .PHONY: fuzz fuzz-build
 fuzz-build: $(FUZZ_BIN)
 
 $(FUZZ_DIR)/fuzz_%: fuzz/fuzz_%.c lib/profile/profile.c lib/profile/profile.h lib/proc/maps.c lib/proc/maps.h lib/base/error.c lib/base/error.h lib/proc/procmem.c lib/proc/procmem.h \
+                    lib/mallinfo/glibc_info.c lib/mallinfo/glibc_info.h \
                     repl/cmdline.c allocator/jemalloc/mallctl.c allocator/jemalloc/mallctl_names.c attach/preflight.c attach/threads.c attach/arch/x86_64.c
 	@mkdir -p $(dir $@)
 	$(CLANG) $(FUZZ_CFLAGS) -o $@ $(FUZZ_SRC_$*) -lm
