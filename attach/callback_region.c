@@ -36,10 +36,10 @@ static int call_fn(struct remote_stop *s, uint64_t fn, const uint64_t *args, siz
  * that grows up and a stack that grows down. */
 #define REGION_PAD (64ull << 20)
 
-/* A free address for size bytes in the process's current map: the
- * trampoline gives back only the low 32 bits of a result, so memprof
- * picks the address and the process maps exactly there
- * (MAP_FIXED_NOREPLACE: never over something that appeared meanwhile). */
+/* A free address for size bytes in the process's current map, clear of
+ * its heap and stacks: memprof picks it and the process maps exactly
+ * there (MAP_FIXED_NOREPLACE: never over something that appeared
+ * meanwhile). */
 static uint64_t region_place(pid_t pid, uint64_t size)
 {
     struct map_list maps;

@@ -26,7 +26,7 @@ struct restart_memo {
 };
 #define RESTART_MEMO_SLOTS 32
 
-#define REMOTE_TRAMP_MAX 16         /* bytes of the longest trampoline */
+#define REMOTE_TRAMP_MAX 24         /* bytes of the longest trampoline */
 
 /* How long a call may take before memprof leaves it (seconds; target.c
  * takes MEMPROF_CALL_TIMEOUT from the environment). */

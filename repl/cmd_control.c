@@ -115,6 +115,37 @@ static void print_copies(struct session *s, FILE *out)
     }
 }
 
+/* "glibc malloc in /usr/lib/.../libc.so.6" (the allocator serving malloc). */
+static const char *malloc_owner_text(const struct allocator_id *a, char *buf, size_t len)
+{
+    char ob[TEXT_ESCAPE_BUF];
+    if (!a->malloc_object[0])
+        snprintf(buf, len, "%s (its malloc is in no symbol table memprof can read)",
+                 allocator_kind_name(a->malloc_kind));
+    else
+        snprintf(buf, len, "%s in %s%s", allocator_kind_name(a->malloc_kind),
+                 text_escape(a->malloc_object, ob, sizeof ob),
+                 a->malloc_linked_in ? " (linked into the executable)" : "");
+    return buf;
+}
+
+/* Attached to a process whose allocator is not jemalloc: say which, and
+ * what memprof can do for it. */
+static int attach_other(struct session *s, long pid)
+{
+    char eb[TEXT_ESCAPE_BUF], owner[TEXT_ESCAPE_BUF + 128];
+    say_status(s, "attached to process %ld (%s): %s\n", pid,
+               text_escape(target_exe(s->target), eb, sizeof eb),
+               malloc_owner_text(&s->alloc, owner, sizeof owner));
+    if (allocator_has_stats(s->alloc.kind))
+        say_status(s, "%s: 'stats', 'memory' and 'purge' work here; heap profiling "
+                   "('prof', 'dump') needs jemalloc\n", allocator_kind_name(s->alloc.kind));
+    else
+        say_status(s, "'info' and 'memory' work here; %s\n",
+                   allocator_why_no_stats(s->alloc.kind));
+    return 0;
+}
+
 int cmd_attach(struct session *s, int argc, char **argv)
 {
     char *pos[1];
@@ -137,7 +168,8 @@ int cmd_attach(struct session *s, int argc, char **argv)
         return -1;
     }
     struct mp_error err;
-    s->target = jemalloc_open((pid_t)pid, &(struct target_options){s->exe, s->debug_dir}, &err);
+    s->target = allocator_open((pid_t)pid, &(struct target_options){s->exe, s->debug_dir},
+                               &s->alloc, &err);
     if (!s->target) {
         say_error("%s", err.msg);
         return -1;
@@ -148,6 +180,8 @@ int cmd_attach(struct session *s, int argc, char **argv)
     s->prof_on = (struct session_prof_on){0};
     s->narenas = 0;
     session_drop_symbolizer(s);
+    if (s->alloc.kind != ALLOCATOR_JEMALLOC)
+        return attach_other(s, pid);
     const struct jemalloc_copy *c = control_selected_copy(s);
     char eb[TEXT_ESCAPE_BUF], ob[TEXT_ESCAPE_BUF], sb[TEXT_ESCAPE_BUF];
     say_status(s, "attached to process %ld (%s): %smallctl in %s%s%s%s\n", pid,
@@ -156,6 +190,11 @@ int cmd_attach(struct session *s, int argc, char **argv)
             c->symbols_from ? " (symbols from " : "",
             c->symbols_from ? text_escape(c->symbols_from, sb, sizeof sb) : "",
             c->symbols_from ? ")" : "");
+    if (s->alloc.malloc_kind != ALLOCATOR_JEMALLOC) {
+        char owner[TEXT_ESCAPE_BUF + 128];
+        say_status(s, "its malloc() is %s: this jemalloc serves only what the program "
+                   "allocates through it\n", malloc_owner_text(&s->alloc, owner, sizeof owner));
+    }
     if (jemalloc_copy_count(s->target) > 1) {
         say_status(s, "this process holds %zu copies of jemalloc; using the one "
                        "marked '*' ('jemalloc N' picks another):\n",
@@ -226,6 +265,71 @@ int cmd_jemalloc(struct session *s, int argc, char **argv)
     return 0;
 }
 
+static json_object *allocator_json(const struct allocator_id *a)
+{
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "name", json_object_new_string(allocator_kind_key(a->kind)));
+    json_object_object_add(o, "malloc", json_object_new_string(allocator_kind_key(a->malloc_kind)));
+    json_object_object_add(o, "malloc_object", a->malloc_object[0]
+                           ? json_object_new_string(a->malloc_object) : NULL);
+    json_object_object_add(o, "malloc_linked_in", json_object_new_boolean(a->malloc_linked_in));
+    json_object_object_add(o, "stats", json_object_new_boolean(allocator_has_stats(a->kind)));
+    json_object_object_add(o, "purge", json_object_new_boolean(allocator_has_purge(a->kind)));
+    json_object_object_add(o, "heap_profiling",
+                           json_object_new_boolean(a->kind == ALLOCATOR_JEMALLOC));
+    return o;
+}
+
+static json_object *pauses_json(struct session *s)
+{
+    const struct target_pause_stats *ps = target_pauses(s->target);
+    json_object *p = json_object_new_object();
+    json_object_object_add(p, "stops", json_object_new_int64(ps->calls));
+    json_object_object_add(p, "last_us", json_object_new_int64(llround(ps->last_us)));
+    json_object_object_add(p, "last_thread", json_object_new_int((int)ps->last_tid));
+    json_object_object_add(p, "median_us", json_object_new_int64(llround(ps->median_us)));
+    json_object_object_add(p, "p90_us", json_object_new_int64(llround(ps->p90_us)));
+    json_object_object_add(p, "max_us", json_object_new_int64(llround(ps->max_us)));
+    json_object_object_add(p, "unsafe_threads_skipped", json_object_new_int64(ps->unsafe_retries));
+    return p;
+}
+
+static void pauses_text(struct session *s)
+{
+    const struct target_pause_stats *ps = target_pauses(s->target);
+    fprintf(s->out, "pauses               %u stops of one thread: last %.0f us (thread %d), "
+            "median %.0f us, p90 %.0f us, max %.0f us; %u unsafe threads skipped\n",
+            ps->calls, ps->last_us, (int)ps->last_tid, ps->median_us, ps->p90_us,
+            ps->max_us, ps->unsafe_retries);
+}
+
+/* info for a process whose allocator is not jemalloc: nothing is called. */
+static int info_other(struct session *s, bool json)
+{
+    const struct allocator_id *a = &s->alloc;
+    if (json) {
+        json_object *j = json_answer_new();
+        json_object_object_add(j, "pid", json_object_new_int((int)target_pid(s->target)));
+        json_object_object_add(j, "executable", json_object_new_string(target_exe(s->target)));
+        json_object_object_add(j, "threads", json_object_new_int(target_thread_count(s->target)));
+        json_object_object_add(j, "allocator", allocator_json(a));
+        json_object_object_add(j, "pauses", pauses_json(s));
+        return json_answer_emit(s, j);
+    }
+    char eb[TEXT_ESCAPE_BUF], owner[TEXT_ESCAPE_BUF + 128];
+    fprintf(s->out, "pid                  %d\n", (int)target_pid(s->target));
+    fprintf(s->out, "executable           %s\n", text_escape(target_exe(s->target), eb, sizeof eb));
+    fprintf(s->out, "threads              %d\n", target_thread_count(s->target));
+    fprintf(s->out, "allocator            %s\n", malloc_owner_text(a, owner, sizeof owner));
+    fprintf(s->out, "  memprof can        %s\n", allocator_has_stats(a->kind)
+            ? "show its statistics ('stats', 'memory') and purge it ('purge')"
+            : "show the process's memory ('memory')");
+    fprintf(s->out, "  heap profiling     needs jemalloc (LD_PRELOAD=libjemalloc.so.2 "
+            "MALLOC_CONF=prof:true,prof_active:false at start)\n");
+    pauses_text(s);
+    return 0;
+}
+
 /* info --json: the same facts under stable keys (docs/memprof.1). */
 static int info_json(struct session *s, const char *refused, struct query *q)
 {
@@ -245,6 +349,7 @@ static int info_json(struct session *s, const char *refused, struct query *q)
     json_object_object_add(je, "mallctl_address", json_object_new_uint64(c->mallctl));
     json_object_object_add(je, "symtab_only", json_object_new_boolean(!c->dynamic));
     json_object_object_add(j, "jemalloc", je);
+    json_object_object_add(j, "allocator", allocator_json(&s->alloc));
     json_object *m = json_object_new_object();
     for (size_t i = 0; i < CONTROL_NSTATE; i++) {
         const struct mallctl_info *mi = mallctl_lookup(q[i].name);
@@ -254,15 +359,7 @@ static int info_json(struct session *s, const char *refused, struct query *q)
     json_object_object_add(j, "mallctl", m);
     json_object_object_add(j, "prof_active_since", s->prof_on.since
                            ? json_object_new_int64((int64_t)s->prof_on.since) : NULL);
-    const struct target_pause_stats *ps = target_pauses(s->target);
-    json_object *p = json_object_new_object();
-    json_object_object_add(p, "stops", json_object_new_int64(ps->calls));
-    json_object_object_add(p, "last_us", json_object_new_int64(llround(ps->last_us)));
-    json_object_object_add(p, "last_thread", json_object_new_int((int)ps->last_tid));
-    json_object_object_add(p, "median_us", json_object_new_int64(llround(ps->median_us)));
-    json_object_object_add(p, "p90_us", json_object_new_int64(llround(ps->p90_us)));
-    json_object_object_add(p, "max_us", json_object_new_int64(llround(ps->max_us)));
-    json_object_object_add(p, "unsafe_threads_skipped", json_object_new_int64(ps->unsafe_retries));
+    json_object *p = pauses_json(s);
     json_object_object_add(j, "pauses", p);
     json_object_object_add(j, "entry_point_kept", json_object_new_boolean(target_entry_kept(s->target)));
     json_object_object_add(j, "seccomp_suspended",
@@ -284,6 +381,8 @@ int cmd_info(struct session *s, int argc, char **argv)
         fprintf(s->out, "calls                refused: %s\n", refused);
         return 0;
     }
+    if (s->alloc.kind != ALLOCATOR_JEMALLOC)
+        return info_other(s, json);
     struct query q[CONTROL_NSTATE];
     if (control_state_read(s, q))
         return -1;
@@ -310,11 +409,7 @@ int cmd_info(struct session *s, int argc, char **argv)
         }
         fputc('\n', s->out);
     }
-    const struct target_pause_stats *ps = target_pauses(s->target);
-    fprintf(s->out, "pauses               %u stops of one thread: last %.0f us (thread %d), "
-            "median %.0f us, p90 %.0f us, max %.0f us; %u unsafe threads skipped\n",
-            ps->calls, ps->last_us, (int)ps->last_tid, ps->median_us, ps->p90_us,
-            ps->max_us, ps->unsafe_retries);
+    pauses_text(s);
     fprintf(s->out, "entry point          %s\n", target_entry_kept(s->target)
             ? "holds the call trampoline an earlier memprof left (it died while a "
               "thread was in a call); this session uses it and leaves it"

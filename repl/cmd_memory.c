@@ -81,7 +81,7 @@ static char *proc_file(struct session *s, const char *name, size_t *len)
     return text;
 }
 
-static bool proc_value(struct session *s, const char *file, const char *key, uint64_t *v)
+bool memory_proc_value(struct session *s, const char *file, const char *key, uint64_t *v)
 {
     size_t len;
     char *text = proc_file(s, file, &len);
@@ -225,6 +225,13 @@ int cmd_purge(struct session *s, int argc, char **argv)
     if (npos < 0)
         return -1;
     bool json = opts[0].given, all = npos == 0;
+    if (s->alloc.kind != ALLOCATOR_JEMALLOC && !all) {
+        say_error("%s has no purge of one arena: 'purge' alone gives back what every "
+                  "arena holds", allocator_kind_name(s->alloc.kind));
+        return -1;
+    }
+    if (s->alloc.kind != ALLOCATOR_JEMALLOC)
+        return allocator_purge_run(s, json);
     unsigned arena = MALLCTL_ARENAS_ALL;
     if (!all && parse_arena(pos[0], &arena))
         return -1;
@@ -232,7 +239,7 @@ int cmd_purge(struct session *s, int argc, char **argv)
     uint64_t rss_before = 0, rss_after = 0;
     if (je_read(s, NULL, 0, &before) || (!all && arena_exists(s, arena, before.narenas)))
         return -1;
-    bool rss_known = proc_value(s, "status", "VmRSS", &rss_before);
+    bool rss_known = memory_proc_value(s, "status", "VmRSS", &rss_before);
     char name[48];
     snprintf(name, sizeof name, "arena.%u.purge", arena);
     struct mallctl_call purge = {.name = name};
@@ -241,7 +248,7 @@ int cmd_purge(struct session *s, int argc, char **argv)
     if (purge.ret)
         return control_mallctl_failed(s, name, purge.ret, true);
     double pause = last_pause_us(s);
-    rss_known = proc_value(s, "status", "VmRSS", &rss_after) && rss_known;
+    rss_known = memory_proc_value(s, "status", "VmRSS", &rss_after) && rss_known;
     if (json) {
         json_object *o = json_object_new_object();
         if (all)
@@ -475,6 +482,9 @@ struct memory_view {
     int64_t oom_score, oom_score_adj;
     bool oom;
     struct je_figures je;
+    struct allocator_stats other; /* another allocator's (have_other) */
+    bool have_other;
+    char other_why[1024];
     char cgroup[512], cgroup_why[768];
     bool cgroup_ok, cg_max_unlimited, cg_high_unlimited;
     uint64_t cg_current, cg_max, cg_high, cg_oom, cg_oom_kill;
@@ -559,6 +569,9 @@ static int by_rss(const void *a, const void *b)
 static void maps_text(struct session *s, const struct procmem_groups *g,
                       const struct je_figures *je)
 {
+    const char *heap = s->alloc.kind == ALLOCATOR_JEMALLOC ? "jemalloc"
+                       : s->alloc.kind == ALLOCATOR_UNKNOWN ? "the allocator"
+                       : allocator_kind_name(s->alloc.kind);
     fprintf(s->out, "\n%-44s %5s %10s %10s %10s %10s\n", "mappings (like pmap -x)", "maps",
             "size KiB", "RSS KiB", "dirty KiB", "swap KiB");
     for (size_t i = 0; i < g->n; i++) {
@@ -566,7 +579,7 @@ static void maps_text(struct session *s, const struct procmem_groups *g,
         char eb[TEXT_ESCAPE_BUF];
         char label[300];
         if (p->kind == PROCMEM_ANON)
-            snprintf(label, sizeof label, "anonymous (jemalloc + other mmaps)");
+            snprintf(label, sizeof label, "anonymous (%s + other mmaps)", heap);
         else
             snprintf(label, sizeof label, "%s", text_escape(p->name, eb, sizeof eb));
         fprintf(s->out, "%-44.44s %5u %10" PRIu64 " %10" PRIu64 " %10" PRIu64 " %10" PRIu64 "\n",
@@ -576,6 +589,65 @@ static void maps_text(struct session *s, const struct procmem_groups *g,
                     "of which jemalloc's extents (stats.resident)", "", "",
                     je->resident >> 10, "other anonymous (the difference)", "", "",
                     minus(p->rss, je->resident) >> 10);
+    }
+}
+
+/* Another allocator's figures for 'memory': one that has none is said,
+ * not an error. */
+static int other_read(struct session *s, struct memory_view *m)
+{
+    if (!allocator_has_stats(s->alloc.kind)) {
+        snprintf(m->other_why, sizeof m->other_why, "%s",
+                 allocator_why_no_stats(s->alloc.kind));
+        return 0;
+    }
+    struct mp_error err;
+    if (allocator_stats(s->target, &s->alloc, &m->other, &err) < 0) {
+        say_error("%s", err.msg);
+        return -1;
+    }
+    m->have_other = true;
+    return 0;
+}
+
+static void other_json(json_object *o, struct session *s, const struct allocator_stats *st,
+                       uint64_t anon)
+{
+    json_object *a = json_object_new_object();
+    json_object_object_add(a, "name", json_object_new_string(allocator_kind_key(s->alloc.kind)));
+    if (st->in_use != UINT64_MAX)
+        json_u64(a, "in_use", st->in_use);
+    if (st->free_held != UINT64_MAX)
+        json_u64(a, "free_held", st->free_held);
+    if (st->from_system != UINT64_MAX) {
+        json_u64(a, "from_system", st->from_system);
+        json_u64(o, "anonymous_not_allocator", minus(anon, st->from_system));
+    }
+    json_object_object_add(o, "allocator", a);
+}
+
+static void other_text(struct session *s, const struct memory_view *m)
+{
+    FILE *o = s->out;
+    const char *name = allocator_kind_name(s->alloc.kind);
+    if (!m->have_other) {
+        fprintf(o, "allocator            %s: no figures (%s)\n", name, m->other_why);
+        return;
+    }
+    const struct allocator_stats *st = &m->other;
+    if (st->in_use != UINT64_MAX)
+        fprintf(o, "%-20s %10.1f MiB  (given to the program)\n", "allocator in use",
+                st->in_use / MIB);
+    if (st->free_held != UINT64_MAX)
+        fprintf(o, "%-20s %10.1f MiB  ('purge' gives back its whole free pages)\n",
+                "allocator free, held", st->free_held / MIB);
+    if (st->from_system != UINT64_MAX) {
+        fprintf(o, "%-20s %10.1f MiB  (%s's, from the system)\n", "allocator heap",
+                st->from_system / MIB, name);
+        fprintf(o, "anonymous, not the allocator's %.1f MiB  (anonymous - its heap: thread "
+                "stacks, other mmaps%s)\n", minus(m->anon, st->from_system) / MIB,
+                s->alloc.kind == ALLOCATOR_GLIBC ? "; glibc counts pages a trim gave back "
+                "as its heap still, so this is a lower bound" : "");
     }
 }
 
@@ -607,6 +679,8 @@ static void memory_json(struct session *s, const struct memory_view *m,
         json_u64(o, "jemalloc_dirty", minus(m->je.resident, m->je.active + m->je.metadata));
         json_u64(o, "anonymous_not_jemalloc", minus(m->anon, m->je.resident));
     }
+    if (m->have_other)
+        other_json(o, s, &m->other, m->anon);
     if (m->faults) {
         json_u64(o, "minor_faults", m->minflt);
         json_u64(o, "major_faults", m->majflt);
@@ -662,7 +736,9 @@ static void memory_text(struct session *s, const struct memory_view *m,
     fprintf(o, "file-backed          %10.1f MiB  (shmem %.1f MiB)\n", m->rss_file / MIB,
             m->rss_shmem / MIB);
     fprintf(o, "swap                 %10.1f MiB\n", m->swap / MIB);
-    if (m->je.stats) {
+    if (s->alloc.kind != ALLOCATOR_JEMALLOC) {
+        other_text(s, m);
+    } else if (m->je.stats) {
         fprintf(o, "jemalloc allocated   %10.1f MiB  (active %.1f MiB)\n",
                 m->je.allocated / MIB, m->je.active / MIB);
         fprintf(o, "jemalloc resident    %10.1f MiB  (of which unused dirty pages ~%.1f MiB)\n",
@@ -698,7 +774,9 @@ static void memory_text(struct session *s, const struct memory_view *m,
     }
     if (g)
         maps_text(s, g, &m->je);
-    fprintf(o, "(jemalloc's figures in one stop of %.0f us)\n", last_pause_us(s));
+    if (s->alloc.kind == ALLOCATOR_JEMALLOC || m->have_other)
+        fprintf(o, "(%s's figures in one stop of %.0f us)\n",
+                allocator_kind_name(s->alloc.kind), last_pause_us(s));
 }
 
 /* memory [--maps] [--interval S] [--json] */
@@ -722,7 +800,8 @@ int cmd_memory(struct session *s, int argc, char **argv)
     }
     struct memory_view m;
     memset(&m, 0, sizeof m);
-    if (je_read(s, NULL, 0, &m.je))
+    if (s->alloc.kind == ALLOCATOR_JEMALLOC ? je_read(s, NULL, 0, &m.je)
+                                            : other_read(s, &m))
         return -1;
     m.faults = proc_faults(s, &m.minflt, &m.majflt);
     if (interval > 0 && m.faults) {
@@ -766,6 +845,8 @@ int cmd_memory(struct session *s, int argc, char **argv)
     else
         memory_text(s, &m, gp);
     procmem_groups_free(&g);
+    if (m.have_other)
+        allocator_stats_free(&m.other);
     return 0;
 }
 
@@ -1236,6 +1317,8 @@ int cmd_stats(struct session *s, int argc, char **argv)
     size_t cap = CAPTURE_DEFAULT_MAX;
     if (opts[2].given && memory_parse_size("--max-size", opts[2].value, &cap))
         return -1;
+    if (s->alloc.kind != ALLOCATOR_JEMALLOC)
+        return allocator_stats_show(s, opts[1].given, opts[0].given);
     if (opts[0].given && !opts[1].given)
         return stats_full_json(s, cap);
     return stats_summary(s, opts[0].given);

@@ -1,9 +1,11 @@
 /* cmd_memory.h - what the memory commands (cmd_memory.c) share with
- * recent (cmd_recent.c). */
+ * recent (cmd_recent.c) and with the other allocators' (cmd_allocator.c). */
 #ifndef MEMPROF_CMD_MEMORY_H
 #define MEMPROF_CMD_MEMORY_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "session/session.h"
 
@@ -13,5 +15,14 @@
 /* A --max-size value: bytes, or with K, M or G; from 1 byte to 1G.
  * Says what is wrong and returns -1 otherwise. */
 int memory_parse_size(const char *opt, const char *text, size_t *size);
+
+/* A field of a file in the process's /proc directory ("status", "VmRSS"),
+ * in bytes when the file gives kB; false when it cannot be read. */
+bool memory_proc_value(struct session *s, const char *file, const char *key, uint64_t *v);
+
+/* stats and purge of a process whose allocator is not jemalloc
+ * (cmd_allocator.c), after cmd_stats and cmd_purge parsed their options. */
+int allocator_stats_show(struct session *s, bool summary, bool json);
+int allocator_purge_run(struct session *s, bool json);
 
 #endif

@@ -31,7 +31,7 @@ const struct command command_table[] = {
      "A process can hold several copies of jemalloc (a static one in the\n"
      "executable and a shared one, say).  With no argument, lists them; the\n"
      "one marked '*' is the one memprof drives.  'jemalloc N' picks copy N.",
-     cmd_jemalloc, CMD_NEEDS_TARGET | CMD_CALLS_TARGET},
+     cmd_jemalloc, CMD_NEEDS_TARGET | CMD_CALLS_TARGET | CMD_JEMALLOC},
     {"prof", "prof on|off|sample N|reset [--force] [--json]", "turn sampling on or off, set its rate",
      "prof on        start sampling (prof.active = true)\n"
      "prof off       stop sampling (prof.active = false)\n"
@@ -49,7 +49,7 @@ const struct command command_table[] = {
      "the session changed (prof.active, the rate, prof.gdump, recent's record)\n"
      "is put back; a session that ends normally leaves it and says on stderr\n"
      "what stays and how to undo it.",
-     cmd_prof, CMD_NEEDS_TARGET | CMD_CALLS_TARGET},
+     cmd_prof, CMD_NEEDS_TARGET | CMD_CALLS_TARGET | CMD_JEMALLOC},
     {"dump", "dump [FILE] [--name NAME] [--json]", "take a heap profile from the process",
      "The process writes its profile into an anonymous in-memory file that\n"
      "memprof reads and the process closes in the same stop (or, when that\n"
@@ -57,7 +57,7 @@ const struct command command_table[] = {
      "it in the session (see 'dumps') and, given FILE, saves a copy.  It is\n"
      "named NAME, or dump1, dump2... in order.  A FILE starting with '-' goes\n"
      "after '--' (dump -- -name).",
-     cmd_dump, CMD_NEEDS_TARGET | CMD_CALLS_TARGET},
+     cmd_dump, CMD_NEEDS_TARGET | CMD_CALLS_TARGET | CMD_JEMALLOC},
     {"mallctl", "mallctl [NAME [VALUE]] [--type TYPE] [--force] [--json]", "read or write any mallctl name",
      "Reads NAME, or writes VALUE to it; a VALUE that starts with '-' goes after\n"
      "'--' (mallctl arenas.dirty_decay_ms -- -1).  memprof knows every name of\n"
@@ -72,7 +72,7 @@ const struct command command_table[] = {
      "For a name newer than the table give --type bool|unsigned|uint32_t|\n"
      "size_t|ssize_t|uint64_t|int64_t|string|void.  'mallctl' alone lists the\n"
      "names.",
-     cmd_mallctl, CMD_CALLS_TARGET},
+     cmd_mallctl, CMD_CALLS_TARGET | CMD_JEMALLOC},
     {"stats", "stats [--summary] [--json [--max-size SIZE]]", "jemalloc's statistics: totals, arenas, size classes",
      "A one-screen summary read in one stop of one thread (epoch first):\n"
      "allocated, active, metadata, resident, mapped, retained; fragmentation\n"
@@ -106,7 +106,7 @@ const struct command command_table[] = {
      "--max-size bytes, default 64M).  Only sampled allocations are kept:\n"
      "start the process with MALLOC_CONF=prof:true and a low lg_prof_sample\n"
      "to see small ones, and with profiling active ('prof on').",
-     cmd_recent, CMD_NEEDS_TARGET | CMD_CALLS_TARGET},
+     cmd_recent, CMD_NEEDS_TARGET | CMD_CALLS_TARGET | CMD_JEMALLOC},
     {"purge", "purge [ARENA] [--json]", "return unused dirty pages to the system",
      "Purges every arena's unused dirty and muzzy pages (arena.4096.purge), or\n"
      "only arena ARENA's, in one stop, then shows RSS (VmRSS) and jemalloc's\n"
@@ -119,7 +119,7 @@ const struct command command_table[] = {
      "else the same), sets both in every arena and for new arenas, in one\n"
      "stop, and shows old -> new.  0 purges at once, -1 never purges\n"
      "(write it after '--': decay -- -1).  The setting stays after memprof leaves.",
-     cmd_decay, CMD_NEEDS_TARGET | CMD_CALLS_TARGET},
+     cmd_decay, CMD_NEEDS_TARGET | CMD_CALLS_TARGET | CMD_JEMALLOC},
     {"memory", "memory [--maps] [--interval S] [--json]", "the process's whole memory, reconciled with jemalloc's",
      "RSS, PSS, anonymous and file-backed, swap (smaps_rollup, status), peak\n"
      "RSS (VmHWM); jemalloc's allocated, resident, mapped and retained (one\n"

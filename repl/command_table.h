@@ -10,6 +10,9 @@ enum command_flags {
     CMD_NEEDS_TARGET = 1 << 0,   /* refuses to run when not attached */
     CMD_CALLS_TARGET = 1 << 1,   /* calls into the process: at the prompt a
                                   * Ctrl-C waits for the command to end */
+    CMD_JEMALLOC     = 1 << 2,   /* drives jemalloc: refused, naming what the
+                                  * process uses and what memprof can do
+                                  * there, when it does not use jemalloc */
 };
 
 /* The exit status of a batch stopped by `trend --fail-over` (something

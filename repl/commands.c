@@ -2,6 +2,7 @@
  * the table (exact name, unique prefix, or a suggestion), run; and the
  * commands of the prompt itself (help, sleep, set, quit). */
 #include "repl/commands.h"
+#include "session/control.h"
 #include "session/say.h"
 #include "session/profile_run.h"
 #include "repl/options.h"
@@ -102,6 +103,8 @@ int command_run_line(struct session *s, const char *line)
     else if ((c->flags & CMD_NEEDS_TARGET) && !s->target)
         say_error("'%s' needs a process: attach to one first "
                       "(memprof -p PID, or 'attach PID')", c->name);
+    else if ((c->flags & CMD_JEMALLOC) && s->target && control_needs_jemalloc(s, c->name))
+        ;                       /* it said why */
     else
         rc = c->run(s, argc, argv);
     fflush(s->out);

@@ -264,8 +264,47 @@ int control_run_owns_profiling(struct session *s, const char *cmd)
 /* Profiling must be compiled in and enabled at start for any prof change:
  * jemalloc 5.1 accepts prof.active=true without opt.prof and samples
  * nothing, so this is refused before any call. */
+/* What memprof can do for a process, by its allocator. */
+static const char *what_works(enum allocator_kind k)
+{
+    return allocator_has_stats(k) ? "'info', 'stats', 'memory' and 'purge'"
+                                  : "'info' and 'memory'";
+}
+
+int control_needs_jemalloc(struct session *s, const char *cmd)
+{
+    if (s->alloc.kind == ALLOCATOR_JEMALLOC)
+        return 0;
+    const struct allocator_id *a = &s->alloc;
+    pid_t pid = target_pid(s->target);
+    char ob[TEXT_ESCAPE_BUF];
+    const char *object = a->malloc_object[0] ? text_escape(a->malloc_object, ob, sizeof ob)
+                                             : NULL;
+    char uses[PATH_MAX + 256];
+    snprintf(uses, sizeof uses, "%s%s%s", allocator_kind_name(a->kind),
+             object ? " from " : "", object ? object : "");
+    if (target_secure_exec(s->target))
+        say_error("'%s' drives jemalloc, and process %d does not use jemalloc (no "
+                  "mallctl in any mapped object); it uses %s. It runs in secure-"
+                  "execution mode (setuid, setgid or file capabilities), where "
+                  "LD_PRELOAD and MALLOC_CONF are ignored: link it with jemalloc (or "
+                  "list libjemalloc in /etc/ld.so.preload) and put "
+                  "prof:true,prof_active:false in /etc/malloc.conf to profile it. For "
+                  "this process memprof can run %s", cmd, (int)pid, uses,
+                  what_works(a->kind));
+    else
+        say_error("'%s' drives jemalloc, and process %d does not use jemalloc (no "
+                  "mallctl in any mapped object); it uses %s. Start it with "
+                  "LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2 "
+                  "MALLOC_CONF=prof:true,prof_active:false to profile it. For this "
+                  "process memprof can run %s", cmd, (int)pid, uses, what_works(a->kind));
+    return -1;
+}
+
 int control_profiling_possible(struct session *s)
 {
+    if (control_needs_jemalloc(s, "profile"))
+        return -1;
     if (prof_conf_read(s))
         return -1;
     if (s->prof_conf.config_prof && s->prof_conf.opt_prof)
@@ -280,7 +319,8 @@ int control_profiling_possible(struct session *s)
 
 unsigned control_narenas(struct session *s)
 {
-    if (s->narenas || !s->target || target_calls_refused(s->target))
+    if (s->narenas || !s->target || target_calls_refused(s->target) ||
+        s->alloc.kind != ALLOCATOR_JEMALLOC)
         return s->narenas;
     struct query q = {.name = "arenas.narenas", .ret = -1};
     if (control_query_run(s, &q, 1) == 0 && q.ret == 0)

@@ -9,6 +9,7 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "allocator/allocator.h"
 #include "allocator/jemalloc/jemalloc.h"
 #include "lib/profile/profile.h"
 #include "lib/symbolize/symbolize.h"
@@ -109,6 +110,7 @@ struct session;
 
 struct session {
     struct target *target;     /* NULL when offline / detached */
+    struct allocator_id alloc; /* who serves its memory (with target) */
     struct session_prof_conf prof_conf;
     struct session_changes changes;
     struct session_prof_on prof_on;

@@ -176,32 +176,6 @@ static size_t scan_object(pid_t pid, const struct mapped_object *o,
     return n;
 }
 
-/* Which object's malloc the program's calls resolve to: the executable's
- * own first, then the libraries. */
-static const struct mapped_object *malloc_provider(const struct mapped_objects *objs)
-{
-    const struct mapped_object *exe = mapped_objects_exe(objs);
-    if (exe && defined_func(exe->elf, "malloc"))
-        return exe;
-    for (size_t i = 0; i < objs->n; i++) {
-        const struct elf_symbol *s = defined_func(objs->v[i].elf, "malloc");
-        if (s && s->dynamic)
-            return &objs->v[i];
-    }
-    return NULL;
-}
-
-static const char *allocator_name(const char *path)
-{
-    if (strstr(path, "/libc.so") || strstr(path, "/libc-"))
-        return "glibc malloc";
-    if (strstr(path, "tcmalloc"))
-        return "tcmalloc";
-    if (strstr(path, "mimalloc"))
-        return "mimalloc";
-    return "the malloc";
-}
-
 /* ---- stripped objects ---- */
 
 /* jemalloc's own messages all start so (malloc_conf parsing, aborts); they
@@ -361,32 +335,14 @@ static int stripped_jemalloc(pid_t pid, const struct mapped_object *o,
     return rc;
 }
 
-static int no_jemalloc(pid_t pid, const struct mapped_objects *objs, size_t mismatched,
-                       struct mp_error *err)
+/* mallctl whose code in memory is not the file's: never called. */
+static int code_differs(pid_t pid, struct mp_error *err)
 {
-    if (mismatched)
-        return mp_error_set(err, "process %d has mallctl, but its code in memory "
-                            "differs from the file on disk (library replaced since "
-                            "start, or a debugger breakpoint): memprof will not "
-                            "call it; restart the process or remove the breakpoint",
-                            pid);
-    const struct mapped_object *m = malloc_provider(objs);
-    if (preflight_secure_exec(pid))
-        return mp_error_set(err, "process %d does not use jemalloc (no mallctl in any "
-                            "mapped object); it uses %s%s%s. It runs in secure-"
-                            "execution mode (setuid, setgid or file capabilities), "
-                            "where LD_PRELOAD and MALLOC_CONF are ignored: link it "
-                            "with jemalloc (or list libjemalloc in /etc/ld.so.preload) "
-                            "and put prof:true,prof_active:false in /etc/malloc.conf "
-                            "to profile it", pid, m ? allocator_name(m->path) :
-                            "an allocator memprof cannot name", m ? " from " : "",
-                            m ? m->path : "");
-    return mp_error_set(err, "process %d does not use jemalloc (no mallctl in any "
-                        "mapped object); it uses %s%s%s. Start it with "
-                        "LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2 "
-                        "MALLOC_CONF=prof:true,prof_active:false to profile it",
-                        pid, m ? allocator_name(m->path) : "an allocator memprof "
-                        "cannot name", m ? " from " : "", m ? m->path : "");
+    return mp_error_set(err, "process %d has mallctl, but its code in memory "
+                        "differs from the file on disk (library replaced since "
+                        "start, or a debugger breakpoint): memprof will not "
+                        "call it; restart the process or remove the breakpoint",
+                        pid);
 }
 
 int jemalloc_find(pid_t pid, struct mapped_objects *objs, const struct target_options *opts,
@@ -425,10 +381,10 @@ int jemalloc_find(pid_t pid, struct mapped_objects *objs, const struct target_op
     }
     if (n == 0) {
         free(v);
-        int rc = stripped && !mismatched
-                     ? stripped_jemalloc(pid, stripped, debug_dir, stripped_mismatch,
-                                         stripped_note, err)
-                     : no_jemalloc(pid, objs, mismatched, err);
+        int rc = mismatched ? code_differs(pid, err)
+                 : stripped ? stripped_jemalloc(pid, stripped, debug_dir, stripped_mismatch,
+                                                stripped_note, err)
+                 : 0;
         free(stripped_mismatch);
         free(stripped_note);
         return rc;

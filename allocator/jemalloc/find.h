@@ -38,9 +38,10 @@ bool jemalloc_is_mallctl(const struct elf_object *obj, const struct elf_symbol *
  * memory.  Stripped objects that carry jemalloc's strings get the symbols
  * of their separate debug file (under opts->debug_dir, or beside them by
  * .gnu_debuglink), and the executable those of opts->exe once its build-id
- * matches (objs records them).  Returns the count (>0), or -1 with err
- * saying that the process does not use jemalloc and what allocator it does
- * use, or which debug file its stripped jemalloc needs. */
+ * matches (objs records them).  Returns the count, 0 when the process
+ * holds no jemalloc, or -1 with err when it holds one memprof must not or
+ * cannot call: its code differs from its file, or it is stripped (err
+ * names the debug file it needs). */
 int jemalloc_find(pid_t pid, struct mapped_objects *objs, const struct target_options *opts,
                   struct jemalloc_copy **copies, struct mp_error *err);
 

@@ -1,6 +1,5 @@
-/* jemalloc.c - opening a process as a jemalloc one (the probe that finds
- * its copies and gives the engine their code), the copies and the one
- * selected. */
+/* jemalloc.c - the probe that finds a process's jemalloc copies and gives
+ * the engine their code, the copies and the one selected. */
 #include "allocator/jemalloc/internal.h"
 
 #include <stdio.h>
@@ -38,33 +37,27 @@ static int copy_code(const struct mapped_objects *objs, const struct jemalloc_co
     return rc;
 }
 
-static int probe_find(struct target *t, struct mapped_objects *objs,
-                      const struct target_options *opts, struct code_ranges *unsafe,
-                      void *arg, struct mp_error *err)
+int jemalloc_probe(struct target *t, struct mapped_objects *objs,
+                   const struct target_options *opts, struct code_ranges *unsafe,
+                   struct mp_error *err)
 {
-    (void)arg;
+    struct jemalloc_copy *copies = NULL;
+    int n = jemalloc_find(target_pid(t), objs, opts, &copies, err);
+    if (n <= 0)
+        return n;
     struct jemalloc_state *j = calloc(1, sizeof *j);
-    if (!j)
+    if (!j) {
+        jemalloc_copies_free(copies, (size_t)n);
         return mp_error_set(err, "out of memory");
-    int n = jemalloc_find(target_pid(t), objs, opts, &j->copies, err);
-    if (n < 0) {
-        free(j);
-        return -1;
     }
+    j->copies = copies;
     j->ncopies = (size_t)n;
     target_set_allocator(t, j, state_free);
     snprintf(unsafe->what, sizeof unsafe->what, "jemalloc");
     for (size_t i = 0; i < j->ncopies; i++)
         if (copy_code(objs, &j->copies[i], unsafe) < 0)
             return mp_error_set(err, "out of memory");
-    return 0;
-}
-
-struct target *jemalloc_open(pid_t pid, const struct target_options *opts,
-                             struct mp_error *err)
-{
-    static const struct target_probe probe = { .find = probe_find };
-    return target_open_with(pid, opts, &probe, err);
+    return n;
 }
 
 size_t jemalloc_copy_count(const struct target *t)

@@ -31,11 +31,13 @@ struct mallctl_call {
     int ret;                   /* out: mallctl's return value (0, ENOENT...) */
 };
 
-/* Open process pid (target_open_with) with jemalloc as its allocator: a
- * process without jemalloc is refused, err saying what it uses instead.
- * opts may be NULL. */
-struct target *jemalloc_open(pid_t pid, const struct target_options *opts,
-                             struct mp_error *err);
+/* The probe allocator_open runs while opening a process (see struct
+ * target_probe): finds its jemalloc copies, hangs them on t and adds their
+ * code to unsafe.  Returns how many (0: none, nothing set), or -1 with err
+ * (a copy memprof must not call, or a stripped one). */
+int jemalloc_probe(struct target *t, struct mapped_objects *objs,
+                   const struct target_options *opts, struct code_ranges *unsafe,
+                   struct mp_error *err);
 
 size_t jemalloc_copy_count(const struct target *t);
 const struct jemalloc_copy *jemalloc_copy(const struct target *t, size_t i);

@@ -84,16 +84,17 @@ const uint8_t *arch_capture_callback(size_t *len)
  * a call, and also the sleep of a thread that restores itself from inside
  * pause() or sigsuspend() (see sleep_frame), after which `jmp 1b` leads
  * to the rt_sigreturn of its outer frame. */
-#define TRAMP_SYSCALL_OFF 12
+#define TRAMP_SYSCALL_OFF 13
 
 const uint8_t *arch_trampoline(size_t *len, size_t *stop_offset)
 {
-    /* A real call keeps a CET shadow stack balanced.  mallctl returns an
-     * int: %edi carries it past `mov $15, %eax` (rt_sigreturn ignores its
-     * arguments); %rbx, callee-saved, holds the frame's stack pointer. */
+    /* A real call keeps a CET shadow stack balanced.  %rdi carries the
+     * whole result (an int, or a pointer: fdopen's FILE *) past
+     * `mov $15, %eax` (rt_sigreturn ignores its arguments); %rbx,
+     * callee-saved, holds the frame's stack pointer. */
     static const uint8_t code[] = {
         0xff, 0xd0,                     /* call *%rax        */
-        0x89, 0xc7,                     /* mov %eax, %edi    */
+        0x48, 0x89, 0xc7,               /* mov %rax, %rdi    */
         0x48, 0x89, 0xdc,               /* 1: mov %rbx, %rsp */
         0xb8, 0x0f, 0x00, 0x00, 0x00,   /* mov $15, %eax     */
         0x0f, 0x05,                     /* syscall           */

@@ -71,12 +71,12 @@ START_TEST(trampoline_ends_in_rt_sigreturn)
 {
     size_t len, stop;
     const uint8_t *code = arch_trampoline(&len, &stop);
-    ck_assert_uint_eq(len, 16);
-    ck_assert_uint_eq(stop, 14);
-    /* call *%rax; mov %eax,%edi; 1: mov %rbx,%rsp; mov $15,%eax; syscall;
-     * jmp 1b */
-    ck_assert_mem_eq(code, "\xff\xd0\x89\xc7\x48\x89\xdc\xb8\x0f\0\0\0\x0f\x05"
-                           "\xeb\xf4", 16);
+    ck_assert_uint_eq(len, 17);
+    ck_assert_uint_eq(stop, 15);
+    /* call *%rax; mov %rax,%rdi (the whole result: a pointer too);
+     * 1: mov %rbx,%rsp; mov $15,%eax; syscall; jmp 1b */
+    ck_assert_mem_eq(code, "\xff\xd0\x48\x89\xc7\x48\x89\xdc\xb8\x0f\0\0\0\x0f\x05"
+                           "\xeb\xf4", 17);
     ck_assert_ptr_null(memchr(code, 0xcc, len));
 }
 END_TEST
@@ -314,7 +314,7 @@ static void check_sleep_frame(uint64_t orig, uint64_t wait_mask_at, uint64_t wai
     ck_assert_uint_eq(uc_word(&f, 0), 6);                    /* no FPU state */
     ck_assert_uint_eq(uc_word(&f, MC(23)), 0);
     ck_assert_uint_eq(uc_word(&f, 296), 0xfff0);             /* the hold mask */
-    ck_assert_uint_eq(uc_word(&f, MC(16)), 0x400000 + 12);   /* the syscall */
+    ck_assert_uint_eq(uc_word(&f, MC(16)), 0x400000 + 13);   /* the syscall */
     ck_assert_uint_eq(uc_word(&f, MC(13)), SYS_rt_sigsuspend);
     ck_assert_uint_eq(uc_word(&f, MC(8)), wait_mask_at ? wait_mask_at : outer + 296);
     ck_assert_uint_eq(uc_word(&f, MC(9)), wait_size);
