@@ -19,8 +19,12 @@ const struct command command_table[] = {
      "Removes the session's dump directory (if a dump needed one) from the\n"
      "process's filesystem and forgets the process.  The dumps already taken stay in the session.",
      cmd_detach, CMD_NEEDS_TARGET | CMD_CALLS_TARGET},
-    {"info", "info [--json]", "the process, its jemalloc and profiling state",
-     "Shows the pid, executable, jemalloc version and where it was found,\n"
+    {"info", "info [--json]", "the process, its allocator and profiling state",
+     "Shows the pid, executable and which allocator serves its memory (the\n"
+     "one its malloc() reaches in the loader's order: jemalloc, glibc malloc,\n"
+     "gperftools tcmalloc or tcmalloc_minimal, mimalloc, or one memprof does\n"
+     "not know) and what memprof can do there.  For jemalloc: its version and\n"
+     "where it was found,\n"
      "config.prof, opt.prof, opt.prof_active, prof.active, prof.lg_sample,\n"
      "opt.lg_prof_interval, opt.prof_prefix, prof.gdump, the number of threads,\n"
      "and how long memprof stopped a thread: the number of stops, the last\n"
@@ -73,7 +77,14 @@ const struct command command_table[] = {
      "size_t|ssize_t|uint64_t|int64_t|string|void.  'mallctl' alone lists the\n"
      "names.",
      cmd_mallctl, CMD_CALLS_TARGET | CMD_JEMALLOC},
-    {"stats", "stats [--summary] [--json [--max-size SIZE]]", "jemalloc's statistics: totals, arenas, size classes",
+    {"stats", "stats [--summary] [--json [--max-size SIZE]]", "the allocator's statistics: totals, arenas, size classes",
+     "glibc malloc: malloc_info() written, in one stop, into an in-memory file\n"
+     "the process makes and closes (never its stderr: malloc_stats() is never\n"
+     "called): in use, free and held, from the system, mmapped, and per arena\n"
+     "its heap, peak, free and fast-bin bytes.  gperftools tcmalloc:\n"
+     "MallocExtension's numeric properties and its own report (GetStats).\n"
+     "--summary: the totals alone; --json: all of it (docs/memprof.1).\n"
+     "mimalloc and unknown allocators: refused, saying why.  jemalloc:\n"
      "A one-screen summary read in one stop of one thread (epoch first):\n"
      "allocated, active, metadata, resident, mapped, retained; fragmentation\n"
      "(active - allocated) and the unused dirty and muzzy pages; one line per\n"
@@ -107,11 +118,16 @@ const struct command command_table[] = {
      "start the process with MALLOC_CONF=prof:true and a low lg_prof_sample\n"
      "to see small ones, and with profiling active ('prof on').",
      cmd_recent, CMD_NEEDS_TARGET | CMD_CALLS_TARGET | CMD_JEMALLOC},
-    {"purge", "purge [ARENA] [--json]", "return unused dirty pages to the system",
+    {"purge", "purge [ARENA] [--json]", "return the allocator's free pages to the system",
      "Purges every arena's unused dirty and muzzy pages (arena.4096.purge), or\n"
      "only arena ARENA's, in one stop, then shows RSS (VmRSS) and jemalloc's\n"
      "stats.resident before and after and how much came back.  An arena that\n"
-     "does not exist is refused before anything is purged.",
+     "does not exist is refused before anything is purged.  glibc malloc:\n"
+     "malloc_trim(0) (every arena: no ARENA), with RSS before and after and how\n"
+     "long the thread was held; it takes each arena's lock in turn, and above\n"
+     "1 GiB of anonymous memory memprof says first that it may take a while.\n"
+     "gperftools tcmalloc: MallocExtension_ReleaseFreeMemory(), with RSS and\n"
+     "tcmalloc's free bytes before and after.",
      cmd_purge, CMD_NEEDS_TARGET | CMD_CALLS_TARGET},
     {"decay", "decay [DIRTY_MS [MUZZY_MS]] [--json]", "show or set dirty/muzzy decay",
      "Without values, shows dirty_decay_ms and muzzy_decay_ms of every\n"
@@ -120,11 +136,13 @@ const struct command command_table[] = {
      "stop, and shows old -> new.  0 purges at once, -1 never purges\n"
      "(write it after '--': decay -- -1).  The setting stays after memprof leaves.",
      cmd_decay, CMD_NEEDS_TARGET | CMD_CALLS_TARGET | CMD_JEMALLOC},
-    {"memory", "memory [--maps] [--interval S] [--json]", "the process's whole memory, reconciled with jemalloc's",
+    {"memory", "memory [--maps] [--interval S] [--json]", "the process's whole memory, reconciled with its allocator's",
      "RSS, PSS, anonymous and file-backed, swap (smaps_rollup, status), peak\n"
      "RSS (VmHWM); jemalloc's allocated, resident, mapped and retained (one\n"
      "stop, after epoch) and the anonymous memory that is not jemalloc's\n"
-     "(anonymous RSS - stats.resident: thread stacks, other mmaps); page\n"
+     "(anonymous RSS - stats.resident: thread stacks, other mmaps); for glibc\n"
+     "malloc and tcmalloc their in-use, free and from-the-system figures and\n"
+     "the anonymous memory beyond them (for mimalloc, none, and why); page\n"
      "faults (with --interval S, their rate over S seconds); oom_score and\n"
      "oom_score_adj; the cgroup v2 memory.current, max, high and the oom and\n"
      "oom_kill counts of memory.events.  --maps groups /proc/PID/smaps like\n"
