@@ -10,6 +10,11 @@ packages=(
     libprotobuf-c-dev protobuf-c-compiler protobuf-compiler  # pprof export (protoc: tests)
     clang libclang-rt-14-dev                # make fuzz (libFuzzer)
     redis-server redis-tools                # integration: a real third-party server
+    nginx-light curl                        # integration: a real glibc-malloc server (curl asks it)
+    postgresql                              # integration: PostgreSQL 15, glibc malloc (postgresql-15:
+                                            #   initdb, postgres in /usr/lib/postgresql/15/bin; psql)
+    libgoogle-perftools-dev                 # targets: gperftools tcmalloc 2.10 (-ltcmalloc, -ltcmalloc_minimal)
+    libmimalloc-dev                         # targets: mimalloc (-lmimalloc)
     strace gdb procps python3 time tmux     # tests and benchmarks
     graphviz                                # graph: dot renders .svg/.png/.pdf
     rustc cargo librust-jemalloc-sys-dev    # the Rust test target (tests/targets/rust)

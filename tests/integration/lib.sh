@@ -20,9 +20,14 @@ set -u
 # Hermetic: no test reaches a debuginfod server it did not start itself.
 unset DEBUGINFOD_URLS
 PIDS=()
+# Functions cleanup runs first, for servers that must be stopped their own
+# way (start_nginx, start_postgres add theirs); then every pid in PIDS
+# gets SIGKILL.
+CLEANUP_HOOKS=()
 CHECKS_FAILED=0
 cleanup() {
-    local rc=$?
+    local rc=$? h
+    for h in "${CLEANUP_HOOKS[@]}"; do "$h"; done
     for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
     wait 2>/dev/null
     [ "$rc" -eq 0 ] && [ "$CHECKS_FAILED" -gt 0 ] && exit 1
@@ -376,13 +381,33 @@ open_session() {
 }
 close_session() { exec 3>&-; wait "$MP"; MPRC=$?; }
 
-# --- JSON and redis helpers --------------------------------------------------
+# --- JSON and server helpers -------------------------------------------------
 #   jf EXPR          a Python expression over the first JSON document in $OUT
 #                    (after memprof's "attached to" line): d is the document;
 #                    $JF_DEFS may hold Python that defines more names
 #   dump_series N [DIR]   commands: prof on, then N dumps 2 s apart
 #   start_redis      Debian's redis-server with MALLOC_CONF=prof:true,
 #                    prof_active:false on a free loopback port: sets $PID, $port
+#   start_nginx [USER]   Debian's nginx (glibc malloc): a master in the
+#                    foreground and 2 workers running as USER (www-data),
+#                    serving $WORK/nginx/www/index.html on a free loopback
+#                    port: sets $PID (the master), $port and $NGINX_PORT;
+#                    returns once curl gets the page and both workers exist
+#   nginx_worker_pid prints the lowest pid of nginx's workers
+#   start_postgres   Debian's PostgreSQL 15 (glibc malloc): initdb into
+#                    $WORK/pg as user postgres, the postmaster in the
+#                    foreground, its socket in $PGSOCK ($WORK/pgsock), no
+#                    TCP: sets $PID (the postmaster), $port and $PG_PORT (its
+#                    socket's number), $PGSOCK; returns once psql answers
+#                    and an idle psql session is open
+#   pg_sql SQL       runs SQL with psql -At as user postgres, prints rows
+#   pg_backend_pid   prints the pid of that session's backend: a child of
+#                    the postmaster, idle, alive until the test ends
+# One of each per test.  They run as other users: their start makes $WORK
+# searchable (chmod 711).  cleanup stops them even when a test dies:
+# nginx's master gets SIGTERM (it ends and reaps its workers), the
+# postmaster SIGQUIT (immediate shutdown: its children end, its shared
+# memory is removed); each with its children SIGKILL after 10 s.
 jf() {
     python3 -c '
 import json, os, re, sys
@@ -410,4 +435,126 @@ start_redis() {
     PID=$!
     PIDS+=("$PID")
     wait_until 10 "redis answers PING" sh -c "redis-cli -p $port ping 2>/dev/null | grep -q PONG"
+}
+
+# free_port: a loopback TCP port nobody listens on now.
+free_port() {
+    python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+
+# One nginx per test (its files are $WORK/nginx/*).
+start_nginx() {
+    local user=${1:-www-data} dir=$WORK/nginx
+    [ -z "${NGINX_MASTER:-}" ] || die "start_nginx: nginx runs already"
+    NGINX_PORT=$(free_port)
+    port=$NGINX_PORT
+    chmod 711 "$WORK"
+    mkdir -p "$dir/www" "$dir/tmp"
+    echo "memprof nginx test page" >"$dir/www/index.html"
+    chmod -R a+rX "$dir/www"
+    cat >"$dir/nginx.conf" <<EOF
+daemon off;
+master_process on;
+worker_processes 2;
+user $user $(id -gn "$user");
+pid $dir/nginx.pid;
+error_log $dir/nginx.err;
+events { worker_connections 64; }
+http {
+    access_log off;
+    default_type text/plain;
+    client_body_temp_path $dir/tmp/body;
+    proxy_temp_path $dir/tmp/proxy;
+    fastcgi_temp_path $dir/tmp/fastcgi;
+    uwsgi_temp_path $dir/tmp/uwsgi;
+    scgi_temp_path $dir/tmp/scgi;
+    server {
+        listen 127.0.0.1:$NGINX_PORT;
+        root $dir/www;
+    }
+}
+EOF
+    nginx -c "$dir/nginx.conf" -p "$dir" >"$dir/nginx.out" 2>&1 &
+    PID=$!
+    NGINX_MASTER=$PID
+    PIDS+=("$PID")
+    CLEANUP_HOOKS+=(stop_nginx)
+    wait_until 10 "nginx to serve its page on port $NGINX_PORT" nginx_up
+    wait_until 10 "nginx to start 2 workers" nginx_workers 2
+}
+nginx_up() {
+    curl -sf "http://127.0.0.1:$NGINX_PORT/" 2>/dev/null | grep -q 'memprof nginx test page' && return 0
+    alive "$NGINX_MASTER" ||
+        die "nginx exited early: $(cat "$WORK/nginx/nginx.out" "$WORK/nginx/nginx.err" 2>/dev/null)"
+    return 1
+}
+nginx_workers() { [ "$(pgrep -c -P "$NGINX_MASTER")" -ge "$1" ]; }
+nginx_worker_pid() { pgrep -P "$NGINX_MASTER" | sort -n | head -1; }
+# cleanup hook: fast shutdown (SIGTERM: the master ends its workers and
+# reaps them); SIGKILL to master and workers after 10 s (a master killed
+# alone would leave its workers serving).
+stop_nginx() {
+    local m=$NGINX_MASTER
+    kill -CONT "$m" 2>/dev/null
+    kill -TERM "$m" 2>/dev/null
+    holds wait_until 10 "nginx master $m to shut down" ended "$m" ||
+        kill -9 "$m" $(pgrep -P "$m") 2>/dev/null
+    return 0
+}
+
+# One postgres per test (its files are $WORK/pg, $WORK/pgsock, $WORK/pg*).
+PG_BIN=/usr/lib/postgresql/15/bin
+start_postgres() {
+    [ -z "${PG_MASTER:-}" ] || die "start_postgres: postgres runs already"
+    PG_PORT=$(free_port)
+    port=$PG_PORT
+    PGSOCK=$WORK/pgsock
+    chmod 711 "$WORK"
+    mkdir -p "$WORK/pg" "$PGSOCK"
+    chown postgres:postgres "$WORK/pg" "$PGSOCK"
+    chmod 700 "$WORK/pg"
+    setpriv --reuid=postgres --regid=postgres --init-groups -- "$PG_BIN/initdb" -D "$WORK/pg" \
+        -U postgres --auth=trust --no-locale -E UTF8 --no-sync --no-instructions \
+        >"$WORK/initdb.log" 2>&1 || die "initdb failed: $(tail -5 "$WORK/initdb.log")"
+    # setpriv execs: $! is the postmaster itself (runuser would stay its
+    # parent, and a shell function would run in a subshell of its own)
+    setpriv --reuid=postgres --regid=postgres --init-groups -- "$PG_BIN/postgres" -D "$WORK/pg" \
+        -k "$PGSOCK" -p "$PG_PORT" -c listen_addresses= >"$WORK/pg.log" 2>&1 &
+    PID=$!
+    PG_MASTER=$PID
+    PIDS+=("$PID")
+    CLEANUP_HOOKS+=(stop_postgres)
+    wait_until 30 "postgres to answer psql on $PGSOCK port $PG_PORT" pg_up
+    [ "$(head -1 "$WORK/pg/postmaster.pid")" = "$PID" ] ||
+        die "postmaster.pid names $(head -1 "$WORK/pg/postmaster.pid"), not $PID"
+    # The idle session behind pg_backend_pid: psql's input is a FIFO whose
+    # writer asks for the backend's pid and then sleeps, holding it open,
+    # so psql waits there and its backend idles in a wait on its socket.
+    mkfifo "$WORK/pgsession.in"
+    { echo 'select pg_backend_pid();'; exec sleep 3600; } >"$WORK/pgsession.in" 2>/dev/null &
+    PIDS+=("$!")
+    psql -h "$PGSOCK" -p "$PG_PORT" -U postgres -X -At <"$WORK/pgsession.in" >"$WORK/pgsession.out" 2>&1 &
+    PIDS+=("$!")
+    wait_until 10 "the idle psql session to print its backend's pid" \
+        grep -Eq '^[0-9]+$' "$WORK/pgsession.out"
+    PG_BACKEND=$(grep -Em1 '^[0-9]+$' "$WORK/pgsession.out")
+}
+pg_up() {
+    [ "$(pg_sql 'select 1' 2>/dev/null)" = 1 ] && return 0
+    alive "$PG_MASTER" || die "postgres exited early: $(tail -5 "$WORK/pg.log")"
+    return 1
+}
+pg_sql() { psql -h "$PGSOCK" -p "$PG_PORT" -U postgres -X -At -c "$1"; }
+pg_backend_pid() { echo "$PG_BACKEND"; }
+# cleanup hook: immediate shutdown (SIGQUIT: the postmaster ends its
+# children and removes its shared memory, which SIGKILL would leave
+# behind); SIGKILL to it and its children after 10 s.  SIGCONT first: a
+# tracer that died may have left it stopped.
+stop_postgres() {
+    local m=$PG_MASTER
+    kill -CONT "$m" 2>/dev/null
+    kill -QUIT "$m" 2>/dev/null
+    holds wait_until 10 "postmaster $m to shut down" ended "$m" ||
+        kill -9 "$m" $(pgrep -P "$m") 2>/dev/null
+    return 0
 }

@@ -8,12 +8,17 @@ TARGET_DIR    = $(BUILD)/targets
 # Binaries built from a source of another name (see the rules below): the
 # plain program again with glibc malloc only, and with jemalloc linked in
 # statically under a renamed prefix (PIE and not).
+# The programs of other allocators in tests/targets/other/ (outside the
+# wildcard; rules at the end).
 # The Rust program (tests/targets/rust) in five builds: see build.sh.
 RUST_TARGETS  = $(TARGET_DIR)/rustprof $(TARGET_DIR)/rustprof_v0 $(TARGET_DIR)/rustprof_O0 \
                 $(TARGET_DIR)/rustprof_g $(TARGET_DIR)/rustprof_noprof
+OTHER_TARGETS = $(TARGET_DIR)/glibc_fragmented $(TARGET_DIR)/glibc_parked \
+                $(TARGET_DIR)/tcmalloc_freed $(TARGET_DIR)/tcmalloc_minimal_freed \
+                $(TARGET_DIR)/mimalloc_idle
 TARGET_EXTRA  = $(TARGET_DIR)/nojemalloc $(TARGET_DIR)/static_rjem \
                 $(TARGET_DIR)/static_nopie $(TARGET_DIR)/unsafe_ctor.so \
-                $(RUST_TARGETS)
+                $(OTHER_TARGETS) $(RUST_TARGETS)
 TARGET_CFLAGS = -std=gnu11 -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer -Wall -Wextra -Werror -pthread
 TARGET_SRC    = $(sort $(wildcard tests/targets/*.c))
 TARGET_BIN    = $(TARGET_SRC:tests/targets/%.c=$(TARGET_DIR)/%) $(TARGET_EXTRA)
@@ -79,3 +84,22 @@ $(RUST_TARGETS) &: $(RUST_SRC)
 	@mkdir -p $(TARGET_DIR)
 	@mkdir -p build
 	tests/targets/rust/build.sh $(TARGET_DIR) build/rust-cargo
+
+# Allocators other than jemalloc (tests/targets/other/, none links it):
+# glibc malloc alone, gperftools tcmalloc full and minimal from one source
+# (which says which it runs), mimalloc.  -fno-builtin-malloc and friends, as
+# gperftools asks of programs linked with it: no call is folded away.
+OTHER_DEPS   = $(wildcard tests/targets/other/*.h)
+OTHER_CFLAGS = $(TARGET_CFLAGS) -fno-builtin-malloc -fno-builtin-calloc \
+               -fno-builtin-realloc -fno-builtin-free
+$(TARGET_DIR)/glibc_fragmented $(TARGET_DIR)/glibc_parked: $(TARGET_DIR)/%: tests/targets/other/%.c $(OTHER_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(OTHER_CFLAGS) -o $@ $<
+
+$(TARGET_DIR)/tcmalloc_freed $(TARGET_DIR)/tcmalloc_minimal_freed: $(TARGET_DIR)/%_freed: tests/targets/other/tcmalloc_freed.c $(OTHER_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(OTHER_CFLAGS) -DTCMALLOC_NAME='"$*"' -o $@ $< -l$*
+
+$(TARGET_DIR)/mimalloc_idle: tests/targets/other/mimalloc_idle.c $(OTHER_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(OTHER_CFLAGS) -o $@ $< -lmimalloc
