@@ -156,8 +156,8 @@ toggles() {
 }
 
 # The call trampoline memprof writes at the program's entry point (x86-64:
-# call *%rax; mov %eax,%edi; 1: mov %rbx,%rsp; mov $15,%eax; syscall; jmp 1b).
-TRAMPOLINE=ffd089c74889dcb80f0000000f05ebf4
+# call *%rax; mov %rax,%rdi; 1: mov %rbx,%rsp; mov $15,%eax; syscall; jmp 1b).
+TRAMPOLINE=ffd04889c74889dcb80f0000000f05ebf4
 
 # entry_bytes PID [HEX]: print the trampoline's length in bytes at the
 # program's entry point as hex, after writing HEX there when given.
