@@ -4,6 +4,7 @@
 #include "attach/preflight.h"
 
 #include <elf.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -119,6 +120,30 @@ static int check_state(pid_t pid, const struct proc_status *st, struct mp_error 
     return 0;
 }
 
+/* Is some thread of pid free of any tracer?  A tracer (strace -p TID)
+ * may hold only some threads: memprof then borrows another. */
+static bool some_thread_untraced(pid_t pid)
+{
+    char dir[64];
+    snprintf(dir, sizeof dir, "/proc/%d/task", pid);
+    DIR *d = opendir(dir);
+    if (!d)
+        return false;
+    bool found = false;
+    struct dirent *e;
+    while (!found && (e = readdir(d))) {
+        if (e->d_name[0] < '1' || e->d_name[0] > '9')
+            continue;
+        char path[96];
+        struct proc_status ts;
+        snprintf(path, sizeof path, "/proc/%d/task/%.20s/status", pid, e->d_name);
+        found = preflight_read_status(path, &ts) == 0 && ts.tracer_pid == 0 &&
+                ts.state != 'Z' && ts.state != 'X';
+    }
+    closedir(d);
+    return found;
+}
+
 static int check_tracer(pid_t pid, const struct proc_status *st, struct mp_error *err)
 {
     if (st->tgid != pid)
@@ -129,7 +154,7 @@ static int check_tracer(pid_t pid, const struct proc_status *st, struct mp_error
                             "(pid %d), which holds one of its threads for a call: "
                             "wait for that session to end or end it", pid, st->name,
                             st->tracer_pid);
-    if (st->tracer_pid != 0)
+    if (st->tracer_pid != 0 && !some_thread_untraced(pid))
         return mp_error_set(err, "process %d (%s) is already traced by process %d "
                             "(%s): a thread can have only one tracer; detach it and "
                             "retry", pid, st->name, st->tracer_pid,

@@ -58,7 +58,9 @@
 enum stop_kind { STOP_GONE, STOP_INTERRUPT, STOP_GROUP, STOP_SIGNAL, STOP_SYSCALL,
                  STOP_OTHER, STOP_TIMEOUT, STOP_TERMINAL };
 
-enum try_result { TRY_DONE, TRY_UNSAFE, TRY_THREAD_GONE, TRY_FAILED };
+/* TRY_TRACED: the thread has another tracer (strace -p TID): another
+ * thread is tried, and only when none is left is the session refused. */
+enum try_result { TRY_DONE, TRY_UNSAFE, TRY_THREAD_GONE, TRY_TRACED, TRY_FAILED };
 
 static double now_us(void)
 {
@@ -1015,8 +1017,8 @@ static enum try_result seize_failed(struct remote_stop *s, int e, struct mp_erro
     char tracer[96];
     preflight_thread_tracer(ctx->pid, s->tid, tracer, sizeof tracer);
     if (*tracer) {
-        mp_error_set(err, "cannot trace thread %d of process %d: it is traced by %s",
-                     s->tid, ctx->pid, tracer);
+        mp_error_set(err, "thread %d by %s", s->tid, tracer);
+        return TRY_TRACED;
     } else {
         mp_error_set(err, "cannot trace thread %d of process %d: %s", s->tid, ctx->pid,
                      strerror(e));
@@ -1196,6 +1198,8 @@ static void trace_stop(const struct remote_stop *s, double *t, enum try_result r
                        const char *why)
 {
     FILE *f = s->ctx->trace;
+    if (f && r == TRY_TRACED)
+        fprintf(f, "skip tid=%d (%s)\n", (int)s->tid, why);
     if (!f || t[PH_START] == 0)
         return;
     for (int i = PH_STOPPED; i < PH_COUNT; i++)  /* a phase skipped took no time */
@@ -1205,8 +1209,9 @@ static void trace_stop(const struct remote_stop *s, double *t, enum try_result r
             "release=%.1f%s%s%s\n", (int)s->tid, t[PH_END] - t[PH_START], s->ncalls,
             t[PH_STOPPED] - t[PH_START], t[PH_CHECKED] - t[PH_STOPPED],
             t[PH_BODY] - t[PH_CHECKED], t[PH_END] - t[PH_BODY],
-            r == TRY_UNSAFE ? " refused (" : "", r == TRY_UNSAFE ? why : "",
-            r == TRY_UNSAFE ? ")" : "");
+            r == TRY_UNSAFE || r == TRY_TRACED ? " refused (" : "",
+            r == TRY_UNSAFE || r == TRY_TRACED ? why : "",
+            r == TRY_UNSAFE || r == TRY_TRACED ? ")" : "");
 }
 
 /* Run the body on the stopped, checked thread and let it go. */
@@ -1253,11 +1258,28 @@ static enum try_result try_thread(struct remote_ctx *ctx, pid_t tid, remote_body
     }
     rep->pause_us = t[PH_END] - t[PH_START];
     rep->tid = tid;
+    if (r == TRY_TRACED)
+        snprintf(why, whylen, "traced: %.200s", err->msg);
     trace_stop(&s, t, r, why);
     arch_state_free(&s.saved);
     arch_frame_free(&s.frame);
     unblock_terminal_signals(ctx, &old);
     return r;
+}
+
+/* Threads another tracer holds, named for the refusal when no other is
+ * left: "thread 5388 by process 5393 (strace), ...". */
+struct traced_list {
+    char text[512];
+    size_t n;
+};
+
+static void traced_add(struct traced_list *l, const char *one)
+{
+    size_t used = strlen(l->text);
+    if (strstr(l->text, one) == NULL && used + strlen(one) + 3 < sizeof l->text)
+        snprintf(l->text + used, sizeof l->text - used, "%s%s", used ? ", " : "", one);
+    l->n++;
 }
 
 int remote_session(struct remote_ctx *ctx, remote_body_fn body, void *arg,
@@ -1266,24 +1288,33 @@ int remote_session(struct remote_ctx *ctx, remote_body_fn body, void *arg,
     memset(rep, 0, sizeof *rep);
     char why[256] = "";
     pid_t last_tid = 0;
+    struct traced_list traced = { "", 0 };
     if (ctx->no_calls[0])
         return mp_error_set(err, "%s", ctx->no_calls);
     if (ctx->unwind)
         unwind_checker_recheck(ctx->unwind);
     for (int round = 0; round < MAX_ROUNDS; round++) {
         struct thread_info *threads;
-        size_t n;
+        size_t n, tried = 0, traced_now = 0;
         if (proc_fate(ctx->pid, ctx->mem_fd, ctx->start_time) != PROC_SAME &&
             fate_error(ctx, "since memprof attached to it", false, err) < 0)
             return -1;
         if (threads_list(ctx->pid, &threads, &n, err) < 0)
             return -1;
-        for (size_t i = 0; i < n && i < THREADS_CANDIDATES; i++) {
+        /* a traced thread does not take a candidate's place */
+        for (size_t i = 0; i < n && tried - traced_now < THREADS_CANDIDATES; i++) {
             int body_rc = -1;
             unsigned retries = rep->unsafe_retries;
             enum try_result r = try_thread(ctx, threads[i].tid, body, arg, rep, why,
                                            sizeof why, &body_rc, err);
             rep->unsafe_retries = retries;
+            if (r != TRY_THREAD_GONE)
+                tried++;
+            if (r == TRY_TRACED) {
+                traced_add(&traced, err->msg);
+                traced_now++;
+                continue;
+            }
             if (r == TRY_UNSAFE) {
                 rep->unsafe_retries++;
                 last_tid = threads[i].tid;
@@ -1298,11 +1329,21 @@ int remote_session(struct remote_ctx *ctx, remote_body_fn body, void *arg,
             return r == TRY_DONE ? body_rc : -1;
         }
         free(threads);
+        if (tried && traced_now == tried)
+            return mp_error_set(err, "every thread of process %d memprof could borrow "
+                                "is traced by another tracer (%s): a thread can have "
+                                "only one tracer; detach it from some threads and retry",
+                                ctx->pid, traced.text);
         struct timespec ts = { 0, ROUND_SLEEP_NS };
         nanosleep(&ts, NULL);
     }
+    if (!last_tid)
+        return mp_error_set(err, "no thread of process %d could be stopped: those memprof "
+                            "tried are traced by another tracer (%s); detach it from "
+                            "some threads and retry", ctx->pid, traced.text);
     return mp_error_set(err, "no thread of process %d could be stopped safely in %d "
-                        "attempts (last: thread %d was %s); it is probably busy in "
+                        "attempts (last: thread %d was %s%s%s); it is probably busy in "
                         "its allocator: try again", ctx->pid, rep->unsafe_retries,
-                        last_tid, why);
+                        last_tid, why, traced.n ? "; others are traced by another "
+                        "tracer: " : "", traced.text);
 }

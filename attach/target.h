@@ -42,7 +42,10 @@ struct target_pause_stats {
  * line per thread stop to stderr:
  *   pause tid=N us=X calls=K stop=A check=B body=C release=D [refused (WHY)]
  * (X from PTRACE_INTERRUPT to the return of PTRACE_DETACH; K remote calls
- * made in that stop, 0 for a thread refused as unsafe; A..D the phases). */
+ * made in that stop, 0 for a thread refused as unsafe; A..D the phases),
+ * and for a thread passed over without a stop because another tracer
+ * holds it:
+ *   skip tid=N (traced: thread N by process P (COMM)) */
 
 struct target;
 
