@@ -21,6 +21,7 @@
 #include "allocator/glibc/glibc.h"
 
 #include <elf.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,7 @@
 
 struct glibc_state {
     uint64_t malloc_info, malloc_trim, fdopen, setvbuf, fclose;
+    bool linked_in;             /* a static program: only what it uses is there */
 };
 
 /* libc functions that hold its list of FILEs (or its lock). */
@@ -63,6 +65,7 @@ int glibc_probe(struct target *t, const struct mapped_object *libc,
     g->fdopen = address(libc, "fdopen");
     g->setvbuf = address(libc, "setvbuf");
     g->fclose = address(libc, "fclose");
+    g->linked_in = libc->is_exe;
     target_set_allocator(t, g, free);
     snprintf(unsafe->what, sizeof unsafe->what, "glibc's stdio");
     for (size_t i = 0; stdio_list_functions[i]; i++) {
@@ -141,6 +144,12 @@ static int info_body(struct remote_stop *s, void *arg, struct mp_error *err)
 
 static int missing(struct target *t, const char *what, struct mp_error *err)
 {
+    const struct glibc_state *g = target_allocator(t);
+    if (g->linked_in)
+        return mp_error_set(err, "process %d has glibc linked into its executable "
+                            "without %s (a static program holds only the functions it "
+                            "uses), which memprof needs to read glibc malloc's "
+                            "statistics", target_pid(t), what);
     return mp_error_set(err, "process %d's C library has no %s, which memprof needs "
                         "to read glibc malloc's statistics", target_pid(t), what);
 }

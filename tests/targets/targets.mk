@@ -17,7 +17,7 @@ OTHER_TARGETS = $(TARGET_DIR)/glibc_fragmented $(TARGET_DIR)/glibc_parked \
                 $(TARGET_DIR)/tcmalloc_freed $(TARGET_DIR)/tcmalloc_minimal_freed \
                 $(TARGET_DIR)/mimalloc_idle
 TARGET_EXTRA  = $(TARGET_DIR)/nojemalloc $(TARGET_DIR)/static_rjem \
-                $(TARGET_DIR)/static_nopie $(TARGET_DIR)/unsafe_ctor.so \
+                $(TARGET_DIR)/static_nopie $(TARGET_DIR)/unsafe_ctor.so $(TARGET_DIR)/bump_malloc.so \
                 $(OTHER_TARGETS) $(RUST_TARGETS)
 TARGET_CFLAGS = -std=gnu11 -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer -Wall -Wextra -Werror -pthread
 TARGET_SRC    = $(sort $(wildcard tests/targets/*.c))
@@ -69,6 +69,11 @@ $(TARGET_DIR)/unsafe_frames: tests/targets/unsafe_frames.c $(wildcard tests/targ
 $(TARGET_DIR)/inline_sites: tests/targets/inline_sites.c $(wildcard tests/targets/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(TARGET_CFLAGS) -O2 -o $@ $< $(JEMALLOC_LIBS) -lm
+
+# An allocator memprof does not know, for LD_PRELOAD (t_allocator_unknown).
+$(TARGET_DIR)/bump_malloc.so: tests/targets/lib/bump_malloc.c
+	@mkdir -p $(dir $@)
+	$(CC) $(TARGET_CFLAGS) -shared -fPIC -o $@ $<
 
 $(TARGET_DIR)/unsafe_ctor.so: tests/targets/lib/unsafe_ctor.c tests/targets/unsafe_frames.h
 	@mkdir -p $(dir $@)
