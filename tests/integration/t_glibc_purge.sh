@@ -61,3 +61,15 @@ check "purge ARENA: says why" err_has 'glibc malloc has no purge of one arena'
 check "no memfd of memprof's left in the process" \
     bash -c '! ls -l /proc/$1/fd | grep -q "memfd:memprof"' _ "$PID"
 check "the process is left running, untraced" untouched "$PID"
+
+# Above 1 GiB of anonymous memory, a trim is announced before it starts:
+# it takes each arena's lock in turn, and its time grows with the heap.
+CONF= start_target glibc_fragmented threads 7
+anon=$(awk '/^RssAnon/ {print $2 * 1024}' "/proc/$PID/status")
+[ "$anon" -gt $((1024 * MIB)) ] || die "the target holds only $anon anonymous bytes"
+mp -p "$PID" -e purge
+check "big heap: purge ran" mp_ok
+check "big heap: said first that it may take a while" \
+    err_has 'note: malloc_trim\(0\) walks every free chunk of every arena, holding each arena.s lock in turn; with 1\.[0-9] GiB'
+check "big heap: the memory came back (RSS over 1 GiB before, under 100 MiB after)" out_has '^RSS +1[0-9]{3}\.[0-9] MiB +[0-9]{1,2}\.[0-9] MiB'
+check "big heap: the process is left running, untraced" untouched "$PID"
