@@ -53,7 +53,7 @@ check "a symbolic link: what it points to is untouched" [ "$(cat "$WORK/precious
 refused "a missing directory" "cannot create a file in $WORK/nodir: No such file or directory; choose a directory" \
     report "$WORK/nodir/r.html"
 refused "an unknown series" "no series named 'nosuch'" report "$WORK/r.html" nosuch
-check "refusals: no file written" [ ! -e "$WORK/r.html" ] && [ ! -e "$WORK/nodir" ]
+check "refusals: no file written" bash -c '[ ! -e "$1" ] && [ ! -e "$2" ]' _ "$WORK/r.html" "$WORK/nodir"
 
 # ---- replacing ----
 cp "$WORK/one.html" "$WORK/again.html"

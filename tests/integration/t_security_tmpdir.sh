@@ -41,7 +41,7 @@ for kind in missing unsearchable unwritable; do
     check "$kind TMPDIR, forced directory: a directory in /tmp is named" \
         grep -q '^/tmp/memprof-[0-9]*-[0-9a-f]*$' <<<"$dir"
     check "$kind TMPDIR, forced directory: it is gone after the session" \
-        [ -n "$dir" ] && [ ! -e "/proc/$PID/root$dir" ]
+        bash -c '[ -n "$1" ] && [ ! -e "/proc/$2/root$1" ]' _ "$dir" "$PID"
     assert_untouched "$PID"
 done
 
