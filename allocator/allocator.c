@@ -9,7 +9,6 @@
  * only that allocator defines. */
 #include "allocator/allocator.h"
 
-#include <elf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,8 +42,7 @@ const char *allocator_kind_key(enum allocator_kind k)
 
 static bool defines(const struct mapped_object *o, const char *name)
 {
-    const struct elf_symbol *s = elf_object_symbol_named(mapped_object_symbols(o), name);
-    return s && s->defined && (s->type == STT_FUNC || s->type == STT_GNU_IFUNC);
+    return mapped_object_function(o, name) != NULL;
 }
 
 /* What the object defining malloc is, by what only each allocator has. */
@@ -60,8 +58,7 @@ static enum allocator_kind kind_of(const struct mapped_object *o)
     if (defines(o, "mi_malloc"))
         return ALLOCATOR_MIMALLOC;
     if (defines(o, "malloc_info") && defines(o, "malloc_trim") &&
-        (defines(o, "gnu_get_libc_version") || defines(o, "__libc_malloc")) &&
-        !defines(o, "tc_malloc"))
+        (defines(o, "gnu_get_libc_version") || defines(o, "__libc_malloc")))
         return ALLOCATOR_GLIBC;
     return ALLOCATOR_UNKNOWN;
 }

@@ -80,10 +80,10 @@ int callback_region_map(struct remote_stop *s, const struct target_libc *libc, s
     uint64_t ret;
     if (call_fn(s, libc->mmap, args, 6, &ret, err) < 0)
         return -1;
-    if ((uint32_t)ret != (uint32_t)at) {
+    if (ret != at) {
         /* MAP_FAILED, or (a kernel before 4.17 takes the flag as a hint)
-         * somewhere else: memprof cannot tell where, so it says so. */
-        snprintf(why, whylen, (uint32_t)ret == (uint32_t)-1
+         * somewhere else. */
+        snprintf(why, whylen, ret == (uint64_t)-1
                  ? "process %d refused to map %llu bytes of executable memory for the "
                    "write callback (a security policy: SELinux execmem, PaX MPROTECT, "
                    "or the memory limit; or the range was taken meanwhile: try again)"

@@ -12,7 +12,6 @@
  * opened itself. */
 #include "attach/link_map.h"
 
-#include <elf.h>
 #include <string.h>
 
 #include "attach/memory.h"
@@ -26,12 +25,6 @@ struct lm_head {
 };
 
 #define LINK_MAP_MAX 4096      /* objects walked before giving up */
-
-static const struct elf_symbol *defined_func(const struct mapped_object *o, const char *name)
-{
-    const struct elf_symbol *s = elf_object_symbol_named(mapped_object_symbols(o), name);
-    return s && s->defined && (s->type == STT_FUNC || s->type == STT_GNU_IFUNC) ? s : NULL;
-}
 
 /* The loader's r_debug: ld.so exports it as _r_debug. */
 static uint64_t r_debug_address(const struct mapped_objects *objs)
@@ -68,7 +61,7 @@ int link_map_definer(pid_t pid, const struct mapped_objects *objs, const char *n
 {
     *out = NULL;
     const struct mapped_object *exe = mapped_objects_exe(objs);
-    if (exe && defined_func(exe, name)) {
+    if (exe && mapped_object_function(exe, name)) {
         *out = exe;
         return 0;
     }
@@ -82,7 +75,7 @@ int link_map_definer(pid_t pid, const struct mapped_objects *objs, const char *n
         if (remote_read(pid, at, &e, sizeof e, &ignored) < 0)
             return -1;
         const struct mapped_object *o = object_at(objs, &e);
-        const struct elf_symbol *s = o ? defined_func(o, name) : NULL;
+        const struct elf_symbol *s = o ? mapped_object_function(o, name) : NULL;
         if (s && s->dynamic) {
             *out = o;
             return 0;

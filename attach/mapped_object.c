@@ -3,6 +3,7 @@
 #include "attach/mapped_object.h"
 #include "attach/threads.h"
 
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -160,6 +161,19 @@ const struct mapped_object *mapped_objects_exe(const struct mapped_objects *objs
         if (objs->v[i].is_exe)
             return &objs->v[i];
     return NULL;
+}
+
+const struct elf_symbol *mapped_object_function(const struct mapped_object *o,
+                                                const char *name)
+{
+    const struct elf_symbol *s = elf_object_symbol_named(mapped_object_symbols(o), name);
+    return s && s->defined && (s->type == STT_FUNC || s->type == STT_GNU_IFUNC) ? s : NULL;
+}
+
+uint64_t mapped_object_function_address(const struct mapped_object *o, const char *name)
+{
+    const struct elf_symbol *s = mapped_object_function(o, name);
+    return s && s->type == STT_FUNC ? s->value + o->bias : 0;
 }
 
 const struct mapped_object *mapped_objects_named(const struct mapped_objects *objs,

@@ -42,6 +42,13 @@ void mapped_objects_free(struct mapped_objects *objs);
  * when it has one. */
 const struct elf_object *mapped_object_symbols(const struct mapped_object *o);
 
+/* Function name defined in o (a FUNC or IFUNC symbol of its own table or
+ * its debug file's), or NULL.  Its runtime address to call, or 0: an IFUNC
+ * symbol's address is its resolver's, so only a plain FUNC has one. */
+const struct elf_symbol *mapped_object_function(const struct mapped_object *o,
+                                                const char *name);
+uint64_t mapped_object_function_address(const struct mapped_object *o, const char *name);
+
 /* The object whose code holds runtime address addr, or NULL. */
 const struct mapped_object *mapped_objects_find(const struct mapped_objects *objs,
                                                 uint64_t addr);

@@ -34,12 +34,6 @@
 
 /* ---- the process's own functions ------------------------------------ */
 
-static uint64_t function_in(const struct mapped_object *o, const char *name)
-{
-    const struct elf_symbol *s = elf_object_symbol_named(o->elf, name);
-    return s && s->defined && s->type == STT_FUNC ? s->value + o->bias : 0;
-}
-
 static bool is_libc(const struct mapped_object *o)
 {
     const char *slash = strrchr(o->path, '/');
@@ -60,12 +54,12 @@ const struct target_libc *target_libc(struct target *t)
             const struct mapped_object *o = &t->objs.v[i];
             if (pass == 0 ? !is_libc(o) : !o->is_exe)
                 continue;
-            c->memfd_create = function_in(o, "memfd_create");
-            c->close = function_in(o, "close");
-            c->syscall = function_in(o, "syscall");
-            c->mmap = function_in(o, "mmap");
-            c->mprotect = function_in(o, "mprotect");
-            c->munmap = function_in(o, "munmap");
+            c->memfd_create = mapped_object_function_address(o, "memfd_create");
+            c->close = mapped_object_function_address(o, "close");
+            c->syscall = mapped_object_function_address(o, "syscall");
+            c->mmap = mapped_object_function_address(o, "mmap");
+            c->mprotect = mapped_object_function_address(o, "mprotect");
+            c->munmap = mapped_object_function_address(o, "munmap");
             if (c->close || c->syscall)
                 break;
         }

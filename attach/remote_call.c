@@ -1209,9 +1209,8 @@ static void trace_stop(const struct remote_stop *s, double *t, enum try_result r
             "release=%.1f%s%s%s\n", (int)s->tid, t[PH_END] - t[PH_START], s->ncalls,
             t[PH_STOPPED] - t[PH_START], t[PH_CHECKED] - t[PH_STOPPED],
             t[PH_BODY] - t[PH_CHECKED], t[PH_END] - t[PH_BODY],
-            r == TRY_UNSAFE || r == TRY_TRACED ? " refused (" : "",
-            r == TRY_UNSAFE || r == TRY_TRACED ? why : "",
-            r == TRY_UNSAFE || r == TRY_TRACED ? ")" : "");
+            r == TRY_UNSAFE ? " refused (" : "", r == TRY_UNSAFE ? why : "",
+            r == TRY_UNSAFE ? ")" : "");
 }
 
 /* Run the body on the stopped, checked thread and let it go. */
@@ -1337,7 +1336,7 @@ int remote_session(struct remote_ctx *ctx, remote_body_fn body, void *arg,
         struct timespec ts = { 0, ROUND_SLEEP_NS };
         nanosleep(&ts, NULL);
     }
-    if (!last_tid)
+    if (!last_tid && traced.n)
         return mp_error_set(err, "no thread of process %d could be stopped: those memprof "
                             "tried are traced by another tracer (%s); detach it from "
                             "some threads and retry", ctx->pid, traced.text);

@@ -20,7 +20,6 @@
  * _int_malloc, sysmalloc... are reached only through them). */
 #include "allocator/glibc/glibc.h"
 
-#include <elf.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,34 +41,22 @@ static const char *const stdio_list_functions[] = {
     "_IO_link_in", "_IO_un_link", "_IO_list_lock", "_IO_list_resetlock", "exit",
     NULL };
 
-static const struct elf_symbol *func(const struct mapped_object *o, const char *name)
-{
-    const struct elf_symbol *s = elf_object_symbol_named(mapped_object_symbols(o), name);
-    return s && s->defined && s->type == STT_FUNC ? s : NULL;
-}
-
-static uint64_t address(const struct mapped_object *o, const char *name)
-{
-    const struct elf_symbol *s = func(o, name);
-    return s ? s->value + o->bias : 0;
-}
-
 int glibc_probe(struct target *t, const struct mapped_object *libc,
                 struct code_ranges *unsafe, struct mp_error *err)
 {
     struct glibc_state *g = calloc(1, sizeof *g);
     if (!g)
         return mp_error_set(err, "out of memory");
-    g->malloc_info = address(libc, "malloc_info");
-    g->malloc_trim = address(libc, "malloc_trim");
-    g->fdopen = address(libc, "fdopen");
-    g->setvbuf = address(libc, "setvbuf");
-    g->fclose = address(libc, "fclose");
+    g->malloc_info = mapped_object_function_address(libc, "malloc_info");
+    g->malloc_trim = mapped_object_function_address(libc, "malloc_trim");
+    g->fdopen = mapped_object_function_address(libc, "fdopen");
+    g->setvbuf = mapped_object_function_address(libc, "setvbuf");
+    g->fclose = mapped_object_function_address(libc, "fclose");
     g->linked_in = libc->is_exe;
     target_set_allocator(t, g, free);
     snprintf(unsafe->what, sizeof unsafe->what, "glibc's stdio");
     for (size_t i = 0; stdio_list_functions[i]; i++) {
-        const struct elf_symbol *s = func(libc, stdio_list_functions[i]);
+        const struct elf_symbol *s = mapped_object_function(libc, stdio_list_functions[i]);
         if (s && s->size &&
             code_ranges_add(unsafe, s->value + libc->bias, s->value + libc->bias + s->size) < 0)
             return mp_error_set(err, "out of memory");

@@ -12,7 +12,6 @@
  * from the program's, so memprof does not call it. */
 #include "allocator/tcmalloc/tcmalloc.h"
 
-#include <elf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,21 +35,15 @@ static const char *const properties[] = {
 enum { NPROPS = sizeof properties / sizeof *properties - 1, NAME_ROOM = 64 };
 #define STATS_TEXT_MAX (32 * 1024)   /* GetStats' buffer, on the thread's stack */
 
-static uint64_t address(const struct mapped_object *o, const char *name)
-{
-    const struct elf_symbol *s = elf_object_symbol_named(mapped_object_symbols(o), name);
-    return s && s->defined && s->type == STT_FUNC ? s->value + o->bias : 0;
-}
-
 int tcmalloc_probe(struct target *t, const struct mapped_object *lib,
                    struct code_ranges *unsafe, struct mp_error *err)
 {
     struct tcmalloc_state *m = calloc(1, sizeof *m);
     if (!m)
         return mp_error_set(err, "out of memory");
-    m->get_property = address(lib, "MallocExtension_GetNumericProperty");
-    m->get_stats = address(lib, "MallocExtension_GetStats");
-    m->release = address(lib, "MallocExtension_ReleaseFreeMemory");
+    m->get_property = mapped_object_function_address(lib, "MallocExtension_GetNumericProperty");
+    m->get_stats = mapped_object_function_address(lib, "MallocExtension_GetStats");
+    m->release = mapped_object_function_address(lib, "MallocExtension_ReleaseFreeMemory");
     m->linked_in = lib->is_exe;
     target_set_allocator(t, m, free);
     snprintf(unsafe->what, sizeof unsafe->what, "tcmalloc");
