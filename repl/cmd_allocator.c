@@ -16,15 +16,9 @@
 
 #include "lib/base/text_escape.h"
 
-#define MIB (1024.0 * 1024.0)
 /* Above this much anonymous memory, a glibc purge is announced first:
  * malloc_trim walks every free chunk of every arena under its lock. */
 #define LONG_TRIM_BYTES (1ull << 30)
-
-static uint64_t minus(uint64_t a, uint64_t b)
-{
-    return a > b ? a - b : 0;
-}
 
 static void mib_line(FILE *o, const char *label, uint64_t v, const char *note)
 {
@@ -176,7 +170,7 @@ static void purge_json(struct session *s, const struct allocator_purge *p, bool 
     if (rss_known) {
         json_bytes(j, "rss_before", before);
         json_bytes(j, "rss_after", after);
-        json_bytes(j, "rss_returned", minus(before, after));
+        json_bytes(j, "rss_returned", memory_minus(before, after));
     }
     json_bytes(j, "free_held_before", p->free_before);
     json_bytes(j, "free_held_after", p->free_after);
@@ -217,14 +211,14 @@ int allocator_purge_run(struct session *s, bool json)
     fprintf(o, "%-18s %12s %12s %12s\n", "", "before", "after", "returned");
     if (rss_known)
         fprintf(o, "%-18s %8.1f MiB %8.1f MiB %8.1f MiB\n", "RSS", before / MIB, after / MIB,
-                minus(before, after) / MIB);
+                memory_minus(before, after) / MIB);
     else
         fprintf(o, "RSS                unknown (/proc/%d/status unreadable)\n",
                 (int)target_pid(s->target));
     if (p.free_before != UINT64_MAX && p.free_after != UINT64_MAX)
         fprintf(o, "%-18s %8.1f MiB %8.1f MiB %8.1f MiB\n", "free, held", p.free_before / MIB,
-                p.free_after / MIB, minus(p.free_before, p.free_after) / MIB);
+                p.free_after / MIB, memory_minus(p.free_before, p.free_after) / MIB);
     fprintf(o, "%.1f MiB came back to the system (thread stopped %.0f us)\n",
-            minus(before, after) / MIB, pause);
+            memory_minus(before, after) / MIB, pause);
     return 0;
 }

@@ -137,12 +137,9 @@ static int attach_other(struct session *s, long pid)
     say_status(s, "attached to process %ld (%s): %s\n", pid,
                text_escape(target_exe(s->target), eb, sizeof eb),
                malloc_owner_text(&s->alloc, owner, sizeof owner));
-    if (allocator_has_stats(s->alloc.kind))
-        say_status(s, "%s: 'stats', 'memory' and 'purge' work here; heap profiling "
-                   "('prof', 'dump') needs jemalloc\n", allocator_kind_name(s->alloc.kind));
-    else
-        say_status(s, "'info' and 'memory' work here; %s\n",
-                   allocator_why_no_stats(s->alloc.kind));
+    const char *why_not = allocator_why_no_stats(s->alloc.kind);
+    say_status(s, "%s work here; heap profiling ('prof', 'dump') needs jemalloc%s%s\n",
+               control_what_works(s->alloc.kind), why_not ? "; " : "", why_not ? why_not : "");
     return 0;
 }
 

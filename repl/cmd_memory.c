@@ -30,7 +30,6 @@
 #include "session/json_answer.h"
 #include "repl/options.h"
 
-#define MIB (1024.0 * 1024.0)
 
 /* ---- the kernel's files ---- */
 
@@ -183,7 +182,7 @@ static void json_u64(json_object *o, const char *key, uint64_t v)
     json_object_object_add(o, key, json_object_new_uint64(v));
 }
 
-static uint64_t minus(uint64_t a, uint64_t b)
+uint64_t memory_minus(uint64_t a, uint64_t b)
 {
     return a > b ? a - b : 0;
 }
@@ -258,12 +257,12 @@ int cmd_purge(struct session *s, int argc, char **argv)
         if (rss_known) {
             json_u64(o, "rss_before", rss_before);
             json_u64(o, "rss_after", rss_after);
-            json_u64(o, "rss_returned", minus(rss_before, rss_after));
+            json_u64(o, "rss_returned", memory_minus(rss_before, rss_after));
         }
         if (before.stats && after.stats) {
             json_u64(o, "resident_before", before.resident);
             json_u64(o, "resident_after", after.resident);
-            json_u64(o, "resident_returned", minus(before.resident, after.resident));
+            json_u64(o, "resident_returned", memory_minus(before.resident, after.resident));
         }
         json_object_object_add(o, "pause_us", json_object_new_double(pause));
         json_print(s, o);
@@ -276,18 +275,18 @@ int cmd_purge(struct session *s, int argc, char **argv)
     fprintf(s->out, "%-18s %12s %12s %12s\n", "", "before", "after", "returned");
     if (rss_known)
         fprintf(s->out, "%-18s %8.1f MiB %8.1f MiB %8.1f MiB\n", "RSS", rss_before / MIB,
-                rss_after / MIB, minus(rss_before, rss_after) / MIB);
+                rss_after / MIB, memory_minus(rss_before, rss_after) / MIB);
     else
         fprintf(s->out, "RSS                unknown (/proc/%d/status unreadable)\n",
                 (int)target_pid(s->target));
     if (before.stats && after.stats)
         fprintf(s->out, "%-18s %8.1f MiB %8.1f MiB %8.1f MiB\n", "jemalloc resident",
                 before.resident / MIB, after.resident / MIB,
-                minus(before.resident, after.resident) / MIB);
+                memory_minus(before.resident, after.resident) / MIB);
     else
         fprintf(s->out, "jemalloc resident  unknown: %s\n", no_stats_why);
     fprintf(s->out, "%.1f MiB came back to the system (thread stopped %.0f us)\n",
-            minus(rss_before, rss_after) / MIB, pause);
+            memory_minus(rss_before, rss_after) / MIB, pause);
     return 0;
 }
 
@@ -553,7 +552,7 @@ static void maps_json(json_object *o, const struct procmem_groups *g,
         json_u64(e, "swap", p->swap);
         if (p->kind == PROCMEM_ANON && je->stats) {
             json_u64(e, "jemalloc_resident", je->resident);
-            json_u64(e, "other_anonymous_rss", minus(p->rss, je->resident));
+            json_u64(e, "other_anonymous_rss", memory_minus(p->rss, je->resident));
         }
         json_object_array_add(arr, e);
     }
@@ -588,7 +587,7 @@ static void maps_text(struct session *s, const struct procmem_groups *g,
             fprintf(s->out, "  %-42s %5s %10s %10" PRIu64 "\n  %-42s %5s %10s %10" PRIu64 "\n",
                     "of which jemalloc's extents (stats.resident)", "", "",
                     je->resident >> 10, "other anonymous (the difference)", "", "",
-                    minus(p->rss, je->resident) >> 10);
+                    memory_minus(p->rss, je->resident) >> 10);
     }
 }
 
@@ -621,7 +620,7 @@ static void other_json(json_object *o, struct session *s, const struct allocator
         json_u64(a, "free_held", st->free_held);
     if (st->from_system != UINT64_MAX) {
         json_u64(a, "from_system", st->from_system);
-        json_u64(o, "anonymous_not_allocator", minus(anon, st->from_system));
+        json_u64(o, "anonymous_not_allocator", memory_minus(anon, st->from_system));
     }
     json_object_object_add(o, "allocator", a);
 }
@@ -645,7 +644,7 @@ static void other_text(struct session *s, const struct memory_view *m)
         fprintf(o, "%-20s %10.1f MiB  (%s's, from the system)\n", "allocator heap",
                 st->from_system / MIB, name);
         fprintf(o, "anonymous, not the allocator's %.1f MiB  (anonymous - its heap: thread "
-                "stacks, other mmaps%s)\n", minus(m->anon, st->from_system) / MIB,
+                "stacks, other mmaps%s)\n", memory_minus(m->anon, st->from_system) / MIB,
                 s->alloc.kind == ALLOCATOR_GLIBC ? "; glibc counts pages a trim gave back "
                 "as its heap still, so this is a lower bound" : "");
     }
@@ -676,8 +675,8 @@ static void memory_json(struct session *s, const struct memory_view *m,
         json_u64(o, "jemalloc_resident", m->je.resident);
         json_u64(o, "jemalloc_mapped", m->je.mapped);
         json_u64(o, "jemalloc_retained", m->je.retained);
-        json_u64(o, "jemalloc_dirty", minus(m->je.resident, m->je.active + m->je.metadata));
-        json_u64(o, "anonymous_not_jemalloc", minus(m->anon, m->je.resident));
+        json_u64(o, "jemalloc_dirty", memory_minus(m->je.resident, m->je.active + m->je.metadata));
+        json_u64(o, "anonymous_not_jemalloc", memory_minus(m->anon, m->je.resident));
     }
     if (m->have_other)
         other_json(o, s, &m->other, m->anon);
@@ -742,11 +741,11 @@ static void memory_text(struct session *s, const struct memory_view *m,
         fprintf(o, "jemalloc allocated   %10.1f MiB  (active %.1f MiB)\n",
                 m->je.allocated / MIB, m->je.active / MIB);
         fprintf(o, "jemalloc resident    %10.1f MiB  (of which unused dirty pages ~%.1f MiB)\n",
-                m->je.resident / MIB, minus(m->je.resident, m->je.active + m->je.metadata) / MIB);
+                m->je.resident / MIB, memory_minus(m->je.resident, m->je.active + m->je.metadata) / MIB);
         fprintf(o, "jemalloc mapped      %10.1f MiB  (retained, not mapped: %.1f MiB)\n",
                 m->je.mapped / MIB, m->je.retained / MIB);
         fprintf(o, "anonymous, not jemalloc %7.1f MiB  (anonymous - jemalloc resident: "
-                "thread stacks, other mmaps)\n", minus(m->anon, m->je.resident) / MIB);
+                "thread stacks, other mmaps)\n", memory_minus(m->anon, m->je.resident) / MIB);
     } else {
         fprintf(o, "jemalloc             unknown: %s\n", no_stats_why);
     }
@@ -814,8 +813,8 @@ int cmd_memory(struct session *s, int argc, char **argv)
         uint64_t mi, ma;
         if (proc_faults(s, &mi, &ma)) {
             m.interval = interval;
-            m.minflt_rate = (double)minus(mi, m.minflt) / interval;
-            m.majflt_rate = (double)minus(ma, m.majflt) / interval;
+            m.minflt_rate = (double)memory_minus(mi, m.minflt) / interval;
+            m.majflt_rate = (double)memory_minus(ma, m.majflt) / interval;
             m.minflt = mi;
             m.majflt = ma;
         }
@@ -1070,7 +1069,7 @@ static void summary_print(struct session *s, const struct reads *r,
     uint64_t listed_large = 0;
     for (unsigned j = 0; j < at->large_listed; j++)
         listed_large += r->slots[at->large0 + j].val * classes.lextent_size[j];
-    uint64_t beyond = minus(r->slots[at->large_all].val, listed_large);
+    uint64_t beyond = memory_minus(r->slots[at->large_all].val, listed_large);
     double pause = last_pause_us(s);
     FILE *o = s->out;
     json_object *doc = json ? json_object_new_object() : NULL, *arr = NULL;
@@ -1081,7 +1080,7 @@ static void summary_print(struct session *s, const struct reads *r,
         json_u64(doc, "resident", resident);
         json_u64(doc, "mapped", mapped);
         json_u64(doc, "retained", retained);
-        json_u64(doc, "fragmentation", minus(active, allocated));
+        json_u64(doc, "fragmentation", memory_minus(active, allocated));
         json_u64(doc, "dirty", dirty);
         json_u64(doc, "muzzy", muzzy);
         json_u64(doc, "narenas", narenas);
@@ -1092,8 +1091,8 @@ static void summary_print(struct session *s, const struct reads *r,
         fprintf(o, "resident    %10.1f MiB   mapped %.1f MiB, retained %.1f MiB\n",
                 resident / MIB, mapped / MIB, retained / MIB);
         fprintf(o, "fragmentation %8.1f MiB   (active - allocated: %.1f%% of active)\n",
-                minus(active, allocated) / MIB,
-                active ? 100.0 * (double)minus(active, allocated) / (double)active : 0.0);
+                memory_minus(active, allocated) / MIB,
+                active ? 100.0 * (double)memory_minus(active, allocated) / (double)active : 0.0);
         fprintf(o, "unused dirty %9.1f MiB   muzzy %.1f MiB ('purge' returns them)\n",
                 dirty / MIB, muzzy / MIB);
         fprintf(o, "\n%-6s %7s %12s %11s %11s %9s %9s\n", "arena", "threads", "allocated",

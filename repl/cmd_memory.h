@@ -16,6 +16,11 @@
  * Says what is wrong and returns -1 otherwise. */
 int memory_parse_size(const char *opt, const char *text, size_t *size);
 
+#define MIB (1024.0 * 1024.0)
+
+/* a - b, or 0 when b is larger (figures read at different instants). */
+uint64_t memory_minus(uint64_t a, uint64_t b);
+
 /* A field of a file in the process's /proc directory ("status", "VmRSS"),
  * in bytes when the file gives kB; false when it cannot be read. */
 bool memory_proc_value(struct session *s, const char *file, const char *key, uint64_t *v);

@@ -261,11 +261,7 @@ int control_run_owns_profiling(struct session *s, const char *cmd)
     return -1;
 }
 
-/* Profiling must be compiled in and enabled at start for any prof change:
- * jemalloc 5.1 accepts prof.active=true without opt.prof and samples
- * nothing, so this is refused before any call. */
-/* What memprof can do for a process, by its allocator. */
-static const char *what_works(enum allocator_kind k)
+const char *control_what_works(enum allocator_kind k)
 {
     return allocator_has_stats(k) ? "'info', 'stats', 'memory' and 'purge'"
                                   : "'info' and 'memory'";
@@ -291,16 +287,19 @@ int control_needs_jemalloc(struct session *s, const char *cmd)
                   "list libjemalloc in /etc/ld.so.preload) and put "
                   "prof:true,prof_active:false in /etc/malloc.conf to profile it. For "
                   "this process memprof can run %s", cmd, (int)pid, uses,
-                  what_works(a->kind));
+                  control_what_works(a->kind));
     else
         say_error("'%s' drives jemalloc, and process %d does not use jemalloc (no "
                   "mallctl in any mapped object); it uses %s. Start it with "
                   "LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2 "
                   "MALLOC_CONF=prof:true,prof_active:false to profile it. For this "
-                  "process memprof can run %s", cmd, (int)pid, uses, what_works(a->kind));
+                  "process memprof can run %s", cmd, (int)pid, uses, control_what_works(a->kind));
     return -1;
 }
 
+/* Profiling must be compiled in and enabled at start for any prof change:
+ * jemalloc 5.1 accepts prof.active=true without opt.prof and samples
+ * nothing, so this is refused before any call. */
 int control_profiling_possible(struct session *s)
 {
     if (control_needs_jemalloc(s, "profile"))

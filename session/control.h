@@ -105,5 +105,8 @@ int control_profiling_possible(struct session *s);
  * jemalloc, what the process uses, how to give it jemalloc and what
  * memprof can do for it meanwhile. */
 int control_needs_jemalloc(struct session *s, const char *cmd);
+/* The commands that work for a process with allocator k:
+ * "'info', 'stats', 'memory' and 'purge'" or "'info' and 'memory'". */
+const char *control_what_works(enum allocator_kind k);
 
 #endif
