@@ -4,7 +4,8 @@
 # malloc is the first in the loader's order, not whatever maps highest),
 # glibc alone, gperftools tcmalloc, mimalloc (statistics refused, with the
 # reason), and a renamed jemalloc linked statically beside glibc's malloc
-# (Rust's _rjem_).  Nothing is stopped to tell (a jemalloc session then
+# (Rust's _rjem_), and glibc linked into a static program.  Nothing is
+# stopped to tell (a jemalloc session then
 # reads profiling's state).
 . "$SRCDIR/tests/integration/lib.sh"
 
@@ -51,3 +52,18 @@ named "Rust's _rjem_ beside glibc" jemalloc glibc '/libc\.so\.6$'
 mp -p "$PID" -e info
 check "Rust: the attach line says malloc is glibc's" \
     err_has "its malloc\(\) is glibc malloc in /.*libc\.so\.6: this jemalloc serves only"
+
+# A static program: glibc's malloc in the executable, found without a
+# loader.  It holds only the libc functions it uses: no fdopen, so 'stats'
+# says so precisely, while 'purge' (malloc_trim) works.
+CONF= start_target static_glibc
+named "static glibc" glibc glibc "^$TARGETS/static_glibc\$"
+check "static glibc: linked in" [ "$(jf 'd["allocator"]["malloc_linked_in"]')" = True ]
+mp -p "$PID" -e stats
+check "static glibc: stats refused" mp_failed
+check "static glibc: says the static program lacks what memprof needs" \
+    err_has "has glibc linked into its executable without fdopen, setvbuf or fclose"
+mp -p "$PID" -e purge
+check "static glibc: purge works" mp_ok
+check "static glibc: purge says what malloc_trim did" out_has '^malloc_trim\(0\): '
+check "static glibc: left untouched" untouched "$PID"

@@ -73,3 +73,13 @@ check "big heap: said first that it may take a while" \
     err_has 'note: malloc_trim\(0\) walks every free chunk of every arena, holding each arena.s lock in turn; with 1\.[0-9] GiB'
 check "big heap: the memory came back (RSS over 1 GiB before, under 100 MiB after)" out_has '^RSS +1[0-9]{3}\.[0-9] MiB +[0-9]{1,2}\.[0-9] MiB'
 check "big heap: the process is left running, untraced" untouched "$PID"
+
+# When no in-memory file can carry malloc_info's output, 'stats' says so
+# and the process is left as it was (no stream opened, nothing written).
+MEMPROF_TEST_NO_MEMFD=1 mp -p "$PID" -e stats
+check "no memfd: stats refused" mp_failed
+check "no memfd: says why" \
+    err_has "cannot read glibc malloc's statistics here: malloc_info\(\) writes them to an in-memory file the process makes, and MEMPROF_TEST_NO_MEMFD is set"
+check "no memfd: nothing written to the process's streams" \
+    file_lacks "$WORK/glibc_fragmented.stderr" '<malloc|<heap'
+check "no memfd: the process is left running, untraced" untouched "$PID"

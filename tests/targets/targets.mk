@@ -18,6 +18,7 @@ OTHER_TARGETS = $(TARGET_DIR)/glibc_fragmented $(TARGET_DIR)/glibc_parked \
                 $(TARGET_DIR)/mimalloc_idle
 TARGET_EXTRA  = $(TARGET_DIR)/nojemalloc $(TARGET_DIR)/static_rjem \
                 $(TARGET_DIR)/static_nopie $(TARGET_DIR)/unsafe_ctor.so $(TARGET_DIR)/bump_malloc.so \
+                $(TARGET_DIR)/static_glibc \
                 $(OTHER_TARGETS) $(RUST_TARGETS)
 TARGET_CFLAGS = -std=gnu11 -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer -Wall -Wextra -Werror -pthread
 TARGET_SRC    = $(sort $(wildcard tests/targets/*.c))
@@ -37,6 +38,12 @@ $(TARGET_DIR)/%: tests/targets/%.c $(wildcard tests/targets/*.h)
 $(TARGET_DIR)/nojemalloc: tests/targets/plain.c $(wildcard tests/targets/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(TARGET_CFLAGS) -o $@ $< -lm
+
+# A static program: glibc malloc linked into the executable, with only the
+# libc functions the program uses (t_allocator_named).
+$(TARGET_DIR)/static_glibc: tests/targets/plain.c $(wildcard tests/targets/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(TARGET_CFLAGS) -static -o $@ $< -lm
 
 # jemalloc linked in statically with its mallctl renamed to _rjem_mallctl,
 # as Rust's tikv-jemallocator does: the whole archive is merged into one
