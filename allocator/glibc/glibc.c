@@ -90,8 +90,6 @@ static int info_body(struct remote_stop *s, void *arg, struct mp_error *err)
         return -1;
     if (fd < 0)
         return 0;
-    struct mp_error ignored;
-    bool can_call = true;
     c->fd = target_memfd_open(s, fd, c->why, sizeof c->why);
     if (c->fd < 0)
         return target_memfd_close(s, c->t, fd, err);
@@ -105,21 +103,26 @@ static int info_body(struct remote_stop *s, void *arg, struct mp_error *err)
     if (rc == 0 && fp == 0)
         rc = mp_error_set(err, "process %d could not open a stream on an in-memory "
                           "file (fdopen() failed: out of memory?)", s->ctx->pid);
+    struct mp_error ignored;
+    bool can_call = !s->gone && !s->at_signal_stop;
     if (fp == 0) {
-        can_call = !s->gone && !s->at_signal_stop;
         if (can_call)
             target_memfd_close(s, c->t, fd, &ignored);
         return rc;
     }
     /* unbuffered: nothing pending if the stream is ever left behind */
     rc = call(s, c->g->setvbuf, (uint64_t[]){ fp, 0, _IONBF, 0 }, 4, sp, &r,
-                  "setvbuf()", err);
+              "setvbuf()", err);
+    if (rc == 0 && (int32_t)r != 0)
+        rc = mp_error_set(err, "process %d refused to make the stream unbuffered "
+                          "(setvbuf() failed): malloc_info() was not called", s->ctx->pid);
     if (rc == 0)
         rc = call(s, c->g->malloc_info, (uint64_t[]){ 0, fp }, 2, sp, &r,
                   "malloc_info()", err);
     c->ret = (int)(int32_t)r;
-    struct mp_error close_err;
+    /* fclose closes the process's descriptor too */
     can_call = !s->gone && !s->at_signal_stop;
+    struct mp_error close_err;
     if (can_call &&
         call(s, c->g->fclose, (uint64_t[]){ fp }, 1, sp, &r, "fclose()", &close_err) < 0 &&
         rc == 0) {
