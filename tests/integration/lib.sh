@@ -493,14 +493,7 @@ nginx_worker_pid() { pgrep -P "$NGINX_MASTER" | sort -n | head -1; }
 # cleanup hook: fast shutdown (SIGTERM: the master ends its workers and
 # reaps them); SIGKILL to master and workers after 10 s (a master killed
 # alone would leave its workers serving).
-stop_nginx() {
-    local m=$NGINX_MASTER
-    kill -CONT "$m" 2>/dev/null
-    kill -TERM "$m" 2>/dev/null
-    holds wait_until 10 "nginx master $m to shut down" ended "$m" ||
-        kill -9 "$m" $(pgrep -P "$m") 2>/dev/null
-    return 0
-}
+stop_nginx() { stop_server "$NGINX_MASTER" TERM "nginx master"; }
 
 # One postgres per test (its files are $WORK/pg, $WORK/pgsock, $WORK/pg*).
 PG_BIN=/usr/lib/postgresql/15/bin
@@ -548,13 +541,15 @@ pg_sql() { psql -h "$PGSOCK" -p "$PG_PORT" -U postgres -X -At -c "$1"; }
 pg_backend_pid() { echo "$PG_BACKEND"; }
 # cleanup hook: immediate shutdown (SIGQUIT: the postmaster ends its
 # children and removes its shared memory, which SIGKILL would leave
-# behind); SIGKILL to it and its children after 10 s.  SIGCONT first: a
-# tracer that died may have left it stopped.
-stop_postgres() {
-    local m=$PG_MASTER
-    kill -CONT "$m" 2>/dev/null
-    kill -QUIT "$m" 2>/dev/null
-    holds wait_until 10 "postmaster $m to shut down" ended "$m" ||
-        kill -9 "$m" $(pgrep -P "$m") 2>/dev/null
+# behind); SIGKILL to it and its children after 10 s.
+stop_postgres() { stop_server "$PG_MASTER" QUIT postmaster; }
+# stop_server PID SIGNAL NAME: SIGCONT first (a tracer that died may have
+# left it stopped), then SIGNAL; SIGKILL to it and its children if it has
+# not ended after 10 s.
+stop_server() {
+    kill -CONT "$1" 2>/dev/null
+    kill -"$2" "$1" 2>/dev/null
+    holds wait_until 10 "$3 $1 to shut down" ended "$1" ||
+        kill -9 "$1" $(pgrep -P "$1") 2>/dev/null
     return 0
 }

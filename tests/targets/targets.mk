@@ -101,7 +101,7 @@ $(RUST_TARGETS) &: $(RUST_SRC)
 # glibc malloc alone, gperftools tcmalloc full and minimal from one source
 # (which says which it runs), mimalloc.  -fno-builtin-malloc and friends, as
 # gperftools asks of programs linked with it: no call is folded away.
-OTHER_DEPS   = $(wildcard tests/targets/other/*.h)
+OTHER_DEPS   = $(wildcard tests/targets/other/*.h) tests/targets/helper_thread.h
 OTHER_CFLAGS = $(TARGET_CFLAGS) -fno-builtin-malloc -fno-builtin-calloc \
                -fno-builtin-realloc -fno-builtin-free
 $(TARGET_DIR)/glibc_fragmented $(TARGET_DIR)/glibc_parked: $(TARGET_DIR)/%: tests/targets/other/%.c $(OTHER_DEPS)

@@ -25,6 +25,7 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 
+#include "helper_thread.h"
 #include "target_common.h"
 #include "unsafe_frames.h"
 
@@ -45,30 +46,6 @@ void unsafe_frames_block(void)
     if (write(1, verdict, strlen(verdict)) < 0)
         _exit(3);
     close(fd);
-}
-
-static volatile pid_t helper_tid;
-
-static void *helper(void *arg)
-{
-    (void)arg;
-    helper_tid = (pid_t)syscall(SYS_gettid);
-    int p[2];
-    if (pipe(p) < 0)
-        return NULL;
-    char c;
-    for (;;)
-        if (read(p[0], &c, 1) < 0 && errno != EINTR)
-            return NULL;
-}
-
-static pid_t start_helper(void)
-{
-    pthread_t t;
-    pthread_create(&t, NULL, helper, NULL);
-    while (!helper_tid)
-        usleep(1000);
-    return helper_tid;
 }
 
 static void on_usr1(int sig)
@@ -154,7 +131,7 @@ int main(int argc, char **argv)
     fifo = argv[2];
     bool alone = argc > 3 && strcmp(argv[3], "alone") == 0;
     if (!alone)
-        printf("helper %d\n", (int)start_helper());
+        printf("helper %d\n", (int)helper_start());
     if (strcmp(argv[1], "signal") == 0)
         in_signal_handler();
     else if (strcmp(argv[1], "dlopen") == 0 && argc > 3)

@@ -33,6 +33,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "../helper_thread.h"
 #include "idle.h"
 
 static int fifo_fd;
@@ -72,21 +73,6 @@ static ssize_t cookie_write(void *cookie, const char *buf, size_t size)
     return (ssize_t)size;
 }
 
-static volatile pid_t helper_tid;
-
-static void *helper(void *arg)
-{
-    (void)arg;
-    helper_tid = (pid_t)syscall(SYS_gettid);
-    int p[2];
-    if (pipe(p) < 0)
-        return NULL;
-    char c;
-    for (;;)
-        if (read(p[0], &c, 1) < 0 && errno != EINTR)
-            return NULL;
-}
-
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IONBF, 0);
@@ -96,11 +82,9 @@ int main(int argc, char **argv)
     REQUIRE(fifo_fd >= 0, "cannot open %s: %s", argv[1], strerror(errno));
     printf("pid %d\n", (int)getpid());
     if (!alone) {
-        pthread_t t;
-        REQUIRE(pthread_create(&t, NULL, helper, NULL) == 0, "pthread_create failed");
-        while (!helper_tid)
-            usleep(1000);
-        printf("helper %d\n", (int)helper_tid);
+        pid_t helper = helper_start();
+        REQUIRE(helper != 0, "pthread_create failed");
+        printf("helper %d\n", (int)helper);
     }
 
     cookie_io_functions_t io = { .write = cookie_write };
