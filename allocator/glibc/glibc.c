@@ -8,7 +8,10 @@
  * unbuffered, runs malloc_info() and fclose()s it, and memprof reads the
  * file through its own descriptor.  Unbuffered, a stream left behind by a
  * memprof killed inside that stop holds no pending bytes that exit() could
- * later flush into whatever file reuses its descriptor number.
+ * later flush into whatever file reuses its descriptor number.  (Such a
+ * stream stays in the process's list; only a program that calls
+ * fcloseall() would then close the descriptor number it holds, which a
+ * later session's sweep of dead memprofs' memfds has freed for reuse.)
  *
  * fdopen() and fclose() take libc's lock on the list of every open FILE
  * (a recursive lock): a thread stopped inside a function holding it would
