@@ -7,6 +7,9 @@
 #   prog_other             a different build (other build-id) for mismatches
 #   prog_noid              built without a build-id: debuglink CRC checks
 #   libfixture.so          the shared library they use (rpath $ORIGIN)
+#   libcfichain.so         a chain of calls built -O2 -fomit-frame-pointer
+#                          (test_cfi_rows walks it with unwind rows)
+#   libnocfi.so            a shared object without .eh_frame
 #   *.out                  what each program reported about itself
 #   stripped/, dotdebug/, globaldebug/, buildid/, mismatch/, noid/, noid_bad/
 #                          stripped copies whose symbols live in separate
@@ -23,7 +26,8 @@ FIXTURE_FILES = $(FX)/libfixture.so $(FX)/prog_pie.out $(FX)/prog_nopie.out \
 	$(FX)/prog_other $(FX)/prog_noid.out \
 	$(FX)/stripped/prog_pie $(FX)/dotdebug/prog_pie $(FX)/globaldebug/prog_pie \
 	$(FX)/buildid/prog_pie $(FX)/mismatch/prog_pie $(FX)/noid/prog_noid \
-	$(FX)/noid_bad/prog_noid $(FX)/debugroot.stamp $(FX)/baddebug.stamp
+	$(FX)/noid_bad/prog_noid $(FX)/debugroot.stamp $(FX)/baddebug.stamp \
+	$(FX)/libcfichain.so $(FX)/libnocfi.so
 
 .PHONY: fixtures
 fixtures: $(FIXTURE_FILES)
@@ -31,6 +35,20 @@ fixtures: $(FIXTURE_FILES)
 $(FX)/libfixture.so: $(FX_SRC)/fixlib.c $(FX_SRC)/fixlib.map tests/unit/fixtures.mk
 	@mkdir -p $(dir $@)
 	gcc $(FX_CFLAGS) -fPIC -shared -Wl,--version-script=$(FX_SRC)/fixlib.map -o $@ $<
+
+# As Debian builds its libraries: no frame pointers.
+$(FX)/libcfichain.so: $(FX_SRC)/cfi_chain.c tests/unit/fixtures.mk
+	@mkdir -p $(dir $@)
+	gcc -g -O2 -fomit-frame-pointer -fPIC -shared -o $@ $<
+
+# No start files (they bring .eh_frame), no unwind tables, and the empty
+# .eh_frame the linker still makes removed (in the text segment: no empty
+# segment is left).
+$(FX)/libnocfi.so: $(FX_SRC)/nocfi.c tests/unit/fixtures.mk
+	@mkdir -p $(dir $@)
+	gcc -O2 -fPIC -shared -nostdlib -fno-asynchronous-unwind-tables -fno-unwind-tables \
+	  -Wl,--no-eh-frame-hdr -Wl,-z,noseparate-code -o $@ $<
+	objcopy --remove-section .eh_frame $@
 
 $(FX)/prog_pie: $(FX_SRC)/prog.cpp $(FX)/libfixture.so
 	g++ $(FX_CFLAGS) -DFIXTURE_VARIANT=1 -fPIE -pie $(FX_RPATH) -o $@ $< -L$(FX) -lfixture
