@@ -1,0 +1,174 @@
+/* abi.h - the memory shared by memprof and the heap sampler it puts into a
+ * process (docs/sampler.md): one memfd named "memprof-sampler", mapped
+ * twice by the process, its code read-only and executable, its data
+ * read-write.  memprof fills the data before any call can reach the code,
+ * reads samples out of it without stopping a thread, and finds a sampler a
+ * dead memprof left by this layout.
+ *
+ * Included by memprof (allocator/sampler/) and by the sampler itself
+ * (allocator/sampler/inproc/, built freestanding for the target): fixed
+ * widths only, no pointers, no libc.  Every field the sampler reads is
+ * also untrusted when memprof reads it back: a process's user can write
+ * its own memory. */
+#ifndef MEMPROF_SAMPLER_ABI_H
+#define MEMPROF_SAMPLER_ABI_H
+
+#include <stdint.h>
+
+#define SAMPLER_MAGIC      UINT64_C(0x3170616d72706d6d)   /* "mmprmap1" */
+#define SAMPLER_ABI        1u
+
+/* The image: code first, the data at this fixed distance after its start
+ * (the code reaches its data RIP-relative: no relocation). */
+#define SAMPLER_CODE_SIZE  0x10000u
+
+/* The functions the sampler stands in for.  Order is the ABI. */
+enum sampler_fn {
+    SF_MALLOC,
+    SF_FREE,
+    SF_CALLOC,
+    SF_REALLOC,
+    SF_REALLOCARRAY,
+    SF_POSIX_MEMALIGN,
+    SF_ALIGNED_ALLOC,
+    SF_MEMALIGN,
+    SF_VALLOC,
+    SF_PVALLOC,
+    SF_COUNT
+};
+
+/* At offset 0 of the code image. */
+struct sampler_image_header {
+    uint64_t magic;            /* SAMPLER_MAGIC */
+    uint32_t abi;              /* SAMPLER_ABI */
+    uint32_t code_bytes;       /* bytes of the image in use (<= SAMPLER_CODE_SIZE) */
+    uint32_t wrapper[SF_COUNT];  /* offset of each stand-in from the image start */
+};
+
+enum sampler_state {
+    SAMPLER_OFF = 0,           /* pass through: every call goes straight on */
+    SAMPLER_ON = 1,            /* sample allocations, forget freed samples */
+    SAMPLER_ORPHAN = 2,        /* set by the sampler itself when the memprof
+                                * holding its watch pipe is gone: pass through */
+};
+
+/* Limits: the sampler never grows.  A sample beyond them is counted, not
+ * kept. */
+#define SAMPLER_MAX_FRAMES   128u          /* as jemalloc's PROF_BT_MAX */
+#define SAMPLER_TABLE_LG     12u
+#define SAMPLER_TABLE_CAP    (1u << SAMPLER_TABLE_LG)  /* sample slots */
+#define SAMPLER_TABLE_LIVE   (SAMPLER_TABLE_CAP / 4 * 3) /* live samples kept at most */
+#define SAMPLER_PROBE_MAX    64u           /* slots looked at for one pointer */
+#define SAMPLER_FILTER_LG    15u           /* bytes of the free() filter, lg */
+#define SAMPLER_THREAD_SLOTS 256u
+#define SAMPLER_PATCH_MAX    4096u
+
+/* keys[] values besides a pointer. */
+#define SAMPLER_KEY_EMPTY  UINT64_C(0)
+#define SAMPLER_KEY_TOMB   UINT64_C(1)     /* was a sample, freed */
+#define SAMPLER_KEY_BUSY   UINT64_C(2)     /* being written or removed */
+
+/* Where a pointer's sample slot search starts, and its byte in the free()
+ * filter: the same hash on both sides. */
+static inline uint64_t sampler_hash(uint64_t ptr)
+{
+    return (ptr >> 4) * UINT64_C(0x9e3779b97f4a7c15);
+}
+static inline uint32_t sampler_slot_of(uint64_t ptr)
+{
+    return (uint32_t)(sampler_hash(ptr) >> (64 - SAMPLER_TABLE_LG));
+}
+static inline uint32_t sampler_filter_of(uint64_t ptr)
+{
+    return (uint32_t)((sampler_hash(ptr) >> 17) & ((1u << SAMPLER_FILTER_LG) - 1));
+}
+
+/* One live sample.  Written as a sequence lock: seq odd while it changes;
+ * a reader (memprof, from outside, while the process runs) keeps an entry
+ * only when seq is even, equals seq_end, and a second read finds the same
+ * bytes. */
+struct sampler_entry {
+    uint64_t seq;
+    uint64_t ptr;              /* 0: none */
+    uint64_t size;             /* bytes asked for */
+    uint32_t nframes;
+    uint32_t truncated;        /* the walk stopped early (no unwind row, limit) */
+    uint64_t frames[SAMPLER_MAX_FRAMES];  /* return addresses, innermost first:
+                                           * frames[0] is in the allocating function */
+    uint64_t seq_end;
+};
+
+/* A thread's countdown to its next sample, found by hashing its thread
+ * pointer (threads that collide share one: sampling stays unbiased). */
+struct sampler_thread {
+    uint64_t tp;               /* thread pointer of the owner, 0: free */
+    int64_t bytes_left;        /* sample when an allocation takes it to <= 0 */
+    uint64_t rng;              /* xorshift state */
+    uint64_t generation;       /* ctl.generation the countdown was drawn in:
+                                * another one starts a new countdown */
+    uint64_t pad[4];           /* one cache line each */
+};
+
+/* One call-table slot memprof pointed at a stand-in, with what it held:
+ * recorded before the slot is written, so that whoever finds the sampler
+ * (this memprof at the end, or the next one after a SIGKILL) can put every
+ * slot back. */
+struct sampler_patch {
+    uint64_t slot;             /* address of the GOT entry */
+    uint64_t original;         /* its value before */
+    uint64_t wrapper;          /* the stand-in written there */
+};
+
+/* How to find the caller's frame from a return address inside a function:
+ * the row with the greatest pc <= address applies (rows sorted by pc). */
+enum sampler_cfa {
+    SAMPLER_CFA_NONE = 0,      /* no unwind information here: stop */
+    SAMPLER_CFA_SP = 1,        /* CFA = stack pointer + cfa_off */
+    SAMPLER_CFA_FP = 2,        /* CFA = frame pointer + cfa_off */
+};
+struct sampler_row {
+    uint64_t pc;               /* runtime address where this row starts */
+    int32_t cfa_off;
+    int16_t fp_off;            /* caller's frame pointer saved at CFA + fp_off;
+                                * 0: the frame pointer is not changed here */
+    int8_t ra_off;             /* return address saved at CFA + ra_off */
+    uint8_t cfa_reg;           /* enum sampler_cfa */
+};
+
+struct sampler_ctl {
+    uint64_t magic;            /* SAMPLER_MAGIC */
+    uint32_t abi;              /* SAMPLER_ABI */
+    uint32_t state;            /* enum sampler_state */
+    uint64_t generation;       /* bumped by memprof at each 'prof on' */
+    int64_t tgid;              /* the process as it sees itself (getpid()):
+                                * elsewhere (a forked child) nothing is sampled */
+    int32_t watch_fd;          /* read end of a pipe whose write end memprof
+                                * holds: hung up = memprof gone */
+    uint32_t lg_sample;        /* mean bytes between samples = 2^lg_sample */
+    uint64_t seed;
+    uint64_t real[SF_COUNT];   /* the allocator's own functions */
+    uint64_t nrows;            /* rows[] in use */
+    uint64_t npatches;         /* patches[] in use */
+    int64_t memprof_pid;       /* for the next memprof's message */
+    /* Counters kept by the sampler (relaxed): */
+    uint64_t samples;          /* samples taken */
+    uint64_t dropped;          /* samples not kept: table full or probe limit */
+    uint64_t truncated;        /* samples whose walk stopped early */
+    uint64_t live;             /* entries in the table now */
+    uint64_t reserved[8];
+};
+
+/* The data half of the image (at SAMPLER_CODE_SIZE from its start); rows
+ * follow it, ctl.nrows of them. */
+struct sampler_data {
+    struct sampler_ctl ctl;
+    struct sampler_thread threads[SAMPLER_THREAD_SLOTS];
+    uint8_t filter[1u << SAMPLER_FILTER_LG];  /* live samples per filter byte
+                                               * (255 sticks: never 0 again) */
+    uint64_t keys[SAMPLER_TABLE_CAP];
+    struct sampler_entry entries[SAMPLER_TABLE_CAP];
+    struct sampler_patch patches[SAMPLER_PATCH_MAX];
+    struct sampler_row rows[];
+};
+
+#endif

@@ -1,0 +1,643 @@
+/* sampler.c - the heap sampler memprof puts into a running process: the
+ * stand-ins ("wrappers") memprof points the process's calls to malloc,
+ * free and the other allocation functions at.  Each calls the allocator's
+ * own function and, while memprof samples, keeps one sample per 2^lg_sample
+ * bytes allocated on average (a Poisson process over bytes, as jemalloc's
+ * lg_prof_sample) in the table of abi.h, with the allocating call path; a
+ * sample is forgotten when its block is freed.
+ *
+ * Built freestanding into a flat image (image.lds, Makefile.in): no libc,
+ * no relocation, no data of its own.  Everything it keeps lives in struct
+ * sampler_data, which memprof maps SAMPLER_CODE_SIZE after the code; the
+ * code reaches it RIP-relative through sampler_data_block, a symbol the
+ * linker script places there.  It runs inside any allocation of the
+ * process, on any thread, in a signal handler that interrupted one of its
+ * own calls, and in a forked child that shares its data: no locks, atomic
+ * operations on every shared word, a small stack frame, errno untouched,
+ * and every read of the stack beyond its own frame made through
+ * process_vm_readv, so that a wrong unwind row cannot fault. */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "allocator/sampler/abi.h"
+#include "allocator/sampler/inproc/arch_x86_64.h"
+
+#define EXPORT   __attribute__((visibility("hidden"), used))
+#define NOINLINE __attribute__((noinline))
+
+/* The data half, at SAMPLER_CODE_SIZE from the image's start (image.lds). */
+extern struct sampler_data sampler_data_block __attribute__((visibility("hidden")));
+#define DATA (&sampler_data_block)
+#define CTL  (&sampler_data_block.ctl)
+
+/* memprof and other threads change these words while we read them. */
+#define LOAD(p)          __atomic_load_n((p), __ATOMIC_RELAXED)
+#define STORE(p, v)      __atomic_store_n((p), (v), __ATOMIC_RELAXED)
+#define ADD(p, v)        ((void)__atomic_fetch_add((p), (v), __ATOMIC_RELAXED))
+#define SUB(p, v)        ((void)__atomic_fetch_sub((p), (v), __ATOMIC_RELAXED))
+#define CAS(p, expect, v) \
+    __atomic_compare_exchange_n((p), (expect), (v), 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)
+
+_Static_assert(SF_COUNT == 10, "the image header below names one wrapper per sampler_fn");
+_Static_assert(SAMPLER_THREAD_SLOTS == 256, "thread_slot() takes the top 8 bits of a hash");
+_Static_assert(sizeof(struct sampler_thread) == 64, "one cache line per thread slot");
+
+/* The stand-ins, with the C prototypes of the functions they replace. */
+void *sampler_malloc(size_t size);
+void sampler_free(void *ptr);
+void *sampler_calloc(size_t n, size_t size);
+void *sampler_realloc(void *old, size_t size);
+void *sampler_reallocarray(void *old, size_t n, size_t size);
+int sampler_posix_memalign(void **memptr, size_t align, size_t size);
+void *sampler_aligned_alloc(size_t align, size_t size);
+void *sampler_memalign(size_t align, size_t size);
+void *sampler_valloc(size_t size);
+void *sampler_pvalloc(size_t size);
+
+/* The image header (struct sampler_image_header), which image.lds puts at
+ * offset 0.  The image is linked at address 0, so a wrapper's address is
+ * its offset: the linker resolves every word and nothing is left for run
+ * time.  Only the assembler can write these words (C has no constant for
+ * a function's address as a 32-bit number), and it takes abi.h's
+ * constants through "i" operands (32 bits each: x86's %c takes no
+ * more), which only an asm inside a function may have: this function
+ * carries the asm and is never called.  It also gives
+ * the linker script SAMPLER_CODE_SIZE as sampler_code_limit. */
+__attribute__((used)) static void image_header(void)
+{
+    __asm__(".pushsection .sampler_header,\"a\",@progbits\n\t"
+            ".long %c0, %c1\n\t"                 /* magic: low, high half */
+            ".long %c2\n\t"
+            ".long sampler_code_end\n\t"
+            ".long sampler_malloc\n\t"            /* SF_MALLOC */
+            ".long sampler_free\n\t"              /* SF_FREE */
+            ".long sampler_calloc\n\t"            /* SF_CALLOC */
+            ".long sampler_realloc\n\t"           /* SF_REALLOC */
+            ".long sampler_reallocarray\n\t"      /* SF_REALLOCARRAY */
+            ".long sampler_posix_memalign\n\t"    /* SF_POSIX_MEMALIGN */
+            ".long sampler_aligned_alloc\n\t"     /* SF_ALIGNED_ALLOC */
+            ".long sampler_memalign\n\t"          /* SF_MEMALIGN */
+            ".long sampler_valloc\n\t"            /* SF_VALLOC */
+            ".long sampler_pvalloc\n\t"           /* SF_PVALLOC */
+            ".popsection\n\t"
+            ".globl sampler_code_limit\n\t"
+            ".set sampler_code_limit, %c3"
+            :
+            : "i"((uint32_t)SAMPLER_MAGIC), "i"((uint32_t)(SAMPLER_MAGIC >> 32)),
+              "i"(SAMPLER_ABI), "i"(SAMPLER_CODE_SIZE));
+}
+
+/* ---- random intervals ------------------------------------------------ */
+
+/* xorshift64*: fast, and good enough to place samples. */
+static uint64_t rng_next(uint64_t *state)
+{
+    uint64_t x = *state;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    *state = x;
+    return x * UINT64_C(0x2545f4914f6cdd1d);
+}
+
+/* splitmix64's finaliser: thread pointers differ in a few bits only, and
+ * xorshift started from nearby states gives nearby first numbers. */
+static uint64_t mix(uint64_t x)
+{
+    x = (x ^ (x >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+    x = (x ^ (x >> 27)) * UINT64_C(0x94d049bb133111eb);
+    return x ^ (x >> 31);
+}
+
+#define LOG2_FRAC 20            /* fraction bits of log2_fixed() */
+#define LN2_Q32   UINT64_C(0xb17217f8)   /* ln 2 * 2^32, rounded */
+
+/* log2(r) for r >= 1 in fixed point, without floating point (the image is
+ * built with general registers only): the whole part is the leading bit;
+ * the fraction comes bit by bit from squaring the mantissa, as each square
+ * doubles its logarithm (the bit is 1 when the square reaches 2). */
+static uint64_t log2_fixed(uint64_t r)
+{
+    unsigned int whole = 63u - (unsigned int)__builtin_clzll(r);
+    uint64_t m = (r << (63u - whole)) >> 1;   /* [1, 2) with 62 fraction bits */
+    uint64_t frac = 0;
+    for (int i = 0; i < LOG2_FRAC; i++) {
+        m = (uint64_t)(((unsigned __int128)m * m) >> 62);
+        frac <<= 1;
+        if (m >> 63) {
+            m >>= 1;
+            frac |= 1;
+        }
+    }
+    return ((uint64_t)whole << LOG2_FRAC) | frac;
+}
+
+/* Bytes until the next sample: exponential with mean 2^lg, as the gaps of a
+ * Poisson process, drawn as -ln(u) * 2^lg for u uniform in (0, 1].  Rounded
+ * up, so that an allocation of n bytes is sampled with probability exactly
+ * 1 - exp(-n / 2^lg).  lg 0 samples every allocation. */
+static int64_t next_interval(uint64_t *rng, uint32_t lg)
+{
+    if (lg == 0)
+        return 1;
+    if (lg > 62)
+        lg = 62;
+    uint64_t r = (rng_next(rng) >> 11) + 1;                   /* u = r / 2^53 */
+    uint64_t minus_log2_u = ((uint64_t)53 << LOG2_FRAC) - log2_fixed(r);
+    unsigned int point = LOG2_FRAC + 32;                       /* of the product */
+    unsigned __int128 bytes = (unsigned __int128)(minus_log2_u * LN2_Q32) << lg;
+    bytes = (bytes + (((unsigned __int128)1 << point) - 1)) >> point;
+    if (bytes < 1)
+        return 1;
+    if (bytes > ((unsigned __int128)1 << 62))
+        return (int64_t)1 << 62;
+    return (int64_t)bytes;
+}
+
+/* ---- the process and memprof ------------------------------------------ */
+
+/* A forked child shares the data (the memfd is mapped shared) but must
+ * leave it alone: its blocks are not the process's. */
+static int in_own_process(void)
+{
+    return ARCH_SYSCALL0(ARCH_SYS_GETPID) == LOAD(&CTL->tgid);
+}
+
+/* memprof holds the write end of the watch pipe; when it dies the read end
+ * hangs up (or the process closed the descriptor): nobody will read the
+ * samples, so the sampler stops for good.  A failed poll says nothing. */
+static int memprof_gone(void)
+{
+    struct arch_pollfd pfd = { .fd = (int32_t)LOAD(&CTL->watch_fd), .events = ARCH_POLLIN };
+    struct arch_timespec now = { 0, 0 };
+    int64_t n = ARCH_SYSCALL6(ARCH_SYS_PPOLL, (uint64_t)(uintptr_t)&pfd, 1,
+                              (uint64_t)(uintptr_t)&now, 0, ARCH_SIGSET_SIZE, 0);
+    return n > 0 && pfd.revents != 0;
+}
+
+static void become_orphan(void)
+{
+    uint32_t on = SAMPLER_ON;
+    CAS(&CTL->state, &on, (uint32_t)SAMPLER_ORPHAN);
+}
+
+/* ---- the stack walk ---------------------------------------------------- */
+
+/* Reads of the process's stack that cannot fault: a word is read with
+ * process_vm_readv on the process itself, which fails instead of faulting
+ * on memory that is not mapped; once a word of a page was read that way,
+ * the rest of that page is read directly (stacks do not go away under the
+ * thread that walks them). */
+struct stack_reader {
+    uint64_t page;             /* a page known readable, 0: none yet */
+};
+
+typedef uint64_t unaligned_u64 __attribute__((aligned(1), may_alias));
+
+static int read_word(struct stack_reader *rd, uint64_t addr, uint64_t *out)
+{
+    uint64_t page = addr & ~(uint64_t)(ARCH_PAGE_SIZE - 1);
+    int one_page = (addr & (ARCH_PAGE_SIZE - 1)) <= ARCH_PAGE_SIZE - sizeof(uint64_t);
+    if (rd->page != 0 && page == rd->page && one_page) {
+        *out = *(const volatile unaligned_u64 *)(uintptr_t)addr;
+        return 1;
+    }
+    struct arch_iovec local = { (uint64_t)(uintptr_t)out, sizeof *out };
+    struct arch_iovec remote = { addr, sizeof *out };
+    int64_t n = ARCH_SYSCALL6(ARCH_SYS_PROCESS_VM_READV, (uint64_t)LOAD(&CTL->tgid),
+                              (uint64_t)(uintptr_t)&local, 1,
+                              (uint64_t)(uintptr_t)&remote, 1, 0);
+    if (n != (int64_t)sizeof *out)
+        return 0;
+    if (one_page)
+        rd->page = page;
+    return 1;
+}
+
+/* The unwind row for a code address: the one with the greatest pc at or
+ * below it (rows are sorted by pc), or none below the first. */
+static const struct sampler_row *row_for(uint64_t pc)
+{
+    const struct sampler_row *rows = DATA->rows;
+    uint64_t lo = 0, hi = LOAD(&CTL->nrows);
+    if (hi == 0 || pc < rows[0].pc)
+        return NULL;
+    while (hi - lo > 1) {                 /* rows[lo].pc <= pc < rows[hi].pc */
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (rows[mid].pc <= pc)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return &rows[lo];
+}
+
+enum step { STEP_NEXT, STEP_END, STEP_LOST };
+
+/* One frame out: from the registers of a function (r->pc a return address
+ * into it) to those of its caller.  The row is looked up at pc - 1: a
+ * return address may be the first byte of the next function.  END is the
+ * outermost frame; LOST a walk that could not go on. */
+static enum step step_out(struct arch_walk_regs *r, struct stack_reader *rd)
+{
+    const struct sampler_row *row = row_for(r->pc - 1);
+    if (row == NULL)
+        return STEP_LOST;
+    uint64_t base;
+    switch (row->cfa_reg) {
+    case SAMPLER_CFA_NONE: return STEP_END;
+    case SAMPLER_CFA_SP: base = r->sp; break;
+    case SAMPLER_CFA_FP: base = r->fp; break;
+    default: return STEP_LOST;
+    }
+    uint64_t cfa = base + (uint64_t)(int64_t)row->cfa_off;
+    if (cfa <= r->sp)                     /* stacks grow down: a loop or garbage */
+        return STEP_LOST;
+    uint64_t ra, fp = r->fp;
+    if (!read_word(rd, cfa + (uint64_t)(int64_t)row->ra_off, &ra))
+        return STEP_LOST;
+    if (row->fp_off != 0 && !read_word(rd, cfa + (uint64_t)(int64_t)row->fp_off, &fp))
+        return STEP_LOST;
+    if (ra == 0)
+        return STEP_END;
+    r->pc = ra;
+    r->sp = cfa;
+    r->fp = fp;
+    return STEP_NEXT;
+}
+
+/* Fills e->frames from the wrapper's frame outwards; returns whether the
+ * walk stopped early (no row for an address, a failed read, the limit). */
+static uint32_t walk_stack(const uint64_t *frame, struct sampler_entry *e)
+{
+    struct arch_walk_regs r = arch_walk_start(frame);
+    struct stack_reader rd = { 0 };
+    uint32_t n = 0, truncated = 0;
+    e->frames[n++] = r.pc;
+    for (;;) {
+        enum step s = step_out(&r, &rd);
+        if (s == STEP_END)
+            break;
+        if (s == STEP_LOST || n == SAMPLER_MAX_FRAMES) {
+            truncated = 1;
+            break;
+        }
+        e->frames[n++] = r.pc;
+    }
+    STORE(&e->nframes, n);
+    STORE(&e->truncated, truncated);
+    return truncated;
+}
+
+/* ---- the table of samples ---------------------------------------------- */
+
+#define SLOT_MASK (SAMPLER_TABLE_CAP - 1u)
+
+/* The free() filter counts live samples per byte; a byte that reached 255
+ * stays there (a count that overflowed cannot be trusted to reach 0). */
+static void filter_up(uint64_t ptr)
+{
+    uint8_t *f = &DATA->filter[sampler_filter_of(ptr)];
+    uint8_t v = LOAD(f);
+    while (v != 255 && !CAS(f, &v, (uint8_t)(v + 1)))
+        ;
+}
+
+static void filter_down(uint64_t ptr)
+{
+    uint8_t *f = &DATA->filter[sampler_filter_of(ptr)];
+    uint8_t v = LOAD(f);
+    while (v != 255 && v != 0 && !CAS(f, &v, (uint8_t)(v - 1)))
+        ;
+}
+
+/* The slot holding ptr's sample, taken (made BUSY) by the caller, or -1.
+ * Probes stop at EMPTY: slots never become EMPTY again, so a key is never
+ * behind one. */
+static int32_t take_key(uint64_t ptr)
+{
+    uint32_t i = sampler_slot_of(ptr);
+    for (uint32_t k = 0; k < SAMPLER_PROBE_MAX; k++, i = (i + 1) & SLOT_MASK) {
+        uint64_t key = __atomic_load_n(&DATA->keys[i], __ATOMIC_ACQUIRE);
+        if (key == SAMPLER_KEY_EMPTY)
+            return -1;
+        if (key == ptr)
+            return CAS(&DATA->keys[i], &key, SAMPLER_KEY_BUSY) ? (int32_t)i : -1;
+    }
+    return -1;
+}
+
+/* A free slot (EMPTY or TOMB) on ptr's probe path, taken, or -1. */
+static int32_t take_free_slot(uint64_t ptr)
+{
+    uint32_t i = sampler_slot_of(ptr);
+    for (uint32_t k = 0; k < SAMPLER_PROBE_MAX; k++, i = (i + 1) & SLOT_MASK) {
+        uint64_t key = LOAD(&DATA->keys[i]);
+        if ((key == SAMPLER_KEY_EMPTY || key == SAMPLER_KEY_TOMB) &&
+            CAS(&DATA->keys[i], &key, SAMPLER_KEY_BUSY))
+            return (int32_t)i;
+    }
+    return -1;
+}
+
+/* An entry's seqlock (abi.h): odd while it changes.  Returns the even
+ * value to publish when done. */
+static uint64_t entry_open(struct sampler_entry *e)
+{
+    uint64_t odd = LOAD(&e->seq) | 1;
+    STORE(&e->seq, odd);
+    __atomic_thread_fence(__ATOMIC_RELEASE);   /* odd seen before any change */
+    return odd + 1;
+}
+
+static void entry_close(struct sampler_entry *e, uint64_t even)
+{
+    STORE(&e->seq_end, even);
+    __atomic_store_n(&e->seq, even, __ATOMIC_RELEASE);
+}
+
+/* A slot for a new sample of ptr: the one already holding ptr (its free
+ * went by another way), or a free one while the table has room.  Returns
+ * -1, counted as dropped, when there is none. */
+static int32_t claim_slot(uint64_t ptr)
+{
+    int32_t i = take_key(ptr);
+    if (i >= 0)
+        return i;
+    if (__atomic_fetch_add(&CTL->live, 1, __ATOMIC_RELAXED) >= SAMPLER_TABLE_LIVE) {
+        SUB(&CTL->live, 1);
+        ADD(&CTL->dropped, 1);
+        return -1;
+    }
+    i = take_free_slot(ptr);
+    if (i < 0) {
+        SUB(&CTL->live, 1);
+        ADD(&CTL->dropped, 1);
+        return -1;
+    }
+    filter_up(ptr);
+    return i;
+}
+
+static void record_sample(uint64_t ptr, uint64_t size, const uint64_t *frame)
+{
+    int32_t i = claim_slot(ptr);
+    if (i < 0)
+        return;
+    struct sampler_entry *e = &DATA->entries[i];
+    uint64_t even = entry_open(e);
+    STORE(&e->ptr, ptr);
+    STORE(&e->size, size);
+    uint32_t truncated = walk_stack(frame, e);
+    entry_close(e, even);
+    __atomic_store_n(&DATA->keys[i], ptr, __ATOMIC_RELEASE);
+    ADD(&CTL->samples, 1);
+    if (truncated)
+        ADD(&CTL->truncated, 1);
+}
+
+/* Forgets ptr's sample, if it has one, before the allocator frees the
+ * block (after, another thread could be given the same address and sample
+ * it).  Reached only when ptr's filter byte is not 0. */
+static NOINLINE void forget(uint64_t ptr)
+{
+    if (ptr <= SAMPLER_KEY_BUSY)         /* free(NULL): no key can match */
+        return;
+    uint32_t i = sampler_slot_of(ptr);
+    for (uint32_t k = 0; k < SAMPLER_PROBE_MAX; k++, i = (i + 1) & SLOT_MASK) {
+        uint64_t key = __atomic_load_n(&DATA->keys[i], __ATOMIC_ACQUIRE);
+        if (key == SAMPLER_KEY_EMPTY)
+            return;
+        if (key != ptr)
+            continue;
+        /* Checked only now, on a real match: a getpid() per free that
+         * merely passed the filter would cost too much. */
+        if (!in_own_process() || !CAS(&DATA->keys[i], &key, SAMPLER_KEY_BUSY))
+            return;
+        struct sampler_entry *e = &DATA->entries[i];
+        uint64_t even = entry_open(e);
+        STORE(&e->ptr, 0);
+        entry_close(e, even);
+        __atomic_store_n(&DATA->keys[i], SAMPLER_KEY_TOMB, __ATOMIC_RELEASE);
+        filter_down(ptr);
+        SUB(&CTL->live, 1);
+        return;
+    }
+}
+
+/* ---- counting bytes ---------------------------------------------------- */
+
+/* A thread's countdown, found by hashing its thread pointer: no TLS of our
+ * own, no allocation. */
+static struct sampler_thread *thread_slot(uint64_t tp)
+{
+    return &DATA->threads[(tp * UINT64_C(0x9e3779b97f4a7c15)) >> 56];
+}
+
+/* The countdown reached 0 in an allocation: draw the next gap, then take
+ * the sample if this is still the process memprof attached to and memprof
+ * is still there to read it. */
+static NOINLINE void sample_slow(struct sampler_thread *t, uint64_t ptr, uint64_t size,
+                                 const uint64_t *frame)
+{
+    uint64_t rng = LOAD(&t->rng);
+    STORE(&t->bytes_left, next_interval(&rng, LOAD(&CTL->lg_sample)));
+    STORE(&t->rng, rng);
+    if (!in_own_process())
+        return;
+    if (memprof_gone()) {
+        become_orphan();
+        return;
+    }
+    record_sample(ptr, size, frame);
+}
+
+/* A thread meets a slot another thread (or another 'prof on') left: it
+ * takes it over with a fresh countdown, then counts the allocation.  The
+ * gap to a Poisson process's next point is exponential wherever one starts
+ * counting, so a fresh draw keeps sampling unbiased even when two threads
+ * keep taking one slot from each other; the old state is mixed in so that
+ * they do not draw the same number each time. */
+static NOINLINE void count_new_owner(struct sampler_thread *t, uint64_t tp, uint64_t ptr,
+                                     uint64_t size, const uint64_t *frame)
+{
+    uint64_t gen = LOAD(&CTL->generation);
+    uint64_t rng = LOAD(&t->rng) ^ mix(LOAD(&CTL->seed) ^ tp ^ gen);
+    if (rng == 0)
+        rng = UINT64_C(0x9e3779b97f4a7c15);
+    int64_t left = next_interval(&rng, LOAD(&CTL->lg_sample)) - (int64_t)size;
+    STORE(&t->rng, rng);
+    STORE(&t->generation, gen);
+    STORE(&t->tp, tp);
+    STORE(&t->bytes_left, left);
+    if (left <= 0)
+        sample_slow(t, ptr, size, frame);
+}
+
+/* Every successful allocation while sampling: size bytes off the calling
+ * thread's countdown.  `frame` is the wrapper's frame pointer, where the
+ * stack walk starts.  Everything but the countdown is a tail call, so that
+ * the common case saves no register. */
+static NOINLINE void count_alloc(void *ptr, uint64_t size, const uint64_t *frame)
+{
+    uint64_t tp = arch_thread_pointer();
+    struct sampler_thread *t = thread_slot(tp);
+    if (__builtin_expect(LOAD(&t->tp) != tp ||
+                         LOAD(&t->generation) != LOAD(&CTL->generation), 0)) {
+        count_new_owner(t, tp, (uint64_t)(uintptr_t)ptr, size, frame);
+        return;
+    }
+    int64_t left = LOAD(&t->bytes_left) - (int64_t)size;
+    STORE(&t->bytes_left, left);
+    if (__builtin_expect(left > 0, 1))
+        return;
+    sample_slow(t, (uint64_t)(uintptr_t)ptr, size, frame);
+}
+
+static inline __attribute__((always_inline)) int sampling(void)
+{
+    return LOAD(&CTL->state) == SAMPLER_ON;
+}
+
+/* Forgets ptr's sample if its filter byte says it may have one: the whole
+ * cost of free() for the blocks that were never sampled. */
+static inline __attribute__((always_inline)) void forget_if_sampled(void *ptr)
+{
+    uint64_t p = (uint64_t)(uintptr_t)ptr;
+    if (__builtin_expect(LOAD(&DATA->filter[sampler_filter_of(p)]) != 0, 0))
+        forget(p);
+}
+
+#define REAL(fn, type) ((type)(uintptr_t)LOAD(&CTL->real[fn]))
+#define MY_FRAME() ((const uint64_t *)__builtin_frame_address(0))
+
+/* ---- the stand-ins ----------------------------------------------------- */
+
+typedef void *malloc_fn(size_t);
+typedef void free_fn(void *);
+typedef void *calloc_fn(size_t, size_t);
+typedef void *realloc_fn(void *, size_t);
+typedef void *reallocarray_fn(void *, size_t, size_t);
+typedef int posix_memalign_fn(void **, size_t, size_t);
+typedef void *aligned_fn(size_t, size_t);
+
+EXPORT void *sampler_malloc(size_t size)
+{
+    malloc_fn *real = REAL(SF_MALLOC, malloc_fn *);
+    if (!sampling())
+        return real(size);
+    void *p = real(size);
+    if (p != NULL)
+        count_alloc(p, size, MY_FRAME());
+    return p;
+}
+
+EXPORT void sampler_free(void *ptr)
+{
+    free_fn *real = REAL(SF_FREE, free_fn *);
+    if (sampling())
+        forget_if_sampled(ptr);
+    real(ptr);
+}
+
+/* n * size that overflows fails in the allocator: nothing to count. */
+EXPORT void *sampler_calloc(size_t n, size_t size)
+{
+    calloc_fn *real = REAL(SF_CALLOC, calloc_fn *);
+    if (!sampling())
+        return real(n, size);
+    void *p = real(n, size);
+    size_t bytes;
+    if (p != NULL && !__builtin_mul_overflow(n, size, &bytes))
+        count_alloc(p, bytes, MY_FRAME());
+    return p;
+}
+
+/* The old block's sample is forgotten before the call, whatever comes of
+ * it: the block moves, or changes size in place, or (size 0) is freed;
+ * after the call its address may already be another thread's.  A realloc
+ * that fails loses that sample.  The new block is counted like any
+ * allocation. */
+EXPORT void *sampler_realloc(void *old, size_t size)
+{
+    realloc_fn *real = REAL(SF_REALLOC, realloc_fn *);
+    if (!sampling())
+        return real(old, size);
+    forget_if_sampled(old);
+    void *p = real(old, size);
+    if (p != NULL)
+        count_alloc(p, size, MY_FRAME());
+    return p;
+}
+
+/* As realloc; a count that overflows fails without touching the block. */
+EXPORT void *sampler_reallocarray(void *old, size_t n, size_t size)
+{
+    reallocarray_fn *real = REAL(SF_REALLOCARRAY, reallocarray_fn *);
+    size_t bytes;
+    if (!sampling() || __builtin_mul_overflow(n, size, &bytes))
+        return real(old, n, size);
+    forget_if_sampled(old);
+    void *p = real(old, n, size);
+    if (p != NULL)
+        count_alloc(p, bytes, MY_FRAME());
+    return p;
+}
+
+EXPORT int sampler_posix_memalign(void **memptr, size_t align, size_t size)
+{
+    posix_memalign_fn *real = REAL(SF_POSIX_MEMALIGN, posix_memalign_fn *);
+    if (!sampling())
+        return real(memptr, align, size);
+    int rc = real(memptr, align, size);
+    if (rc == 0 && *memptr != NULL)
+        count_alloc(*memptr, size, MY_FRAME());
+    return rc;
+}
+
+/* aligned_alloc, memalign: (alignment, size). */
+static inline __attribute__((always_inline)) void *aligned(enum sampler_fn fn, size_t align,
+                                                           size_t size, const uint64_t *frame)
+{
+    aligned_fn *real = REAL(fn, aligned_fn *);
+    if (!sampling())
+        return real(align, size);
+    void *p = real(align, size);
+    if (p != NULL)
+        count_alloc(p, size, frame);
+    return p;
+}
+
+EXPORT void *sampler_aligned_alloc(size_t align, size_t size)
+{
+    return aligned(SF_ALIGNED_ALLOC, align, size, MY_FRAME());
+}
+
+EXPORT void *sampler_memalign(size_t align, size_t size)
+{
+    return aligned(SF_MEMALIGN, align, size, MY_FRAME());
+}
+
+/* valloc, pvalloc: (size); the sample keeps the size asked for, as for
+ * every function, not the pages pvalloc rounds it up to. */
+static inline __attribute__((always_inline)) void *paged(enum sampler_fn fn, size_t size,
+                                                         const uint64_t *frame)
+{
+    malloc_fn *real = REAL(fn, malloc_fn *);
+    if (!sampling())
+        return real(size);
+    void *p = real(size);
+    if (p != NULL)
+        count_alloc(p, size, frame);
+    return p;
+}
+
+EXPORT void *sampler_valloc(size_t size)
+{
+    return paged(SF_VALLOC, size, MY_FRAME());
+}
+
+EXPORT void *sampler_pvalloc(size_t size)
+{
+    return paged(SF_PVALLOC, size, MY_FRAME());
+}

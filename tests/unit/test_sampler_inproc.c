@@ -1,0 +1,626 @@
+/* test_sampler_inproc.c - the heap sampler's image (allocator/sampler/inproc/)
+ * run in this process as memprof runs it in a target: written into a
+ * memfd, its code mapped read+exec and its data read+write
+ * SAMPLER_CODE_SIZE after, the data filled (the real allocation
+ * functions, this process's pid, the read end of a watch pipe held here),
+ * and its stand-ins called through the header's offsets.  What it samples,
+ * what it forgets, when it stays out of the way (off, a forked child,
+ * memprof gone, a full table), the rate of its Poisson process, and its
+ * stack walk over unwind rows, including rows that point nowhere. */
+#include "tests/unit/unit.h"
+
+#include <errno.h>
+#include <malloc.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "allocator/sampler/abi.h"
+#include "allocator/sampler/image.h"
+
+#define MAX_ROWS 16
+
+static struct {
+    int fd;
+    uint8_t *base;             /* code at base, data at base + SAMPLER_CODE_SIZE */
+    size_t len;
+    int watch[2];              /* memprof's pipe: we hold both ends */
+    struct sampler_data *data;
+    struct sampler_ctl *ctl;
+} img;
+
+static void *(*w_malloc)(size_t);
+static void (*w_free)(void *);
+static void *(*w_calloc)(size_t, size_t);
+static void *(*w_realloc)(void *, size_t);
+static void *(*w_reallocarray)(void *, size_t, size_t);
+static int (*w_posix_memalign)(void **, size_t, size_t);
+static void *(*w_aligned_alloc)(size_t, size_t);
+static void *(*w_memalign)(size_t, size_t);
+static void *(*w_valloc)(size_t);
+static void *(*w_pvalloc)(size_t);
+
+static const struct sampler_image_header *header(void)
+{
+    return (const struct sampler_image_header *)(const void *)img.base;
+}
+
+static void *wrapper(enum sampler_fn fn)
+{
+    return img.base + header()->wrapper[fn];
+}
+
+static void find_wrappers(void)
+{
+    w_malloc = (__typeof__(w_malloc))wrapper(SF_MALLOC);
+    w_free = (__typeof__(w_free))wrapper(SF_FREE);
+    w_calloc = (__typeof__(w_calloc))wrapper(SF_CALLOC);
+    w_realloc = (__typeof__(w_realloc))wrapper(SF_REALLOC);
+    w_reallocarray = (__typeof__(w_reallocarray))wrapper(SF_REALLOCARRAY);
+    w_posix_memalign = (__typeof__(w_posix_memalign))wrapper(SF_POSIX_MEMALIGN);
+    w_aligned_alloc = (__typeof__(w_aligned_alloc))wrapper(SF_ALIGNED_ALLOC);
+    w_memalign = (__typeof__(w_memalign))wrapper(SF_MEMALIGN);
+    w_valloc = (__typeof__(w_valloc))wrapper(SF_VALLOC);
+    w_pvalloc = (__typeof__(w_pvalloc))wrapper(SF_PVALLOC);
+}
+
+/* memprof's part: the image where it would put it, the data filled before
+ * any call can reach the code. */
+static void map_image(void)
+{
+    size_t data_len = sizeof(struct sampler_data) + MAX_ROWS * sizeof(struct sampler_row);
+    img.len = SAMPLER_CODE_SIZE + data_len;
+    img.fd = memfd_create("memprof-sampler", MFD_CLOEXEC);
+    ck_assert_int_ge(img.fd, 0);
+    ck_assert_int_eq(ftruncate(img.fd, (off_t)img.len), 0);
+    ck_assert_int_eq(pwrite(img.fd, sampler_image, sampler_image_len, 0), (ssize_t)sampler_image_len);
+    uint8_t *res = mmap(NULL, img.len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ck_assert_ptr_ne(res, MAP_FAILED);
+    ck_assert_ptr_eq(mmap(res, SAMPLER_CODE_SIZE, PROT_READ | PROT_EXEC, MAP_SHARED | MAP_FIXED,
+                          img.fd, 0), res);
+    ck_assert_ptr_eq(mmap(res + SAMPLER_CODE_SIZE, data_len, PROT_READ | PROT_WRITE,
+                          MAP_SHARED | MAP_FIXED, img.fd, SAMPLER_CODE_SIZE),
+                     res + SAMPLER_CODE_SIZE);
+    img.base = res;
+    img.data = (struct sampler_data *)(void *)(res + SAMPLER_CODE_SIZE);
+    img.ctl = &img.data->ctl;
+}
+
+static void fill_ctl(void)
+{
+    static uint64_t generation;
+    struct sampler_ctl *c = img.ctl;
+    ck_assert_int_eq(pipe(img.watch), 0);
+    c->magic = SAMPLER_MAGIC;
+    c->abi = SAMPLER_ABI;
+    c->generation = ++generation;
+    c->tgid = getpid();
+    c->watch_fd = img.watch[0];
+    c->lg_sample = 0;
+    c->seed = 0x5eed;
+    c->real[SF_MALLOC] = (uintptr_t)malloc;
+    c->real[SF_FREE] = (uintptr_t)free;
+    c->real[SF_CALLOC] = (uintptr_t)calloc;
+    c->real[SF_REALLOC] = (uintptr_t)realloc;
+    c->real[SF_REALLOCARRAY] = (uintptr_t)reallocarray;
+    c->real[SF_POSIX_MEMALIGN] = (uintptr_t)posix_memalign;
+    c->real[SF_ALIGNED_ALLOC] = (uintptr_t)aligned_alloc;
+    c->real[SF_MEMALIGN] = (uintptr_t)memalign;
+    c->real[SF_VALLOC] = (uintptr_t)valloc;
+    c->real[SF_PVALLOC] = (uintptr_t)pvalloc;
+    c->memprof_pid = getpid();
+    __atomic_store_n(&c->state, SAMPLER_ON, __ATOMIC_RELEASE);
+}
+
+static void setup(void)
+{
+    map_image();
+    find_wrappers();
+    fill_ctl();
+}
+
+static void teardown(void)
+{
+    munmap(img.base, img.len);
+    close(img.fd);
+    close(img.watch[0]);
+    if (img.watch[1] >= 0)
+        close(img.watch[1]);
+}
+
+/* ---- reading the table as memprof would --------------------------------- */
+
+static struct sampler_entry *entry_of(const void *p)
+{
+    for (uint32_t i = 0; i < SAMPLER_TABLE_CAP; i++)
+        if (img.data->keys[i] == (uintptr_t)p)
+            return &img.data->entries[i];
+    return NULL;
+}
+
+static void assert_settled(const struct sampler_entry *e)
+{
+    ck_assert_uint_eq(e->seq % 2, 0);
+    ck_assert_uint_eq(e->seq, e->seq_end);
+    ck_assert_uint_gt(e->seq, 0);
+}
+
+static uint64_t sampled(void)
+{
+    return img.ctl->samples;
+}
+
+#define KEEP_FRAME __attribute__((noipa, optimize("no-omit-frame-pointer")))
+#define AFTER_CALL() __asm__ volatile("" ::: "memory")    /* no tail call */
+
+/* The function whose call the sampler must find in frames[0]. */
+KEEP_FRAME static void *alloc_here(size_t n)
+{
+    void *p = w_malloc(n);
+    AFTER_CALL();
+    return p;
+}
+
+static int in_function(uint64_t addr, const void *fn)
+{
+    return addr > (uintptr_t)fn && addr < (uintptr_t)fn + 1024;
+}
+
+/* Allocators that fail, as the real ones do on an overflowing count or a
+ * bad alignment (which ASan's would report and abort on instead). */
+static void *failing_calloc(size_t n, size_t size)
+{
+    (void)n, (void)size;
+    errno = ENOMEM;
+    return NULL;
+}
+
+static void *failing_reallocarray(void *old, size_t n, size_t size)
+{
+    (void)old, (void)n, (void)size;
+    errno = ENOMEM;
+    return NULL;
+}
+
+static int failing_posix_memalign(void **memptr, size_t align, size_t size)
+{
+    (void)memptr, (void)align, (void)size;
+    return EINVAL;
+}
+
+/* ---- the image ---------------------------------------------------------- */
+
+START_TEST(image_header_names_every_wrapper)
+{
+    ck_assert_uint_le(sampler_image_len, SAMPLER_CODE_SIZE);
+    ck_assert_uint_eq(header()->magic, SAMPLER_MAGIC);
+    ck_assert_uint_eq(header()->abi, SAMPLER_ABI);
+    ck_assert_uint_eq(header()->code_bytes, sampler_image_len);
+    for (int i = 0; i < SF_COUNT; i++) {
+        ck_assert_uint_ge(header()->wrapper[i], sizeof(struct sampler_image_header));
+        ck_assert_uint_lt(header()->wrapper[i], sampler_image_len);
+        for (int j = 0; j < i; j++)
+            ck_assert_uint_ne(header()->wrapper[i], header()->wrapper[j]);
+    }
+}
+END_TEST
+
+/* ---- sampling ----------------------------------------------------------- */
+
+START_TEST(lg0_samples_every_allocation)
+{
+    void *p = alloc_here(100);
+    void *q = alloc_here(7);
+    ck_assert_ptr_nonnull(p);
+    ck_assert_uint_eq(sampled(), 2);
+    ck_assert_uint_eq(img.ctl->live, 2);
+    struct sampler_entry *e = entry_of(p);
+    ck_assert_ptr_nonnull(e);
+    assert_settled(e);
+    ck_assert_uint_eq(e->ptr, (uintptr_t)p);
+    ck_assert_uint_eq(e->size, 100);
+    ck_assert_uint_ge(e->nframes, 1);
+    ck_assert(in_function(e->frames[0], alloc_here));
+    /* no unwind rows: the walk stops after the first frame, said so */
+    ck_assert_uint_eq(e->nframes, 1);
+    ck_assert_uint_eq(e->truncated, 1);
+    ck_assert_uint_eq(img.ctl->truncated, 2);
+    ck_assert_uint_eq(entry_of(q)->size, 7);
+    ck_assert_uint_ne(img.data->filter[sampler_filter_of((uintptr_t)p)], 0);
+    ck_assert_uint_eq(img.ctl->state, SAMPLER_ON);
+    free(p);
+    free(q);
+}
+END_TEST
+
+START_TEST(free_forgets_the_sample)
+{
+    void *p = alloc_here(64);
+    struct sampler_entry *e = entry_of(p);
+    ck_assert_ptr_nonnull(e);
+    uint64_t *key = &img.data->keys[e - img.data->entries];
+    uint64_t seq = e->seq;
+    w_free(p);
+    ck_assert_uint_eq(img.ctl->live, 0);
+    ck_assert_uint_eq(*key, SAMPLER_KEY_TOMB);
+    ck_assert_uint_eq(e->ptr, 0);
+    ck_assert_uint_eq(e->seq, seq + 2);
+    assert_settled(e);
+    ck_assert_uint_eq(img.data->filter[sampler_filter_of((uintptr_t)p)], 0);
+    ck_assert_ptr_null(entry_of(p));
+}
+END_TEST
+
+/* A block allocated before the sampler came: handed to the allocator
+ * untouched, even when its filter byte is shared with a sample and its
+ * search goes through that sample's slot (looked up, not found).  The
+ * allocator's free here only notes what it was given. */
+static void *freed_last;
+static void noting_free(void *p)
+{
+    freed_last = p;
+}
+
+START_TEST(unsampled_pointer_passes_through)
+{
+    void *q = alloc_here(32);
+    uintptr_t p = (uintptr_t)q + 16;
+    while (sampler_slot_of(p) != sampler_slot_of((uintptr_t)q))
+        p += 16;
+    uint8_t *f = &img.data->filter[sampler_filter_of(p)];
+    uint8_t before = *f;
+    *f = 1;
+    img.ctl->real[SF_FREE] = (uintptr_t)noting_free;
+    w_free((void *)p);
+    ck_assert_ptr_eq(freed_last, (void *)p);
+    *f = before;
+    img.ctl->real[SF_FREE] = (uintptr_t)free;
+    ck_assert_uint_eq(img.ctl->live, 1);
+    ck_assert_ptr_nonnull(entry_of(q));
+    ck_assert_uint_eq(entry_of(q)->ptr, (uintptr_t)q);
+    w_free(q);
+    ck_assert_uint_eq(img.ctl->live, 0);
+}
+END_TEST
+
+START_TEST(realloc_forgets_old_samples_new)
+{
+    char *p = alloc_here(100);
+    memset(p, 'x', 100);
+    char *r = w_realloc(p, 5000);
+    ck_assert_ptr_nonnull(r);
+    ck_assert_int_eq(r[99], 'x');
+    ck_assert_uint_eq(img.ctl->live, 1);
+    ck_assert_uint_eq(sampled(), 2);
+    struct sampler_entry *e = entry_of(r);
+    ck_assert_ptr_nonnull(e);
+    ck_assert_uint_eq(e->size, 5000);
+    if (r != p)
+        ck_assert_ptr_null(entry_of(p));
+    /* in place, smaller: the same pointer, sampled again with its new size */
+    char *s = w_realloc(r, 10);
+    ck_assert_uint_eq(img.ctl->live, 1);
+    ck_assert_uint_eq(entry_of(s)->size, 10);
+    /* reallocarray, and a count that overflows: the allocator fails it,
+     * the block and its sample stay */
+    char *t = w_reallocarray(s, 3, 7);
+    ck_assert_uint_eq(entry_of(t)->size, 21);
+    img.ctl->real[SF_REALLOCARRAY] = (uintptr_t)failing_reallocarray;
+    errno = 0;
+    ck_assert_ptr_null(w_reallocarray(t, SIZE_MAX / 2, 4));
+    ck_assert_int_eq(errno, ENOMEM);
+    ck_assert_ptr_nonnull(entry_of(t));
+    w_free(t);
+    ck_assert_uint_eq(img.ctl->live, 0);
+}
+END_TEST
+
+START_TEST(every_function_records_the_size_asked)
+{
+    void *c = w_calloc(3, 40);
+    ck_assert_uint_eq(entry_of(c)->size, 120);
+    void *m = NULL;
+    ck_assert_int_eq(w_posix_memalign(&m, 64, 200), 0);
+    ck_assert_uint_eq((uintptr_t)m % 64, 0);
+    ck_assert_uint_eq(entry_of(m)->size, 200);
+    void *a = w_aligned_alloc(64, 256);
+    ck_assert_uint_eq(entry_of(a)->size, 256);
+    void *ma = w_memalign(32, 77);
+    ck_assert_uint_eq(entry_of(ma)->size, 77);
+    void *v = w_valloc(300);
+    ck_assert_uint_eq(entry_of(v)->size, 300);
+    void *pv = w_pvalloc(300);
+    ck_assert_uint_eq(entry_of(pv)->size, 300);
+    void *ra = w_reallocarray(NULL, 7, 9);
+    ck_assert_uint_eq(entry_of(ra)->size, 63);
+    ck_assert_uint_eq(img.ctl->live, 7);
+    /* failures take no sample, and errno is the allocator's */
+    img.ctl->real[SF_CALLOC] = (uintptr_t)failing_calloc;
+    img.ctl->real[SF_POSIX_MEMALIGN] = (uintptr_t)failing_posix_memalign;
+    errno = 0;
+    ck_assert_ptr_null(w_calloc(SIZE_MAX / 2, 4));
+    ck_assert_int_eq(errno, ENOMEM);
+    void *none = NULL;
+    ck_assert_int_eq(w_posix_memalign(&none, 3, 16), EINVAL);
+    ck_assert_ptr_null(none);
+    ck_assert_uint_eq(sampled(), 7);
+    void *all[] = { c, m, a, ma, v, pv, ra };
+    for (size_t i = 0; i < 7; i++)
+        w_free(all[i]);
+    ck_assert_uint_eq(img.ctl->live, 0);
+}
+END_TEST
+
+/* At 2^12 bytes on average, an allocation of n bytes is sampled with
+ * probability 1 - exp(-n / 4096): the count over 200000 allocations is
+ * within 5 standard deviations of the sum (a failure by chance: 6e-7). */
+START_TEST(rate_is_poisson_over_bytes)
+{
+    img.ctl->lg_sample = 12;
+    double expect = 0, variance = 0;
+    uint64_t x = 88172645463325252ull;
+    const int n = 200000;
+    for (int i = 0; i < n; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        size_t size = 1 + (size_t)(x % 8192);
+        double p = -expm1(-(double)size / 4096.0);
+        expect += p;
+        variance += p * (1 - p);
+        w_free(w_malloc(size));
+    }
+    double got = (double)(img.ctl->samples + img.ctl->dropped);
+    ck_assert_msg(fabs(got - expect) <= 5 * sqrt(variance),
+                  "%.0f samples, %.0f expected (sd %.1f)", got, expect, sqrt(variance));
+    ck_assert_uint_eq(img.ctl->live, 0);
+}
+END_TEST
+
+START_TEST(full_table_drops_and_counts)
+{
+    enum { N = SAMPLER_TABLE_LIVE + 200 };
+    static void *blocks[N];
+    for (int i = 0; i < N; i++)
+        blocks[i] = w_malloc(16);
+    struct sampler_ctl *c = img.ctl;
+    ck_assert_uint_le(c->live, SAMPLER_TABLE_LIVE);
+    ck_assert_uint_eq(c->live, c->samples);
+    ck_assert_uint_eq(c->samples + c->dropped, N);
+    ck_assert_uint_ge(c->dropped, N - SAMPLER_TABLE_LIVE);
+    uint64_t keys = 0;
+    for (uint32_t i = 0; i < SAMPLER_TABLE_CAP; i++)
+        keys += img.data->keys[i] > SAMPLER_KEY_BUSY;
+    ck_assert_uint_eq(keys, c->live);
+    for (int i = 0; i < N; i++)
+        w_free(blocks[i]);
+    ck_assert_uint_eq(c->live, 0);
+}
+END_TEST
+
+/* memprof died: the write end of its pipe is closed.  The next call that
+ * would sample notices, marks the sampler orphaned, and nothing is
+ * sampled from then on. */
+START_TEST(orphan_when_memprof_is_gone)
+{
+    void *before = w_malloc(10);
+    ck_assert_uint_eq(sampled(), 1);
+    close(img.watch[1]);
+    img.watch[1] = -1;
+    void *p = w_malloc(10);
+    ck_assert_ptr_nonnull(p);
+    ck_assert_uint_eq(img.ctl->state, SAMPLER_ORPHAN);
+    ck_assert_uint_eq(sampled(), 1);
+    void *q = w_malloc(10);
+    ck_assert_uint_eq(sampled(), 1);
+    ck_assert_ptr_null(entry_of(q));
+    w_free(p);
+    w_free(q);
+    w_free(before);
+}
+END_TEST
+
+/* The child shares the data (the memfd is mapped shared) but not the
+ * blocks: it samples nothing and forgets nothing. */
+START_TEST(forked_child_takes_no_sample)
+{
+    void *q = w_malloc(40);
+    ck_assert_uint_eq(sampled(), 1);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        void *p = w_malloc(24);
+        w_free(q);
+        w_free(p);
+        _exit(p != NULL ? 0 : 1);
+    }
+    int status = 0;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    ck_assert_uint_eq(sampled(), 1);
+    ck_assert_uint_eq(img.ctl->live, 1);
+    ck_assert_ptr_nonnull(entry_of(q));
+    ck_assert_uint_eq(img.ctl->state, SAMPLER_ON);
+    w_free(q);
+    ck_assert_uint_eq(img.ctl->live, 0);
+}
+END_TEST
+
+START_TEST(off_takes_no_sample)
+{
+    void *q = w_malloc(40);
+    img.ctl->state = SAMPLER_OFF;
+    void *p = w_malloc(40);
+    void *c = w_calloc(2, 2);
+    ck_assert_ptr_nonnull(p);
+    w_free(q);                      /* off: not even forgotten */
+    ck_assert_uint_eq(sampled(), 1);
+    ck_assert_uint_eq(img.ctl->live, 1);
+    ck_assert_ptr_null(entry_of(p));
+    w_free(p);
+    w_free(c);
+}
+END_TEST
+
+/* ---- the stack walk ----------------------------------------------------- */
+
+/* Frame-pointer functions alone in their section, so that one row covers
+ * them and nothing else. */
+#define CHAIN __attribute__((noipa, optimize("no-omit-frame-pointer"), section("walk_chain")))
+extern const char __start_walk_chain[], __stop_walk_chain[];
+
+CHAIN static void *chain_c(size_t n)
+{
+    void *p = w_malloc(n);
+    AFTER_CALL();
+    return p;
+}
+
+CHAIN static void *chain_b(size_t n)
+{
+    void *p = chain_c(n);
+    AFTER_CALL();
+    return p;
+}
+
+CHAIN static void *chain_a(size_t n)
+{
+    void *p = chain_b(n);
+    AFTER_CALL();
+    return p;
+}
+
+CHAIN static void *deep(int depth)
+{
+    void *p = depth ? deep(depth - 1) : w_malloc(8);
+    AFTER_CALL();
+    return p;
+}
+
+/* Nothing below the chain's section, CFA = FP + cfa_off with the return
+ * address and the caller's frame pointer under it, nothing above. */
+static void chain_rows(int32_t cfa_off)
+{
+    struct sampler_row *r = img.data->rows;
+    r[0] = (struct sampler_row){ .pc = 1, .cfa_reg = SAMPLER_CFA_NONE };
+    r[1] = (struct sampler_row){ .pc = (uintptr_t)__start_walk_chain, .cfa_off = cfa_off,
+                                 .fp_off = -16, .ra_off = -8, .cfa_reg = SAMPLER_CFA_FP };
+    r[2] = (struct sampler_row){ .pc = (uintptr_t)__stop_walk_chain, .cfa_reg = SAMPLER_CFA_NONE };
+    img.ctl->nrows = 3;
+}
+
+/* The chain function an address is in: the one that starts closest below. */
+static const void *chain_function(uint64_t addr)
+{
+    const void *fns[] = { (const void *)chain_a, (const void *)chain_b, (const void *)chain_c };
+    const void *best = NULL;
+    for (int i = 0; i < 3; i++)
+        if ((uintptr_t)fns[i] < addr && (best == NULL || fns[i] > best))
+            best = fns[i];
+    return best;
+}
+
+START_TEST(walk_follows_frame_pointer_rows)
+{
+    chain_rows(16);
+    void *p = chain_a(50);
+    struct sampler_entry *e = entry_of(p);
+    ck_assert_ptr_nonnull(e);
+    /* c, b, a, then the test that called a, where the rows say stop */
+    ck_assert_uint_eq(e->nframes, 4);
+    ck_assert_uint_eq(e->truncated, 0);
+    ck_assert_uint_eq(img.ctl->truncated, 0);
+    const void *expect[] = { (const void *)chain_c, (const void *)chain_b, (const void *)chain_a };
+    for (int i = 0; i < 3; i++) {
+        ck_assert_uint_ge(e->frames[i], (uintptr_t)__start_walk_chain);
+        ck_assert_uint_lt(e->frames[i], (uintptr_t)__stop_walk_chain);
+        ck_assert_ptr_eq(chain_function(e->frames[i]), expect[i]);
+    }
+    ck_assert(e->frames[3] < (uintptr_t)__start_walk_chain ||
+              e->frames[3] >= (uintptr_t)__stop_walk_chain);
+    w_free(p);
+}
+END_TEST
+
+START_TEST(walk_stops_at_max_frames)
+{
+    chain_rows(16);
+    void *p = deep(SAMPLER_MAX_FRAMES + 10);
+    struct sampler_entry *e = entry_of(p);
+    ck_assert_uint_eq(e->nframes, SAMPLER_MAX_FRAMES);
+    ck_assert_uint_eq(e->truncated, 1);
+    for (uint32_t i = 1; i < SAMPLER_MAX_FRAMES; i++)
+        ck_assert_uint_eq(e->frames[i], e->frames[1]);   /* deep's own call */
+    w_free(p);
+}
+END_TEST
+
+/* A row whose CFA lands in memory that is mapped but unreadable: a direct
+ * load would kill the process; the walk just ends, truncated. */
+START_TEST(walk_survives_rows_into_unreadable_memory)
+{
+    /* somewhere above this stack, left to the walk (and below the top of
+     * the address space, wherever ASLR put the stack) */
+    uintptr_t here = (uintptr_t)__builtin_frame_address(0);
+    const size_t span = 2u << 20;
+    void *hole = MAP_FAILED;
+    int32_t off = 0;
+    for (int lg = 24; lg <= 30 && hole == MAP_FAILED; lg++) {
+        off = (int32_t)1 << lg;
+        uintptr_t at = ((here + (uintptr_t)off) & ~(uintptr_t)0xfffff) - span / 2;
+        hole = mmap((void *)at, span, PROT_NONE,
+                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+        if (hole != MAP_FAILED && hole != (void *)at) {
+            munmap(hole, span);
+            hole = MAP_FAILED;
+        }
+    }
+    ck_assert_ptr_ne(hole, MAP_FAILED);
+    chain_rows(off);
+    void *p = chain_a(50);
+    struct sampler_entry *e = entry_of(p);
+    ck_assert_ptr_nonnull(e);
+    ck_assert_uint_eq(e->nframes, 1);
+    ck_assert_ptr_eq(chain_function(e->frames[0]), (const void *)chain_c);
+    ck_assert_uint_eq(e->truncated, 1);
+    ck_assert_uint_eq(img.ctl->truncated, 1);
+    /* a CFA at or below the stack pointer is refused before any read */
+    chain_rows(-64);
+    void *q = chain_a(50);
+    ck_assert_uint_eq(entry_of(q)->nframes, 1);
+    ck_assert_uint_eq(entry_of(q)->truncated, 1);
+    w_free(p);
+    w_free(q);
+    munmap(hole, span);
+}
+END_TEST
+
+static Suite *sampler_inproc_suite(void)
+{
+    Suite *s = suite_create("sampler_inproc");
+    TCase *tc = tcase_create("image");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_set_timeout(tc, 30);
+    tcase_add_test(tc, image_header_names_every_wrapper);
+    tcase_add_test(tc, lg0_samples_every_allocation);
+    tcase_add_test(tc, free_forgets_the_sample);
+    tcase_add_test(tc, unsampled_pointer_passes_through);
+    tcase_add_test(tc, realloc_forgets_old_samples_new);
+    tcase_add_test(tc, every_function_records_the_size_asked);
+    tcase_add_test(tc, rate_is_poisson_over_bytes);
+    tcase_add_test(tc, full_table_drops_and_counts);
+    tcase_add_test(tc, orphan_when_memprof_is_gone);
+    tcase_add_test(tc, forked_child_takes_no_sample);
+    tcase_add_test(tc, off_takes_no_sample);
+    tcase_add_test(tc, walk_follows_frame_pointer_rows);
+    tcase_add_test(tc, walk_stops_at_max_frames);
+    tcase_add_test(tc, walk_survives_rows_into_unreadable_memory);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+UNIT_MAIN(sampler_inproc_suite)
