@@ -21,6 +21,7 @@
 #include "session/control.h"
 #include "session/json_answer.h"
 #include "session/profile_run.h"
+#include "session/sampling.h"
 #include "session/say.h"
 
 static void state_warn(struct session *s, struct query *q)
@@ -138,8 +139,16 @@ static int attach_other(struct session *s, long pid)
                text_escape(target_exe(s->target), eb, sizeof eb),
                malloc_owner_text(&s->alloc, owner, sizeof owner));
     const char *why_not = allocator_why_no_stats(s->alloc.kind);
-    say_status(s, "%s work here; heap profiling ('prof', 'dump') needs jemalloc%s%s\n",
-               control_what_works(s->alloc.kind), why_not ? "; " : "", why_not ? why_not : "");
+    char why[512];
+    if (sampler_refusal(s->target, &s->alloc, why, sizeof why))
+        say_status(s, "%s work here%s%s; no heap profile without a restart: %s\n",
+                   control_what_works(s->alloc.kind), why_not ? "; " : "",
+                   why_not ? why_not : "", why);
+    else
+        say_status(s, "%s work here%s%s; 'prof on' puts memprof's heap sampler in "
+                   "(no restart), 'dump' then takes a profile\n",
+                   control_what_works(s->alloc.kind), why_not ? "; " : "",
+                   why_not ? why_not : "");
     return 0;
 }
 
@@ -177,6 +186,7 @@ int cmd_attach(struct session *s, int argc, char **argv)
     s->prof_on = (struct session_prof_on){0};
     s->narenas = 0;
     session_drop_symbolizer(s);
+    sampling_attach(s);
     if (s->alloc.kind != ALLOCATOR_JEMALLOC)
         return attach_other(s, pid);
     const struct jemalloc_copy *c = control_selected_copy(s);
@@ -214,10 +224,13 @@ int cmd_detach(struct session *s, int argc, char **argv)
     /* a run ends first: its last dump and its settings need the process */
     if (profile_run_running(s))
         profile_run_finish(s, RUN_STOPPED, "detach", true);
+    sampling_session_end(s);
     control_session_end(s, false);
     pid_t pid = target_pid(s->target);
     target_close(s->target);
     s->target = NULL;
+    sampler_free(s->sampler);
+    s->sampler = NULL;
     session_drop_symbolizer(s);
     fprintf(s->out, "detached from process %d\n", (int)pid);
     return 0;
@@ -262,7 +275,7 @@ int cmd_jemalloc(struct session *s, int argc, char **argv)
     return 0;
 }
 
-static json_object *allocator_json(const struct allocator_id *a)
+static json_object *allocator_json(struct session *s, const struct allocator_id *a)
 {
     json_object *o = json_object_new_object();
     json_object_object_add(o, "name", json_object_new_string(allocator_kind_key(a->kind)));
@@ -272,8 +285,19 @@ static json_object *allocator_json(const struct allocator_id *a)
     json_object_object_add(o, "malloc_linked_in", json_object_new_boolean(a->malloc_linked_in));
     json_object_object_add(o, "stats", json_object_new_boolean(allocator_has_stats(a->kind)));
     json_object_object_add(o, "purge", json_object_new_boolean(allocator_has_purge(a->kind)));
+    char why[512];
+    bool sampler = a->kind != ALLOCATOR_JEMALLOC && !sampler_refusal(s->target, &s->alloc, why, sizeof why);
     json_object_object_add(o, "heap_profiling",
-                           json_object_new_boolean(a->kind == ALLOCATOR_JEMALLOC));
+                           json_object_new_boolean(a->kind == ALLOCATOR_JEMALLOC || sampler));
+    if (a->kind != ALLOCATOR_JEMALLOC) {
+        json_object *sm = json_object_new_object();
+        json_object_object_add(sm, "possible", json_object_new_boolean(sampler));
+        json_object_object_add(sm, "why_not", sampler ? NULL : json_object_new_string(why));
+        json_object_object_add(sm, "on", json_object_new_boolean(sampler_is_on(s->sampler)));
+        json_object_object_add(sm, "lg_sample",
+                               json_object_new_uint64(sampler_lg_sample(s->sampler)));
+        json_object_object_add(o, "sampler", sm);
+    }
     return o;
 }
 
@@ -309,7 +333,7 @@ static int info_other(struct session *s, bool json)
         json_object_object_add(j, "pid", json_object_new_int((int)target_pid(s->target)));
         json_object_object_add(j, "executable", json_object_new_string(target_exe(s->target)));
         json_object_object_add(j, "threads", json_object_new_int(target_thread_count(s->target)));
-        json_object_object_add(j, "allocator", allocator_json(a));
+        json_object_object_add(j, "allocator", allocator_json(s, a));
         json_object_object_add(j, "pauses", pauses_json(s));
         return json_answer_emit(s, j);
     }
@@ -321,8 +345,14 @@ static int info_other(struct session *s, bool json)
     fprintf(s->out, "  memprof can        %s\n", allocator_has_stats(a->kind)
             ? "show its statistics ('stats', 'memory') and purge it ('purge')"
             : "show the process's memory ('memory')");
-    fprintf(s->out, "  heap profiling     needs jemalloc (LD_PRELOAD=libjemalloc.so.2 "
-            "MALLOC_CONF=prof:true,prof_active:false at start)\n");
+    char why[512], state[128];
+    if (sampler_refusal(s->target, &s->alloc, why, sizeof why))
+        fprintf(s->out, "  heap profiling     not possible without a restart: %s\n", why);
+    else {
+        sampling_state_text(s, state, sizeof state);
+        fprintf(s->out, "  heap profiling     memprof's sampler ('prof on' puts it in): %s\n",
+                state);
+    }
     pauses_text(s);
     return 0;
 }
@@ -346,7 +376,7 @@ static int info_json(struct session *s, const char *refused, struct query *q)
     json_object_object_add(je, "mallctl_address", json_object_new_uint64(c->mallctl));
     json_object_object_add(je, "symtab_only", json_object_new_boolean(!c->dynamic));
     json_object_object_add(j, "jemalloc", je);
-    json_object_object_add(j, "allocator", allocator_json(&s->alloc));
+    json_object_object_add(j, "allocator", allocator_json(s, &s->alloc));
     json_object *m = json_object_new_object();
     for (size_t i = 0; i < CONTROL_NSTATE; i++) {
         const struct mallctl_info *mi = mallctl_lookup(q[i].name);
@@ -472,6 +502,35 @@ static int prof_reset(struct session *s, const size_t *lg_sample)
     return 0;
 }
 
+/* The rate N of 'prof sample N' (0..62), or -1 after saying why. */
+static long sample_rate_arg(const char *arg)
+{
+    char *end;
+    unsigned long lg = strtoul(arg, &end, 10);
+    if (*end || end == arg || arg[0] == '-' || lg > 62) {
+        say_error("'%s' is not a sample rate: give N from 0 to 62, meaning "
+                      "one sample every 2^N bytes on average (default 19)", arg);
+        return -1;
+    }
+    return (long)lg;
+}
+
+/* 'prof' in a process profiled by memprof's own sampler. */
+static int prof_sampler(struct session *s, bool on, bool off, bool reset, const char *rate,
+                        bool json)
+{
+    if (control_run_owns_profiling(s, "prof"))
+        return -1;
+    if (on)
+        return sampling_prof_on(s, json);
+    if (off)
+        return sampling_prof_off(s, json);
+    if (reset)
+        return sampling_prof_reset(s, json);
+    long lg = sample_rate_arg(rate);
+    return lg < 0 ? -1 : sampling_prof_rate(s, (unsigned)lg, json);
+}
+
 int cmd_prof(struct session *s, int argc, char **argv)
 {
     const char *usage = "usage: prof on|off|sample N|reset [--force] [--json]";
@@ -490,6 +549,8 @@ int cmd_prof(struct session *s, int argc, char **argv)
         say_error("%s", usage);
         return -1;
     }
+    if (sampling_applies(s))
+        return prof_sampler(s, on, off, reset, sample ? pos[1] : NULL, json);
     if (control_profiling_possible(s) || control_run_owns_profiling(s, "prof"))
         return -1;
     if (on)
@@ -504,14 +565,10 @@ int cmd_prof(struct session *s, int argc, char **argv)
         fprintf(s->out, "profile counters reset\n");
         return 0;
     }
-    char *end;
-    unsigned long lg = strtoul(pos[1], &end, 10);
-    if (*end || end == pos[1] || pos[1][0] == '-' || lg > 62) {
-        say_error("'%s' is not a sample rate: give N from 0 to 62, meaning "
-                      "one sample every 2^N bytes on average (default 19)", pos[1]);
+    long lg = sample_rate_arg(pos[1]);
+    if (lg < 0)
         return -1;
-    }
-    size_t lgs = lg;
+    size_t lgs = (size_t)lg;
     if (control_owner_allows(s, "change its sampling rate (and reset its counters)", force) ||
         control_sample_check(s, lgs, force) || prof_reset(s, &lgs))
         return -1;
@@ -519,7 +576,7 @@ int cmd_prof(struct session *s, int argc, char **argv)
         return prof_json(s, "reset", true, "lg_sample", json_object_new_uint64(lg));
     char every[32];
     analysis_format_bytes((double)(UINT64_C(1) << lg), false, false, every, sizeof every);
-    fprintf(s->out, "counters reset; sampling every 2^%lu bytes (%s) on average\n",
+    fprintf(s->out, "counters reset; sampling every 2^%ld bytes (%s) on average\n",
             lg, every);
     return 0;
 }
@@ -534,7 +591,9 @@ int cmd_dump(struct session *s, int argc, char **argv)
     if (npos < 0)
         return -1;
     const char *file = npos ? pos[0] : NULL, *name = opts[0].value;
-    struct session_dump *d = control_dump_take(s, name, file);
+    bool sampled = sampling_applies(s);
+    struct session_dump *d = sampled ? sampling_dump(s, name, file)
+                                     : control_dump_take(s, name, file);
     if (!d)
         return -1;
     if (opts[1].given) {
@@ -547,7 +606,8 @@ int cmd_dump(struct session *s, int argc, char **argv)
     analysis_format_bytes(p->total.inuse_bytes, false, false, total, sizeof total);
     fprintf(s->out, "%s: %zu stacks, %s in use%s%s\n", d->name, p->nstacks, total,
             file ? ", saved to " : "", file ? file : "");
-    control_explain_empty_dump(s, d);
+    if (!sampled)
+        control_explain_empty_dump(s, d);
     return 0;
 }
 

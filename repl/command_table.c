@@ -52,16 +52,24 @@ const struct command command_table[] = {
      "When a batch stops at an error (or memprof is ended by a signal), what\n"
      "the session changed (prof.active, the rate, prof.gdump, recent's record)\n"
      "is put back; a session that ends normally leaves it and says on stderr\n"
-     "what stays and how to undo it.",
-     cmd_prof, CMD_NEEDS_TARGET | CMD_CALLS_TARGET | CMD_JEMALLOC},
+     "what stays and how to undo it.\n"
+     "In a process whose allocator has no profiler memprof can turn on (glibc\n"
+     "malloc, tcmalloc, mimalloc, a jemalloc started without prof:true), 'prof\n"
+     "on' puts memprof's own sampler into it without a restart, sampling by\n"
+     "bytes as jemalloc does (default every 2^19 bytes); 'prof off', 'detach',\n"
+     "'quit', the end of a batch and SIGINT/SIGTERM/SIGHUP take it out again\n"
+     "(docs/sampler.md).  'prof sample N' and 'prof reset' forget its samples.",
+     cmd_prof, CMD_NEEDS_TARGET | CMD_CALLS_TARGET},
     {"dump", "dump [FILE] [--name NAME] [--json]", "take a heap profile from the process",
      "The process writes its profile into an anonymous in-memory file that\n"
      "memprof reads and the process closes in the same stop (or, when that\n"
      "cannot work, into a private directory: see --dump-dir); memprof keeps\n"
      "it in the session (see 'dumps') and, given FILE, saves a copy.  It is\n"
      "named NAME, or dump1, dump2... in order.  A FILE starting with '-' goes\n"
-     "after '--' (dump -- -name).",
-     cmd_dump, CMD_NEEDS_TARGET | CMD_CALLS_TARGET | CMD_JEMALLOC},
+     "after '--' (dump -- -name).  With memprof's sampler (see 'prof') the\n"
+     "dump is its live samples, read from the process's memory without\n"
+     "stopping a thread.",
+     cmd_dump, CMD_NEEDS_TARGET | CMD_CALLS_TARGET},
     {"mallctl", "mallctl [NAME [VALUE]] [--type TYPE] [--force] [--json]", "read or write any mallctl name",
      "Reads NAME, or writes VALUE to it; a VALUE that starts with '-' goes after\n"
      "'--' (mallctl arenas.dirty_decay_ms -- -1).  memprof knows every name of\n"

@@ -19,6 +19,7 @@
 #include "repl/interrupt.h"
 #include "session/control.h"
 #include "session/profile_run.h"
+#include "session/sampling.h"
 
 #define MEMPROF_VERSION "0.1.0"
 
@@ -174,6 +175,7 @@ int main(int argc, char **argv)
      * error exit puts back what the session changed in the process's
      * profiling, and a normal end says what stays. */
     profile_run_session_end(&s, interrupt_stop_signal != 0);
+    sampling_session_end(&s);
     control_session_end(&s, rc != 0 || interrupt_stop_signal);
     int failed_status = s.exit_status ? s.exit_status : 1;
     if (s.target && target_must_exit(s.target)) {

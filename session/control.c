@@ -223,7 +223,7 @@ int control_state_read(struct session *s, struct query *q)
  * started (opt.prof_active) from profiling turned on at run time. */
 /* Make sure s->prof_conf holds the selected copy's settings (forgotten
  * when another copy is picked). */
-static int prof_conf_read(struct session *s)
+int control_prof_conf_read(struct session *s)
 {
     struct query q[CONTROL_NSTATE];
     return s->prof_conf.known ? 0 : control_state_read(s, q);
@@ -235,7 +235,7 @@ int control_owner_allows(struct session *s, const char *what, bool force)
 {
     if (force)
         return 0;
-    if (prof_conf_read(s))
+    if (control_prof_conf_read(s))
         return -1;
     if (!s->prof_conf.opt_prof_active)
         return 0;
@@ -304,7 +304,7 @@ int control_profiling_possible(struct session *s)
 {
     if (control_needs_jemalloc(s, "profile"))
         return -1;
-    if (prof_conf_read(s))
+    if (control_prof_conf_read(s))
         return -1;
     if (s->prof_conf.config_prof && s->prof_conf.opt_prof)
         return 0;

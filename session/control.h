@@ -47,6 +47,10 @@ extern const struct mallctl_info control_recent_info;
 #define CONTROL_NSTATE 9
 int control_state_read(struct session *s, struct query *q);
 
+/* The profiling settings fixed at the process's start (s->prof_conf),
+ * read once: 0, or -1 after saying why. */
+int control_prof_conf_read(struct session *s);
+
 /* Why a dump holds no sample (a note, once). */
 void control_explain_empty_dump(struct session *s, const struct session_dump *d);
 

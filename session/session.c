@@ -234,6 +234,7 @@ void session_free(struct session *s)
         dump_release(&s->dumps[i]);
     free(s->dumps);
     profile_run_free(s->run);
+    sampler_free(s->sampler);
     session_drop_symbolizer(s);
     target_close(s->target);
     free(s->sysroot);

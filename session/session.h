@@ -11,6 +11,7 @@
 
 #include "allocator/allocator.h"
 #include "allocator/jemalloc/jemalloc.h"
+#include "allocator/sampler/sampler.h"
 #include "lib/profile/profile.h"
 #include "lib/symbolize/symbolize.h"
 
@@ -114,6 +115,8 @@ struct session {
     struct session_prof_conf prof_conf;
     struct session_changes changes;
     struct session_prof_on prof_on;
+    struct sampler *sampler;   /* memprof's heap sampler for this process
+                                * (session/sampling.c), NULL when not attached */
     /* Set by the front end: while a run's dump calls into the process, its
      * interrupt (the prompt's Ctrl-C) is held off and taken after; NULL:
      * nothing to hold. */

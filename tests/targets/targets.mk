@@ -15,7 +15,7 @@ RUST_TARGETS  = $(TARGET_DIR)/rustprof $(TARGET_DIR)/rustprof_v0 $(TARGET_DIR)/r
                 $(TARGET_DIR)/rustprof_g $(TARGET_DIR)/rustprof_noprof
 OTHER_TARGETS = $(TARGET_DIR)/glibc_fragmented $(TARGET_DIR)/glibc_parked \
                 $(TARGET_DIR)/tcmalloc_freed $(TARGET_DIR)/tcmalloc_minimal_freed \
-                $(TARGET_DIR)/mimalloc_idle
+                $(TARGET_DIR)/mimalloc_idle $(TARGET_DIR)/glibc_live
 TARGET_EXTRA  = $(TARGET_DIR)/nojemalloc $(TARGET_DIR)/static_rjem \
                 $(TARGET_DIR)/static_nopie $(TARGET_DIR)/unsafe_ctor.so $(TARGET_DIR)/bump_malloc.so \
                 $(TARGET_DIR)/static_glibc \
@@ -115,3 +115,9 @@ $(TARGET_DIR)/tcmalloc_freed $(TARGET_DIR)/tcmalloc_minimal_freed: $(TARGET_DIR)
 $(TARGET_DIR)/mimalloc_idle: tests/targets/other/mimalloc_idle.c $(OTHER_DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(OTHER_CFLAGS) -o $@ $< -lmimalloc
+
+# The sampler's known heap (t_sampler_*): -O2 without frame pointers, as
+# Debian builds its servers, so stacks need the call-frame information.
+$(TARGET_DIR)/glibc_live: tests/targets/other/glibc_live.c $(OTHER_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(OTHER_CFLAGS) -O2 -fomit-frame-pointer -o $@ $<

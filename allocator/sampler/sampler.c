@@ -1,0 +1,879 @@
+/* sampler.c - owns memprof's side of the heap sampler (sampler.h): where
+ * it may go, putting it in and taking it out, reading its samples as a
+ * heap_v2 profile, and finding one a dead memprof left.  The process's
+ * memory is read and written through /proc/PID/mem, which reaches the
+ * read-only pages of a call table (RELRO) without changing their
+ * protection: the process never sees its tables writable. */
+#include "allocator/sampler/sampler.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "allocator/sampler/abi.h"
+#include "allocator/sampler/image.h"
+#include "attach/link_map.h"
+#include "attach/memory.h"
+#include "attach/preflight.h"
+#include "lib/elf/cfi_rows.h"
+#include "lib/elf/elf_got.h"
+#include "lib/proc/maps.h"
+
+#define REGION_NAME "memprof-sampler"
+#define DATA_OFF(field) (SAMPLER_CODE_SIZE + offsetof(struct sampler_data, field))
+
+_Static_assert(sizeof(struct sampler_row) == 16, "sampler_row is 16 bytes");
+_Static_assert(sizeof(struct cfi_row) == sizeof(struct sampler_row), "cfi_row is a sampler_row");
+_Static_assert(offsetof(struct cfi_row, cfa_reg) == offsetof(struct sampler_row, cfa_reg),
+               "cfi_row is a sampler_row");
+
+/* The names the stand-ins replace, in enum sampler_fn's order. */
+static const char *const fn_names[SF_COUNT] = {
+    "malloc", "free", "calloc", "realloc", "reallocarray",
+    "posix_memalign", "aligned_alloc", "memalign", "valloc", "pvalloc",
+};
+
+struct sampler {
+    uint64_t base;             /* the region in the process, 0: none */
+    uint64_t size;             /* its bytes */
+    uint64_t row_room;         /* rows its data half has room for */
+    int mem_fd;                /* /proc/PID/mem of the session's process */
+    int watch_fd;              /* the pipe's write end: closed = memprof gone */
+    bool on;
+    unsigned lg;
+    uint64_t generation;
+    struct sampler_patch *patches;  /* what the process's patches[] holds */
+    size_t npatches;
+};
+
+static const struct sampler_image_header *image_header(void)
+{
+    return (const struct sampler_image_header *)(const void *)sampler_image;
+}
+
+struct sampler *sampler_new(void)
+{
+    struct sampler *sm = calloc(1, sizeof *sm);
+    if (sm) {
+        sm->mem_fd = -1;
+        sm->watch_fd = -1;
+        sm->lg = 19;
+    }
+    return sm;
+}
+
+void sampler_free(struct sampler *sm)
+{
+    if (!sm)
+        return;
+    if (sm->mem_fd >= 0)
+        close(sm->mem_fd);
+    if (sm->watch_fd >= 0)
+        close(sm->watch_fd);
+    free(sm->patches);
+    free(sm);
+}
+
+bool sampler_is_on(const struct sampler *sm)
+{
+    return sm && sm->on;
+}
+
+unsigned sampler_lg_sample(const struct sampler *sm)
+{
+    return sm ? sm->lg : 19;
+}
+
+/* ---- the process's memory ---------------------------------------------- */
+
+static int mem_open(struct sampler *sm, struct target *t, struct mp_error *err)
+{
+    if (sm->mem_fd >= 0)
+        return 0;
+    char path[96];
+    target_proc_dir(t, path, sizeof path - 8);
+    strcat(path, "/mem");
+    sm->mem_fd = open(path, O_RDWR | O_CLOEXEC);
+    if (sm->mem_fd < 0)
+        return mp_error_set(err, "cannot open %s: %s", path, strerror(errno));
+    return 0;
+}
+
+static int mem_io(struct sampler *sm, struct target *t, uint64_t addr, void *buf,
+                  size_t len, bool write, struct mp_error *err)
+{
+    size_t done = 0;
+    while (done < len) {
+        ssize_t n = write ? pwrite(sm->mem_fd, (char *)buf + done, len - done,
+                                   (off_t)(addr + done))
+                          : pread(sm->mem_fd, (char *)buf + done, len - done,
+                                  (off_t)(addr + done));
+        if (n <= 0)
+            return mp_error_set(err, "cannot %s %zu bytes at %#" PRIx64 " in process %d: %s",
+                                write ? "write" : "read", len, addr + done, target_pid(t),
+                                n < 0 ? strerror(errno) : "end of its memory");
+        done += (size_t)n;
+    }
+    return 0;
+}
+
+static int mem_read(struct sampler *sm, struct target *t, uint64_t addr, void *buf,
+                    size_t len, struct mp_error *err)
+{
+    return mem_io(sm, t, addr, buf, len, false, err);
+}
+
+static int mem_write(struct sampler *sm, struct target *t, uint64_t addr, const void *buf,
+                     size_t len, struct mp_error *err)
+{
+    return mem_io(sm, t, addr, (void *)buf, len, true, err);
+}
+
+static int ctl_write32(struct sampler *sm, struct target *t, size_t off, uint32_t v,
+                       struct mp_error *err)
+{
+    return mem_write(sm, t, sm->base + SAMPLER_CODE_SIZE + off, &v, sizeof v, err);
+}
+
+/* ---- where the sampler may go ------------------------------------------ */
+
+static int seccomp_mode(struct target *t)
+{
+    char path[96];
+    struct proc_status st;
+    target_proc_dir(t, path, sizeof path - 8);
+    strcat(path, "/status");
+    return preflight_read_status(path, &st) < 0 ? -1 : st.seccomp;
+}
+
+const char *sampler_refusal(struct target *t, const struct allocator_id *a, char *buf,
+                            size_t len)
+{
+    pid_t pid = target_pid(t);
+    const struct target_libc *c = target_libc(t);
+    if (a->malloc_kind == ALLOCATOR_UNKNOWN)
+        snprintf(buf, len, "process %d's malloc() is an allocator memprof does not know, "
+                 "so memprof cannot tell which calls are safe to stand in for", (int)pid);
+    else if (a->malloc_linked_in)
+        snprintf(buf, len, "process %d has its allocator linked into the executable: its "
+                 "calls to malloc() are direct, with no call table memprof could point at "
+                 "a sampler (a static program, Go, or Rust with a static allocator); "
+                 "profile it by restarting it with a profiling allocator", (int)pid);
+    else if (seccomp_mode(t) != 0)
+        snprintf(buf, len, "process %d runs under a seccomp filter, which could kill it "
+                 "for the system calls the sampler makes inside it (getpid, ppoll, "
+                 "process_vm_readv); memprof does not put a sampler there", (int)pid);
+    else if (!c->mmap || !c->mprotect || !c->syscall || !c->close)
+        snprintf(buf, len, "process %d lacks mmap(), mprotect(), close() or syscall() in "
+                 "its C library, which memprof needs to map the sampler", (int)pid);
+    else if (sampler_image_len > SAMPLER_CODE_SIZE ||
+             image_header()->magic != SAMPLER_MAGIC)
+        snprintf(buf, len, "this memprof was built without a valid sampler image");
+    else
+        return NULL;
+    return buf;
+}
+
+/* ---- what the sampler stands in for ------------------------------------ */
+
+/* The allocator's own function for each name (0: no object defines it). */
+static int find_real(struct target *t, uint64_t real[SF_COUNT], struct mp_error *err)
+{
+    const struct mapped_objects *objs = target_objects(t);
+    for (int f = 0; f < SF_COUNT; f++) {
+        const struct mapped_object *o = NULL;
+        if (link_map_definer(target_pid(t), objs, fn_names[f], &o) < 0)
+            return mp_error_set(err, "cannot read the dynamic loader's list of objects "
+                                "in process %d", target_pid(t));
+        real[f] = o ? mapped_object_function_address(o, fn_names[f]) : 0;
+    }
+    if (!real[SF_MALLOC] || !real[SF_FREE] || !real[SF_CALLOC] || !real[SF_REALLOC])
+        return mp_error_set(err, "process %d has no plain malloc, free, calloc and realloc "
+                            "functions memprof can find (an IFUNC or a missing symbol "
+                            "table): the sampler cannot stand in for them", target_pid(t));
+    return 0;
+}
+
+/* A slot to change: where, what it holds, for which function. */
+struct planned_slot {
+    uint64_t slot, original;
+    unsigned fn;
+};
+
+struct slot_plan {
+    struct planned_slot *v;
+    size_t n, cap;
+    size_t objects, skipped;
+};
+
+/* Whether a slot's current value is one the sampler may replace: the
+ * allocator's function, or (lazy binding, not called yet) a stub in the
+ * object's own code that would resolve to it. */
+static bool slot_replaceable(const struct mapped_object *o, uint64_t value, uint64_t real)
+{
+    return value == real || (value >= o->text_start && value < o->text_end);
+}
+
+static int plan_object(struct target *t, const struct map_list *maps,
+                       const struct mapped_object *o, const uint64_t real[SF_COUNT],
+                       struct slot_plan *plan, struct mp_error *err)
+{
+    int fd = mapped_object_open_file(target_pid(t), maps, o->path);
+    if (fd < 0)
+        return 0;       /* unreadable: its calls go on unsampled */
+    struct elf_got_slots got = {0};
+    struct mp_error ignored;
+    int rc = elf_got_slots_read(fd, o->path, fn_names, SF_COUNT, &got, &ignored);
+    close(fd);
+    size_t before = plan->n;
+    for (size_t i = 0; rc == 0 && i < got.n; i++) {
+        unsigned f = got.v[i].name;
+        uint64_t slot = o->bias + got.v[i].addr, value;
+        if (!real[f] || remote_read(target_pid(t), slot, &value, sizeof value, &ignored) < 0 ||
+            !slot_replaceable(o, value, real[f]) || plan->n >= SAMPLER_PATCH_MAX) {
+            plan->skipped += real[f] != 0;
+            continue;
+        }
+        if (plan->n == plan->cap) {
+            size_t cap = plan->cap ? plan->cap * 2 : 64;
+            struct planned_slot *v = realloc(plan->v, cap * sizeof *v);
+            if (!v) {
+                rc = mp_error_set(err, "out of memory");
+                break;
+            }
+            plan->v = v;
+            plan->cap = cap;
+        }
+        plan->v[plan->n++] = (struct planned_slot){slot, value, f};
+    }
+    plan->objects += plan->n > before;
+    elf_got_slots_free(&got);
+    return rc < 0 ? -1 : 0;
+}
+
+static int plan_slots(struct target *t, const struct map_list *maps,
+                      const uint64_t real[SF_COUNT], struct slot_plan *plan,
+                      struct mp_error *err)
+{
+    const struct mapped_objects *objs = target_objects(t);
+    for (size_t i = 0; i < objs->n; i++)
+        if (plan_object(t, maps, &objs->v[i], real, plan, err) < 0)
+            return -1;
+    if (plan->n == 0)
+        return mp_error_set(err, "process %d has no call-table slot for malloc or free "
+                            "memprof could point at the sampler", target_pid(t));
+    return 0;
+}
+
+/* Unwind rows for every mapped object. */
+static int build_rows(struct target *t, const struct map_list *maps, struct cfi_rows *rows,
+                      size_t *no_cfi, struct mp_error *err)
+{
+    const struct mapped_objects *objs = target_objects(t);
+    for (size_t i = 0; i < objs->n; i++) {
+        const struct mapped_object *o = &objs->v[i];
+        size_t before = rows->n;
+        int fd = mapped_object_open_file(target_pid(t), maps, o->path);
+        struct mp_error ignored;
+        if (fd < 0 || cfi_rows_add_elf(rows, fd, o->path, o->bias, &ignored) < 0 ||
+            rows->n == before)
+            (*no_cfi)++;
+        if (fd >= 0)
+            close(fd);
+    }
+    cfi_rows_finish(rows);
+    if (rows->n == 0)
+        return mp_error_set(err, "no object of process %d has call-frame information "
+                            "(.eh_frame) memprof can read: the sampler could not walk "
+                            "a single stack", target_pid(t));
+    return 0;
+}
+
+/* ---- the stop that maps the region ------------------------------------- */
+
+struct map_job {
+    struct target *t;
+    struct sampler *sm;
+    uint64_t size;             /* region bytes (0: reuse sm->base, pipe only) */
+    int watch_read;            /* out: the process's read end */
+    int64_t tgid;              /* out: the process as it sees itself */
+    char why[256];             /* the process refused: this says what */
+};
+
+static int call_fn(struct remote_stop *s, uint64_t fn, const uint64_t *args, size_t n,
+                   uint64_t *ret, struct mp_error *err)
+{
+    uint64_t base, sp;
+    if (remote_stop_scratch(s, 16, &base, &sp, err) < 0)
+        return -1;
+    return remote_stop_call(s, fn, args, n, sp, ret, err);
+}
+
+static int call_sys(struct remote_stop *s, const struct target_libc *c, long nr,
+                    const uint64_t *a, size_t n, int64_t *ret, struct mp_error *err)
+{
+    uint64_t args[7] = {(uint64_t)nr}, r;
+    memcpy(args + 1, a, n * sizeof *a);
+    if (call_fn(s, c->syscall, args, n + 1, &r, err) < 0)
+        return -1;
+    *ret = (int64_t)r;
+    return 0;
+}
+
+static void close_in_process(struct remote_stop *s, const struct target_libc *c, int fd)
+{
+    uint64_t a = (uint64_t)fd, r;
+    struct mp_error ignored;
+    if (fd >= 0 && !s->gone)
+        call_fn(s, c->close, &a, 1, &r, &ignored);
+}
+
+/* The pipe: the process keeps the read end, memprof takes the write end
+ * (pidfd_getfd) and the process closes its copy. */
+static int make_watch(struct remote_stop *s, struct map_job *j, struct mp_error *err)
+{
+    const struct target_libc *c = target_libc(j->t);
+    uint64_t at, sp;
+    int32_t fds[2];
+    int64_t r;
+    if (remote_stop_scratch(s, 64, &at, &sp, err) < 0)
+        return -1;
+    uint64_t a[2] = {at, O_CLOEXEC};
+    if (call_sys(s, c, SYS_pipe2, a, 2, &r, err) < 0)
+        return -1;
+    if (r != 0) {
+        snprintf(j->why, sizeof j->why, "pipe2() failed in process %d (%s)",
+                 s->ctx->pid, strerror((int)-r > 0 ? (int)-r : EINVAL));
+        return 0;
+    }
+    if (remote_stop_read(s, at, fds, sizeof fds, err) < 0)
+        return -1;
+    int pidfd = (int)syscall(SYS_pidfd_open, s->ctx->pid, 0);
+    j->sm->watch_fd = pidfd < 0 ? -1 : (int)syscall(SYS_pidfd_getfd, pidfd, fds[1], 0);
+    if (pidfd >= 0)
+        close(pidfd);
+    if (j->sm->watch_fd < 0)
+        snprintf(j->why, sizeof j->why, "memprof cannot take a descriptor from process "
+                 "%d (pidfd_getfd: %s; Linux 5.6 or later is needed)", s->ctx->pid,
+                 strerror(errno));
+    else
+        fcntl(j->sm->watch_fd, F_SETFD, FD_CLOEXEC);
+    close_in_process(s, c, fds[1]);
+    if (j->sm->watch_fd < 0) {
+        close_in_process(s, c, fds[0]);
+        return 0;
+    }
+    j->watch_read = fds[0];
+    uint64_t none[1] = {0};
+    if (call_sys(s, c, SYS_getpid, none, 0, &r, err) < 0)
+        return -1;
+    j->tgid = r;
+    return 0;
+}
+
+/* memfd_create(REGION_NAME), sized and filled with the image from
+ * memprof's side, mapped read+exec, its data half made read+write. */
+static int map_region(struct remote_stop *s, struct map_job *j, struct mp_error *err)
+{
+    const struct target_libc *c = target_libc(j->t);
+    uint64_t at, sp;
+    int64_t fd;
+    static const char name[] = REGION_NAME;
+    if (remote_stop_scratch(s, 64, &at, &sp, err) < 0 ||
+        remote_stop_write(s, at, name, sizeof name, err) < 0)
+        return -1;
+    uint64_t a[2] = {at, 1 /* MFD_CLOEXEC */};
+    if (call_sys(s, c, SYS_memfd_create, a, 2, &fd, err) < 0)
+        return -1;
+    if (fd < 0) {
+        snprintf(j->why, sizeof j->why, "memfd_create() failed in process %d (%s)",
+                 s->ctx->pid, strerror((int)-fd > 0 ? (int)-fd : EINVAL));
+        return 0;
+    }
+    char path[96];
+    snprintf(path, sizeof path, "/proc/%d/task/%d/fd/%d", s->ctx->pid, s->tid, (int)fd);
+    int local = open(path, O_RDWR | O_CLOEXEC);
+    int rc = 0;
+    if (local < 0 || ftruncate(local, (off_t)j->size) < 0 ||
+        pwrite(local, sampler_image, sampler_image_len, 0) != (ssize_t)sampler_image_len)
+        snprintf(j->why, sizeof j->why, "memprof cannot fill the sampler's memfd in "
+                 "process %d (%s)", s->ctx->pid, strerror(errno));
+    else {
+        uint64_t m[6] = {0, j->size, PROT_READ | PROT_EXEC, MAP_PRIVATE, (uint64_t)fd, 0}, r;
+        rc = call_fn(s, c->mmap, m, 6, &r, err);
+        if (rc == 0 && (r == (uint64_t)-1 || r == 0))
+            snprintf(j->why, sizeof j->why, "process %d refused to map the sampler's code "
+                     "executable (a security policy: SELinux execmem, "
+                     "PR_SET_MDWE, or its memory limit)", s->ctx->pid);
+        else if (rc == 0) {
+            j->sm->base = r;
+            j->sm->size = j->size;
+            uint64_t p[3] = {r + SAMPLER_CODE_SIZE, j->size - SAMPLER_CODE_SIZE,
+                             PROT_READ | PROT_WRITE};
+            rc = call_fn(s, c->mprotect, p, 3, &r, err);
+            if (rc == 0 && (int32_t)(uint32_t)r != 0)
+                snprintf(j->why, sizeof j->why, "process %d refused to make the sampler's "
+                         "data writable (mprotect)", s->ctx->pid);
+        }
+    }
+    if (local >= 0)
+        close(local);
+    close_in_process(s, c, (int)fd);
+    return rc;
+}
+
+static int map_body(struct remote_stop *s, void *arg, struct mp_error *err)
+{
+    struct map_job *j = arg;
+    if (make_watch(s, j, err) < 0)
+        return -1;
+    if (j->why[0] || !j->size)
+        return 0;
+    int rc = map_region(s, j, err);
+    if (rc == 0 && j->why[0])
+        close_in_process(s, target_libc(j->t), j->watch_read);
+    return rc;
+}
+
+/* ---- the data ---------------------------------------------------------- */
+
+/* Everything but the call table's patches: state ON last. */
+static int data_fill(struct sampler *sm, struct target *t, const uint64_t real[SF_COUNT],
+                     const struct cfi_rows *rows, const struct map_job *j,
+                     struct mp_error *err)
+{
+    uint64_t data = sm->base + SAMPLER_CODE_SIZE;
+    if (ctl_write32(sm, t, offsetof(struct sampler_data, ctl.state), SAMPLER_OFF, err) < 0)
+        return -1;
+    /* the samples of an earlier 'prof on' are forgotten */
+    size_t clear = offsetof(struct sampler_data, patches) - offsetof(struct sampler_data, threads);
+    void *zero = calloc(1, clear);
+    if (!zero)
+        return mp_error_set(err, "out of memory");
+    int rc = mem_write(sm, t, data + offsetof(struct sampler_data, threads), zero, clear, err);
+    free(zero);
+    if (rc < 0 || mem_write(sm, t, data + offsetof(struct sampler_data, rows), rows->v,
+                            rows->n * sizeof(struct sampler_row), err) < 0)
+        return -1;
+    struct sampler_ctl ctl = {
+        .magic = SAMPLER_MAGIC, .abi = SAMPLER_ABI, .state = SAMPLER_OFF,
+        .generation = ++sm->generation, .tgid = j->tgid, .watch_fd = j->watch_read,
+        .lg_sample = sm->lg, .nrows = rows->n, .memprof_pid = getpid(),
+    };
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    ctl.seed = (uint64_t)ts.tv_nsec * UINT64_C(0x9e3779b97f4a7c15) ^ (uint64_t)getpid();
+    memcpy(ctl.real, real, sizeof ctl.real);
+    if (mem_write(sm, t, data, &ctl, sizeof ctl, err) < 0)
+        return -1;
+    return ctl_write32(sm, t, offsetof(struct sampler_data, ctl.state), SAMPLER_ON, err);
+}
+
+/* Each slot: recorded in the process (patch, then the count), then
+ * written.  A memprof killed between any two writes leaves a record of
+ * every slot it changed. */
+static int patch_slots(struct sampler *sm, struct target *t, const struct slot_plan *plan,
+                       struct mp_error *err)
+{
+    uint64_t data = sm->base + SAMPLER_CODE_SIZE;
+    const struct sampler_image_header *h = image_header();
+    free(sm->patches);
+    sm->patches = calloc(plan->n ? plan->n : 1, sizeof *sm->patches);
+    sm->npatches = 0;
+    if (!sm->patches)
+        return mp_error_set(err, "out of memory");
+    for (size_t i = 0; i < plan->n; i++) {
+        struct sampler_patch p = {plan->v[i].slot, plan->v[i].original,
+                                  sm->base + h->wrapper[plan->v[i].fn]};
+        uint64_t count = i + 1;
+        if (mem_write(sm, t, data + offsetof(struct sampler_data, patches) + i * sizeof p,
+                      &p, sizeof p, err) < 0 ||
+            mem_write(sm, t, data + offsetof(struct sampler_data, ctl.npatches), &count,
+                      sizeof count, err) < 0)
+            return -1;
+        sm->patches[sm->npatches++] = p;
+        if (mem_write(sm, t, p.slot, &p.wrapper, sizeof p.wrapper, err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static double ms_since(const struct timespec *a)
+{
+    struct timespec b;
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    return (double)(b.tv_sec - a->tv_sec) * 1e3 + (double)(b.tv_nsec - a->tv_nsec) / 1e6;
+}
+
+static uint64_t region_bytes(size_t nrows)
+{
+    uint64_t n = SAMPLER_CODE_SIZE + sizeof(struct sampler_data) +
+                 (uint64_t)nrows * sizeof(struct sampler_row);
+    return (n + 0xfff) & ~UINT64_C(0xfff);
+}
+
+/* The map stop: a new region when there is none with room, else a pipe. */
+static int stop_for_region(struct sampler *sm, struct target *t, size_t nrows,
+                           struct map_job *j, struct sampler_on_report *rep,
+                           struct mp_error *err)
+{
+    *j = (struct map_job){.t = t, .sm = sm, .watch_read = -1};
+    rep->reused = sm->base && sm->row_room >= nrows;
+    if (!rep->reused)
+        j->size = region_bytes(nrows + nrows / 4);
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    if (target_stop_run(t, map_body, j, err) < 0)
+        return -1;
+    rep->stop_us = ms_since(&t0) * 1e3;
+    if (j->why[0])
+        return mp_error_set(err, "%s; the sampler was not put in", j->why);
+    if (!rep->reused)
+        sm->row_room = (sm->size - SAMPLER_CODE_SIZE - sizeof(struct sampler_data)) /
+                       sizeof(struct sampler_row);
+    return 0;
+}
+
+int sampler_on(struct sampler *sm, struct target *t, const struct allocator_id *a,
+               unsigned lg, struct sampler_on_report *rep, struct mp_error *err)
+{
+    memset(rep, 0, sizeof *rep);
+    char why[512];
+    if (sampler_refusal(t, a, why, sizeof why))
+        return mp_error_set(err, "%s", why);
+    if (sm->on)
+        return 0;
+    uint64_t real[SF_COUNT];
+    struct map_list maps = {0};
+    struct slot_plan plan = {0};
+    struct cfi_rows rows = {0};
+    struct map_job j;
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    sm->lg = lg;
+    int rc = -1;
+    if (mem_open(sm, t, err) < 0 || find_real(t, real, err) < 0 ||
+        maps_read_pid(target_pid(t), &maps, err) < 0 ||
+        plan_slots(t, &maps, real, &plan, err) < 0 ||
+        build_rows(t, &maps, &rows, &rep->no_cfi, err) < 0)
+        goto out;
+    rep->build_ms = ms_since(&t0);
+    if (stop_for_region(sm, t, rows.n, &j, rep, err) < 0 ||
+        data_fill(sm, t, real, &rows, &j, err) < 0)
+        goto out;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    sm->on = true;      /* from the first slot on, 'prof off' has work to do */
+    if (patch_slots(sm, t, &plan, err) < 0) {
+        struct mp_error ignored;
+        sampler_off(sm, t, &ignored);
+        goto out;
+    }
+    rep->patch_ms = ms_since(&t0);
+    rep->objects = plan.objects;
+    rep->slots = plan.n;
+    rep->skipped = plan.skipped;
+    rep->rows = rows.n;
+    rc = 0;
+out:
+    if (rc < 0 && !sm->on && sm->watch_fd >= 0) {
+        close(sm->watch_fd);      /* the sampler, if mapped, stays OFF */
+        sm->watch_fd = -1;
+    }
+    maps_free(&maps);
+    free(plan.v);
+    cfi_rows_free(&rows);
+    return rc;
+}
+
+int sampler_set_rate(struct sampler *sm, struct target *t, unsigned lg, struct mp_error *err)
+{
+    sm->lg = lg;
+    if (!sm->base)
+        return 0;
+    return ctl_write32(sm, t, offsetof(struct sampler_data, ctl.lg_sample), lg, err);
+}
+
+/* Put back each recorded slot that still holds its stand-in (a slot the
+ * program or its loader changed since is its own business now). */
+static long restore_patches(struct sampler *sm, struct target *t,
+                            const struct sampler_patch *p, size_t n, struct mp_error *err)
+{
+    long restored = 0;
+    size_t failed = 0;
+    struct mp_error one;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t value;
+        if (mem_read(sm, t, p[i].slot, &value, sizeof value, &one) < 0)
+            continue;   /* unmapped since (dlclose): nothing to put back */
+        if (value != p[i].wrapper)
+            continue;
+        if (mem_write(sm, t, p[i].slot, &p[i].original, sizeof p[i].original, &one) < 0) {
+            if (!failed++)
+                *err = one;
+            continue;
+        }
+        restored++;
+    }
+    if (failed)
+        return mp_error_prefix(err, "%zu of process %d's call-table slots still point at "
+                               "the sampler (it passes their calls straight through)",
+                               failed, target_pid(t));
+    return restored;
+}
+
+long sampler_off(struct sampler *sm, struct target *t, struct mp_error *err)
+{
+    if (!sm->on)
+        return 0;
+    long restored = restore_patches(sm, t, sm->patches, sm->npatches, err);
+    struct mp_error ignored;
+    uint64_t zero = 0;
+    if (restored >= 0)
+        mem_write(sm, t, sm->base + DATA_OFF(ctl.npatches), &zero, sizeof zero, &ignored);
+    ctl_write32(sm, t, offsetof(struct sampler_data, ctl.state), SAMPLER_OFF, &ignored);
+    if (sm->watch_fd >= 0)
+        close(sm->watch_fd);
+    sm->watch_fd = -1;
+    sm->on = restored < 0;      /* slots left: still 'on' for the next try */
+    return restored;
+}
+
+/* ---- reading the samples ----------------------------------------------- */
+
+static bool entry_sound(const struct sampler_entry *a, const struct sampler_entry *b)
+{
+    return a->seq == b->seq && !(a->seq & 1) && a->seq == a->seq_end && a->ptr &&
+           a->nframes <= SAMPLER_MAX_FRAMES && memcmp(a, b, sizeof *a) == 0;
+}
+
+/* The live entries, each read twice: one that changed while memprof read
+ * it (a sample being taken or freed right then) is left out, not guessed. */
+static int read_entries(struct sampler *sm, struct target *t, struct sampler_entry **out,
+                        size_t *n, size_t *unsound, struct mp_error *err)
+{
+    size_t bytes = sizeof(struct sampler_entry) * SAMPLER_TABLE_CAP;
+    uint64_t at = sm->base + DATA_OFF(entries);
+    struct sampler_entry *a = malloc(bytes), *b = malloc(bytes);
+    int rc = -1;
+    *n = *unsound = 0;
+    if (!a || !b)
+        mp_error_set(err, "out of memory");
+    else if (mem_read(sm, t, at, a, bytes, err) == 0 && mem_read(sm, t, at, b, bytes, err) == 0)
+        rc = 0;
+    for (size_t i = 0; rc == 0 && i < SAMPLER_TABLE_CAP; i++) {
+        if (entry_sound(&a[i], &b[i]))
+            a[(*n)++] = a[i];
+        else if (a[i].ptr || b[i].ptr || a[i].seq != b[i].seq)
+            (*unsound)++;
+    }
+    free(b);
+    if (rc < 0)
+        free(a);
+    else
+        *out = a;
+    return rc;
+}
+
+static int by_stack(const void *x, const void *y)
+{
+    const struct sampler_entry *a = x, *b = y;
+    if (a->nframes != b->nframes)
+        return a->nframes < b->nframes ? -1 : 1;
+    return memcmp(a->frames, b->frames, a->nframes * sizeof a->frames[0]);
+}
+
+static int read_text_file(const char *path, char **data, size_t *len)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap + 1);
+    ssize_t r = 0;
+    while (buf && (r = read(fd, buf + n, cap - n)) > 0) {
+        n += (size_t)r;
+        if (n == cap) {
+            char *nb = cap < (64u << 20) ? realloc(buf, cap * 2 + 1) : NULL;
+            if (!nb) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+    }
+    close(fd);
+    if (!buf || r < 0) {
+        free(buf);
+        return -1;
+    }
+    buf[n] = 0;
+    *data = buf;
+    *len = n;
+    return 0;
+}
+
+/* jemalloc's heap_v2: one '@' line per distinct stack with its live
+ * samples' count and bytes; nothing for allocated-and-freed ([0: 0]). */
+static void write_heap_v2(FILE *f, unsigned lg, struct sampler_entry *e, size_t n)
+{
+    uint64_t bytes = 0;
+    for (size_t i = 0; i < n; i++)
+        bytes += e[i].size;
+    fprintf(f, "heap_v2/%" PRIu64 "\n  t*: %zu: %" PRIu64 " [0: 0]\n",
+            UINT64_C(1) << (lg & 63), n, bytes);
+    qsort(e, n, sizeof *e, by_stack);
+    for (size_t i = 0; i < n;) {
+        size_t k = i;
+        uint64_t sum = 0;
+        for (; k < n && by_stack(&e[i], &e[k]) == 0; k++)
+            sum += e[k].size;
+        fputc('@', f);
+        for (uint32_t fr = 0; fr < e[i].nframes; fr++)
+            fprintf(f, " 0x%" PRIx64, e[i].frames[fr]);
+        fprintf(f, "\n  t*: %zu: %" PRIu64 " [0: 0]\n", k - i, sum);
+        i = k;
+    }
+}
+
+int sampler_dump(struct sampler *sm, struct target *t, char **data, size_t *len,
+                 struct sampler_dump_info *info, struct mp_error *err)
+{
+    memset(info, 0, sizeof *info);
+    if (!sm->base)
+        return mp_error_set(err, "no sampler is in process %d: 'prof on' first",
+                            target_pid(t));
+    struct sampler_ctl ctl;
+    struct sampler_entry *e;
+    size_t n;
+    if (mem_read(sm, t, sm->base + DATA_OFF(ctl), &ctl, sizeof ctl, err) < 0 ||
+        read_entries(sm, t, &e, &n, &info->unreadable, err) < 0)
+        return -1;
+    info->samples = ctl.samples;
+    info->dropped = ctl.dropped;
+    info->truncated = ctl.truncated;
+    info->live = n;
+    info->live_max = SAMPLER_TABLE_LIVE;
+    info->orphaned = ctl.state == SAMPLER_ORPHAN;
+    char path[96], *maps = NULL;
+    size_t maps_len = 0;
+    target_proc_dir(t, path, sizeof path - 8);
+    strcat(path, "/maps");
+    if (read_text_file(path, &maps, &maps_len) < 0) {
+        free(e);
+        return mp_error_set(err, "cannot read %s: %s", path, strerror(errno));
+    }
+    FILE *f = open_memstream(data, len);
+    if (!f) {
+        free(e);
+        free(maps);
+        return mp_error_set(err, "out of memory");
+    }
+    write_heap_v2(f, ctl.lg_sample <= 62 ? ctl.lg_sample : sm->lg, e, n);
+    fprintf(f, "\nMAPPED_LIBRARIES:\n%s", maps);
+    free(e);
+    free(maps);
+    if (fclose(f) != 0)
+        return mp_error_set(err, "out of memory");
+    return 0;
+}
+
+/* ---- a sampler left by a memprof that is gone -------------------------- */
+
+/* The end of the region starting at maps->v[i]: its mappings of the
+ * same memfd that follow without a gap. */
+static uint64_t region_end(const struct map_list *maps, size_t i)
+{
+    uint64_t end = maps->v[i].end;
+    for (size_t k = i + 1; k < maps->n && maps->v[k].start == end &&
+                           strcmp(maps->v[k].path, maps->v[i].path) == 0; k++)
+        end = maps->v[k].end;
+    return end;
+}
+
+/* One region: its recorded slots put back, made inert; adopted for reuse
+ * when its code is this memprof's.  Returns slots put back, -1 when the
+ * region is not a sampler of this layout. */
+static long sweep_region(struct sampler *sm, struct target *t, uint64_t start, uint64_t end,
+                         struct mp_error *err)
+{
+    struct sampler_image_header h;
+    struct sampler_ctl ctl;
+    if (end - start < SAMPLER_CODE_SIZE + sizeof(struct sampler_data) ||
+        mem_read(sm, t, start, &h, sizeof h, err) < 0 ||
+        mem_read(sm, t, start + DATA_OFF(ctl), &ctl, sizeof ctl, err) < 0 ||
+        h.magic != SAMPLER_MAGIC || ctl.magic != SAMPLER_MAGIC || ctl.abi != SAMPLER_ABI ||
+        ctl.npatches > SAMPLER_PATCH_MAX)
+        return -1;
+    struct sampler_patch *p = calloc(ctl.npatches ? ctl.npatches : 1, sizeof *p);
+    if (!p)
+        return mp_error_set(err, "out of memory");
+    long restored = 0;
+    if (mem_read(sm, t, start + DATA_OFF(patches), p, ctl.npatches * sizeof *p, err) < 0)
+        restored = -1;
+    size_t keep = 0;
+    for (size_t i = 0; restored == 0 && i < ctl.npatches; i++)
+        if (p[i].wrapper >= start && p[i].wrapper < start + SAMPLER_CODE_SIZE)
+            p[keep++] = p[i];   /* a stand-in of this region: never another address */
+    if (restored == 0)
+        restored = restore_patches(sm, t, p, keep, err);
+    free(p);
+    uint32_t off = SAMPLER_OFF;
+    uint64_t zero = 0;
+    struct mp_error ignored;
+    mem_write(sm, t, start + DATA_OFF(ctl.state), &off, sizeof off, &ignored);
+    if (restored >= 0)
+        mem_write(sm, t, start + DATA_OFF(ctl.npatches), &zero, sizeof zero, &ignored);
+    unsigned char *code = malloc(sampler_image_len);
+    if (code && !sm->base && mem_read(sm, t, start, code, sampler_image_len, &ignored) == 0 &&
+        memcmp(code, sampler_image, sampler_image_len) == 0) {
+        sm->base = start;
+        sm->size = end - start;
+        sm->row_room = (sm->size - SAMPLER_CODE_SIZE - sizeof(struct sampler_data)) /
+                       sizeof(struct sampler_row);
+    }
+    free(code);
+    return restored;
+}
+
+int sampler_sweep(struct sampler *sm, struct target *t, char *note, size_t notelen,
+                  struct mp_error *err)
+{
+    struct map_list maps = {0};
+    note[0] = 0;
+    if (maps_read_pid(target_pid(t), &maps, err) < 0)
+        return -1;
+    int found = 0;
+    long restored = 0;
+    for (size_t i = 0; i < maps.n; i++) {
+        const struct map_entry *m = &maps.v[i];
+        if (!m->x || m->offset != 0 || strcmp(m->path, "/memfd:" REGION_NAME) != 0)
+            continue;
+        if (mem_open(sm, t, err) < 0) {
+            maps_free(&maps);
+            return -1;
+        }
+        struct mp_error one;
+        long r = sweep_region(sm, t, m->start, region_end(&maps, i), &one);
+        if (r < 0)
+            continue;
+        found++;
+        restored += r;
+    }
+    maps_free(&maps);
+    if (found)
+        snprintf(note, notelen, "found %d sampler%s a memprof that is gone left in process "
+                 "%d: %ld call-table slot%s put back; %s inert and stay%s mapped%s",
+                 found, found > 1 ? "s" : "", target_pid(t), restored,
+                 restored == 1 ? "" : "s", found > 1 ? "they are" : "it is",
+                 found > 1 ? "" : "s", sm->base ? " (memprof reuses it at 'prof on')" : "");
+    return found;
+}

@@ -1,0 +1,89 @@
+/* sampler.h - memprof's heap sampler for a process whose allocator has no
+ * profiler memprof can turn on (glibc malloc, tcmalloc, mimalloc, jemalloc
+ * started without prof:true): put in at 'prof on', taken out at 'prof off'
+ * and at every end of the session (docs/sampler.md).
+ *
+ * Going in: memprof builds unwind rows for every mapped object (from its
+ * .eh_frame, outside the process), and in one stop of one thread the
+ * process makes a memfd named "memprof-sampler", maps it (code read+exec,
+ * data private read+write) and a pipe whose write end memprof takes; no
+ * allocator function is called.  Then, with no thread stopped, memprof
+ * points each call-table (GOT) slot of malloc, free, calloc, realloc and
+ * the aligned allocators at the sampler's stand-ins, recording each slot's
+ * old value in the sampler's data first.  Coming out: every slot gets its
+ * old value back; the region stays mapped and inert (a thread may still be
+ * returning through it) and is reused.  A memprof that dies leaves the
+ * pipe hung up: the sampler stops sampling by itself, and the next session
+ * puts the slots back (sampler_sweep). */
+#ifndef MEMPROF_SAMPLER_H
+#define MEMPROF_SAMPLER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "allocator/allocator.h"
+#include "attach/target.h"
+#include "lib/base/error.h"
+
+struct sampler;
+
+/* What 'prof on' did, for the operator. */
+struct sampler_on_report {
+    size_t objects;            /* objects whose call tables were changed */
+    size_t slots;              /* slots pointed at the sampler */
+    size_t skipped;            /* slots left alone: they held neither the
+                                * allocator's function nor a lazy-binding stub */
+    size_t rows;               /* unwind rows written */
+    size_t no_cfi;             /* objects without call-frame information */
+    double build_ms, stop_us, patch_ms;
+    bool reused;               /* an inert region from before was used again */
+};
+
+/* What a dump found besides the samples. */
+struct sampler_dump_info {
+    uint64_t samples, dropped, truncated, live;
+    size_t unreadable;         /* entries changing while read, left out */
+    unsigned live_max;         /* live samples the sampler keeps at most */
+    bool orphaned;             /* the sampler had stopped on its own */
+};
+
+/* Why the sampler cannot go into this process (a sentence saying what to
+ * do instead), or NULL when it can. */
+const char *sampler_refusal(struct target *t, const struct allocator_id *a, char *buf,
+                            size_t len);
+
+struct sampler *sampler_new(void);
+/* Frees memprof's side only: call sampler_off first. */
+void sampler_free(struct sampler *sm);
+
+bool sampler_is_on(const struct sampler *sm);
+unsigned sampler_lg_sample(const struct sampler *sm);
+
+/* Put the sampler in (or turn an inert one on again), sampling every
+ * 2^lg bytes on average.  0, or -1 with err (nothing left changed). */
+int sampler_on(struct sampler *sm, struct target *t, const struct allocator_id *a,
+               unsigned lg, struct sampler_on_report *rep, struct mp_error *err);
+/* A new mean for the next samples (those kept stay: they were taken at
+ * the rate the dump header will say; 'prof sample' also clears them). */
+int sampler_set_rate(struct sampler *sm, struct target *t, unsigned lg,
+                     struct mp_error *err);
+/* Take it out: every slot back, sampling off, samples forgotten.  Returns
+ * the number of slots put back, or -1 with err (then the slots that could
+ * not be written are named in err). */
+long sampler_off(struct sampler *sm, struct target *t, struct mp_error *err);
+
+/* The live samples as a jemalloc heap_v2 profile (with the process's
+ * memory map), read from the process's memory without stopping it.
+ * *data malloc'd. */
+int sampler_dump(struct sampler *sm, struct target *t, char **data, size_t *len,
+                 struct sampler_dump_info *info, struct mp_error *err);
+
+/* At attach: a sampler a memprof that is gone left in the process is made
+ * inert and its slots put back.  Returns how many were found (0 or more),
+ * with note saying what was done, or -1 with err. */
+int sampler_sweep(struct sampler *sm, struct target *t, char *note, size_t notelen,
+                  struct mp_error *err);
+
+#endif

@@ -1,0 +1,252 @@
+/* sampling.c - owns the session's use of memprof's heap sampler: when it
+ * stands in for an allocator's own profiler, what 'prof' and 'dump' say
+ * with it, and taking it out at every end of the session. */
+#include "session/sampling.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "lib/analysis/analysis.h"
+#include "session/control.h"
+#include "session/json_answer.h"
+#include "session/say.h"
+
+#define DEFAULT_LG 19u      /* as jemalloc's lg_prof_sample: 512 KiB */
+
+void sampling_attach(struct session *s)
+{
+    sampler_free(s->sampler);
+    s->sampler = sampler_new();
+    if (!s->sampler)
+        return;
+    char note[512];
+    struct mp_error err;
+    int found = sampler_sweep(s->sampler, s->target, note, sizeof note, &err);
+    if (found > 0)
+        fprintf(stderr, "note: %s\n", note);
+    else if (found < 0)
+        fprintf(stderr, "warning: could not look for a sampler an earlier memprof left "
+                "in process %d: %s\n", (int)target_pid(s->target), err.msg);
+}
+
+bool sampling_applies(struct session *s)
+{
+    if (!s->target || !s->sampler)
+        return false;
+    if (s->alloc.kind != ALLOCATOR_JEMALLOC)
+        return true;
+    if (control_prof_conf_read(s))
+        return false;
+    return !(s->prof_conf.config_prof && s->prof_conf.opt_prof);
+}
+
+/* The sampler cannot go in: say why, and what would profile it instead. */
+static int refuse(struct session *s, const char *why)
+{
+    say_error("prof: %s. memprof can still run %s here", why,
+              control_what_works(s->alloc.kind));
+    return -1;
+}
+
+static void every_text(unsigned lg, char *buf, size_t len)
+{
+    char b[32];
+    analysis_format_bytes((double)(UINT64_C(1) << lg), false, false, b, sizeof b);
+    snprintf(buf, len, "every 2^%u bytes (%s) on average", lg, b);
+}
+
+static int answer_json(struct session *s, bool active, bool was, unsigned lg)
+{
+    json_object *j = json_answer_new();
+    json_object_object_add(j, "prof_active", json_object_new_boolean(active));
+    json_object_object_add(j, "was", json_object_new_boolean(was));
+    json_object_object_add(j, "profiler", json_object_new_string("memprof-sampler"));
+    json_object_object_add(j, "lg_sample", json_object_new_uint64(lg));
+    return json_answer_emit(s, j);
+}
+
+static int turn_on(struct session *s, unsigned lg, bool json, const char *what)
+{
+    char why[512];
+    if (sampler_refusal(s->target, &s->alloc, why, sizeof why))
+        return refuse(s, why);
+    struct sampler_on_report rep;
+    struct mp_error err;
+    if (sampler_on(s->sampler, s->target, &s->alloc, lg, &rep, &err) < 0) {
+        if (target_calls_refused(s->target) || target_must_exit(s->target))
+            return control_call_failed(s, &err);
+        say_error("prof: %s", err.msg);
+        return -1;
+    }
+    s->prof_on = (struct session_prof_on){.since = time(NULL)};
+    control_note_counting(s, true);
+    if (json)
+        return answer_json(s, true, false, lg);
+    char every[64];
+    every_text(lg, every, sizeof every);
+    fprintf(s->out, "%s: memprof's sampler is in process %d, sampling %s\n", what,
+            (int)target_pid(s->target), every);
+    say_status(s, "sampler: %zu call-table slot%s in %zu object%s point at it%s; %zu "
+               "unwind rows (%.0f ms to build); the process made its region in one "
+               "stop of %.0f us%s\n", rep.slots, rep.slots == 1 ? "" : "s", rep.objects,
+               rep.objects == 1 ? "" : "s",
+               rep.skipped ? " (some slots held another function and were left)" : "",
+               rep.rows, rep.build_ms, rep.stop_us, rep.reused ? ", reusing its region" : "");
+    if (rep.no_cfi)
+        say_status(s, "note: %zu mapped object%s no call-frame information memprof could "
+                   "read: stacks stop at %s code\n", rep.no_cfi,
+                   rep.no_cfi == 1 ? " has" : "s have", rep.no_cfi == 1 ? "its" : "their");
+    return 0;
+}
+
+/* Out of the process: the slots back.  0, or -1 after saying why. */
+static int take_out(struct session *s, long *restored)
+{
+    struct mp_error err;
+    *restored = sampler_off(s->sampler, s->target, &err);
+    if (*restored < 0) {
+        say_error("%s; 'prof off' tries again", err.msg);
+        return -1;
+    }
+    s->prof_on = (struct session_prof_on){.off_since = time(NULL)};
+    control_note_counting(s, false);
+    return 0;
+}
+
+int sampling_prof_on(struct session *s, bool json)
+{
+    unsigned lg = sampler_lg_sample(s->sampler);
+    if (sampler_is_on(s->sampler)) {
+        if (json)
+            return answer_json(s, true, true, lg);
+        fprintf(s->out, "profiling is already on (memprof's sampler is in process %d)\n",
+                (int)target_pid(s->target));
+        return 0;
+    }
+    return turn_on(s, lg, json, "profiling is now on (was off)");
+}
+
+int sampling_prof_off(struct session *s, bool json)
+{
+    bool was = sampler_is_on(s->sampler);
+    long restored = 0;
+    if (was && take_out(s, &restored))
+        return -1;
+    if (json)
+        return answer_json(s, false, was, sampler_lg_sample(s->sampler));
+    if (!was)
+        fprintf(s->out, "profiling is off (memprof's sampler is not in process %d)\n",
+                (int)target_pid(s->target));
+    else
+        fprintf(s->out, "profiling is now off (was on): memprof's sampler is out of process "
+                "%d, its %ld call-table slot%s put back\n", (int)target_pid(s->target),
+                restored, restored == 1 ? "" : "s");
+    return 0;
+}
+
+/* A new rate, or the same one again: like jemalloc's prof.reset, the
+ * samples so far are forgotten (they were taken at another rate). */
+static int restart(struct session *s, unsigned lg, bool json)
+{
+    long restored;
+    if (!sampler_is_on(s->sampler)) {
+        struct mp_error err;
+        sampler_set_rate(s->sampler, s->target, lg, &err);
+        if (json)
+            return answer_json(s, false, false, lg);
+        char every[64];
+        every_text(lg, every, sizeof every);
+        fprintf(s->out, "sampling %s once 'prof on' puts memprof's sampler in\n", every);
+        return 0;
+    }
+    if (take_out(s, &restored))
+        return -1;
+    return turn_on(s, lg, json, "samples forgotten (counters reset)");
+}
+
+int sampling_prof_rate(struct session *s, unsigned lg, bool json)
+{
+    return restart(s, lg, json);
+}
+
+int sampling_prof_reset(struct session *s, bool json)
+{
+    return restart(s, sampler_lg_sample(s->sampler), json);
+}
+
+struct session_dump *sampling_dump(struct session *s, const char *name, const char *file)
+{
+    if (!sampler_is_on(s->sampler)) {
+        char why[512];
+        if (sampler_refusal(s->target, &s->alloc, why, sizeof why))
+            refuse(s, why);
+        else
+            say_error("dump: memprof's sampler is not in process %d, so there is no heap "
+                      "profile to take: 'prof on' puts it in (sampling from then on), "
+                      "then 'dump'", (int)target_pid(s->target));
+        return NULL;
+    }
+    char *data;
+    size_t len;
+    struct sampler_dump_info info;
+    struct mp_error err;
+    if (sampler_dump(s->sampler, s->target, &data, &len, &info, &err) < 0) {
+        say_error("dump: %s", err.msg);
+        return NULL;
+    }
+    struct session_dump *d = control_dump_add(s, data, len, name, file);
+    free(data);
+    if (!d)
+        return NULL;
+    if (info.orphaned)
+        fprintf(stderr, "warning: the sampler in process %d had stopped sampling: it "
+                "lost track of this memprof (its watch pipe was closed, by the program "
+                "closing descriptors it does not own?); 'prof reset' puts it back\n",
+                (int)target_pid(s->target));
+    if (info.dropped)
+        fprintf(stderr, "warning: the sampler left out %" PRIu64 " sample%s (its table "
+                "holds %u live samples at most): this profile undercounts; a larger "
+                "'prof sample N' samples less often\n", info.dropped,
+                info.dropped == 1 ? "" : "s", info.live_max);
+    if (info.truncated)
+        say_status(s, "note: %" PRIu64 " of %" PRIu64 " samples have a stack cut short "
+                   "(code without call-frame information)\n", info.truncated, info.samples);
+    return d;
+}
+
+void sampling_state_text(struct session *s, char *buf, size_t len)
+{
+    if (!s->sampler || !s->target) {
+        snprintf(buf, len, "not in this process");
+        return;
+    }
+    char every[64];
+    every_text(sampler_lg_sample(s->sampler), every, sizeof every);
+    snprintf(buf, len, "%s, %s", sampler_is_on(s->sampler) ? "on" : "off", every);
+}
+
+void sampling_session_end(struct session *s)
+{
+    if (!s->target || !sampler_is_on(s->sampler))
+        return;
+    enum proc_fate fate = target_fate(s->target);
+    if (fate != PROC_SAME) {
+        sampler_free(s->sampler);     /* gone with the program */
+        s->sampler = NULL;
+        return;
+    }
+    struct mp_error err;
+    long restored = sampler_off(s->sampler, s->target, &err);
+    if (restored < 0)
+        fprintf(stderr, "memprof: %s; the sampler in process %d passes them through and "
+                "stops sampling on its own now that memprof is leaving; the next "
+                "'memprof -p %d' puts them back\n", err.msg, (int)target_pid(s->target),
+                (int)target_pid(s->target));
+    else
+        say_status(s, "memprof took its sampler out of process %d: %ld call-table slot%s "
+                   "put back\n", (int)target_pid(s->target), restored,
+                   restored == 1 ? "" : "s");
+}

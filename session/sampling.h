@@ -1,0 +1,40 @@
+/* sampling.h - the session's rules for memprof's own heap sampler
+ * (allocator/sampler/): which processes get it instead of an allocator's
+ * own profiler, and that it never outlives the session.  Every front end
+ * goes through these. */
+#ifndef MEMPROF_SAMPLING_H
+#define MEMPROF_SAMPLING_H
+
+#include <stdbool.h>
+
+#include "allocator/sampler/sampler.h"
+#include "session/session.h"
+
+/* At attach: the sampler's state for the session, and a sampler a dead
+ * memprof left in the process made inert (said on stderr). */
+void sampling_attach(struct session *s);
+
+/* Whether 'prof' and 'dump' go to memprof's sampler in this process: its
+ * allocator is not jemalloc, or is a jemalloc started without profiling. */
+bool sampling_applies(struct session *s);
+
+/* 'prof on' / 'prof off' / 'prof sample N' / 'prof reset' with the sampler;
+ * each says what it did on s->out (json: the answer instead).  0, or -1
+ * after saying why. */
+int sampling_prof_on(struct session *s, bool json);
+int sampling_prof_off(struct session *s, bool json);
+int sampling_prof_rate(struct session *s, unsigned lg, bool json);
+int sampling_prof_reset(struct session *s, bool json);
+
+/* 'dump' with the sampler: the live samples as a profile, added to the
+ * session (control_dump_add).  NULL after saying why. */
+struct session_dump *sampling_dump(struct session *s, const char *name, const char *file);
+
+/* For 'info': "on, every 2^19 bytes", "off", "not in this process". */
+void sampling_state_text(struct session *s, char *buf, size_t len);
+
+/* At every end of a session with the process (detach, quit, end of input,
+ * a failing batch, a terminal signal): the sampler comes out. */
+void sampling_session_end(struct session *s);
+
+#endif
