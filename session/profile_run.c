@@ -19,6 +19,7 @@
 #include "lib/analysis/analysis.h"
 #include "lib/base/text_escape.h"
 #include "session/control.h"
+#include "session/sampling.h"
 #include "session/say.h"
 
 #define PEAK_PREFIX "peak"     /* jemalloc writes PEAK_PREFIX.PID.SEQ.uN.heap */
@@ -178,6 +179,8 @@ static int restore(struct session *s, struct profile_run *r, bool rate_set, bool
 {
     if (!s->target || target_calls_refused(s->target))
         return -1;
+    if (r->sampled)
+        return sampling_run_restore(s, r->active_before, (unsigned)r->lg_before);
     struct mallctl_call calls[4];
     size_t n = 0;
     bool gdump = r->gdump_before, active = r->active_before;
@@ -208,6 +211,33 @@ static int restore(struct session *s, struct profile_run *r, bool rate_set, bool
     return rc;
 }
 
+/* A run with memprof's sampler: it is put in (at the run's rate) for the
+ * run, and put back as it was at the end. */
+static int start_sampled(struct session *s, struct profile_run *r)
+{
+    if (r->o.peak) {
+        say_error("profile start --peak: dumps at the process's high-water marks are "
+                  "jemalloc's own (prof.gdump); memprof's sampler has none: leave out "
+                  "--peak");
+        return -1;
+    }
+    r->sampled = true;
+    r->active_before = sampler_is_on(s->sampler);
+    r->lg_before = sampler_lg_sample(s->sampler);
+    return sampling_run_on(s, r->o.has_sample ? r->o.sample : (unsigned)r->lg_before);
+}
+
+static void run_begins(struct session *s, struct profile_run *r)
+{
+    r->state = RUN_RUNNING;
+    r->t_start = now_mono();
+    r->t_end = r->o.duration > 0 ? r->t_start + r->o.duration : 0;
+    r->next_dump = r->t_start + r->o.every;
+    r->wall_start = time(NULL);
+    profile_run_free(s->run);
+    s->run = r;
+}
+
 int profile_run_start(struct session *s, const struct profile_run_options *o)
 {
     if (profile_run_running(s)) {
@@ -230,6 +260,14 @@ int profile_run_start(struct session *s, const struct profile_run_options *o)
     r->o.name = NULL;
     r->o.save_dir = NULL;
     r->pid = (int)target_pid(s->target);
+    if (sampling_applies(s)) {
+        if (pick_name(s, o, r->name, sizeof r->name) || start_sampled(s, r)) {
+            profile_run_free(r);
+            return -1;
+        }
+        run_begins(s, r);
+        return 0;
+    }
     if (pick_name(s, o, r->name, sizeof r->name) ||
         control_profiling_possible(s) ||
         control_owner_allows(s, "start a profiling run (it turns profiling on and sets "
@@ -258,13 +296,7 @@ int profile_run_start(struct session *s, const struct profile_run_options *o)
         profile_run_free(r);
         return -1;
     }
-    r->state = RUN_RUNNING;
-    r->t_start = now_mono();
-    r->t_end = o->duration > 0 ? r->t_start + o->duration : 0;
-    r->next_dump = r->t_start + o->every;
-    r->wall_start = time(NULL);
-    profile_run_free(s->run);
-    s->run = r;
+    run_begins(s, r);
     return 0;
 }
 
@@ -276,7 +308,8 @@ static bool run_dump(struct session *s, struct profile_run *r)
 {
     char name[64];
     snprintf(name, sizeof name, "%s.%u", r->name, r->ndumps + 1);
-    struct session_dump *d = control_dump_take(s, name, NULL);
+    struct session_dump *d = r->sampled ? sampling_dump(s, name, NULL)
+                                        : control_dump_take(s, name, NULL);
     if (d) {
         session_series_add(s, d, r->name);
         r->ndumps++;
@@ -420,7 +453,7 @@ static void finish_run(struct session *s, enum run_state state, const char *why,
         bool ok = restore(s, r, r->o.has_sample, true) == 0;
         if (r->o.peak)
             collect_peaks(s, r, 0);
-        const char *items[4] = {"prof.active"};
+        const char *items[4] = {r->sampled ? "memprof's sampler (in or out)" : "prof.active"};
         size_t n = 1;
         if (r->o.has_sample)
             items[n++] = "the rate";

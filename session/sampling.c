@@ -68,14 +68,14 @@ static int answer_json(struct session *s, bool active, bool was, unsigned lg)
     return json_answer_emit(s, j);
 }
 
-static int turn_on(struct session *s, unsigned lg, bool json, const char *what)
+/* The sampler in, at rate lg.  0, or -1 after saying why. */
+static int put_in(struct session *s, unsigned lg, struct sampler_on_report *rep)
 {
     char why[512];
     if (sampler_refusal(s->target, &s->alloc, why, sizeof why))
         return refuse(s, why);
-    struct sampler_on_report rep;
     struct mp_error err;
-    if (sampler_on(s->sampler, s->target, &s->alloc, lg, &rep, &err) < 0) {
+    if (sampler_on(s->sampler, s->target, &s->alloc, lg, rep, &err) < 0) {
         if (target_calls_refused(s->target) || target_must_exit(s->target))
             return control_call_failed(s, &err);
         say_error("prof: %s", err.msg);
@@ -83,6 +83,14 @@ static int turn_on(struct session *s, unsigned lg, bool json, const char *what)
     }
     s->prof_on = (struct session_prof_on){.since = time(NULL)};
     control_note_counting(s, true);
+    return 0;
+}
+
+static int turn_on(struct session *s, unsigned lg, bool json, const char *what)
+{
+    struct sampler_on_report rep;
+    if (put_in(s, lg, &rep))
+        return -1;
     if (json)
         return answer_json(s, true, false, lg);
     char every[64];
@@ -165,6 +173,30 @@ static int restart(struct session *s, unsigned lg, bool json)
     if (take_out(s, &restored))
         return -1;
     return turn_on(s, lg, json, "samples forgotten (counters reset)");
+}
+
+int sampling_run_on(struct session *s, unsigned lg)
+{
+    struct sampler_on_report rep;
+    long restored;
+    if (sampler_is_on(s->sampler) && sampler_lg_sample(s->sampler) == lg)
+        return 0;
+    if (sampler_is_on(s->sampler) && take_out(s, &restored))
+        return -1;
+    return put_in(s, lg, &rep);
+}
+
+int sampling_run_restore(struct session *s, bool was_on, unsigned lg_before)
+{
+    long restored;
+    if (!was_on) {
+        if (sampler_is_on(s->sampler) && take_out(s, &restored))
+            return -1;
+        struct mp_error ignored;
+        sampler_set_rate(s->sampler, s->target, lg_before, &ignored);
+        return 0;
+    }
+    return sampling_run_on(s, lg_before);
 }
 
 int sampling_prof_rate(struct session *s, unsigned lg, bool json)

@@ -26,6 +26,12 @@ int sampling_prof_off(struct session *s, bool json);
 int sampling_prof_rate(struct session *s, unsigned lg, bool json);
 int sampling_prof_reset(struct session *s, bool json);
 
+/* For a profiling run (session/profile_run.c), without a word on s->out:
+ * the sampler on at rate lg (restarted when it was on at another rate),
+ * or put back as it was before the run.  0, or -1 after saying why. */
+int sampling_run_on(struct session *s, unsigned lg);
+int sampling_run_restore(struct session *s, bool was_on, unsigned lg_before);
+
 /* 'dump' with the sampler: the live samples as a profile, added to the
  * session (control_dump_add).  NULL after saying why. */
 struct session_dump *sampling_dump(struct session *s, const char *name, const char *file);

@@ -96,6 +96,8 @@ struct profile_run {
     double t_stopped;          /* when it ended (CLOCK_MONOTONIC) */
     bool finished;             /* profile_run_finish has run */
     time_t wall_start, wall_end;
+    bool sampled;              /* with memprof's sampler (session/sampling.c):
+                                * active_before and lg_before are its */
     bool active_before;
     size_t lg_before;
     bool gdump_before;
