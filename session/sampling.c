@@ -46,8 +46,10 @@ bool sampling_applies(struct session *s)
 /* The sampler cannot go in: say why, and what would profile it instead. */
 static int refuse(struct session *s, const char *why)
 {
-    say_error("prof: %s. memprof can still run %s here", why,
-              control_what_works(s->alloc.kind));
+    say_error("prof: %s. To profile it, restart it with LD_PRELOAD="
+              "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2 "
+              "MALLOC_CONF=prof:true,prof_active:false (or link it with jemalloc); "
+              "memprof can still run %s here", why, control_what_works(s->alloc.kind));
     return -1;
 }
 

@@ -155,7 +155,9 @@ struct sampler_ctl {
     uint64_t dropped;          /* samples not kept: table full or probe limit */
     uint64_t truncated;        /* samples whose walk stopped early */
     uint64_t live;             /* entries in the table now */
-    uint64_t reserved[8];
+    uint64_t watch_ino;        /* the pipe's inode: whoever closes watch_fd in
+                                * the process checks it names this pipe */
+    uint64_t reserved[7];
 };
 
 /* The data half of the image (at SAMPLER_CODE_SIZE from its start); rows

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -46,6 +47,8 @@ struct sampler {
     uint64_t row_room;         /* rows its data half has room for */
     int mem_fd;                /* /proc/PID/mem of the session's process */
     int watch_fd;              /* the pipe's write end: closed = memprof gone */
+    int watch_read;            /* the process's read end, -1: none */
+    uint64_t watch_ino;        /* the pipe's inode */
     bool on;
     unsigned lg;
     uint64_t generation;
@@ -64,6 +67,7 @@ struct sampler *sampler_new(void)
     if (sm) {
         sm->mem_fd = -1;
         sm->watch_fd = -1;
+        sm->watch_read = -1;
         sm->lg = 19;
     }
     return sm;
@@ -363,14 +367,17 @@ static int make_watch(struct remote_stop *s, struct map_job *j, struct mp_error 
         snprintf(j->why, sizeof j->why, "memprof cannot take a descriptor from process "
                  "%d (pidfd_getfd: %s; Linux 5.6 or later is needed)", s->ctx->pid,
                  strerror(errno));
-    else
+    else {
+        struct stat st;
         fcntl(j->sm->watch_fd, F_SETFD, FD_CLOEXEC);
+        j->sm->watch_ino = fstat(j->sm->watch_fd, &st) == 0 ? (uint64_t)st.st_ino : 0;
+    }
     close_in_process(s, c, fds[1]);
     if (j->sm->watch_fd < 0) {
         close_in_process(s, c, fds[0]);
         return 0;
     }
-    j->watch_read = fds[0];
+    j->watch_read = j->sm->watch_read = fds[0];
     uint64_t none[1] = {0};
     if (call_sys(s, c, SYS_getpid, none, 0, &r, err) < 0)
         return -1;
@@ -429,6 +436,63 @@ static int map_region(struct remote_stop *s, struct map_job *j, struct mp_error 
     return rc;
 }
 
+/* The process's end of a watch pipe, closed in a stop: only when its
+ * descriptor still names that pipe (checked against the stopped thread's
+ * own table just before), never another file the program opened since. */
+struct watch_close {
+    struct target *t;
+    int fd;
+    uint64_t ino;
+};
+
+static bool names_pipe(const char *fd_path, uint64_t ino)
+{
+    char link[64], want[64];
+    snprintf(want, sizeof want, "pipe:[%" PRIu64 "]", ino);
+    ssize_t n = readlink(fd_path, link, sizeof link - 1);
+    if (n <= 0)
+        return false;
+    link[n] = 0;
+    return strcmp(link, want) == 0;
+}
+
+static int watch_close_body(struct remote_stop *s, void *arg, struct mp_error *err)
+{
+    struct watch_close *w = arg;
+    char path[96];
+    snprintf(path, sizeof path, "/proc/%d/task/%d/fd/%d", s->ctx->pid, s->tid, w->fd);
+    if (!names_pipe(path, w->ino))
+        return 0;
+    uint64_t a = (uint64_t)w->fd, r;
+    return call_fn(s, target_libc(w->t)->close, &a, 1, &r, err);
+}
+
+/* No stop at all when the descriptor is not that pipe already. */
+static int watch_close(struct target *t, int fd, uint64_t ino, struct mp_error *err)
+{
+    char path[96];
+    target_proc_dir(t, path, sizeof path - 24);
+    snprintf(path + strlen(path), 24, "/fd/%d", fd);
+    if (fd < 0 || !ino || !names_pipe(path, ino))
+        return 0;
+    struct watch_close w = {t, fd, ino};
+    return target_stop_run(t, watch_close_body, &w, err);
+}
+
+/* Both ends of the pipe closed: memprof's, and the process's in a stop
+ * (when that stop cannot be made, one descriptor stays in the process). */
+static void drop_watch(struct sampler *sm, struct target *t)
+{
+    struct mp_error ignored;
+    if (sm->watch_fd >= 0)
+        close(sm->watch_fd);
+    sm->watch_fd = -1;
+    if (sm->watch_read >= 0 && !target_calls_refused(t))
+        watch_close(t, sm->watch_read, sm->watch_ino, &ignored);
+    sm->watch_read = -1;
+    sm->watch_ino = 0;
+}
+
 static int map_body(struct remote_stop *s, void *arg, struct mp_error *err)
 {
     struct map_job *j = arg;
@@ -466,6 +530,7 @@ static int data_fill(struct sampler *sm, struct target *t, const uint64_t real[S
         .magic = SAMPLER_MAGIC, .abi = SAMPLER_ABI, .state = SAMPLER_OFF,
         .generation = ++sm->generation, .tgid = j->tgid, .watch_fd = j->watch_read,
         .lg_sample = sm->lg, .nrows = rows->n, .memprof_pid = getpid(),
+        .watch_ino = sm->watch_ino,
     };
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -582,10 +647,8 @@ int sampler_on(struct sampler *sm, struct target *t, const struct allocator_id *
     rep->rows = rows.n;
     rc = 0;
 out:
-    if (rc < 0 && !sm->on && sm->watch_fd >= 0) {
-        close(sm->watch_fd);      /* the sampler, if mapped, stays OFF */
-        sm->watch_fd = -1;
-    }
+    if (rc < 0 && !sm->on)
+        drop_watch(sm, t);        /* the sampler, if mapped, stays OFF */
     maps_free(&maps);
     free(plan.v);
     cfi_rows_free(&rows);
@@ -638,9 +701,7 @@ long sampler_off(struct sampler *sm, struct target *t, struct mp_error *err)
     if (restored >= 0)
         mem_write(sm, t, sm->base + DATA_OFF(ctl.npatches), &zero, sizeof zero, &ignored);
     ctl_write32(sm, t, offsetof(struct sampler_data, ctl.state), SAMPLER_OFF, &ignored);
-    if (sm->watch_fd >= 0)
-        close(sm->watch_fd);
-    sm->watch_fd = -1;
+    drop_watch(sm, t);
     sm->on = restored < 0;      /* slots left: still 'on' for the next try */
     return restored;
 }
@@ -830,6 +891,7 @@ static long sweep_region(struct sampler *sm, struct target *t, uint64_t start, u
     uint64_t zero = 0;
     struct mp_error ignored;
     mem_write(sm, t, start + DATA_OFF(ctl.state), &off, sizeof off, &ignored);
+    watch_close(t, ctl.watch_fd, ctl.watch_ino, &ignored);
     if (restored >= 0)
         mem_write(sm, t, start + DATA_OFF(ctl.npatches), &zero, sizeof zero, &ignored);
     unsigned char *code = malloc(sampler_image_len);

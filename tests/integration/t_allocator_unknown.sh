@@ -1,8 +1,8 @@
 # A process whose malloc is served by an allocator memprof does not know
 # (a bump allocator LD_PRELOADed): memprof attaches and names the library,
 # calls nothing in it, and each command answers precisely: 'stats' and
-# 'purge' say memprof does not know its interface, 'prof' that heap
-# profiling needs jemalloc and how to get it, 'memory' gives the kernel's
+# 'purge' say memprof does not know its interface, 'prof' that its sampler
+# cannot stand in for an unknown allocator and how to restart for a profile, 'memory' gives the kernel's
 # figures and says the allocator has none.  The process is left as it was.
 . "$SRCDIR/tests/integration/lib.sh"
 
@@ -25,7 +25,7 @@ check "purge: says why" err_has "memprof cannot purge an allocator memprof does 
 mp -p "$PID" -e 'prof on'
 check "prof: refused" mp_failed
 check "prof: names the allocator and the way to jemalloc" \
-    err_has "it uses an allocator memprof does not know from $TARGETS/bump_malloc\.so\. Start it with LD_PRELOAD="
+    err_has "prof: process $PID's malloc\(\) is an allocator memprof does not know, so memprof cannot tell which calls are safe to stand in for\. To profile it, restart it with LD_PRELOAD="
 mp -p "$PID" -e memory
 check "memory: works" mp_ok
 check "memory: the kernel's figures" out_has '^RSS +[0-9.]+ MiB'

@@ -1,13 +1,13 @@
-# Refusals happen before anything is stopped, with a reason: heap profiling
-# in a process without jemalloc (naming glibc malloc and what memprof can
-# do there), a stopped process, an already-traced process, a process that
+# Refusals happen before anything is stopped, with a reason: jemalloc's
+# own commands in a process without jemalloc (naming glibc malloc and what
+# memprof can do there), a stopped process, an already-traced process, a process that
 # is gone.  The refused process must be left as it was.
 . "$SRCDIR/tests/integration/lib.sh"
 
 start_target nojemalloc
-MEMPROF_TRACE_PAUSES=1 mp -p "$PID" -e 'prof on'
-check "no jemalloc: prof refused" mp_failed
-check "no jemalloc: says so" err_has "'prof' drives jemalloc, and process $PID does not use jemalloc"
+MEMPROF_TRACE_PAUSES=1 mp -p "$PID" -e 'recent'
+check "no jemalloc: recent refused" mp_failed
+check "no jemalloc: says so" err_has "'recent' drives jemalloc, and process $PID does not use jemalloc"
 check "no jemalloc: names glibc malloc" err_has 'it uses glibc malloc from /.*libc\.so'
 check "no jemalloc: says how to give it jemalloc" err_has 'LD_PRELOAD=.*libjemalloc.* MALLOC_CONF=prof:true'
 check "no jemalloc: says what works here" err_has "memprof can run 'info', 'stats', 'memory' and 'purge'"
