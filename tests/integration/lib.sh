@@ -553,3 +553,92 @@ stop_server() {
         kill -9 "$1" $(pgrep -P "$1") 2>/dev/null
     return 0
 }
+
+# --- memprof's heap sampler (t_sampler_*) ------------------------------------
+#   got_into_sampler PID   prints how many call-table slots (the
+#                          JUMP_SLOT, GLOB_DAT and 64-bit relocations of
+#                          every mapped ELF object, read live from
+#                          /proc/PID/mem at the object's load address) hold
+#                          an address inside the process's
+#                          memfd:memprof-sampler mappings (0 when it has
+#                          none); the slots found, and how many slots it
+#                          read, on stderr
+#   sampler_regions PID    prints how many sampler regions are mapped (its
+#                          r-x mappings)
+#   sampler_ctl PID FIELD  prints a field of the sampler's struct
+#                          sampler_ctl (allocator/sampler/abi.h: state,
+#                          npatches, samples, live, memprof_pid, ...), read
+#                          from the first region's data at +0x10000
+#   sampler_state_is PID N ctl.state is N (0 off, 1 on, 2 orphan)
+got_into_sampler() {
+python3 - "$1" <<'PY'
+import os, struct, subprocess, sys
+pid = sys.argv[1]
+maps = [l.split() for l in open(f"/proc/{pid}/maps")]
+region = [tuple(int(x, 16) for x in f[0].split("-")) for f in maps
+          if len(f) >= 6 and f[5] == "/memfd:memprof-sampler"]
+objs = {}
+for f in maps:
+    if len(f) >= 6 and f[5].startswith("/") and not f[5].startswith("/memfd:") and len(f) == 6:
+        start = int(f[0].split("-")[0], 16)
+        if int(f[2], 16) == 0 and f[5] not in objs:
+            objs[f[5]] = start
+inside = read = 0
+with open(f"/proc/{pid}/mem", "rb") as mem:
+    for path, start in objs.items():
+        try:
+            with open(path, "rb") as e:
+                hdr = e.read(64)
+                if hdr[:4] != b"\x7fELF":
+                    continue
+                e_type, = struct.unpack_from("<H", hdr, 16)
+                phoff, = struct.unpack_from("<Q", hdr, 32)
+                phentsize, phnum = struct.unpack_from("<HH", hdr, 54)
+                e.seek(phoff)
+                ph = e.read(phentsize * phnum)
+        except OSError:
+            continue
+        loads = [struct.unpack_from("<IIQQ", ph, i * phentsize) for i in range(phnum)]
+        vaddr = min((p[3] for p in loads if p[0] == 1), default=0) & ~0xfff
+        bias = start - vaddr if e_type == 3 else 0
+        rel = subprocess.run(["readelf", "-rW", path], capture_output=True, text=True).stdout
+        for line in rel.splitlines():
+            w = line.split()
+            if len(w) < 3 or w[2] not in ("R_X86_64_JUMP_SLOT", "R_X86_64_GLOB_DAT", "R_X86_64_64"):
+                continue
+            slot = bias + int(w[0], 16)
+            try:
+                mem.seek(slot)
+                v, = struct.unpack("<Q", mem.read(8))
+            except (OSError, struct.error):
+                continue
+            read += 1
+            if any(a <= v < b for a, b in region):
+                inside += 1
+                print(f"  slot {slot:#x} of {path} ({w[4] if len(w) > 4 else '?'}) -> {v:#x}",
+                      file=sys.stderr)
+print(f"  {inside} of {read} slots read point into the sampler", file=sys.stderr)
+if read == 0:
+    sys.exit("read no call-table slot at all")
+print(inside)
+PY
+}
+sampler_regions() { grep -c ' r-xp .*/memfd:memprof-sampler' "/proc/$1/maps"; }
+sampler_ctl() {
+python3 - "$1" "$2" <<'PY'
+import struct, sys
+pid, field = sys.argv[1], sys.argv[2]
+layout = {"magic": (0, "Q"), "abi": (8, "I"), "state": (12, "I"), "generation": (16, "Q"),
+          "tgid": (24, "q"), "watch_fd": (32, "i"), "lg_sample": (36, "I"),
+          "nrows": (128, "Q"), "npatches": (136, "Q"), "memprof_pid": (144, "q"),
+          "samples": (152, "Q"), "dropped": (160, "Q"), "truncated": (168, "Q"),
+          "live": (176, "Q")}
+start = next(int(f[0].split("-")[0], 16) for f in map(str.split, open(f"/proc/{pid}/maps"))
+             if len(f) >= 6 and f[5] == "/memfd:memprof-sampler" and "x" in f[1])
+off, fmt = layout[field]
+with open(f"/proc/{pid}/mem", "rb") as mem:
+    mem.seek(start + 0x10000 + off)
+    print(struct.unpack("<" + fmt, mem.read(struct.calcsize(fmt)))[0])
+PY
+}
+sampler_state_is() { [ "$(sampler_ctl "$1" state 2>/dev/null)" = "$2" ]; }

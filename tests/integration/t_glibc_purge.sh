@@ -18,7 +18,10 @@ check "info: names glibc malloc and its library" out_has '^allocator +glibc mall
 check "info: says what works" out_has "stats', 'memory'\) and purge it"
 check "info --json: allocator is glibc" [ "$(jf 'd["allocator"]["name"]')" = glibc ]
 check "info --json: malloc is glibc's" [ "$(jf 'd["allocator"]["malloc"]')" = glibc ]
-check "info --json: no heap profiling" [ "$(jf 'd["allocator"]["heap_profiling"]')" = False ]
+check "info --json: heap profiling through memprof's sampler" \
+    [ "$(jf 'd["allocator"]["heap_profiling"] and d["allocator"]["sampler"]["possible"]')" = True ]
+check "info --json: the sampler is not in before 'prof on'" \
+    [ "$(jf 'd["allocator"]["sampler"]["on"]')" = False ]
 
 mp -p "$PID" -e 'stats --json'
 check "stats --json: read" mp_ok

@@ -15,9 +15,11 @@ RUST_TARGETS  = $(TARGET_DIR)/rustprof $(TARGET_DIR)/rustprof_v0 $(TARGET_DIR)/r
                 $(TARGET_DIR)/rustprof_g $(TARGET_DIR)/rustprof_noprof
 OTHER_TARGETS = $(TARGET_DIR)/glibc_fragmented $(TARGET_DIR)/glibc_parked \
                 $(TARGET_DIR)/tcmalloc_freed $(TARGET_DIR)/tcmalloc_minimal_freed \
-                $(TARGET_DIR)/mimalloc_idle $(TARGET_DIR)/glibc_live
+                $(TARGET_DIR)/mimalloc_idle $(TARGET_DIR)/glibc_live \
+                $(TARGET_DIR)/glibc_churn $(TARGET_DIR)/glibc_events
 TARGET_EXTRA  = $(TARGET_DIR)/nojemalloc $(TARGET_DIR)/static_rjem \
                 $(TARGET_DIR)/static_nopie $(TARGET_DIR)/unsafe_ctor.so $(TARGET_DIR)/bump_malloc.so \
+                $(TARGET_DIR)/sampler_plugin.so \
                 $(TARGET_DIR)/static_glibc \
                 $(OTHER_TARGETS) $(RUST_TARGETS)
 TARGET_CFLAGS = -std=gnu11 -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer -Wall -Wextra -Werror -pthread
@@ -121,3 +123,18 @@ $(TARGET_DIR)/mimalloc_idle: tests/targets/other/mimalloc_idle.c $(OTHER_DEPS)
 $(TARGET_DIR)/glibc_live: tests/targets/other/glibc_live.c $(OTHER_DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(OTHER_CFLAGS) -O2 -fomit-frame-pointer -o $@ $<
+
+# The sampler's lifecycle and SIGKILL load (t_sampler_lifecycle,
+# t_sampler_sigkill): threads allocating and freeing without pause.
+$(TARGET_DIR)/glibc_churn: tests/targets/other/glibc_churn.c $(OTHER_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(OTHER_CFLAGS) -o $@ $<
+
+# fork, exec, threads and dlopen under the sampler (t_sampler_fork_exec).
+$(TARGET_DIR)/glibc_events: tests/targets/other/glibc_events.c $(OTHER_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(OTHER_CFLAGS) -o $@ $<
+
+$(TARGET_DIR)/sampler_plugin.so: tests/targets/lib/sampler_plugin.c
+	@mkdir -p $(dir $@)
+	$(CC) $(OTHER_CFLAGS) -shared -fPIC -o $@ $<
