@@ -31,10 +31,22 @@ static void state_warn(struct session *s, struct query *q)
     struct query *act = control_query_find(q, CONTROL_NSTATE, "prof.active");
     struct query *ival = control_query_find(q, CONTROL_NSTATE, "opt.lg_prof_interval");
     struct query *prefix = control_query_find(q, CONTROL_NSTATE, "opt.prof_prefix");
+    char why[512];
+    const char *no_sampler = sampling_applies(s)
+        ? sampler_refusal(s->target, &s->alloc, why, sizeof why) : "";
+    if (!(s->prof_conf.config_prof && s->prof_conf.opt_prof) && !no_sampler) {
+        say_status(s, "note: jemalloc's own heap profiling is %s: 'prof on' puts "
+                   "memprof's heap sampler in instead (no restart)\n",
+                   !s->prof_conf.config_prof ? "not built in (config.prof is false)"
+                   : "off for good (opt.prof was false at start)");
+        return;
+    }
     if (!s->prof_conf.config_prof) {
         fprintf(stderr, "warning: this jemalloc was built without profiling support "
-                "(config.prof is false): memprof can read statistics and mallctl "
-                "values, but cannot profile this process\n");
+                "(config.prof is false)%s%s%s: memprof can read statistics and mallctl "
+                "values, but cannot profile this process\n",
+                *no_sampler ? ", and memprof's sampler cannot stand in (" : "",
+                no_sampler, *no_sampler ? ")" : "");
         return;
     }
     if (!s->prof_conf.opt_prof && target_secure_exec(s->target)) {

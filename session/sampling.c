@@ -38,7 +38,11 @@ bool sampling_applies(struct session *s)
         return false;
     if (s->alloc.kind != ALLOCATOR_JEMALLOC)
         return true;
-    if (control_prof_conf_read(s))
+    /* A jemalloc linked into the program (Rust's _rjem_) is called
+     * directly, not through a call table: only its own profiler can see
+     * those allocations. */
+    const struct jemalloc_copy *c = control_selected_copy(s);
+    if (!c || c->static_copy || control_prof_conf_read(s))
         return false;
     return !(s->prof_conf.config_prof && s->prof_conf.opt_prof);
 }
@@ -46,10 +50,16 @@ bool sampling_applies(struct session *s)
 /* The sampler cannot go in: say why, and what would profile it instead. */
 static int refuse(struct session *s, const char *why)
 {
-    say_error("prof: %s. To profile it, restart it with LD_PRELOAD="
-              "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2 "
-              "MALLOC_CONF=prof:true,prof_active:false (or link it with jemalloc); "
-              "memprof can still run %s here", why, control_what_works(s->alloc.kind));
+    char var[64];
+    if (s->alloc.kind == ALLOCATOR_JEMALLOC) {
+        control_conf_var(s, var, sizeof var);
+        say_error("prof: %s. To profile it, restart it with %s=prof:true,"
+                  "prof_active:false", why, var);
+    } else
+        say_error("prof: %s. To profile it, restart it with LD_PRELOAD="
+                  "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2 "
+                  "MALLOC_CONF=prof:true,prof_active:false (or link it with jemalloc); "
+                  "memprof can still run %s here", why, control_what_works(s->alloc.kind));
     return -1;
 }
 

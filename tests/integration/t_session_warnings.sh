@@ -6,14 +6,13 @@
 
 CONF=prof:false start_target session_idle
 mp -p "$PID" -e info -e 'prof on' -e info
-check "no opt.prof: prof on exits 1" [ "$RC" -eq 1 ]
-check "no opt.prof: says opt.prof is false" err_has 'opt.prof is false'
-check "no opt.prof: says profiling is not enabled" err_has 'heap profiling is not enabled in this process'
-check "no opt.prof: gives the MALLOC_CONF to restart with" err_has 'MALLOC_CONF=prof:true,prof_active:false'
-check "no opt.prof: the batch stops at the failure" [ "$(grep -c '^pid ' <<<"$OUT")" -eq 1 ]
+check "no opt.prof: prof on works" [ "$RC" -eq 0 ]
+check "no opt.prof: says jemalloc's own profiling is off for good" err_has 'off for good \(opt.prof was false at start\)'
+check "no opt.prof: memprof's sampler stands in" out_has "^profiling is now on \(was off\): memprof's sampler is in process $PID"
+check "no opt.prof: the batch went on" [ "$(grep -c '^pid ' <<<"$OUT")" -eq 2 ]
 mp -p "$PID" -e dump
-check "no opt.prof: dump fails" mp_failed
-check "no opt.prof: dump says not enabled" err_has 'not enabled'
+check "no opt.prof: dump without the sampler fails" mp_failed
+check "no opt.prof: dump says 'prof on' first" err_has "memprof's sampler is not in process $PID.*'prof on' puts it in"
 check "no opt.prof: the process is still alive" alive "$PID"
 
 CONF=prof:true,prof_active:true start_target session_idle
