@@ -63,7 +63,7 @@ exec 3>&-
 wait "$mp"
 one_round "after prof off (inert region)"
 if command -v heaptrack >/dev/null; then
-    heaptrack -p "$loop" -o "$work/ht" >"$work/ht.log" 2>&1 &
+    (cd "$work" && exec heaptrack -p "$loop" -o "$work/ht") >"$work/ht.log" 2>&1 &
     ht=$!; pids+=("$ht")
     wait_for "$work/ht.log" 'heaptrack output will be written|injecting|attaching' || true
     sleep 2     # heaptrack gives no sign that its library is in
