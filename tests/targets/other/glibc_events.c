@@ -1,0 +1,152 @@
+/* glibc_events.c - glibc malloc only: a process that does, on request,
+ * what a sampler put in while it runs must live through (t_sampler_fork_exec).
+ * Commands, one per line on stdin; each answer is a line on stdout:
+ *
+ *   at start   keep_before() allocates 500 x 4 KiB and keeps them; "ready"
+ *   fork       a child runs child_keep() (2000 x 4 KiB kept, checked,
+ *              freed, 5 times over) and exits 0 if all was well;
+ *              the parent waits: "fork ok" or "fork BAD STATUS"
+ *   threads N  N threads run thread_keep() (100 x 8 KiB each, kept) and
+ *              end; "threads N ok" once all are joined
+ *   dlopen LIB dlopen()s LIB and calls its plugin_keep(); "dlopen ok BYTES"
+ *   plugin     calls plugin_keep() again; "plugin ok BYTES"
+ *   free_before  frees keep_before()'s blocks: "freed_before 500"
+ *   round      keep_after() allocates 100 x 4 KiB and keeps them: "round ok"
+ *   exec       execs itself with the argument "execd" (which says
+ *              "ready execd" instead of "ready")
+ */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static void *before[500];
+static void *kept[100000];
+static size_t nkept;
+static void *(*plugin)(void);
+static size_t (*plugin_keep)(void);
+
+static void keep(void *p, size_t n)
+{
+    if (!p || nkept == sizeof kept / sizeof kept[0])
+        abort();
+    memset(p, 7, n);
+    kept[nkept++] = p;
+}
+
+__attribute__((noinline)) static void keep_before(void)
+{
+    for (int i = 0; i < 500; i++) {
+        before[i] = malloc(4096);
+        if (!before[i])
+            abort();
+        memset(before[i], 3, 4096);
+    }
+}
+
+__attribute__((noinline)) static int child_keep(void)
+{
+    static void *mine[2000];
+    for (int r = 0; r < 5; r++) {
+        for (int i = 0; i < 2000; i++) {
+            mine[i] = malloc(4096);
+            if (!mine[i])
+                return 1;
+            memset(mine[i], i & 0xff, 4096);
+        }
+        for (int i = 0; i < 2000; i++) {
+            if (((unsigned char *)mine[i])[4095] != (i & 0xff))
+                return 2;
+            free(mine[i]);
+        }
+    }
+    return 0;
+}
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+__attribute__((noinline)) static void thread_keep(void)
+{
+    for (int i = 0; i < 100; i++) {
+        void *p = malloc(8192);
+        pthread_mutex_lock(&lock);
+        keep(p, 8192);
+        pthread_mutex_unlock(&lock);
+    }
+}
+
+static void *thread_main(void *arg)
+{
+    (void)arg;
+    thread_keep();
+    return NULL;
+}
+
+__attribute__((noinline)) static void keep_after(void)
+{
+    for (int i = 0; i < 100; i++)
+        keep(malloc(4096), 4096);
+}
+
+int main(int argc, char **argv)
+{
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    (void)plugin;
+    keep_before();
+    printf("pid %d\nready%s\n", (int)getpid(), argc > 1 ? " execd" : "");
+    char line[4096];
+    while (fgets(line, sizeof line, stdin)) {
+        line[strcspn(line, "\n")] = 0;
+        if (strcmp(line, "fork") == 0) {
+            fflush(stdout);
+            pid_t c = fork();
+            if (c == 0)
+                _exit(child_keep());
+            int st = -1;
+            if (c < 0 || waitpid(c, &st, 0) != c || !WIFEXITED(st) || WEXITSTATUS(st))
+                printf("fork BAD %d\n", st);
+            else
+                printf("fork ok\n");
+        } else if (strncmp(line, "threads ", 8) == 0) {
+            int n = atoi(line + 8);
+            pthread_t th[64];
+            if (n < 1 || n > 64)
+                abort();
+            for (int i = 0; i < n; i++)
+                if (pthread_create(&th[i], NULL, thread_main, NULL))
+                    abort();
+            for (int i = 0; i < n; i++)
+                pthread_join(th[i], NULL);
+            printf("threads %d ok\n", n);
+        } else if (strncmp(line, "dlopen ", 7) == 0) {
+            void *h = dlopen(line + 7, RTLD_NOW);
+            plugin_keep = h ? (size_t (*)(void))dlsym(h, "plugin_keep") : NULL;
+            if (!plugin_keep) {
+                printf("dlopen BAD %s\n", dlerror());
+                continue;
+            }
+            printf("dlopen ok %zu\n", plugin_keep());
+        } else if (strcmp(line, "plugin") == 0) {
+            if (!plugin_keep)
+                abort();
+            printf("plugin ok %zu\n", plugin_keep());
+        } else if (strcmp(line, "free_before") == 0) {
+            for (int i = 0; i < 500; i++)
+                free(before[i]);
+            printf("freed_before 500\n");
+        } else if (strcmp(line, "round") == 0) {
+            keep_after();
+            printf("round ok\n");
+        } else if (strcmp(line, "exec") == 0) {
+            fflush(stdout);
+            char *args[] = {argv[0], "execd", NULL};
+            execv("/proc/self/exe", args);
+            printf("exec BAD\n");
+        }
+        fflush(stdout);
+    }
+    return 0;
+}
