@@ -861,8 +861,8 @@ static uint64_t region_end(const struct map_list *maps, size_t i)
 }
 
 /* One region: its recorded slots put back, made inert; adopted for reuse
- * when its code is this memprof's.  Returns slots put back, -1 when the
- * region is not a sampler of this layout. */
+ * when its code is this memprof's.  Returns slots put back, -2 when it was
+ * inert already, -1 when the region is not a sampler of this layout. */
 static long sweep_region(struct sampler *sm, struct target *t, uint64_t start, uint64_t end,
                          struct mp_error *err)
 {
@@ -878,6 +878,8 @@ static long sweep_region(struct sampler *sm, struct target *t, uint64_t start, u
     if (!p)
         return mp_error_set(err, "out of memory");
     long restored = 0;
+    /* a sampler taken out cleanly: nothing to do, nothing to say */
+    bool left_on = ctl.state != SAMPLER_OFF || ctl.npatches > 0;
     if (mem_read(sm, t, start + DATA_OFF(patches), p, ctl.npatches * sizeof *p, err) < 0)
         restored = -1;
     size_t keep = 0;
@@ -903,6 +905,8 @@ static long sweep_region(struct sampler *sm, struct target *t, uint64_t start, u
                        sizeof(struct sampler_row);
     }
     free(code);
+    if (restored >= 0 && !left_on)
+        return -2;
     return restored;
 }
 

@@ -39,9 +39,11 @@ server_checks() {   # SERVER PID
     mp -p "$pid" -e 'purge --json'
     check "$server: purge ran" mp_ok
     check "$server: purge gives the hold time" [ "$(jf 'd["pause_us"] > 0')" = True ]
-    mp -p "$pid" -e 'prof on'
-    check "$server: heap profiling refused" mp_failed
-    check "$server: the refusal says how" err_has 'does not use jemalloc.*LD_PRELOAD='
+    mp -p "$pid" -e 'prof on' -e 'dump' -e 'prof off'
+    check "$server: prof on puts memprof's sampler in, under load" \
+        out_has "^profiling is now on \\(was off\\): memprof's sampler is in process $pid"
+    check "$server: a dump of its samples" out_has '^dump1: [0-9]+ stacks'
+    check "$server: prof off takes it out" out_has "^profiling is now off \\(was on\\): memprof's sampler is out"
     rm -f "$flag"
     wait "$client"
     read -r asked failed <"$flag.result"

@@ -37,8 +37,10 @@ for name in tcmalloc_freed tcmalloc_minimal_freed; do
         [ $((rss_before - rss_after)) -ge $((kept * 8 / 10)) ]
     check "$kind: purge --json gives the hold time" [ "$(jf 'd["pause_us"] > 0')" = True ]
 
-    mp -p "$PID" -e 'prof on'
-    check "$kind: heap profiling refused" mp_failed
-    check "$kind: refusal names tcmalloc" err_has "it uses gperftools $kind from /.*$lib"
+    mp -p "$PID" -e 'prof on' -e 'dump' -e 'prof off'
+    check "$kind: memprof's sampler goes in (no restart)" \
+        out_has "^profiling is now on \\(was off\\): memprof's sampler is in process $PID"
+    check "$kind: a dump of its samples" out_has '^dump1: [0-9]+ stacks'
+    check "$kind: and out again" out_has "^profiling is now off \\(was on\\): memprof's sampler is out"
     check "$kind: the process is left running, untraced" untouched "$PID"
 done
