@@ -302,10 +302,12 @@ static json_object *allocator_json(struct session *s, const struct allocator_id 
     json_object_object_add(o, "stats", json_object_new_boolean(allocator_has_stats(a->kind)));
     json_object_object_add(o, "purge", json_object_new_boolean(allocator_has_purge(a->kind)));
     char why[512];
-    bool sampler = a->kind != ALLOCATOR_JEMALLOC && !sampler_refusal(s->target, &s->alloc, why, sizeof why);
+    /* a jemalloc without its own profiler gets the sampler too */
+    bool sampled = a->kind != ALLOCATOR_JEMALLOC || sampling_applies(s);
+    bool sampler = sampled && !sampler_refusal(s->target, &s->alloc, why, sizeof why);
     json_object_object_add(o, "heap_profiling",
                            json_object_new_boolean(a->kind == ALLOCATOR_JEMALLOC || sampler));
-    if (a->kind != ALLOCATOR_JEMALLOC) {
+    if (sampled) {
         json_object *sm = json_object_new_object();
         json_object_object_add(sm, "possible", json_object_new_boolean(sampler));
         json_object_object_add(sm, "why_not", sampler ? NULL : json_object_new_string(why));

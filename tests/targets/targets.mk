@@ -16,7 +16,7 @@ RUST_TARGETS  = $(TARGET_DIR)/rustprof $(TARGET_DIR)/rustprof_v0 $(TARGET_DIR)/r
 OTHER_TARGETS = $(TARGET_DIR)/glibc_fragmented $(TARGET_DIR)/glibc_parked \
                 $(TARGET_DIR)/tcmalloc_freed $(TARGET_DIR)/tcmalloc_minimal_freed \
                 $(TARGET_DIR)/mimalloc_idle $(TARGET_DIR)/glibc_live \
-                $(TARGET_DIR)/glibc_churn $(TARGET_DIR)/glibc_events
+                $(TARGET_DIR)/glibc_churn $(TARGET_DIR)/glibc_events $(TARGET_DIR)/tcmalloc_live
 TARGET_EXTRA  = $(TARGET_DIR)/nojemalloc $(TARGET_DIR)/static_rjem \
                 $(TARGET_DIR)/static_nopie $(TARGET_DIR)/unsafe_ctor.so $(TARGET_DIR)/bump_malloc.so \
                 $(TARGET_DIR)/sampler_plugin.so \
@@ -138,3 +138,9 @@ $(TARGET_DIR)/glibc_events: tests/targets/other/glibc_events.c $(OTHER_DEPS)
 $(TARGET_DIR)/sampler_plugin.so: tests/targets/lib/sampler_plugin.c
 	@mkdir -p $(dir $@)
 	$(CC) $(OTHER_CFLAGS) -shared -fPIC -o $@ $<
+
+# The known heap again with gperftools tcmalloc serving malloc
+# (t_sampler_servers: the sampler stands in for tcmalloc's malloc).
+$(TARGET_DIR)/tcmalloc_live: tests/targets/other/glibc_live.c $(OTHER_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(OTHER_CFLAGS) -O2 -fomit-frame-pointer -o $@ $< -ltcmalloc
