@@ -34,7 +34,11 @@ last = re.search(r"^ *([-+]?[0-9.]+) (\S+) +\S+ +\S+ +\S+ \S+ +\S+ +([-+]?[0-9.]
                  reports[-1], re.M)
 then, now, grew = val(*first.groups()), val(*last.groups()[:2]), val(*last.groups()[2:])
 print("churn_pool: %.0f then, %.0f now, grew %.0f" % (then, now, grew))
-assert abs(now - then - grew) <= 0.1 * 2**20, (then, now, grew)
+# Each figure is shown to one decimal of its unit: each may be off by half
+# of that, so the difference may be off by the three halves together.
+half = lambda v, u: 0.05 * unit[u]
+slack = half(*first.groups()) + half(*last.groups()[:2]) + half(*last.groups()[2:])
+assert abs(now - then - grew) <= slack, (then, now, grew, slack)
 PY
 }
 check "top --watch: the growth column is the change since the first dump" grew_is_the_difference
