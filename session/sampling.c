@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "attach/proc_fate.h"
 #include "lib/analysis/analysis.h"
 #include "session/control.h"
 #include "session/json_answer.h"
@@ -45,6 +46,23 @@ bool sampling_applies(struct session *s)
     if (!c || c->static_copy || control_prof_conf_read(s))
         return false;
     return !(s->prof_conf.config_prof && s->prof_conf.opt_prof);
+}
+
+/* Still the program memprof put its sampler into?  When it exec'd or
+ * exited, the sampler went with it: forget it and say so (-1). */
+static int same_program(struct session *s)
+{
+    enum proc_fate fate = target_fate(s->target);
+    if (fate == PROC_SAME)
+        return 0;
+    bool was_on = sampler_is_on(s->sampler);
+    sampler_forget(s->sampler);
+    struct mp_error err;
+    proc_fate_error(target_pid(s->target), fate,
+                    was_on ? "since memprof's sampler went in (it went with the old program)"
+                           : "since memprof attached", &err);
+    say_error("%s", err.msg);
+    return -1;
 }
 
 /* The sampler cannot go in: say why, and what would profile it instead. */
@@ -138,6 +156,8 @@ static int take_out(struct session *s, long *restored)
 
 int sampling_prof_on(struct session *s, bool json)
 {
+    if (same_program(s))
+        return -1;
     unsigned lg = sampler_lg_sample(s->sampler);
     if (sampler_is_on(s->sampler)) {
         if (json)
@@ -151,6 +171,8 @@ int sampling_prof_on(struct session *s, bool json)
 
 int sampling_prof_off(struct session *s, bool json)
 {
+    if (same_program(s))
+        return -1;
     bool was = sampler_is_on(s->sampler);
     long restored = 0;
     if (was && take_out(s, &restored))
@@ -172,6 +194,8 @@ int sampling_prof_off(struct session *s, bool json)
 static int restart(struct session *s, unsigned lg, bool json)
 {
     long restored;
+    if (same_program(s))
+        return -1;
     if (!sampler_is_on(s->sampler)) {
         struct mp_error err;
         sampler_set_rate(s->sampler, s->target, lg, &err);
@@ -223,6 +247,8 @@ int sampling_prof_reset(struct session *s, bool json)
 
 struct session_dump *sampling_dump(struct session *s, const char *name, const char *file)
 {
+    if (same_program(s))
+        return NULL;
     if (!sampler_is_on(s->sampler)) {
         char why[512];
         if (sampler_refusal(s->target, &s->alloc, why, sizeof why))
@@ -265,6 +291,11 @@ void sampling_state_text(struct session *s, char *buf, size_t len)
 {
     if (!s->sampler || !s->target) {
         snprintf(buf, len, "not in this process");
+        return;
+    }
+    if (target_fate(s->target) != PROC_SAME) {
+        sampler_forget(s->sampler);
+        snprintf(buf, len, "off (the process is no longer the program it went into)");
         return;
     }
     char every[64];

@@ -85,6 +85,21 @@ void sampler_free(struct sampler *sm)
     free(sm);
 }
 
+void sampler_forget(struct sampler *sm)
+{
+    if (sm->watch_fd >= 0)
+        close(sm->watch_fd);
+    if (sm->mem_fd >= 0)
+        close(sm->mem_fd);
+    sm->watch_fd = sm->mem_fd = sm->watch_read = -1;
+    sm->watch_ino = 0;
+    sm->base = sm->size = sm->row_room = 0;
+    sm->on = false;
+    free(sm->patches);
+    sm->patches = NULL;
+    sm->npatches = 0;
+}
+
 bool sampler_is_on(const struct sampler *sm)
 {
     return sm && sm->on;
@@ -188,9 +203,9 @@ const char *sampler_refusal(struct target *t, const struct allocator_id *a, char
 /* ---- what the sampler stands in for ------------------------------------ */
 
 /* The allocator's own function for each name (0: no object defines it). */
-static int find_real(struct target *t, uint64_t real[SF_COUNT], struct mp_error *err)
+static int find_real(struct target *t, const struct mapped_objects *objs,
+                     uint64_t real[SF_COUNT], struct mp_error *err)
 {
-    const struct mapped_objects *objs = target_objects(t);
     for (int f = 0; f < SF_COUNT; f++) {
         const struct mapped_object *o = NULL;
         if (link_map_definer(target_pid(t), objs, fn_names[f], &o) < 0)
@@ -263,10 +278,9 @@ static int plan_object(struct target *t, const struct map_list *maps,
 }
 
 static int plan_slots(struct target *t, const struct map_list *maps,
-                      const uint64_t real[SF_COUNT], struct slot_plan *plan,
-                      struct mp_error *err)
+                      const struct mapped_objects *objs, const uint64_t real[SF_COUNT],
+                      struct slot_plan *plan, struct mp_error *err)
 {
-    const struct mapped_objects *objs = target_objects(t);
     for (size_t i = 0; i < objs->n; i++)
         if (plan_object(t, maps, &objs->v[i], real, plan, err) < 0)
             return -1;
@@ -277,10 +291,10 @@ static int plan_slots(struct target *t, const struct map_list *maps,
 }
 
 /* Unwind rows for every mapped object. */
-static int build_rows(struct target *t, const struct map_list *maps, struct cfi_rows *rows,
+static int build_rows(struct target *t, const struct map_list *maps,
+                      const struct mapped_objects *objs, struct cfi_rows *rows,
                       size_t *no_cfi, struct mp_error *err)
 {
-    const struct mapped_objects *objs = target_objects(t);
     for (size_t i = 0; i < objs->n; i++) {
         const struct mapped_object *o = &objs->v[i];
         size_t before = rows->n;
@@ -617,6 +631,8 @@ int sampler_on(struct sampler *sm, struct target *t, const struct allocator_id *
         return 0;
     uint64_t real[SF_COUNT];
     struct map_list maps = {0};
+    struct mapped_objects objs = {0};   /* as mapped now: libraries dlopen'd
+                                         * since attach included */
     struct slot_plan plan = {0};
     struct cfi_rows rows = {0};
     struct map_job j;
@@ -624,10 +640,11 @@ int sampler_on(struct sampler *sm, struct target *t, const struct allocator_id *
     clock_gettime(CLOCK_MONOTONIC, &t0);
     sm->lg = lg;
     int rc = -1;
-    if (mem_open(sm, t, err) < 0 || find_real(t, real, err) < 0 ||
-        maps_read_pid(target_pid(t), &maps, err) < 0 ||
-        plan_slots(t, &maps, real, &plan, err) < 0 ||
-        build_rows(t, &maps, &rows, &rep->no_cfi, err) < 0)
+    if (mem_open(sm, t, err) < 0 || maps_read_pid(target_pid(t), &maps, err) < 0 ||
+        mapped_objects_load(target_pid(t), &maps, &objs, err) < 0 ||
+        find_real(t, &objs, real, err) < 0 ||
+        plan_slots(t, &maps, &objs, real, &plan, err) < 0 ||
+        build_rows(t, &maps, &objs, &rows, &rep->no_cfi, err) < 0)
         goto out;
     rep->build_ms = ms_since(&t0);
     if (stop_for_region(sm, t, rows.n, &j, rep, err) < 0 ||
@@ -650,6 +667,7 @@ out:
     if (rc < 0 && !sm->on)
         drop_watch(sm, t);        /* the sampler, if mapped, stays OFF */
     maps_free(&maps);
+    mapped_objects_free(&objs);
     free(plan.v);
     cfi_rows_free(&rows);
     return rc;

@@ -55,6 +55,10 @@ const char *sampler_refusal(struct target *t, const struct allocator_id *a, char
                             size_t len);
 
 struct sampler *sampler_new(void);
+/* The process exec'd or exited: its sampler went with the old program.
+ * memprof's side forgets it (nothing is written anywhere). */
+void sampler_forget(struct sampler *sm);
+
 /* Frees memprof's side only: call sampler_off first. */
 void sampler_free(struct sampler *sm);
 

@@ -1,0 +1,108 @@
+# What a process does while memprof's heap sampler is in (glibc_events,
+# commands on its stdin, sampling at rate 0 so that every figure is exact):
+#  - fork: the child allocates and frees with the sampler's stand-ins in
+#    its call tables and does its work (exit 0); it takes no sample the
+#    parent's profile shows;
+#  - threads starting and ending: their blocks are sampled exactly;
+#  - dlopen of a library after 'prof on': its call table was not pointed
+#    at the sampler, so its allocations are not sampled (the dump lacks
+#    them) and nothing breaks; the next 'prof on' covers it;
+#  - frees of blocks allocated before 'prof on' go through untouched;
+#  - exec: memprof's session says the process executed a new program,
+#    and the new program is untouched (no sampler mapped, untraced).
+. "$SRCDIR/tests/integration/lib.sh"
+
+mkfifo "$WORK/ev"
+exec 4<>"$WORK/ev"
+# start_target's background command would read /dev/null (bash gives a
+# background job without job control that stdin): started here.
+TARGET_OUT=$WORK/glibc_events.stdout
+"$TARGETS/glibc_events" <"$WORK/ev" >"$TARGET_OUT" 2>"$WORK/glibc_events.stderr" &
+PID=$!
+PIDS+=("$PID")
+wait_until 20 "target glibc_events to print ready" target_ready glibc_events
+# cmd CMD RE: a command to the target, then wait for its answer.
+cmd() {
+    local n
+    n=$(grep -Ec -- "$2" "$TARGET_OUT")
+    echo "$1" >&4
+    wait_until 20 "the target to answer '$1'" count_above "$TARGET_OUT" "$2" "$n"
+}
+# send CMD RE: a command to the session, then wait for one more line
+# matching RE than before.
+send() {
+    local n
+    n=$(grep -Ec -- "$2" "$WORK/s.out")
+    echo "$1" >&3
+    wait_until 20 "the session to answer '$1'" count_above "$WORK/s.out" "$2" "$n"
+}
+ndump=0
+# dump_top: a dump saved and its top --json in $OUT.
+dump_top() {
+    ndump=$((ndump + 1))
+    send "dump $WORK/d$ndump.heap" "^dump$ndump: [0-9]+ stacks"
+    mp "$WORK/d$ndump.heap" -e 'top --json 40'
+}
+has_fn() { [ "$(jf "any(r['function'] == '$1' for r in d['rows'])")" = True ]; }
+lacks_fn() { ! has_fn "$1"; }
+flat_of() { jf "' '.join(str(r[k]) for r in d['rows'] if r['function'] == '$1' for k in ('flat_bytes', 'flat_objects'))"; }
+
+open_session s
+send 'prof sample 0' 'sampling every 2\^0'
+send 'prof on' 'profiling is now on'
+check "on: slots point into the sampler" [ "$(got_into_sampler "$PID")" -gt 0 ]
+
+# fork
+cmd fork '^fork (ok|BAD)'
+check "fork: the child did its work and exited 0" file_has "$TARGET_OUT" '^fork ok$'
+cmd round '^round ok'
+dump_top
+check "fork: the parent's own allocations are sampled (keep_after 409600 100)" [ "$(flat_of keep_after)" = "409600 100" ]
+check "fork: no sample of the child's child_keep in the parent's profile" lacks_fn child_keep
+check "fork: blocks from before 'prof on' are not in the profile" lacks_fn keep_before
+
+# threads starting and ending while on
+cmd 'threads 8' '^threads 8 ok'
+dump_top
+check "threads: 8 threads' blocks sampled exactly (thread_keep 6553600 800)" [ "$(flat_of thread_keep)" = "6553600 800" ]
+
+# dlopen after prof on
+cmd "dlopen $TARGETS/sampler_plugin.so" '^dlopen (ok|BAD)'
+check "dlopen: the library loaded and allocated" file_has "$TARGET_OUT" '^dlopen ok 1638400$'
+check "dlopen: the process lives" alive "$PID"
+dump_top
+check "dlopen: its allocations are not sampled (no plugin_keep)" lacks_fn plugin_keep
+check "dlopen: the rest is still sampled (thread_keep)" has_fn thread_keep
+send 'prof off' 'profiling is now off'
+send 'prof on' 'profiling is now on'
+got_into_sampler "$PID" 2>"$WORK/slots" >/dev/null
+check "dlopen: after 'prof on' again the library's call table points at the sampler" \
+    file_has "$WORK/slots" 'sampler_plugin\.so \(malloc'
+cmd plugin '^plugin ok'
+dump_top
+check "dlopen: after 'prof on' again the library's allocations are sampled" [ "$(flat_of plugin_keep)" = "1638400 100" ]
+
+# frees of blocks allocated before prof on
+cmd free_before '^freed_before 500'
+check "free before: the process lives" alive "$PID"
+cmd round '^round ok'
+dump_top
+check "free before: a round after it is sampled exactly" [ "$(flat_of keep_after)" = "409600 100" ]
+check "free before: nothing else changed (plugin_keep)" [ "$(flat_of plugin_keep)" = "1638400 100" ]
+
+# exec
+cmd exec '^ready execd'
+send info '^pid '
+check "exec: 'info' no longer says the sampler is on" file_lacks "$WORK/s.out" "memprof's sampler \('prof on' puts it in\): on"
+echo dump >&3
+wait_until 20 "the session to end (a failed command ends a script)" ended "$MP"
+cat "$WORK/s.out" >&2
+check "exec: the session says the process executed a new program" file_has "$WORK/s.out" 'executed a new program'
+check "exec: the new program has no sampler mapped" file_lacks "/proc/$PID/maps" memprof-sampler
+check "exec: no GOT slot of the new program points into a sampler" [ "$(got_into_sampler "$PID")" = 0 ]
+close_session
+echo "memprof's exit status: $MPRC"
+check "exec: the session ended without a crash (exit 0 or 1)" [ "$MPRC" -le 1 ]
+echo round >&4
+wait_until 20 "a round in the new program" count_above "$TARGET_OUT" '^round ok' 2
+check "exec: the new program works and is untraced" untouched "$PID"
