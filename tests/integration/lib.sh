@@ -377,6 +377,7 @@ open_session() {
     mkfifo "$WORK/$1.cmds"
     "$MEMPROF" -p "$PID" <"$WORK/$1.cmds" >"$WORK/$1.out" 2>&1 &
     MP=$!
+    PIDS+=("$MP")       # a test that dies with the session open must not hang
     exec 3>"$WORK/$1.cmds"
 }
 close_session() { exec 3>&-; wait "$MP"; MPRC=$?; }

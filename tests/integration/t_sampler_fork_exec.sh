@@ -32,9 +32,9 @@ cmd() {
 # matching RE than before.
 send() {
     local n
-    n=$(grep -Ec -- "$2" "$WORK/s.out")
+    n=$(grep -Ec -- "$2" "$WORK/s.out" 2>/dev/null)   # none yet: not made yet
     echo "$1" >&3
-    wait_until 20 "the session to answer '$1'" count_above "$WORK/s.out" "$2" "$n"
+    wait_until 20 "the session to answer '$1'" count_above "$WORK/s.out" "$2" "${n:-0}"
 }
 ndump=0
 # dump_top: a dump saved and its top --json in $OUT.

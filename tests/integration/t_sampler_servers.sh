@@ -12,9 +12,9 @@
 
 send() {   # send SESSION CMD RE: one more line matching RE than before
     local n
-    n=$(grep -Ec -- "$3" "$WORK/$1.out")
+    n=$(grep -Ec -- "$3" "$WORK/$1.out" 2>/dev/null)
     echo "$2" >&3
-    wait_until 30 "session $1 to answer '$2'" count_above "$WORK/$1.out" "$3" "$n"
+    wait_until 30 "session $1 to answer '$2'" count_above "$WORK/$1.out" "$3" "${n:-0}"
 }
 fns_of() { mp "$1" -e 'top --json 60'; jf "' '.join(r['function'] for r in d['rows'])"; }
 
@@ -63,16 +63,17 @@ for k in 0 1; do
     mkfifo "$WORK/ngx$k.cmds"
     "$MEMPROF" -p "${workers[$k]}" <"$WORK/ngx$k.cmds" >"$WORK/ngx$k.out" 2>&1 &
     MPS[$k]=$!
+    PIDS+=("$!")       # cleanup ends it if the test dies first
 done
 for k in 0 1; do
     exec {f}>"$WORK/ngx$k.cmds"
     FDS[$k]=$f
 done
-nsend() {   # nsend K CMD RE
+nsend() {   # nsend K CMD RE (its output file may not exist yet: 0 lines)
     local n
-    n=$(grep -Ec -- "$3" "$WORK/ngx$1.out")
+    n=$(grep -Ec -- "$3" "$WORK/ngx$1.out" 2>/dev/null)
     echo "$2" >&"${FDS[$1]}"
-    wait_until 30 "worker session $1 to answer '$2'" count_above "$WORK/ngx$1.out" "$3" "$n"
+    wait_until 30 "worker session $1 to answer '$2'" count_above "$WORK/ngx$1.out" "$3" "${n:-0}"
 }
 for k in 0 1; do
     nsend "$k" 'prof sample 0' 'sampling every'
