@@ -61,6 +61,7 @@ struct fde_list {
 struct cie_enc {
     uint64_t off;
     uint8_t enc;
+    bool aug_data;             /* "z": its FDEs carry augmentation data */
 };
 
 struct cie_list {
@@ -322,6 +323,111 @@ static int eh_frame_from_segment(struct build *b, struct mp_error *err)
 
 /* ---- FDEs --------------------------------------------------------------- */
 
+/* libdw keeps one rule per register number up to the highest named, and
+ * one copy of them per DW_CFA_remember_state: a crafted program naming
+ * register 2^31 (or remembering a million states) would have it allocate
+ * gigabytes for one FDE.  No machine memprof reads has registers past 128
+ * in its call-frame information (x86_64 stops at 66, aarch64 at 95). */
+#define CFI_REG_MAX 128
+#define CFI_REMEMBER_MAX 64
+
+static bool reg_ok(const uint8_t **p, const uint8_t *end)
+{
+    uint64_t r;
+    return read_uleb(p, end, &r) == 0 && r <= CFI_REG_MAX;
+}
+
+static bool skip_uleb(const uint8_t **p, const uint8_t *end)
+{
+    uint64_t v;
+    return read_uleb(p, end, &v) == 0;
+}
+
+static bool skip_block(const uint8_t **p, const uint8_t *end)
+{
+    uint64_t len;
+    if (read_uleb(p, end, &len) < 0 || len > (uint64_t)(end - *p))
+        return false;
+    *p += len;
+    return true;
+}
+
+/* One instruction's operands; false when malformed or out of bounds. */
+static bool operands_ok(uint8_t op, const uint8_t **p, const uint8_t *end, uint8_t enc,
+                        int *depth)
+{
+    uint64_t v;
+    switch (op) {
+    case DW_CFA_nop:
+        return true;
+    case DW_CFA_set_loc:
+        return read_format(enc, p, end, &v) == 0;
+    case DW_CFA_advance_loc1:
+    case DW_CFA_advance_loc2:
+    case DW_CFA_advance_loc4: {
+        size_t n = op == DW_CFA_advance_loc1 ? 1 : op == DW_CFA_advance_loc2 ? 2 : 4;
+        if ((size_t)(end - *p) < n)
+            return false;
+        *p += n;
+        return true;
+    }
+    case DW_CFA_remember_state:
+        return ++*depth <= CFI_REMEMBER_MAX;
+    case DW_CFA_restore_state:
+        --*depth;
+        return true;
+    case DW_CFA_def_cfa_offset:
+    case DW_CFA_def_cfa_offset_sf:
+    case DW_CFA_GNU_args_size:
+        return skip_uleb(p, end);
+    case DW_CFA_def_cfa_expression:
+        return skip_block(p, end);
+    case DW_CFA_restore_extended:
+    case DW_CFA_undefined:
+    case DW_CFA_same_value:
+    case DW_CFA_def_cfa_register:
+        return reg_ok(p, end);
+    case DW_CFA_offset_extended:
+    case DW_CFA_offset_extended_sf:
+    case DW_CFA_def_cfa:
+    case DW_CFA_def_cfa_sf:
+    case DW_CFA_val_offset:
+    case DW_CFA_val_offset_sf:
+    case DW_CFA_GNU_negative_offset_extended:
+        return reg_ok(p, end) && skip_uleb(p, end);
+    case DW_CFA_register:
+        return reg_ok(p, end) && reg_ok(p, end);
+    case DW_CFA_expression:
+    case DW_CFA_val_expression:
+        return reg_ok(p, end) && skip_block(p, end);
+    default:
+        return false;           /* unknown to memprof: not handed to libdw */
+    }
+}
+
+/* Whether a CIE's or FDE's call-frame program stays within the bounds
+ * above (enc: the FDE address encoding, for DW_CFA_set_loc). */
+static bool program_bounded(const uint8_t *p, const uint8_t *end, uint8_t enc)
+{
+    int depth = 0;
+    while (p < end) {
+        uint8_t op = *p++;
+        switch (op & 0xc0) {
+        case DW_CFA_advance_loc:
+            continue;
+        case DW_CFA_offset:
+            if (!skip_uleb(&p, end))
+                return false;
+            continue;
+        case DW_CFA_restore:
+            continue;               /* registers 0..63 in the opcode */
+        }
+        if (!operands_ok(op, &p, end, enc, &depth))
+            return false;
+    }
+    return true;
+}
+
 /* The encoding of the addresses of a CIE's FDEs, from its augmentation
  * ("zR", "zPLR", ...); -1 when it cannot be known. */
 static int fde_encoding(const Dwarf_CIE *cie, uint8_t *enc)
@@ -355,11 +461,12 @@ static int fde_encoding(const Dwarf_CIE *cie, uint8_t *enc)
 static int add_cie(struct cie_list *cies, uint64_t off, const Dwarf_CIE *cie)
 {
     uint8_t enc;
-    if (fde_encoding(cie, &enc) < 0)
+    if (fde_encoding(cie, &enc) < 0 ||
+        !program_bounded(cie->initial_instructions, cie->initial_instructions_end, enc))
         return 0;                 /* its FDEs will not be found: no rows */
     if (array_reserve(&cies->v, &cies->cap, cies->n + 1, sizeof *cies->v, 16) < 0)
         return -1;
-    cies->v[cies->n++] = (struct cie_enc){ off, enc };
+    cies->v[cies->n++] = (struct cie_enc){ off, enc, cie->augmentation[0] == 'z' };
     return 0;
 }
 
@@ -390,8 +497,10 @@ static int add_fde(struct build *b, const struct cie_list *cies, const Dwarf_FDE
     uint64_t start, range;
     if (read_address(cie->enc, &p, fde->end, b->eh_vaddr + (uint64_t)(p - base), 0,
                      &start) < 0 ||
-        read_format(cie->enc, &p, fde->end, &range) < 0 || start + range < start)
-        return 0;
+        read_format(cie->enc, &p, fde->end, &range) < 0 || start + range < start ||
+        (cie->aug_data && !skip_block(&p, fde->end)) ||
+        !program_bounded(p, fde->end, cie->enc))
+        return 0;                 /* no rows: a walker stops there */
     if (array_reserve(&b->fdes.v, &b->fdes.cap, b->fdes.n + 1, sizeof *b->fdes.v, 256) < 0)
         return -1;
     b->fdes.v[b->fdes.n] = (struct fde_span){ start, start + range, len, b->fdes.n };
