@@ -19,15 +19,6 @@
 
 #define CODE_PAGE 4096
 
-static int call_fn(struct remote_stop *s, uint64_t fn, const uint64_t *args, size_t n,
-                   uint64_t *ret, struct mp_error *err)
-{
-    uint64_t base, sp;
-    if (remote_stop_scratch(s, 16, &base, &sp, err) < 0)
-        return -1;
-    return remote_stop_call(s, fn, args, n, sp, ret, err);
-}
-
 #ifndef MAP_FIXED_NOREPLACE
 #define MAP_FIXED_NOREPLACE 0x100000
 #endif
@@ -78,7 +69,7 @@ int callback_region_map(struct remote_stop *s, const struct target_libc *libc, s
     uint64_t args[6] = {at, r->size, PROT_READ | PROT_EXEC,
                         MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, (uint64_t)-1, 0};
     uint64_t ret;
-    if (call_fn(s, libc->mmap, args, 6, &ret, err) < 0)
+    if (remote_stop_call_plain(s, libc->mmap, args, 6, &ret, err) < 0)
         return -1;
     if (ret != at) {
         /* MAP_FAILED, or (a kernel before 4.17 takes the flag as a hint)
@@ -95,7 +86,7 @@ int callback_region_map(struct remote_stop *s, const struct target_libc *libc, s
     r->region = at;
     r->mapped = true;
     uint64_t pargs[3] = {r->region + CODE_PAGE, r->size - CODE_PAGE, PROT_READ | PROT_WRITE};
-    if (call_fn(s, libc->mprotect, pargs, 3, &ret, err) < 0)
+    if (remote_stop_call_plain(s, libc->mprotect, pargs, 3, &ret, err) < 0)
         return -1;
     if ((int32_t)(uint32_t)ret != 0) {   /* an int: the upper half is not its */
         snprintf(why, whylen, "process %d refused to make the capture "
@@ -115,7 +106,7 @@ int callback_region_unmap(struct remote_stop *s, const struct target_libc *libc,
                           struct callback_region *r, struct mp_error *err)
 {
     uint64_t args[2] = {r->region, r->size}, ret;
-    if (call_fn(s, libc->munmap, args, 2, &ret, err) < 0)
+    if (remote_stop_call_plain(s, libc->munmap, args, 2, &ret, err) < 0)
         return -1;
     if ((int32_t)(uint32_t)ret != 0)
         return mp_error_set(err, "process %d could not unmap the capture buffer",

@@ -71,9 +71,8 @@ const struct target_libc *target_libc(struct target *t)
 static int call_int(struct remote_stop *s, uint64_t fn, const uint64_t *args, size_t n,
                     int *ret, struct mp_error *err)
 {
-    uint64_t base, sp, r;
-    if (remote_stop_scratch(s, 16, &base, &sp, err) < 0 ||
-        remote_stop_call(s, fn, args, n, sp, &r, err) < 0)
+    uint64_t r;
+    if (remote_stop_call_plain(s, fn, args, n, &r, err) < 0)
         return -1;
     *ret = (int)(int32_t)(uint32_t)r;
     return 0;

@@ -716,6 +716,15 @@ static int block_signals(struct remote_stop *s, struct mp_error *err)
     return 0;
 }
 
+int remote_stop_call_plain(struct remote_stop *s, uint64_t fn, const uint64_t *args,
+                           size_t nargs, uint64_t *ret, struct mp_error *err)
+{
+    uint64_t base = 0, sp = 0;
+    if (remote_stop_scratch(s, 16, &base, &sp, err) < 0)
+        return -1;
+    return remote_stop_call(s, fn, args, nargs, sp, ret, err);
+}
+
 int remote_stop_call(struct remote_stop *s, uint64_t fn, const uint64_t *args,
                      size_t nargs, uint64_t sp, uint64_t *ret, struct mp_error *err)
 {

@@ -124,6 +124,10 @@ int remote_stop_scratch(struct remote_stop *s, size_t size, uint64_t *addr,
 /* fn(args...) on the stopped thread with stack pointer sp. */
 int remote_stop_call(struct remote_stop *s, uint64_t fn, const uint64_t *args,
                      size_t nargs, uint64_t sp, uint64_t *ret, struct mp_error *err);
+/* The same for a call that needs no memory of its own: its stack starts
+ * just below the thread's red zone. */
+int remote_stop_call_plain(struct remote_stop *s, uint64_t fn, const uint64_t *args,
+                           size_t nargs, uint64_t *ret, struct mp_error *err);
 
 /* Read or write the program memprof attached to, during a stop (through
  * ctx->mem_fd: never a program the process exec'd since; err then says

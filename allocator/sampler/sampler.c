@@ -325,21 +325,12 @@ struct map_job {
     char why[256];             /* the process refused: this says what */
 };
 
-static int call_fn(struct remote_stop *s, uint64_t fn, const uint64_t *args, size_t n,
-                   uint64_t *ret, struct mp_error *err)
-{
-    uint64_t base, sp;
-    if (remote_stop_scratch(s, 16, &base, &sp, err) < 0)
-        return -1;
-    return remote_stop_call(s, fn, args, n, sp, ret, err);
-}
-
 static int call_sys(struct remote_stop *s, const struct target_libc *c, long nr,
                     const uint64_t *a, size_t n, int64_t *ret, struct mp_error *err)
 {
     uint64_t args[7] = {(uint64_t)nr}, r;
     memcpy(args + 1, a, n * sizeof *a);
-    if (call_fn(s, c->syscall, args, n + 1, &r, err) < 0)
+    if (remote_stop_call_plain(s, c->syscall, args, n + 1, &r, err) < 0)
         return -1;
     *ret = (int64_t)r;
     return 0;
@@ -350,7 +341,7 @@ static void close_in_process(struct remote_stop *s, const struct target_libc *c,
     uint64_t a = (uint64_t)fd, r;
     struct mp_error ignored;
     if (fd >= 0 && !s->gone)
-        call_fn(s, c->close, &a, 1, &r, &ignored);
+        remote_stop_call_plain(s, c->close, &a, 1, &r, &ignored);
 }
 
 /* The pipe: the process keeps the read end, memprof takes the write end
@@ -428,7 +419,7 @@ static int map_region(struct remote_stop *s, struct map_job *j, struct mp_error 
                  "process %d (%s)", s->ctx->pid, strerror(errno));
     else {
         uint64_t m[6] = {0, j->size, PROT_READ | PROT_EXEC, MAP_PRIVATE, (uint64_t)fd, 0}, r;
-        rc = call_fn(s, c->mmap, m, 6, &r, err);
+        rc = remote_stop_call_plain(s, c->mmap, m, 6, &r, err);
         if (rc == 0 && (r == (uint64_t)-1 || r == 0))
             snprintf(j->why, sizeof j->why, "process %d refused to map the sampler's code "
                      "executable (a security policy: SELinux execmem, "
@@ -438,7 +429,7 @@ static int map_region(struct remote_stop *s, struct map_job *j, struct mp_error 
             j->sm->size = j->size;
             uint64_t p[3] = {r + SAMPLER_CODE_SIZE, j->size - SAMPLER_CODE_SIZE,
                              PROT_READ | PROT_WRITE};
-            rc = call_fn(s, c->mprotect, p, 3, &r, err);
+            rc = remote_stop_call_plain(s, c->mprotect, p, 3, &r, err);
             if (rc == 0 && (int32_t)(uint32_t)r != 0)
                 snprintf(j->why, sizeof j->why, "process %d refused to make the sampler's "
                          "data writable (mprotect)", s->ctx->pid);
@@ -478,7 +469,7 @@ static int watch_close_body(struct remote_stop *s, void *arg, struct mp_error *e
     if (!names_pipe(path, w->ino))
         return 0;
     uint64_t a = (uint64_t)w->fd, r;
-    return call_fn(s, target_libc(w->t)->close, &a, 1, &r, err);
+    return remote_stop_call_plain(s, target_libc(w->t)->close, &a, 1, &r, err);
 }
 
 /* No stop at all when the descriptor is not that pipe already. */
