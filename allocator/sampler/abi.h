@@ -16,7 +16,7 @@
 #include <stdint.h>
 
 #define SAMPLER_MAGIC      UINT64_C(0x3170616d72706d6d)   /* "mmprmap1" */
-#define SAMPLER_ABI        1u
+#define SAMPLER_ABI        2u
 
 /* The image: code first, the data at this fixed distance after its start
  * (the code reaches its data RIP-relative: no relocation). */
@@ -43,6 +43,8 @@ struct sampler_image_header {
     uint32_t abi;              /* SAMPLER_ABI */
     uint32_t code_bytes;       /* bytes of the image in use (<= SAMPLER_CODE_SIZE) */
     uint32_t wrapper[SF_COUNT];  /* offset of each stand-in from the image start */
+    uint32_t make_watch;       /* int64_t make_watch(void): memprof calls it in
+                                * the stop that puts the sampler in (see ctl) */
 };
 
 enum sampler_state {
@@ -143,7 +145,11 @@ struct sampler_ctl {
     int64_t tgid;              /* the process as it sees itself (getpid()):
                                 * elsewhere (a forked child) nothing is sampled */
     int32_t watch_fd;          /* read end of a pipe whose write end memprof
-                                * holds: hung up = memprof gone */
+                                * holds: hung up = memprof gone.  The sampler
+                                * makes the pipe itself (make_watch) and
+                                * records both ends and the inode here before
+                                * it returns, so that a memprof killed at any
+                                * point leaves them for the next one to close */
     uint32_t lg_sample;        /* mean bytes between samples = 2^lg_sample */
     uint64_t seed;
     uint64_t real[SF_COUNT];   /* the allocator's own functions */
@@ -157,7 +163,10 @@ struct sampler_ctl {
     uint64_t live;             /* entries in the table now */
     uint64_t watch_ino;        /* the pipe's inode: whoever closes watch_fd in
                                 * the process checks it names this pipe */
-    uint64_t reserved[7];
+    int32_t watch_write;       /* the pipe's write end while the process still
+                                * holds it (inside the stop that makes it) */
+    uint32_t pad0;
+    uint64_t reserved[6];
 };
 
 /* The data half of the image (at SAMPLER_CODE_SIZE from its start); rows

@@ -6,6 +6,7 @@
  * protection: the process never sees its tables writable. */
 #include "allocator/sampler/sampler.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -344,49 +345,125 @@ static void close_in_process(struct remote_stop *s, const struct target_libc *c,
         remote_stop_call_plain(s, c->close, &a, 1, &r, &ignored);
 }
 
-/* The pipe: the process keeps the read end, memprof takes the write end
- * (pidfd_getfd) and the process closes its copy. */
+/* ---- descriptors memprof left in the process -------------------------- */
+
+/* Descriptors of the process to close, each only while it still names
+ * what memprof made (its link in /proc: "pipe:[INO]", the sampler's
+ * memfd), checked against the stopped thread's own table just before:
+ * never a file the program opened since under the same number. */
+struct fd_close {
+    int fd;
+    char link[64];
+};
+
+#define FD_CLOSE_MAX 16
+
+struct fd_closes {
+    struct target *t;
+    struct fd_close v[FD_CLOSE_MAX];
+    size_t n;
+};
+
+static bool fd_names(const char *fd_path, const char *want)
+{
+    char link[96];
+    ssize_t n = readlink(fd_path, link, sizeof link - 1);
+    if (n <= 0)
+        return false;
+    link[n] = 0;
+    return strcmp(link, want) == 0;
+}
+
+static void pipe_link(uint64_t ino, char *buf, size_t len)
+{
+    snprintf(buf, len, "pipe:[%" PRIu64 "]", ino);
+}
+
+/* Add fd to the list when it names want now (no stop for nothing). */
+static void fd_close_add(struct fd_closes *c, int fd, const char *want)
+{
+    char path[96];
+    target_proc_dir(c->t, path, sizeof path - 24);
+    snprintf(path + strlen(path), 24, "/fd/%d", fd);
+    if (fd < 0 || c->n == FD_CLOSE_MAX || !fd_names(path, want))
+        return;
+    c->v[c->n].fd = fd;
+    snprintf(c->v[c->n].link, sizeof c->v[c->n].link, "%s", want);
+    c->n++;
+}
+
+static void close_in_process(struct remote_stop *s, const struct target_libc *c, int fd);
+
+static int fd_close_body(struct remote_stop *s, void *arg, struct mp_error *err)
+{
+    (void)err;
+    struct fd_closes *c = arg;
+    for (size_t i = 0; i < c->n && !s->gone; i++) {
+        char path[96];
+        snprintf(path, sizeof path, "/proc/%d/task/%d/fd/%d", s->ctx->pid, s->tid,
+                 c->v[i].fd);
+        if (fd_names(path, c->v[i].link))
+            close_in_process(s, target_libc(c->t), c->v[i].fd);
+    }
+    return 0;
+}
+
+static int fd_close_run(struct fd_closes *c, struct mp_error *err)
+{
+    if (c->n == 0 || target_calls_refused(c->t))
+        return 0;
+    return target_stop_run(c->t, fd_close_body, c, err);
+}
+
+/* ---- the stop that maps the region (continued) ------------------------- */
+
+/* The pipe: the sampler makes it in the process (make_watch, which
+ * records both ends in the region before it returns), memprof takes the
+ * write end (pidfd_getfd) and the process closes its copy. */
 static int make_watch(struct remote_stop *s, struct map_job *j, struct mp_error *err)
 {
     const struct target_libc *c = target_libc(j->t);
-    uint64_t at, sp;
-    int32_t fds[2];
-    int64_t r;
-    if (remote_stop_scratch(s, 64, &at, &sp, err) < 0)
+    struct sampler *sm = j->sm;
+    uint64_t none[1] = {0}, r;
+    int32_t rfd, wfd;
+    uint64_t ino;
+    if (remote_stop_call_plain(s, sm->base + image_header()->make_watch, none, 0, &r, err) < 0)
         return -1;
-    uint64_t a[2] = {at, O_CLOEXEC};
-    if (call_sys(s, c, SYS_pipe2, a, 2, &r, err) < 0)
-        return -1;
-    if (r != 0) {
+    if ((int64_t)r < 0) {
         snprintf(j->why, sizeof j->why, "pipe2() failed in process %d (%s)",
-                 s->ctx->pid, strerror((int)-r > 0 ? (int)-r : EINVAL));
+                 s->ctx->pid, strerror((int)-(int64_t)r));
         return 0;
     }
-    if (remote_stop_read(s, at, fds, sizeof fds, err) < 0)
+    if (remote_stop_read(s, sm->base + DATA_OFF(ctl.watch_fd), &rfd, sizeof rfd, err) < 0 ||
+        remote_stop_read(s, sm->base + DATA_OFF(ctl.watch_write), &wfd, sizeof wfd, err) < 0 ||
+        remote_stop_read(s, sm->base + DATA_OFF(ctl.watch_ino), &ino, sizeof ino, err) < 0)
         return -1;
-    int pidfd = (int)syscall(SYS_pidfd_open, s->ctx->pid, 0);
-    j->sm->watch_fd = pidfd < 0 ? -1 : (int)syscall(SYS_pidfd_getfd, pidfd, fds[1], 0);
+    /* what the process's memory says is checked against its table */
+    char path[96], want[64];
+    pipe_link(ino, want, sizeof want);
+    snprintf(path, sizeof path, "/proc/%d/task/%d/fd/%d", s->ctx->pid, s->tid, wfd);
+    int pidfd = fd_names(path, want) ? (int)syscall(SYS_pidfd_open, s->ctx->pid, 0) : -1;
+    sm->watch_fd = pidfd < 0 ? -1 : (int)syscall(SYS_pidfd_getfd, pidfd, wfd, 0);
     if (pidfd >= 0)
         close(pidfd);
-    if (j->sm->watch_fd < 0)
-        snprintf(j->why, sizeof j->why, "memprof cannot take a descriptor from process "
+    if (sm->watch_fd < 0) {
+        snprintf(j->why, sizeof j->why, "memprof cannot take the sampler's pipe from process "
                  "%d (pidfd_getfd: %s; Linux 5.6 or later is needed)", s->ctx->pid,
                  strerror(errno));
-    else {
-        struct stat st;
-        fcntl(j->sm->watch_fd, F_SETFD, FD_CLOEXEC);
-        j->sm->watch_ino = fstat(j->sm->watch_fd, &st) == 0 ? (uint64_t)st.st_ino : 0;
-    }
-    close_in_process(s, c, fds[1]);
-    if (j->sm->watch_fd < 0) {
-        close_in_process(s, c, fds[0]);
+    } else
+        fcntl(sm->watch_fd, F_SETFD, FD_CLOEXEC);
+    struct fd_closes ends = {.t = j->t};
+    fd_close_add(&ends, wfd, want);
+    if (sm->watch_fd < 0)
+        fd_close_add(&ends, rfd, want);
+    fd_close_body(s, &ends, err);
+    if (sm->watch_fd < 0)
         return 0;
-    }
-    j->watch_read = j->sm->watch_read = fds[0];
-    uint64_t none[1] = {0};
-    if (call_sys(s, c, SYS_getpid, none, 0, &r, err) < 0)
+    sm->watch_read = j->watch_read = rfd;
+    sm->watch_ino = ino;
+    if (call_sys(s, c, SYS_getpid, none, 0, (int64_t *)&r, err) < 0)
         return -1;
-    j->tgid = r;
+    j->tgid = (int64_t)r;
     return 0;
 }
 
@@ -413,8 +490,15 @@ static int map_region(struct remote_stop *s, struct map_job *j, struct mp_error 
     snprintf(path, sizeof path, "/proc/%d/task/%d/fd/%d", s->ctx->pid, s->tid, (int)fd);
     int local = open(path, O_RDWR | O_CLOEXEC);
     int rc = 0;
+    /* A control block from the start: a memprof killed once the region is
+     * mapped leaves one the next session recognises and reuses. */
+    struct sampler_ctl ctl = {
+        .magic = SAMPLER_MAGIC, .abi = SAMPLER_ABI, .state = SAMPLER_OFF,
+        .watch_fd = -1, .watch_write = -1, .memprof_pid = getpid(),
+    };
     if (local < 0 || ftruncate(local, (off_t)j->size) < 0 ||
-        pwrite(local, sampler_image, sampler_image_len, 0) != (ssize_t)sampler_image_len)
+        pwrite(local, sampler_image, sampler_image_len, 0) != (ssize_t)sampler_image_len ||
+        pwrite(local, &ctl, sizeof ctl, SAMPLER_CODE_SIZE) != (ssize_t)sizeof ctl)
         snprintf(j->why, sizeof j->why, "memprof cannot fill the sampler's memfd in "
                  "process %d (%s)", s->ctx->pid, strerror(errno));
     else {
@@ -441,49 +525,6 @@ static int map_region(struct remote_stop *s, struct map_job *j, struct mp_error 
     return rc;
 }
 
-/* The process's end of a watch pipe, closed in a stop: only when its
- * descriptor still names that pipe (checked against the stopped thread's
- * own table just before), never another file the program opened since. */
-struct watch_close {
-    struct target *t;
-    int fd;
-    uint64_t ino;
-};
-
-static bool names_pipe(const char *fd_path, uint64_t ino)
-{
-    char link[64], want[64];
-    snprintf(want, sizeof want, "pipe:[%" PRIu64 "]", ino);
-    ssize_t n = readlink(fd_path, link, sizeof link - 1);
-    if (n <= 0)
-        return false;
-    link[n] = 0;
-    return strcmp(link, want) == 0;
-}
-
-static int watch_close_body(struct remote_stop *s, void *arg, struct mp_error *err)
-{
-    struct watch_close *w = arg;
-    char path[96];
-    snprintf(path, sizeof path, "/proc/%d/task/%d/fd/%d", s->ctx->pid, s->tid, w->fd);
-    if (!names_pipe(path, w->ino))
-        return 0;
-    uint64_t a = (uint64_t)w->fd, r;
-    return remote_stop_call_plain(s, target_libc(w->t)->close, &a, 1, &r, err);
-}
-
-/* No stop at all when the descriptor is not that pipe already. */
-static int watch_close(struct target *t, int fd, uint64_t ino, struct mp_error *err)
-{
-    char path[96];
-    target_proc_dir(t, path, sizeof path - 24);
-    snprintf(path + strlen(path), 24, "/fd/%d", fd);
-    if (fd < 0 || !ino || !names_pipe(path, ino))
-        return 0;
-    struct watch_close w = {t, fd, ino};
-    return target_stop_run(t, watch_close_body, &w, err);
-}
-
 /* Both ends of the pipe closed: memprof's, and the process's in a stop
  * (when that stop cannot be made, one descriptor stays in the process). */
 static void drop_watch(struct sampler *sm, struct target *t)
@@ -492,8 +533,12 @@ static void drop_watch(struct sampler *sm, struct target *t)
     if (sm->watch_fd >= 0)
         close(sm->watch_fd);
     sm->watch_fd = -1;
-    if (sm->watch_read >= 0 && !target_calls_refused(t))
-        watch_close(t, sm->watch_read, sm->watch_ino, &ignored);
+    struct fd_closes c = {.t = t};
+    char want[64];
+    pipe_link(sm->watch_ino, want, sizeof want);
+    if (sm->watch_ino)
+        fd_close_add(&c, sm->watch_read, want);
+    fd_close_run(&c, &ignored);
     sm->watch_read = -1;
     sm->watch_ino = 0;
 }
@@ -501,14 +546,9 @@ static void drop_watch(struct sampler *sm, struct target *t)
 static int map_body(struct remote_stop *s, void *arg, struct mp_error *err)
 {
     struct map_job *j = arg;
-    if (make_watch(s, j, err) < 0)
-        return -1;
-    if (j->why[0] || !j->size)
-        return 0;
-    int rc = map_region(s, j, err);
-    if (rc == 0 && j->why[0])
-        close_in_process(s, target_libc(j->t), j->watch_read);
-    return rc;
+    if (j->size && (map_region(s, j, err) < 0 || j->why[0]))
+        return j->why[0] ? 0 : -1;
+    return make_watch(s, j, err);
 }
 
 /* ---- the data ---------------------------------------------------------- */
@@ -535,7 +575,7 @@ static int data_fill(struct sampler *sm, struct target *t, const uint64_t real[S
         .magic = SAMPLER_MAGIC, .abi = SAMPLER_ABI, .state = SAMPLER_OFF,
         .generation = ++sm->generation, .tgid = j->tgid, .watch_fd = j->watch_read,
         .lg_sample = sm->lg, .nrows = rows->n, .memprof_pid = getpid(),
-        .watch_ino = sm->watch_ino,
+        .watch_ino = sm->watch_ino, .watch_write = -1,
     };
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -873,7 +913,7 @@ static uint64_t region_end(const struct map_list *maps, size_t i)
  * when its code is this memprof's.  Returns slots put back, -2 when it was
  * inert already, -1 when the region is not a sampler of this layout. */
 static long sweep_region(struct sampler *sm, struct target *t, uint64_t start, uint64_t end,
-                         struct mp_error *err)
+                         struct fd_closes *fds, struct mp_error *err)
 {
     struct sampler_image_header h;
     struct sampler_ctl ctl;
@@ -902,7 +942,12 @@ static long sweep_region(struct sampler *sm, struct target *t, uint64_t start, u
     uint64_t zero = 0;
     struct mp_error ignored;
     mem_write(sm, t, start + DATA_OFF(ctl.state), &off, sizeof off, &ignored);
-    watch_close(t, ctl.watch_fd, ctl.watch_ino, &ignored);
+    char want[64];
+    pipe_link(ctl.watch_ino, want, sizeof want);
+    if (ctl.watch_ino) {
+        fd_close_add(fds, ctl.watch_fd, want);
+        fd_close_add(fds, ctl.watch_write, want);
+    }
     if (restored >= 0)
         mem_write(sm, t, start + DATA_OFF(ctl.npatches), &zero, sizeof zero, &ignored);
     unsigned char *code = malloc(sampler_image_len);
@@ -919,6 +964,25 @@ static long sweep_region(struct sampler *sm, struct target *t, uint64_t start, u
     return restored;
 }
 
+/* The region's memfd is closed in the stop that maps it: one still open
+ * is a killed memprof's. */
+static void add_leaked_memfds(struct fd_closes *c)
+{
+    char path[96];
+    target_proc_dir(c->t, path, sizeof path - 8);
+    strcat(path, "/fd");
+    DIR *d = opendir(path);
+    struct dirent *de;
+    while (d && (de = readdir(d))) {
+        char *end;
+        long fd = strtol(de->d_name, &end, 10);
+        if (!*end && end != de->d_name && fd >= 0 && fd <= INT32_MAX)
+            fd_close_add(c, (int)fd, "/memfd:" REGION_NAME " (deleted)");
+    }
+    if (d)
+        closedir(d);
+}
+
 int sampler_sweep(struct sampler *sm, struct target *t, char *note, size_t notelen,
                   struct mp_error *err)
 {
@@ -928,6 +992,8 @@ int sampler_sweep(struct sampler *sm, struct target *t, char *note, size_t notel
         return -1;
     int found = 0;
     long restored = 0;
+    struct fd_closes fds = {.t = t};
+    add_leaked_memfds(&fds);
     for (size_t i = 0; i < maps.n; i++) {
         const struct map_entry *m = &maps.v[i];
         if (!m->x || m->offset != 0 || strcmp(m->path, "/memfd:" REGION_NAME) != 0)
@@ -937,13 +1003,15 @@ int sampler_sweep(struct sampler *sm, struct target *t, char *note, size_t notel
             return -1;
         }
         struct mp_error one;
-        long r = sweep_region(sm, t, m->start, region_end(&maps, i), &one);
+        long r = sweep_region(sm, t, m->start, region_end(&maps, i), &fds, &one);
         if (r < 0)
             continue;
         found++;
         restored += r;
     }
     maps_free(&maps);
+    struct mp_error ignored;
+    fd_close_run(&fds, &ignored);
     if (found)
         snprintf(note, notelen, "found %d sampler%s a memprof that is gone left in process "
                  "%d: %ld call-table slot%s put back; %s inert and stay%s mapped%s",

@@ -17,6 +17,8 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
+#include <sys/stat.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include "allocator/sampler/abi.h"
@@ -599,6 +601,33 @@ START_TEST(walk_survives_rows_into_unreadable_memory)
 }
 END_TEST
 
+/* make_watch: the process makes the pipe itself and records both ends
+ * and its inode before returning (what a killed memprof leaves findable). */
+START_TEST(make_watch_records_the_pipe)
+{
+    int64_t (*make_watch)(void) =
+        (int64_t (*)(void))(void *)(img.base + header()->make_watch);
+    ck_assert_uint_ge(header()->make_watch, sizeof(struct sampler_image_header));
+    ck_assert_uint_lt(header()->make_watch, sampler_image_len);
+    img.ctl->watch_fd = img.ctl->watch_write = -1;
+    img.ctl->watch_ino = 0;
+    ck_assert_int_eq(make_watch(), 0);
+    int rfd = img.ctl->watch_fd, wfd = img.ctl->watch_write;
+    struct stat rs, ws;
+    ck_assert_int_eq(fstat(rfd, &rs), 0);
+    ck_assert_int_eq(fstat(wfd, &ws), 0);
+    ck_assert(S_ISFIFO(rs.st_mode));
+    ck_assert_uint_eq(rs.st_ino, ws.st_ino);
+    ck_assert_uint_eq(img.ctl->watch_ino, rs.st_ino);
+    ck_assert_int_eq(write(wfd, "x", 1), 1);        /* read end, write end */
+    char c;
+    ck_assert_int_eq(read(rfd, &c, 1), 1);
+    ck_assert(fcntl(rfd, F_GETFD) & FD_CLOEXEC);
+    close(rfd);
+    close(wfd);
+}
+END_TEST
+
 static Suite *sampler_inproc_suite(void)
 {
     Suite *s = suite_create("sampler_inproc");
@@ -606,6 +635,7 @@ static Suite *sampler_inproc_suite(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_set_timeout(tc, 30);
     tcase_add_test(tc, image_header_names_every_wrapper);
+    tcase_add_test(tc, make_watch_records_the_pipe);
     tcase_add_test(tc, lg0_samples_every_allocation);
     tcase_add_test(tc, free_forgets_the_sample);
     tcase_add_test(tc, unsampled_pointer_passes_through);

@@ -16,6 +16,11 @@
 #define ARCH_SYS_GETPID            39
 #define ARCH_SYS_PPOLL             271
 #define ARCH_SYS_PROCESS_VM_READV  310
+#define ARCH_SYS_PIPE2             293
+#define ARCH_SYS_FSTAT             5
+#define ARCH_STAT_INO_WORD         1      /* struct stat: st_dev, then st_ino */
+#define ARCH_STAT_WORDS            18     /* sizeof(struct stat) / 8 */
+#define ARCH_O_CLOEXEC             02000000
 
 /* The kernel's ABI, as <poll.h>, <sys/uio.h> and <time.h> have it. */
 #define ARCH_POLLIN    0x001

@@ -53,6 +53,8 @@ void *sampler_aligned_alloc(size_t align, size_t size);
 void *sampler_memalign(size_t align, size_t size);
 void *sampler_valloc(size_t size);
 void *sampler_pvalloc(size_t size);
+int64_t sampler_make_watch(void);
+int64_t sampler_make_watch(void);
 
 /* The image header (struct sampler_image_header), which image.lds puts at
  * offset 0.  The image is linked at address 0, so a wrapper's address is
@@ -79,6 +81,7 @@ __attribute__((used)) static void image_header(void)
             ".long sampler_memalign\n\t"          /* SF_MEMALIGN */
             ".long sampler_valloc\n\t"            /* SF_VALLOC */
             ".long sampler_pvalloc\n\t"           /* SF_PVALLOC */
+            ".long sampler_make_watch\n\t"        /* make_watch */
             ".popsection\n\t"
             ".globl sampler_code_limit\n\t"
             ".set sampler_code_limit, %c3"
@@ -520,6 +523,26 @@ typedef void *realloc_fn(void *, size_t);
 typedef void *reallocarray_fn(void *, size_t, size_t);
 typedef int posix_memalign_fn(void **, size_t, size_t);
 typedef void *aligned_fn(size_t, size_t);
+
+/* The watch pipe, made by the process itself in one call memprof makes
+ * from its stop: both ends and the pipe's inode are in ctl before this
+ * returns, so a memprof killed while the thread is in here (the thread
+ * finishes the call and restores itself) leaves them recorded for the
+ * next session to close.  Returns 0, or -errno. */
+EXPORT int64_t sampler_make_watch(void)
+{
+    int32_t fds[2];
+    uint64_t st[ARCH_STAT_WORDS];
+    int64_t r = ARCH_SYSCALL6(ARCH_SYS_PIPE2, (uint64_t)(uintptr_t)fds, ARCH_O_CLOEXEC,
+                              0, 0, 0, 0);
+    if (r < 0)
+        return r;
+    STORE(&CTL->watch_write, fds[1]);
+    STORE(&CTL->watch_fd, fds[0]);
+    r = ARCH_SYSCALL6(ARCH_SYS_FSTAT, (uint64_t)fds[0], (uint64_t)(uintptr_t)st, 0, 0, 0, 0);
+    __atomic_store_n(&CTL->watch_ino, r < 0 ? 0 : st[ARCH_STAT_INO_WORD], __ATOMIC_RELEASE);
+    return 0;
+}
 
 EXPORT void *sampler_malloc(size_t size)
 {
