@@ -799,38 +799,6 @@ static int by_stack(const void *x, const void *y)
     return memcmp(a->frames, b->frames, a->nframes * sizeof a->frames[0]);
 }
 
-static int read_text_file(const char *path, char **data, size_t *len)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap + 1);
-    ssize_t r = 0;
-    while (buf && (r = read(fd, buf + n, cap - n)) > 0) {
-        n += (size_t)r;
-        if (n == cap) {
-            char *nb = cap < (64u << 20) ? realloc(buf, cap * 2 + 1) : NULL;
-            if (!nb) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = nb;
-            cap *= 2;
-        }
-    }
-    close(fd);
-    if (!buf || r < 0) {
-        free(buf);
-        return -1;
-    }
-    buf[n] = 0;
-    *data = buf;
-    *len = n;
-    return 0;
-}
-
 /* jemalloc's heap_v2: one '@' line per distinct stack with its live
  * samples' count and bytes; nothing for allocated-and-freed ([0: 0]). */
 static void write_heap_v2(FILE *f, unsigned lg, struct sampler_entry *e, size_t n)
@@ -873,13 +841,11 @@ int sampler_dump(struct sampler *sm, struct target *t, char **data, size_t *len,
     info->live = n;
     info->live_max = SAMPLER_TABLE_LIVE;
     info->orphaned = ctl.state == SAMPLER_ORPHAN;
-    char path[96], *maps = NULL;
+    char *maps = NULL;
     size_t maps_len = 0;
-    target_proc_dir(t, path, sizeof path - 8);
-    strcat(path, "/maps");
-    if (read_text_file(path, &maps, &maps_len) < 0) {
+    if (maps_read_text_pid(target_pid(t), &maps, &maps_len, err) < 0) {
         free(e);
-        return mp_error_set(err, "cannot read %s: %s", path, strerror(errno));
+        return -1;
     }
     FILE *f = open_memstream(data, len);
     if (!f) {
@@ -888,7 +854,8 @@ int sampler_dump(struct sampler *sm, struct target *t, char **data, size_t *len,
         return mp_error_set(err, "out of memory");
     }
     write_heap_v2(f, ctl.lg_sample <= 62 ? ctl.lg_sample : sm->lg, e, n);
-    fprintf(f, "\nMAPPED_LIBRARIES:\n%s", maps);
+    fputs("\nMAPPED_LIBRARIES:\n", f);
+    fwrite(maps, 1, maps_len, f);
     free(e);
     free(maps);
     if (fclose(f) != 0)

@@ -224,23 +224,38 @@ static int read_live_thread_maps(int pid, char **buf, size_t *len, char *path,
     return rc;
 }
 
+/* The text, and in path the file it came from. */
+static int read_maps_text(int pid, char **buf, size_t *len, char *path, size_t pathlen,
+                          struct mp_error *err)
+{
+    snprintf(path, pathlen, "/proc/%d/maps", pid);
+    if (read_proc_text(path, buf, len, err) < 0)
+        return -1;
+    if (*len == 0) {
+        char *live;
+        size_t live_len;
+        if (read_live_thread_maps(pid, &live, &live_len, path, pathlen) == 0) {
+            free(*buf);
+            *buf = live;
+            *len = live_len;
+        }
+    }
+    return 0;
+}
+
+int maps_read_text_pid(int pid, char **buf, size_t *len, struct mp_error *err)
+{
+    char path[96];
+    return read_maps_text(pid, buf, len, path, sizeof path, err);
+}
+
 int maps_read_pid(int pid, struct map_list *out, struct mp_error *err)
 {
     char path[96];
-    snprintf(path, sizeof path, "/proc/%d/maps", pid);
     char *buf;
     size_t len;
-    if (read_proc_text(path, &buf, &len, err) < 0)
+    if (read_maps_text(pid, &buf, &len, path, sizeof path, err) < 0)
         return -1;
-    if (len == 0) {
-        char *live;
-        size_t live_len;
-        if (read_live_thread_maps(pid, &live, &live_len, path, sizeof path) == 0) {
-            free(buf);
-            buf = live;
-            len = live_len;
-        }
-    }
     int rc = maps_parse(buf, len, true, out, err);
     free(buf);
     if (rc)

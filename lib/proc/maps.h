@@ -40,6 +40,9 @@ int maps_parse(const char *text, size_t len, bool strict, struct map_list *out,
 /* Read and parse /proc/PID/maps (through a live thread when the main
  * thread has exited). */
 int maps_read_pid(int pid, struct map_list *out, struct mp_error *err);
+/* The same file's text as it is (*buf malloc'd, *len bytes): for a
+ * heap profile's MAPPED_LIBRARIES section. */
+int maps_read_text_pid(int pid, char **buf, size_t *len, struct mp_error *err);
 
 /* The entry holding addr, or NULL.  Entries must be sorted (they are, as
  * the kernel prints them; maps_parse sorts them if not). */
