@@ -105,8 +105,12 @@ static int probe_find(struct target *t, struct mapped_objects *objs,
         id->kind = ALLOCATOR_JEMALLOC;
         return 0;
     }
-    /* A loader at work may map jemalloc next: the engine waits, asks again. */
-    if (proc_loader_busy(pid))
+    /* A loader at work may map jemalloc next: the engine waits, asks again.
+     * Its r_debug may not say so yet (the instant after an exec); a
+     * dynamically linked program with no malloc mapped says so too, since
+     * its C library is among the first libraries a loader maps. */
+    if (proc_loader_busy(pid) ||
+        (!m && !target_loader_waited(t) && proc_has_loader(pid)))
         return mp_error_set(err, "process %d is still loading its libraries", pid);
     id->kind = id->malloc_kind;
     switch (id->kind) {

@@ -183,6 +183,14 @@ bool proc_loader_busy(pid_t pid)
     return busy;
 }
 
+bool proc_has_loader(pid_t pid)
+{
+    char dir[64];
+    uint64_t phdr, phnum, base;
+    threads_proc_dir(pid, dir, sizeof dir);
+    return read_auxv(dir, &phdr, &phnum, &base) && base != 0;
+}
+
 enum proc_fate proc_fate_settled(pid_t pid, int mem_fd, unsigned long long start_time,
                                  double max_wait_s)
 {

@@ -35,6 +35,10 @@ bool proc_exec_in_progress(pid_t pid);
  * false for a static program, or when it cannot tell. */
 bool proc_loader_busy(pid_t pid);
 
+/* Does the process run a dynamically linked program (its auxv names a
+ * loader)?  false when it cannot tell. */
+bool proc_has_loader(pid_t pid);
+
 /* The same after a failure that may be an exec under way (threads killed,
  * the address space not yet replaced): while a thread of the process is
  * inside execve, waits up to max_wait_s for the exec to show (0.1 s at

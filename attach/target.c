@@ -145,8 +145,9 @@ static uint64_t mapped_files_digest(pid_t pid)
 }
 
 /* The loader can be at work before its r_debug says so (the instant after
- * an exec): the mapped files changing within a short watch tells too. */
-static bool files_still_mapping(pid_t pid)
+ * an exec): the mapped files changing within a short watch tells too;
+ * then wait until they settle. */
+static void files_settle(pid_t pid)
 {
     uint64_t before = mapped_files_digest(pid);
     struct timespec step = { 0, 10 * 1000 * 1000 };
@@ -161,16 +162,20 @@ static bool files_still_mapping(pid_t pid)
                 nanosleep(&settle, NULL);
                 now = mapped_files_digest(pid);
             }
-            return true;
+            return;
         }
     }
-    return false;
 }
 
+/* Wait for the loader: false, with err, when it has not finished within
+ * its bound; true when it finished, its files settled, or it showed no
+ * sign of work (the probe then asks once more, knowing it waited). */
 static bool loader_finished(pid_t pid, struct mp_error *err)
 {
-    if (!proc_loader_busy(pid))
-        return files_still_mapping(pid);
+    if (!proc_loader_busy(pid)) {
+        files_settle(pid);
+        return true;
+    }
     struct timespec step = { 0, 10 * 1000 * 1000 };
     for (double waited = 0; waited < LOADER_WAIT_S; waited += 0.01) {
         nanosleep(&step, NULL);
@@ -315,6 +320,11 @@ void target_close(struct target *t)
 pid_t target_pid(const struct target *t)
 {
     return t->pid;
+}
+
+bool target_loader_waited(const struct target *t)
+{
+    return t->loader_waited;
 }
 
 const char *target_exe(const struct target *t)

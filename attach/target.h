@@ -55,7 +55,8 @@ struct target;
  * unsafe with its code (no thread stopped there is borrowed) and returns
  * 0, or -1 with err saying what the process uses instead.  When it fails
  * while the process's dynamic loader is still at work (just started or
- * exec'd), the engine waits for the loader and asks once more. */
+ * exec'd), the engine waits for the loader and asks once more
+ * (target_loader_waited is then true). */
 struct target_probe {
     int (*find)(struct target *t, struct mapped_objects *objs,
                 const struct target_options *opts, struct code_ranges *unsafe,
@@ -78,6 +79,8 @@ struct target *target_open_with(pid_t pid, const struct target_options *opts,
 void target_close(struct target *t);
 
 pid_t target_pid(const struct target *t);
+/* The probe runs again, after the engine waited for the dynamic loader. */
+bool target_loader_waited(const struct target *t);
 const char *target_exe(const struct target *t);      /* /proc/PID/exe target */
 /* The process's /proc directory as a live thread reaches it: "/proc/PID",
  * or "/proc/PID/task/TID" once the main thread has exited (pthread_exit)

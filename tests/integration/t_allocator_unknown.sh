@@ -31,3 +31,13 @@ check "memory: works" mp_ok
 check "memory: the kernel's figures" out_has '^RSS +[0-9.]+ MiB'
 check "memory: says the allocator has none" out_has '^allocator +an allocator memprof does not know: no figures'
 check "the process is left running, untraced" untouched "$PID"
+
+# No malloc anywhere in a dynamically linked program: its loader might
+# still have been about to map a C library, so memprof waited once; then
+# it names no known allocator, and does not say the process is loading.
+CONF= start_target no_libc
+mp -p "$PID" -e info
+check "no C library: attached" mp_ok
+check "no C library: no malloc found" out_has '^allocator +an allocator memprof does not know \(its malloc is in no symbol table'
+check "no C library: not called still loading" err_lacks 'still loading'
+check "no C library: left running, untraced" untouched "$PID"

@@ -16,7 +16,8 @@ RUST_TARGETS  = $(TARGET_DIR)/rustprof $(TARGET_DIR)/rustprof_v0 $(TARGET_DIR)/r
 OTHER_TARGETS = $(TARGET_DIR)/glibc_fragmented $(TARGET_DIR)/glibc_parked \
                 $(TARGET_DIR)/tcmalloc_freed $(TARGET_DIR)/tcmalloc_minimal_freed \
                 $(TARGET_DIR)/mimalloc_idle $(TARGET_DIR)/glibc_live \
-                $(TARGET_DIR)/glibc_churn $(TARGET_DIR)/glibc_events $(TARGET_DIR)/tcmalloc_live
+                $(TARGET_DIR)/glibc_churn $(TARGET_DIR)/glibc_events $(TARGET_DIR)/tcmalloc_live \
+                $(TARGET_DIR)/no_libc
 TARGET_EXTRA  = $(TARGET_DIR)/nojemalloc $(TARGET_DIR)/static_rjem \
                 $(TARGET_DIR)/static_nopie $(TARGET_DIR)/unsafe_ctor.so $(TARGET_DIR)/bump_malloc.so \
                 $(TARGET_DIR)/sampler_plugin.so \
@@ -134,6 +135,11 @@ $(TARGET_DIR)/glibc_churn: tests/targets/other/glibc_churn.c $(OTHER_DEPS)
 $(TARGET_DIR)/glibc_events: tests/targets/other/glibc_events.c $(OTHER_DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(OTHER_CFLAGS) -o $@ $<
+
+# No C library at all, yet a loader (x86_64 system calls by hand).
+$(TARGET_DIR)/no_libc: tests/targets/other/no_libc.c
+	@mkdir -p $(dir $@)
+	$(CC) -O1 -fPIE -pie -nostdlib -Wl,-z,now -o $@ $<
 
 $(TARGET_DIR)/sampler_plugin.so: tests/targets/lib/sampler_plugin.c
 	@mkdir -p $(dir $@)
