@@ -198,7 +198,7 @@ int cmd_attach(struct session *s, int argc, char **argv)
     }
     target_set_notes(s->target, s->quiet ? NULL : stderr);
     s->prof_conf = (struct session_prof_conf){0};
-    s->changes = (struct session_changes){0};
+    session_changes_clear(&s->changes);
     s->prof_on = (struct session_prof_on){0};
     s->narenas = 0;
     session_drop_symbolizer(s);
@@ -283,7 +283,7 @@ int cmd_jemalloc(struct session *s, int argc, char **argv)
         jemalloc_select(s->target, before, &err);
         control_session_end(s, false);
         jemalloc_select(s->target, now, &err);
-        s->changes = (struct session_changes){0};
+        session_changes_clear(&s->changes);
         s->prof_on = (struct session_prof_on){0};
         s->prof_conf = (struct session_prof_conf){0};   /* read again for this copy */
     }
@@ -695,6 +695,15 @@ static int mallctl_owner_allows(struct session *s, const char *name, const void 
     return 0;
 }
 
+/* arenas.dirty_decay_ms, arena.<i>.muzzy_decay_ms and their kind. */
+static bool is_decay_time(const char *name)
+{
+    size_t len = strlen(name);
+    return (strncmp(name, "arena.", 6) == 0 || strncmp(name, "arenas.", 7) == 0) &&
+           ((len > 15 && strcmp(name + len - 15, ".dirty_decay_ms") == 0) ||
+            (len > 15 && strcmp(name + len - 15, ".muzzy_decay_ms") == 0));
+}
+
 /* Keep track of what a write through mallctl changed. */
 static void mallctl_note_change(struct session *s, const char *name, const void *oldv,
                                 const void *newv, const size_t *lg_before, int lg_ret)
@@ -708,6 +717,8 @@ static void mallctl_note_change(struct session *s, const char *name, const void 
         control_note_change(&s->changes.gdump, *(const bool *)oldv, *(const bool *)newv);
     else if (strcmp(name, "prof.reset") == 0 && lg_ret == 0)
         control_note_change(&s->changes.rate, *lg_before, *(const size_t *)newv);
+    else if (is_decay_time(name))
+        control_note_decay(s, name, *(const int64_t *)oldv, *(const int64_t *)newv);
     if (strcmp(name, "prof.reset") == 0)
         control_note_counting(s, true);
 }

@@ -357,6 +357,9 @@ int cmd_decay(struct session *s, int argc, char **argv)
             control_mallctl_failed(s, names[i], calls[i].ret, set);
             goto out;
         }
+    for (size_t i = 0; set && i < n; i++)
+        if (!calls[i].ret)
+            control_note_decay(s, names[i], old[i], want[i % 2]);
     json_object *arr = json ? json_object_new_array() : NULL;
     if (!json)
         fprintf(s->out, "%-12s %14s %14s\n", "arena", "dirty_decay_ms", "muzzy_decay_ms");
@@ -394,8 +397,7 @@ int cmd_decay(struct session *s, int argc, char **argv)
         json_object_object_add(doc, "arenas", arr);
         json_print(s, doc);
     } else if (set)
-        fprintf(s->out, "decay set in every initialized arena and for new arenas (it "
-                "stays after memprof leaves: 'decay' with the old values puts it back)\n");
+        fprintf(s->out, "decay set in every initialized arena and for new arenas\n");
     rc = 0;
 out:
     free(calls);

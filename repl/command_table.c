@@ -143,7 +143,9 @@ const struct command command_table[] = {
      "initialized arena and for new arenas.  With DIRTY_MS (and MUZZY_MS,\n"
      "else the same), sets both in every arena and for new arenas, in one\n"
      "stop, and shows old -> new.  0 purges at once, -1 never purges\n"
-     "(write it after '--': decay -- -1).  The setting stays after memprof leaves.",
+     "(write it after '--': decay -- -1).  A normal end of the session\n"
+     "leaves the times set and says how to put them back; a failing one\n"
+     "(an error in a batch, a stop signal) puts them back.",
      cmd_decay, CMD_NEEDS_TARGET | CMD_CALLS_TARGET | CMD_JEMALLOC},
     {"memory", "memory [--maps] [--interval S] [--json]", "the process's whole memory, reconciled with its allocator's",
      "RSS, PSS, anonymous and file-backed, swap (smaps_rollup, status), peak\n"

@@ -360,10 +360,57 @@ const struct mallctl_info control_recent_info = {
     .since = "5.3.0",
 };
 
+void control_note_decay(struct session *s, const char *name, int64_t before, int64_t now)
+{
+    struct session_changes *c = &s->changes;
+    for (size_t i = 0; i < c->ndecay; i++)
+        if (strcmp(c->decay[i].name, name) == 0) {
+            c->decay[i].now = now;
+            return;
+        }
+    struct session_decay_time *grown = realloc(c->decay, (c->ndecay + 1) * sizeof *grown);
+    if (!grown) {
+        fprintf(stderr, "warning: out of memory: memprof will not remember that this "
+                "session set %s (it was %" PRId64 ")\n", name, before);
+        return;
+    }
+    c->decay = grown;
+    struct session_decay_time *d = &c->decay[c->ndecay++];
+    snprintf(d->name, sizeof d->name, "%s", name);
+    d->before = before;
+    d->now = now;
+}
+
+/* How many decay times differ from their value before the session. */
+static size_t decay_changed(const struct session_changes *c)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < c->ndecay; i++)
+        n += c->decay[i].before != c->decay[i].now;
+    return n;
+}
+
+static bool anything_changed(const struct session_changes *c)
+{
+    return c->active.changed || c->rate.changed || c->gdump.changed || c->recent.changed ||
+           decay_changed(c);
+}
+
+/* Put back what the session changed, in one stop, and say so. */
 static void changes_restore(struct session *s)
 {
     struct session_changes *c = &s->changes;
-    struct mallctl_call calls[4];
+    struct mallctl_call *calls = calloc(4 + c->ndecay, sizeof *calls);
+    ssize_t *decay_before = calloc(c->ndecay + 1, sizeof *decay_before);
+    int pid = (int)target_pid(s->target);
+    if (!calls || !decay_before) {
+        free(calls);
+        free(decay_before);
+        fprintf(stderr, "memprof: the session ended on an error and memprof ran out of "
+                "memory putting back what it changed in process %d: run memprof -p %d "
+                "and set it again\n", pid, pid);
+        return;
+    }
     size_t n = 0;
     size_t lg = c->rate.before;
     bool gdump = c->gdump.before, active = c->active.before;
@@ -377,10 +424,18 @@ static void changes_restore(struct session *s)
     if (c->recent.changed)
         calls[n++] = (struct mallctl_call){.name = control_recent_info.name, .new = &recent,
                                            .newlen = sizeof recent};
-    int pid = (int)target_pid(s->target);
-    char what[256];
+    size_t ndecay = 0;
+    for (size_t i = 0; i < c->ndecay; i++) {
+        if (c->decay[i].before == c->decay[i].now)
+            continue;
+        decay_before[i] = (ssize_t)c->decay[i].before;
+        calls[n++] = (struct mallctl_call){.name = c->decay[i].name, .new = &decay_before[i],
+                                           .newlen = sizeof decay_before[i]};
+        ndecay++;
+    }
+    char what[320];
     int len = 0;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n - ndecay; i++) {
         char value[32];
         if (calls[i].new == &lg)
             snprintf(value, sizeof value, "2^%zu bytes (prof.lg_sample %zu)", lg, lg);
@@ -394,21 +449,60 @@ static void changes_restore(struct session *s)
         if (len >= (int)sizeof what)
             len = (int)sizeof what - 1;
     }
-    if (control_run_calls_as(s, calls, n, &control_recent_info) == 0) {
-        bool all = true;
-        for (size_t i = 0; i < n; i++)
-            all = all && calls[i].ret == 0;
-        if (all) {
-            fprintf(stderr, "memprof: the session ended on an error: put back what it "
-                    "changed in process %d: %s, as before this session%s\n", pid, what,
-                    c->rate.changed ? " (setting the rate reset the profile counters)" : "");
-            *c = (struct session_changes){0};
-            return;
-        }
+    if (ndecay)
+        snprintf(what + len, sizeof what - (size_t)len, "%s%zu decay time%s (%s %zd, ...)",
+                 len ? ", " : "", ndecay, ndecay == 1 ? "" : "s", calls[n - ndecay].name,
+                 *(const ssize_t *)calls[n - ndecay].new);
+    bool all = control_run_calls_as(s, calls, n, &control_recent_info) == 0;
+    for (size_t i = 0; all && i < n; i++)
+        all = calls[i].ret == 0;
+    free(calls);
+    free(decay_before);
+    if (all) {
+        fprintf(stderr, "memprof: the session ended on an error: put back what it "
+                "changed in process %d: %s, as before this session%s\n", pid, what,
+                c->rate.changed ? " (setting the rate reset the profile counters)" : "");
+        session_changes_clear(c);
+        return;
     }
     fprintf(stderr, "memprof: the session ended on an error and could not put back "
             "what it changed in process %d (%s): run memprof -p %d and set them "
             "again\n", pid, what, pid);
+}
+
+/* The decay times that stay: one line, with the command that puts them
+ * back when one does ('decay D M' sets every arena alike). */
+static void decay_report(const struct session_changes *c, int pid)
+{
+    size_t changed = decay_changed(c);
+    if (!changed)
+        return;
+    int64_t before[2] = {0, 0}, now[2] = {0, 0};
+    bool seen[2] = {false, false}, alike = true;
+    for (size_t i = 0; i < c->ndecay; i++) {
+        int k = strstr(c->decay[i].name, "muzzy") != NULL;
+        if (!seen[k]) {
+            before[k] = c->decay[i].before;
+            now[k] = c->decay[i].now;
+            seen[k] = true;
+        }
+        alike = alike && c->decay[i].before == before[k] && c->decay[i].now == now[k];
+    }
+    char back[96];
+    if (alike && seen[0] && seen[1])
+        snprintf(back, sizeof back, "'decay -- %" PRId64 " %" PRId64 "' puts %s back",
+                 before[0], before[1], changed == 1 ? "it" : "them");
+    else
+        snprintf(back, sizeof back, "'mallctl NAME -- VALUE' puts each back");
+    fprintf(stderr, "memprof: %zu decay time%s stay%s as this session set %s in process "
+            "%d (", changed, changed == 1 ? "" : "s", changed == 1 ? "s" : "",
+            changed == 1 ? "it" : "them", pid);
+    size_t shown = 0;
+    for (size_t i = 0; i < c->ndecay && shown < 4; i++)
+        if (c->decay[i].before != c->decay[i].now)
+            fprintf(stderr, "%s%s %" PRId64 ", was %" PRId64, shown++ ? "; " : "",
+                    c->decay[i].name, c->decay[i].now, c->decay[i].before);
+    fprintf(stderr, "%s): memprof -p %d -e %s\n", changed > shown ? "; ..." : "", pid, back);
 }
 
 /* A normal end leaves the changes on purpose: say what stays and how to
@@ -439,13 +533,13 @@ static void changes_report(struct session *s)
                 "was %zd): memprof -p %d -e 'recent on %zd' puts it back\n", pid,
                 control_recent_info.name, (ssize_t)c->recent.before, pid,
                 (ssize_t)c->recent.before);
+    decay_report(c, pid);
 }
 
 void control_session_end(struct session *s, bool failed)
 {
     struct session_changes *c = &s->changes;
-    if (!s->target ||
-        !(c->active.changed || c->rate.changed || c->gdump.changed || c->recent.changed))
+    if (!s->target || !anything_changed(c))
         return;
     /* Nothing is put back into, nor left in, a process that is gone or
      * runs another program: its settings went with it.  An exec was said
@@ -456,7 +550,7 @@ void control_session_end(struct session *s, bool failed)
                 "it ended with it, and there is nothing to put back\n",
                 (int)target_pid(s->target));
     if (fate != PROC_SAME) {
-        *c = (struct session_changes){0};
+        session_changes_clear(c);
         return;
     }
     if (failed)
@@ -464,6 +558,7 @@ void control_session_end(struct session *s, bool failed)
     else
         changes_report(s);
 }
+
 /* What sampling (nearly) every allocation costs, in words: the percentage
  * formula does not hold there (FIELD-NOTES 4). */
 static void every_allocation_text(size_t lg, const struct mallctl_sampling_cost *cost,

@@ -34,6 +34,8 @@ void control_prof_on_note(struct session *s, bool was, bool now);
 void control_since_text(time_t since, char *buf, size_t len);
 int control_run_owns_profiling(struct session *s, const char *cmd);
 void control_note_change(struct session_setting *st, uint64_t before, uint64_t now);
+/* A decay time the session wrote (name, its value before, the new one). */
+void control_note_decay(struct session *s, const char *name, int64_t before, int64_t now);
 void control_note_counting(struct session *s, bool counting);
 
 /* experimental.prof_recent.alloc_max, which jemalloc(3) does not list. */
@@ -56,7 +58,8 @@ void control_explain_empty_dump(struct session *s, const struct session_dump *d)
 
 /* At the end of a session with a process (exit, detach): when failed (a
  * batch stopped at an error, a stop signal), put back what the session
- * changed in its profiling (prof.active, the rate, prof.gdump) and say so;
+ * changed (prof.active, the rate, prof.gdump, recent's record, decay
+ * times) and say so;
  * otherwise say on stderr what stays changed and the command that undoes it.
  * (control.c) */
 void control_session_end(struct session *s, bool failed);

@@ -228,8 +228,15 @@ void session_release_interrupt(struct session *s)
         s->release_interrupt();
 }
 
+void session_changes_clear(struct session_changes *c)
+{
+    free(c->decay);
+    *c = (struct session_changes){0};
+}
+
 void session_free(struct session *s)
 {
+    session_changes_clear(&s->changes);
     for (size_t i = 0; i < s->ndumps; i++)
         dump_release(&s->dumps[i]);
     free(s->dumps);

@@ -49,12 +49,22 @@ struct session_setting {
     uint64_t before, now;
 };
 
+/* A decay time (arena.N.dirty_decay_ms, arenas.muzzy_decay_ms, ...) this
+ * session wrote, by 'decay' or 'mallctl': each name once, with its value
+ * before the session's first write. */
+struct session_decay_time {
+    char name[48];
+    int64_t before, now;
+};
+
 struct session_changes {
     struct session_setting active;   /* prof.active */
     struct session_setting rate;     /* prof.lg_sample, set by prof.reset */
     struct session_setting gdump;    /* prof.gdump */
     struct session_setting recent;   /* experimental.prof_recent.alloc_max (a
                                       * signed size, kept as its bits) */
+    struct session_decay_time *decay;   /* ndecay of them (malloc'd) */
+    size_t ndecay;
 };
 
 /* Profiling this session turned on: since when, for info and the first
@@ -190,6 +200,10 @@ struct symbolizer *session_symbolizer(struct session *s);
 /* Warn, once per dump, about inputs that would name its frames wrong
  * (analysis_check_inputs): call before symbolizing it. */
 void session_check_inputs(struct session *s, struct session_dump *d);
+/* Forget what the session changed (after putting it back, or with a
+ * process that went or that another copy of jemalloc serves). */
+void session_changes_clear(struct session_changes *c);
+
 /* Forget the symbolizer (its root changes on attach/detach). */
 void session_drop_symbolizer(struct session *s);
 /* Whether the session's latest run is still running. */

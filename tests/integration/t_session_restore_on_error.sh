@@ -3,6 +3,8 @@
 # failing line of a stdin batch) leaves prof.active and the rate as they
 # were, and stderr says so.  A batch that ends normally leaves profiling on
 # on purpose and says so on stderr, with the command that turns it off.
+# Decay times (issue 18: one rule for every setting) follow the same rule,
+# set by 'decay' or by 'mallctl NAME VALUE'.
 . "$SRCDIR/tests/integration/lib.sh"
 err_has() { grep -Eq -- "$1" <<<"$ERR"; }
 out_has() { grep -Eq -- "$1" <<<"$OUT"; }
@@ -49,5 +51,36 @@ mp -p "$PID" -e 'prof off'
 check "profiling off again" state_is false 19
 mp -p "$PID" -e 'prof on' -e 'prof off'
 check "prof on then prof off: nothing to say" [ -z "$(grep 'stays' <<<"$ERR")" ]
+
+# decay times: every arena's and new arenas' dirty and muzzy, as 'decay --json'
+decay_now() {
+    "$MEMPROF" -p "$PID" -e 'decay --json' 2>/dev/null | python3 -c '
+import json, sys
+a = json.load(sys.stdin)["arenas"]
+print(" ".join(sorted({"%d/%d" % (x["dirty_decay_ms"], x["muzzy_decay_ms"]) for x in a})))'
+}
+decay0=$(decay_now)
+check "decay: one pair of times before ($decay0)" grep -Eq '^-?[0-9]+/-?[0-9]+$' <<<"$decay0"
+decay_is() { [ "$(decay_now)" = "$1" ]; }
+mp -p "$PID" -e 'decay 500 700' -e 'mallctl no.such.name'
+check "decay: the batch failed after setting them" out_has '500.*700'
+check "decay: a failing batch puts them back" decay_is "$decay0"
+check "decay: says so" err_has 'put back what it changed.*decay time'
+mp -p "$PID" -e 'mallctl arenas.dirty_decay_ms 1234' -e 'mallctl no.such.name'
+check "decay by mallctl: put back too" decay_is "$decay0"
+"$MEMPROF" -p "$PID" -e 'decay 600' -e 'sleep 60' >"$WORK/dsig.out" 2>"$WORK/dsig.err" &
+mpid=$!
+wait_until 30 "decay 600 done" grep -q 'decay set' "$WORK/dsig.out"
+kill -TERM "$mpid"
+wait "$mpid"
+check "decay, SIGTERM: put back" decay_is "$decay0"
+mp -p "$PID" -e 'decay 800 900'
+check "decay, normal end: stays" decay_is "800/900"
+check "decay, normal end: says what stays" err_has 'decay times stay as this session set them'
+undo=$(grep -o "memprof -p $PID -e 'decay -- [-0-9]* [-0-9]*'" <<<"$ERR" | sed -E "s/.*-e '(.*)'/\1/")
+check "decay, normal end: names the command that puts them back" [ -n "$undo" ]
+mp -p "$PID" -e "$undo"
+check "decay: that command puts them back" decay_is "$decay0"
+
 check "the target is untouched" assert_untouched "$PID"
 echo "restore on error ok"
