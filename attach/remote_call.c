@@ -923,6 +923,21 @@ static void consume_held_time(struct remote_stop *s)
 /* Undo everything, in reverse, and detach.  in_signal_stop: the thread is
  * in a signal-delivery-stop (after a call), where PTRACE_DETACH can inject
  * the first kept signal with its original siginfo. */
+/* The trampoline is the process's, not the thread's: its bytes go back
+ * even when only the thread died (harmless if the process is gone). */
+static int put_back_trampoline(struct remote_stop *s, int rc, struct mp_error *err)
+{
+    struct mp_error werr;
+    if (s->tramp_written &&
+        remote_stop_write(s, s->ctx->tramp, s->ctx->tramp_orig, s->ctx->tramp_len,
+                          &werr) < 0 && !s->gone && rc == 0) {
+        *err = werr;
+        rc = mp_error_prefix(err, "cannot restore the entry point bytes");
+    }
+    s->tramp_written = false;
+    return rc;
+}
+
 static int release(struct remote_stop *s, bool in_signal_stop, struct mp_error *err)
 {
     int rc = 0;
@@ -931,19 +946,26 @@ static int release(struct remote_stop *s, bool in_signal_stop, struct mp_error *
     if (!in_signal_stop && s->npending > 0 && !s->gone)
         requeue_kept(s);
     if (!s->gone) {
-        /* Mask first, registers last, trampoline bytes after the detach:
-         * until the exact registers are set the thread's next instruction
+        /* Mask first, registers last, trampoline bytes after the exact
+         * registers: until those are set the thread's next instruction
          * may be the trampoline's rt_sigreturn, which must stay intact for
          * as long as it can restore itself from its frame. */
         if (s->mask_changed && set_sigmask(s->tid, s->saved_sigmask) < 0)
             rc = mp_error_set(err, "cannot restore the signal mask of thread %d: %s",
                               s->tid, strerror(errno));
-        if (s->have_state && arch_restore(s->tid, &s->saved, err) < 0)
+        bool exact = s->have_state && arch_restore(s->tid, &s->saved, err) == 0;
+        if (s->have_state && !exact)
             rc = -1;
         if (rc < 0 && thread_died(s))
             rc = gone_error(s, err);
         if (s->have_state)
             consume_held_time(s);
+        /* With its registers back the thread needs the trampoline no more:
+         * its bytes go back while the thread is still stopped, so that a
+         * fork it makes next (which holds the memory map's lock while it
+         * copies it) cannot hold up the write. */
+        if (exact)
+            rc = put_back_trampoline(s, rc, err);
         size_t first = 0;
         int inject = 0;
         if (in_signal_stop && s->npending > 0) {
@@ -961,17 +983,7 @@ static int release(struct remote_stop *s, bool in_signal_stop, struct mp_error *
         for (size_t i = first; i < s->npending; i++)
             requeue_signal(s->ctx->pid, s->tid, s->pending_sig[i], &s->pending_info[i]);
     }
-    /* The trampoline is the process's, not the thread's: put its bytes back
-     * even when only the thread died (harmless if the process is gone). */
-    struct mp_error werr;
-    if (s->tramp_written &&
-        remote_stop_write(s, s->ctx->tramp, s->ctx->tramp_orig, s->ctx->tramp_len,
-                          &werr) < 0 && !s->gone && rc == 0) {
-        *err = werr;
-        rc = mp_error_prefix(err, "cannot restore the entry point bytes");
-    }
-    s->tramp_written = false;
-    return rc;
+    return put_back_trampoline(s, rc, err);
 }
 
 /* ---- one attempt on one thread ------------------------------------------ */

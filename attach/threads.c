@@ -55,6 +55,10 @@ enum thread_rank thread_rank(const struct thread_info *t)
      * holds its own mutexes: the worst possible choice. */
     if (strcmp(t->comm, "jemalloc_bg_thd") == 0)
         return RANK_ALLOCATOR_THREAD;
+    /* Seen inside fork it stops only when the copy is made, and then in
+     * libc's fork, where no call is made: the wait would be for nothing. */
+    if (t->in_syscall && arch_syscall_class(t->syscall_nr) == SYSCALL_NEW_TASK)
+        return RANK_NEW_TASK;
     if (!t->in_syscall || t->state == 'R' || t->state == 'D')
         return RANK_RUNNING;
     switch (arch_syscall_class(t->syscall_nr)) {

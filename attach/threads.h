@@ -1,7 +1,7 @@
 /* threads.h - the threads of a live process and which one to stop for a
  * remote call: one asleep in a restartable system call first, running ones
- * after, threads whose syscall would see EINTR and jemalloc's background
- * thread last. */
+ * after, threads whose syscall would see EINTR, threads making a process
+ * or thread and jemalloc's background thread last. */
 #ifndef MEMPROF_THREADS_H
 #define MEMPROF_THREADS_H
 
@@ -17,6 +17,7 @@ enum thread_rank {
     RANK_OTHER_SLEEP,           /* in a syscall memprof does not classify */
     RANK_RUNNING,               /* on a CPU, or not in a syscall */
     RANK_EINTR_SLEEP,           /* epoll_wait & co would return EINTR */
+    RANK_NEW_TASK,              /* in clone/fork/vfork: stops late, inside libc */
     RANK_ALLOCATOR_THREAD,      /* jemalloc_bg_thd: lives inside jemalloc */
 };
 

@@ -195,6 +195,7 @@ enum syscall_class {
     SYSCALL_RESTARTABLE,   /* restarts transparently: futex, read, poll, nanosleep... */
     SYSCALL_OTHER,         /* not known either way */
     SYSCALL_EINTR,         /* returns EINTR to the program: epoll_wait, rt_sigtimedwait... */
+    SYSCALL_NEW_TASK,      /* clone, fork, vfork: stops only once the copy is made */
 };
 enum syscall_class arch_syscall_class(long nr);
 

@@ -275,6 +275,10 @@ enum syscall_class arch_syscall_class(long nr)
     case SYS_rt_sigtimedwait: case SYS_semtimedop: case SYS_semop:
     case SYS_io_getevents: case SYS_io_pgetevents:
         return SYSCALL_EINTR;
+    /* A fork holds the memory map while it copies it (milliseconds for a
+     * large process), a vfork parent waits for its child's exec. */
+    case SYS_clone: case SYS_clone3: case SYS_fork: case SYS_vfork:
+        return SYSCALL_NEW_TASK;
     default:
         return SYSCALL_OTHER;
     }

@@ -37,11 +37,12 @@ END_TEST
 
 START_TEST(ranks_threads)
 {
-    char futex[64], epoll[64], read_[64], sigwait[64];
+    char futex[64], epoll[64], read_[64], sigwait[64], clone_[64];
     snprintf(futex, sizeof futex, "%d 0 0 0 0 0 0 0 0", SYS_futex);
     snprintf(epoll, sizeof epoll, "%d 0 0 0 0 0 0 0 0", SYS_epoll_wait);
     snprintf(read_, sizeof read_, "%d 0 0 0 0 0 0 0 0", SYS_read);
     snprintf(sigwait, sizeof sigwait, "%d 0 0 0 0 0 0 0 0", SYS_rt_sigtimedwait);
+    snprintf(clone_, sizeof clone_, "%d 0 0 0 0 0 0 0 0", SYS_clone);
     struct thread_info v[] = {
         thread(10, "jemalloc_bg_thd", 'S', futex),
         thread(11, "eventloop", 'S', epoll),
@@ -50,13 +51,15 @@ START_TEST(ranks_threads)
         thread(14, "reader", 'S', read_),
         thread(15, "worker", 'S', futex),
         thread(16, "ioctl", 'S', "16 0 0 0 0 0 0 0 0"),
+        thread(9, "forker", 'D', clone_),     /* a fork copying a large map */
     };
-    threads_sort(v, 7);
-    pid_t order[] = { 14, 15, 16, 12, 11, 13, 10 };
-    for (int i = 0; i < 7; i++)
+    threads_sort(v, 8);
+    pid_t order[] = { 14, 15, 16, 12, 11, 13, 9, 10 };
+    for (int i = 0; i < 8; i++)
         ck_assert_int_eq(v[i].tid, order[i]);
     ck_assert_int_eq(v[0].rank, RANK_RESTARTABLE_SLEEP);
-    ck_assert_int_eq(v[6].rank, RANK_ALLOCATOR_THREAD);
+    ck_assert_int_eq(v[6].rank, RANK_NEW_TASK);
+    ck_assert_int_eq(v[7].rank, RANK_ALLOCATOR_THREAD);
 }
 END_TEST
 
