@@ -109,9 +109,12 @@ static int probe_find(struct target *t, struct mapped_objects *objs,
      * Its r_debug may not say so yet (the instant after an exec); a
      * dynamically linked program with no malloc mapped says so too, since
      * its C library is among the first libraries a loader maps. */
-    if (proc_loader_busy(pid) ||
-        (!m && !target_loader_waited(t) && proc_has_loader(pid)))
+    if (proc_loader_busy(pid))
         return mp_error_set(err, "process %d is still loading its libraries", pid);
+    if (!m && !target_loader_waited(t) && proc_has_loader(pid)) {
+        mp_error_set(err, "process %d is still loading its libraries", pid);
+        return TARGET_PROBE_LOADING;
+    }
     id->kind = id->malloc_kind;
     switch (id->kind) {
     case ALLOCATOR_GLIBC:

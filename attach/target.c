@@ -146,8 +146,8 @@ static uint64_t mapped_files_digest(pid_t pid)
 
 /* The loader can be at work before its r_debug says so (the instant after
  * an exec): the mapped files changing within a short watch tells too;
- * then wait until they settle. */
-static void files_settle(pid_t pid)
+ * then wait until they settle.  Whether they changed. */
+static bool files_settle(pid_t pid)
 {
     uint64_t before = mapped_files_digest(pid);
     struct timespec step = { 0, 10 * 1000 * 1000 };
@@ -162,20 +162,21 @@ static void files_settle(pid_t pid)
                 nanosleep(&settle, NULL);
                 now = mapped_files_digest(pid);
             }
-            return;
+            return true;
         }
     }
+    return false;
 }
 
-/* Wait for the loader: false, with err, when it has not finished within
- * its bound; true when it finished, its files settled, or it showed no
- * sign of work (the probe then asks once more, knowing it waited). */
-static bool loader_finished(pid_t pid, struct mp_error *err)
+/* Wait for the loader: true when it finished or its files settled after
+ * changing (worth asking again), or when the probe said the process may be
+ * loading (probe_rc TARGET_PROBE_LOADING: it asks again, knowing it
+ * waited); false otherwise, with err set when the loader has not finished
+ * within its bound. */
+static bool loader_finished(pid_t pid, int probe_rc, struct mp_error *err)
 {
-    if (!proc_loader_busy(pid)) {
-        files_settle(pid);
-        return true;
-    }
+    if (!proc_loader_busy(pid))
+        return files_settle(pid) || probe_rc == TARGET_PROBE_LOADING;
     struct timespec step = { 0, 10 * 1000 * 1000 };
     for (double waited = 0; waited < LOADER_WAIT_S; waited += 0.01) {
         nanosleep(&step, NULL);
@@ -210,9 +211,10 @@ static int open_parts(struct target *t, const struct target_options *opts,
     if (rc < 0)
         return -1;
     struct code_ranges unsafe = { 0 };
-    if (probe->find(t, &t->objs, opts, &unsafe, probe->arg, err) < 0) {
+    int found = probe->find(t, &t->objs, opts, &unsafe, probe->arg, err);
+    if (found < 0) {
         code_ranges_free(&unsafe);
-        if (t->loader_waited || !loader_finished(t->pid, err))
+        if (t->loader_waited || !loader_finished(t->pid, found, err))
             return -1;
         t->loader_waited = true;
         mapped_objects_free(&t->objs);

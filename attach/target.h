@@ -56,7 +56,10 @@ struct target;
  * 0, or -1 with err saying what the process uses instead.  When it fails
  * while the process's dynamic loader is still at work (just started or
  * exec'd), the engine waits for the loader and asks once more
- * (target_loader_waited is then true). */
+ * (target_loader_waited is then true); a probe that cannot tell whether
+ * the loader is done returns TARGET_PROBE_LOADING to be asked once more
+ * after the process's files settle, whatever they do. */
+#define TARGET_PROBE_LOADING (-2)
 struct target_probe {
     int (*find)(struct target *t, struct mapped_objects *objs,
                 const struct target_options *opts, struct code_ranges *unsafe,
