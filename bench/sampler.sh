@@ -9,7 +9,12 @@
 #   2. redis-server started plainly (Debian's: jemalloc without prof:true)
 #      under redis-benchmark (SET/GET of 256 bytes over 100,000 keys, 50
 #      clients): requests per second without and with the sampler, and
-#      the top of the sampler's profile.
+#      the top of the sampler's profile;
+#   3. Debian's nginx (glibc malloc, one worker) under wrk (50 connections,
+#      2 threads, DURATION s a run, default 10): requests per second
+#      without the sampler, with it at the default rate and after
+#      'prof off', twice each in turn (the mean of each), and the top of
+#      the profile.
 # Prints each figure and its ratio to the plain one.  Figures, not limits:
 # nothing here passes or fails on speed.
 set -u
@@ -102,4 +107,67 @@ if command -v redis-server >/dev/null && command -v redis-benchmark >/dev/null; 
     grep -A4 '^Total' "$work/rmp.out" | sed 's/^/    /'
 else
     echo "  redis-server or redis-benchmark not installed"
+fi
+
+echo "== nginx (Debian's, glibc malloc, one worker) under wrk"
+if command -v nginx >/dev/null && command -v wrk >/dev/null; then
+    port=$((20000 + RANDOM % 20000))
+    mkdir -p "$work/nginx/www" "$work/nginx/tmp"
+    head -c 4096 /dev/zero | tr '\0' x >"$work/nginx/www/index.html"
+    chmod -R a+rX "$work/nginx/www"; chmod 711 "$work"
+    cat >"$work/nginx/nginx.conf" <<EOF
+daemon off;
+master_process on;
+worker_processes 1;
+user www-data $(id -gn www-data);
+pid $work/nginx/nginx.pid;
+error_log $work/nginx/nginx.err;
+events { worker_connections 256; }
+http {
+    access_log off;
+    client_body_temp_path $work/nginx/tmp/body;
+    proxy_temp_path $work/nginx/tmp/proxy;
+    fastcgi_temp_path $work/nginx/tmp/fastcgi;
+    uwsgi_temp_path $work/nginx/tmp/uwsgi;
+    scgi_temp_path $work/nginx/tmp/scgi;
+    server { listen 127.0.0.1:$port; root $work/nginx/www; }
+}
+EOF
+    nginx -c "$work/nginx/nginx.conf" -p "$work/nginx" >"$work/nginx.out" 2>&1 &
+    npid=$!; pids+=("$npid")
+    for _ in $(seq 200); do curl -sf "http://127.0.0.1:$port/" >/dev/null 2>&1 && break; sleep 0.05; done
+    worker=$(pgrep -P "$npid" | head -1)
+    wrk_rps() {   # requests per second of one wrk run (errors on stderr)
+        wrk -t2 -c50 -d"${DURATION:-10}"s "http://127.0.0.1:$port/" >"$work/wrk.out" 2>&1
+        local errors
+        errors=$(grep -E 'Non-2xx|Socket errors' "$work/wrk.out" | tr '\n' ' ')
+        [ -z "$errors" ] || echo "  wrk saw errors: $errors" >&2
+        awk '/^Requests\/sec/ {print $2}' "$work/wrk.out"
+    }
+    add() { awk -v a="$1" -v b="$2" 'BEGIN {print a + b}'; }
+    wrk_rps >/dev/null      # warm up
+    mkfifo "$work/ncmds"
+    "$MEMPROF" -p "$worker" <"$work/ncmds" >"$work/nmp.out" 2>&1 &
+    pids+=($!)
+    exec 5>"$work/ncmds"
+    plain=0 with=0 off=0
+    for round in 1 2; do
+        plain=$(add "$plain" "$(wrk_rps)")
+        echo 'prof on' >&5
+        wait_for "$work/nmp.out" "sampler is in process" "$round"
+        with=$(add "$with" "$(wrk_rps)")
+        if [ "$round" = 2 ]; then echo 'dump' >&5; echo 'top 3' >&5; fi
+        echo 'prof off' >&5
+        wait_for "$work/nmp.out" "sampler is out of process" "$round"
+        off=$(add "$off" "$(wrk_rps)")
+    done
+    exec 5>&-
+    row() { printf '  %-34s %8.0f req/s   x%.3f\n' "$1" "$(awk -v a="$2" 'BEGIN {print a / 2}')" \
+                "$(awk -v a="$2" -v b="$plain" 'BEGIN {print a / b}')"; }
+    row "no sampler" "$plain"
+    row "sampler, every 2^19 bytes" "$with"
+    row "after prof off (inert region)" "$off"
+    grep -A4 '^Total' "$work/nmp.out" | sed 's/^/    /'
+else
+    echo "  nginx or wrk not installed (apt-get install nginx wrk)"
 fi
