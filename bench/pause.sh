@@ -9,7 +9,9 @@
 # by side.  TARGET: c (tests/targets/heartbeat.c, shared libjemalloc) and
 # rust (rustprof --heartbeat: jemalloc-sys's static _rjem_ copy); both by
 # default.  The heartbeat also reports plain descheduling (> 50 us) on a
-# busy machine: its gaps are an upper bound.
+# busy machine: its gaps are an upper bound.  A gdb call that fails, hangs
+# (60 s) or leaves the target dead is reported as gdb's result, and the
+# comparison goes on with the calls that worked.
 set -u
 : "${MEMPROF:?}" "${TARGETS:?}"
 N=${N:-200}         # memprof toggles (prof on + prof off = 2 stops each)
@@ -51,16 +53,30 @@ measure() {
     # gdb: every call stops all threads; the heartbeat gap is the pause.
     # The new value is a string literal, which gdb copies into the process
     # (by calling its malloc): "\001" is true, "" (just its NUL) false.
+    # A call that fails, or a target gdb leaves dead or not answering, is
+    # gdb's result (the anchor harmed the process): said, and the
+    # comparison goes on with the calls that worked.
     : >"$work/gdb.gaps"
+    gdb_harm=
     for i in $(seq "$NGDB"); do
         before=$(wc -l <"$work/hb")
         if [ $(( i % 2 )) = 1 ]; then value='"\001"'; else value='""'; fi
-        gdb -p "$pid" -batch -ex "call (int)$mallctl(\"prof.active\",0,0,$value,1)" \
-            >"$work/gdb.out" 2>&1
-        grep -q '^\$1 = 0$' "$work/gdb.out" ||
-            { echo "gdb's mallctl call failed:"; cat "$work/gdb.out"; exit 1; }
+        timeout -s KILL 60 gdb -p "$pid" -batch \
+            -ex "call (int)$mallctl(\"prof.active\",0,0,$value,1)" >"$work/gdb.out" 2>&1
+        rc=$?
         sleep 0.05
-        gaps_since "$before" | sort -n | tail -1 >>"$work/gdb.gaps"
+        if ! kill -0 "$pid" 2>/dev/null || grep -q '^State:.*Z' "/proc/$pid/status" 2>/dev/null; then
+            wait "$pid" 2>/dev/null
+            gdb_harm="the target died after gdb's call $i (status $?$(tail -1 "$work/hb.err" 2>/dev/null | sed 's/^/: /'))"
+        elif [ "$rc" = 137 ]; then
+            gdb_harm="gdb's call $i had no answer within 60 s"
+        elif ! grep -q '^\$1 = 0$' "$work/gdb.out"; then
+            gdb_harm="gdb's call $i failed: $(grep -v '^\[' "$work/gdb.out" | grep -v '^$' | head -2 | tr '\n' ' ')"
+        else
+            gaps_since "$before" | sort -n | tail -1 >>"$work/gdb.gaps"
+            continue
+        fi
+        break
     done
     read -r gdb_med gdb_p90 gdb_max gdb_n < <(stats <"$work/gdb.gaps")
 
@@ -68,19 +84,25 @@ measure() {
         "$mp_med" "$mp_p90" "$mp_max" "$mp_n" "$first"
     printf 'memprof: heartbeat thread (never stopped): longest gap %s us over the session (%d gaps > 50 us, median %s us)\n' \
         "$mg_max" "$mg_n" "$mg_med"
-    printf 'gdb:     all threads stopped, heartbeat gap per mallctl call: median %s us, p90 %s us, max %s us (%d calls)\n' \
-        "$gdb_med" "$gdb_p90" "$gdb_max" "$gdb_n"
-    awk -v a="$gdb_med" -v b="$mp_med" 'BEGIN {printf "ratio:   gdb pause (heartbeat gap) / memprof stop (timed by memprof), medians = %.0fx\n", a / b}'
-    summary+=("$(printf '%-5s memprof stop median %6s us   gdb pause median %8s us' "$1" "$mp_med" "$gdb_med")")
+    [ -z "$gdb_harm" ] || echo "gdb:     harmed the process: $gdb_harm"
+    if [ "$gdb_n" -gt 0 ]; then
+        printf 'gdb:     all threads stopped, heartbeat gap per mallctl call: median %s us, p90 %s us, max %s us (%d calls)\n' \
+            "$gdb_med" "$gdb_p90" "$gdb_max" "$gdb_n"
+        awk -v a="$gdb_med" -v b="$mp_med" 'BEGIN {printf "ratio:   gdb pause (heartbeat gap) / memprof stop (timed by memprof), medians = %.0fx\n", a / b}'
+    else
+        echo "gdb:     no call of gdb's completed: no ratio"
+    fi
+    summary+=("$(printf '%-5s memprof stop median %6s us   gdb pause median %8s us%s' "$1" "$mp_med" \
+        "$gdb_med" "${gdb_harm:+ (gdb harmed the process)}")")
 }
 
 # start NAME: the heartbeat target of that name, profiling ready but off.
 start() {
     case $1 in
-    c)    MALLOC_CONF=prof:true,prof_active:false "$TARGETS/heartbeat" >"$work/hb" &
+    c)    MALLOC_CONF=prof:true,prof_active:false "$TARGETS/heartbeat" >"$work/hb" 2>"$work/hb.err" &
           mallctl=mallctl ;;
     rust) _RJEM_MALLOC_CONF=prof:true,prof_active:false "$TARGETS/rustprof" --heartbeat \
-              >"$work/hb" &
+              >"$work/hb" 2>"$work/hb.err" &
           mallctl=_rjem_mallctl ;;
     *)    echo "unknown target $1 (c or rust)" >&2; exit 2 ;;
     esac
@@ -94,7 +116,7 @@ summary=()
 for t in "${targets[@]}"; do
     start "$t"
     measure "$t" || exit 1
-    kill -9 "$pid"; wait "$pid" 2>/dev/null; pid=
+    kill -9 "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; pid=
 done
 echo "== side by side"
 printf '%s\n' "${summary[@]}"
