@@ -20,14 +20,7 @@ work=$(mktemp -d /tmp/memprof-bench.XXXXXX)
 pid=
 trap '[ -n "$pid" ] && kill -9 $pid 2>/dev/null; wait 2>/dev/null; rm -rf "$work"' EXIT
 
-# "median p90 max count" of the numbers on stdin.
-stats() {
-    sort -n | awk '{v[NR]=$1} END {
-        if (NR == 0) { print "nan nan nan 0"; exit }
-        med = NR % 2 ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2
-        k = int((NR * 9 + 9) / 10); if (k < 1) k = 1
-        printf "%.0f %.0f %.0f %d\n", med, v[k], v[NR], NR }'
-}
+. "$(dirname "$0")/stats.sh"
 # Heartbeat gaps printed after line $1 of its output.
 gaps_since() { tail -n +"$(( $1 + 1 ))" "$work/hb" | awk '/^gap/ {print $2}'; }
 
