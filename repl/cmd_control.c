@@ -31,10 +31,9 @@ static void state_warn(struct session *s, struct query *q)
     struct query *act = control_query_find(q, CONTROL_NSTATE, "prof.active");
     struct query *ival = control_query_find(q, CONTROL_NSTATE, "opt.lg_prof_interval");
     struct query *prefix = control_query_find(q, CONTROL_NSTATE, "opt.prof_prefix");
-    char why[512];
-    const char *no_sampler = sampling_applies(s)
-        ? sampler_refusal(s->target, &s->alloc, why, sizeof why) : "";
-    if (!(s->prof_conf.config_prof && s->prof_conf.opt_prof) && !no_sampler) {
+    char no_sampler[512];
+    bool sampler = sampling_possible(s, no_sampler, sizeof no_sampler);
+    if (!(s->prof_conf.config_prof && s->prof_conf.opt_prof) && sampler) {
         say_status(s, "note: jemalloc's own heap profiling is %s: 'prof on' puts "
                    "memprof's heap sampler in instead (no restart)%s\n",
                    !s->prof_conf.config_prof ? "not built in (config.prof is false)"
@@ -156,7 +155,7 @@ static int attach_other(struct session *s, long pid)
                malloc_owner_text(&s->alloc, owner, sizeof owner));
     const char *why_not = allocator_why_no_stats(s->alloc.kind);
     char why[512];
-    if (sampler_refusal(s->target, &s->alloc, why, sizeof why))
+    if (!sampling_possible(s, why, sizeof why))
         say_status(s, "%s work here%s%s; no heap profile without a restart: %s\n",
                    control_what_works(s->alloc.kind), why_not ? "; " : "",
                    why_not ? why_not : "", why);
@@ -303,8 +302,8 @@ static json_object *allocator_json(struct session *s, const struct allocator_id 
     json_object_object_add(o, "purge", json_object_new_boolean(allocator_has_purge(a->kind)));
     char why[512];
     /* a jemalloc without its own profiler gets the sampler too */
-    bool sampled = a->kind != ALLOCATOR_JEMALLOC || sampling_applies(s);
-    bool sampler = sampled && !sampler_refusal(s->target, &s->alloc, why, sizeof why);
+    bool sampled = sampling_applies(s);
+    bool sampler = sampling_possible(s, why, sizeof why);
     json_object_object_add(o, "heap_profiling",
                            json_object_new_boolean(a->kind == ALLOCATOR_JEMALLOC || sampler));
     if (sampled) {
@@ -364,7 +363,7 @@ static int info_other(struct session *s, bool json)
             ? "show its statistics ('stats', 'memory') and purge it ('purge')"
             : "show the process's memory ('memory')");
     char why[512], state[128];
-    if (sampler_refusal(s->target, &s->alloc, why, sizeof why))
+    if (!sampling_possible(s, why, sizeof why))
         fprintf(s->out, "  heap profiling     not possible without a restart: %s\n", why);
     else {
         sampling_state_text(s, state, sizeof state);

@@ -48,6 +48,12 @@ bool sampling_applies(struct session *s)
     return !(s->prof_conf.config_prof && s->prof_conf.opt_prof);
 }
 
+bool sampling_possible(struct session *s, char *why, size_t len)
+{
+    why[0] = 0;
+    return sampling_applies(s) && !sampler_refusal(s->target, &s->alloc, why, len);
+}
+
 /* Still the program memprof put its sampler into?  When it exec'd or
  * exited, the sampler went with it: forget it and say so (-1). */
 static int same_program(struct session *s)

@@ -18,6 +18,11 @@ void sampling_attach(struct session *s);
  * allocator is not jemalloc, or is a jemalloc started without profiling. */
 bool sampling_applies(struct session *s);
 
+/* Whether 'prof on' would put memprof's sampler in: true, or false with
+ * why saying what stops it (why empty where the sampler does not apply:
+ * jemalloc's own profiler serves 'prof'). */
+bool sampling_possible(struct session *s, char *why, size_t len);
+
 /* 'prof on' / 'prof off' / 'prof sample N' / 'prof reset' with the sampler;
  * each says what it did on s->out (json: the answer instead).  0, or -1
  * after saying why. */
