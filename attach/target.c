@@ -196,6 +196,10 @@ static int open_parts(struct target *t, const struct target_options *opts,
     struct map_list maps = { 0 };
     if (maps_read_pid(t->pid, &maps, err) < 0)
         return -1;
+    /* Read while an exec replaces the address space, the maps may be the
+     * new program's before its files are mapped: a failure to come is the
+     * exec's. */
+    t->exec_seen = t->exec_seen || proc_exec_in_progress(t->pid);
     int rc = mapped_objects_load(t->pid, &maps, &t->objs, err);
     uint64_t entry = 0;
     uint8_t entry_bytes[REMOTE_TRAMP_MAX];
@@ -256,6 +260,13 @@ static int lock_target(pid_t pid, int *lock_fd, struct mp_error *err)
     return 0;
 }
 
+/* A failure while a thread of the process was inside execve is the exec's. */
+static void exec_under_way(pid_t pid, struct mp_error *err)
+{
+    mp_error_set(err, "process %d was executing a new program (exec) while memprof was "
+                 "attaching to it: attach to it again", pid);
+}
+
 struct target *target_open_with(pid_t pid, const struct target_options *opts,
                                 const struct target_probe *probe, struct mp_error *err)
 {
@@ -263,8 +274,7 @@ struct target *target_open_with(pid_t pid, const struct target_options *opts,
     if (lock_target(pid, &lock_fd, err) < 0) {
         session_lock_release(lock_fd);
         if (proc_exec_in_progress(pid))
-            mp_error_set(err, "process %d was executing a new program (exec) while "
-                         "memprof was attaching to it: attach to it again", pid);
+            exec_under_way(pid, err);
         return NULL;
     }
     struct target *t = calloc(1, sizeof *t);
@@ -294,6 +304,8 @@ struct target *target_open_with(pid_t pid, const struct target_options *opts,
         fate = PROC_EXITED;    /* gone before the anchor could be opened */
     if (fate != PROC_SAME)
         rc = proc_fate_error(pid, fate, "while memprof was attaching to it", err);
+    else if (rc < 0 && t->exec_seen)
+        exec_under_way(pid, err);
     if (anchor >= 0)
         close(anchor);
     if (rc < 0) {
