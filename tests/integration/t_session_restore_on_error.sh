@@ -32,13 +32,21 @@ check "stdin batch fails with 1" [ "$RC" -eq 1 ]
 check "stdin batch: put back" state_is false 19
 check "stdin batch: says so" err_has 'put back what it changed'
 
+# sigterm_during CMD DONE_RE: a batch of CMD then a long sleep, ended by
+# SIGTERM once its output shows DONE_RE; its status in SIG_RC, its stderr
+# in $WORK/sig.err.
+sigterm_during() {
+    "$MEMPROF" -p "$PID" -e "$1" -e 'sleep 60' >"$WORK/sig.out" 2>"$WORK/sig.err" &
+    local mpid=$!
+    wait_until 30 "'$1' done" grep -q "$2" "$WORK/sig.out"
+    kill -TERM "$mpid"
+    wait "$mpid"
+    SIG_RC=$?
+}
+
 # a stop signal in the middle of a batch
-"$MEMPROF" -p "$PID" -e 'prof on' -e 'sleep 60' >"$WORK/sig.out" 2>"$WORK/sig.err" &
-mpid=$!
-wait_until 30 "prof on done" grep -q 'profiling is now on' "$WORK/sig.out"
-kill -TERM "$mpid"
-wait "$mpid"
-check "SIGTERM: memprof ends" [ $? -ne 0 ]
+sigterm_during 'prof on' 'profiling is now on'
+check "SIGTERM: memprof ends" [ "$SIG_RC" -ne 0 ]
 check "SIGTERM: prof.active put back" state_is false 19
 check "SIGTERM: says so" grep -q 'put back what it changed' "$WORK/sig.err"
 
@@ -68,11 +76,8 @@ check "decay: a failing batch puts them back" decay_is "$decay0"
 check "decay: says so" err_has 'put back what it changed.*decay time'
 mp -p "$PID" -e 'mallctl arenas.dirty_decay_ms 1234' -e 'mallctl no.such.name'
 check "decay by mallctl: put back too" decay_is "$decay0"
-"$MEMPROF" -p "$PID" -e 'decay 600' -e 'sleep 60' >"$WORK/dsig.out" 2>"$WORK/dsig.err" &
-mpid=$!
-wait_until 30 "decay 600 done" grep -q 'decay set' "$WORK/dsig.out"
-kill -TERM "$mpid"
-wait "$mpid"
+sigterm_during 'decay 600' 'decay set'
+check "decay, SIGTERM: memprof ends" [ "$SIG_RC" -ne 0 ]
 check "decay, SIGTERM: put back" decay_is "$decay0"
 mp -p "$PID" -e 'decay 800 900'
 check "decay, normal end: stays" decay_is "800/900"
