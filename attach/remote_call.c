@@ -920,9 +920,6 @@ static void consume_held_time(struct remote_stop *s)
     remote_stop_write(s, addr, t, sizeof t, &ignored);
 }
 
-/* Undo everything, in reverse, and detach.  in_signal_stop: the thread is
- * in a signal-delivery-stop (after a call), where PTRACE_DETACH can inject
- * the first kept signal with its original siginfo. */
 /* The trampoline is the process's, not the thread's: its bytes go back
  * even when only the thread died (harmless if the process is gone). */
 static int put_back_trampoline(struct remote_stop *s, int rc, struct mp_error *err)
@@ -938,6 +935,9 @@ static int put_back_trampoline(struct remote_stop *s, int rc, struct mp_error *e
     return rc;
 }
 
+/* Undo everything, in reverse, and detach.  in_signal_stop: the thread is
+ * in a signal-delivery-stop (after a call), where PTRACE_DETACH can inject
+ * the first kept signal with its original siginfo. */
 static int release(struct remote_stop *s, bool in_signal_stop, struct mp_error *err)
 {
     int rc = 0;

@@ -392,8 +392,6 @@ static void fd_close_add(struct fd_closes *c, int fd, const char *want)
     c->n++;
 }
 
-static void close_in_process(struct remote_stop *s, const struct target_libc *c, int fd);
-
 static int fd_close_body(struct remote_stop *s, void *arg, struct mp_error *err)
 {
     (void)err;
@@ -534,10 +532,11 @@ static void drop_watch(struct sampler *sm, struct target *t)
         close(sm->watch_fd);
     sm->watch_fd = -1;
     struct fd_closes c = {.t = t};
-    char want[64];
-    pipe_link(sm->watch_ino, want, sizeof want);
-    if (sm->watch_ino)
+    if (sm->watch_ino) {
+        char want[64];
+        pipe_link(sm->watch_ino, want, sizeof want);
         fd_close_add(&c, sm->watch_read, want);
+    }
     fd_close_run(&c, &ignored);
     sm->watch_read = -1;
     sm->watch_ino = 0;
@@ -909,9 +908,9 @@ static long sweep_region(struct sampler *sm, struct target *t, uint64_t start, u
     uint64_t zero = 0;
     struct mp_error ignored;
     mem_write(sm, t, start + DATA_OFF(ctl.state), &off, sizeof off, &ignored);
-    char want[64];
-    pipe_link(ctl.watch_ino, want, sizeof want);
     if (ctl.watch_ino) {
+        char want[64];
+        pipe_link(ctl.watch_ino, want, sizeof want);
         fd_close_add(fds, ctl.watch_fd, want);
         fd_close_add(fds, ctl.watch_write, want);
     }

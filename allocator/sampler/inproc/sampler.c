@@ -54,7 +54,6 @@ void *sampler_memalign(size_t align, size_t size);
 void *sampler_valloc(size_t size);
 void *sampler_pvalloc(size_t size);
 int64_t sampler_make_watch(void);
-int64_t sampler_make_watch(void);
 
 /* The image header (struct sampler_image_header), which image.lds puts at
  * offset 0.  The image is linked at address 0, so a wrapper's address is
