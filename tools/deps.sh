@@ -10,7 +10,7 @@ packages=(
     libprotobuf-c-dev protobuf-c-compiler protobuf-compiler  # pprof export (protoc: tests)
     clang libclang-rt-14-dev                # make fuzz (libFuzzer)
     redis-server redis-tools                # integration: a real third-party server
-    nginx-light curl                        # integration: a real glibc-malloc server (curl asks it)
+    nginx-light curl wrk                    # integration: a real glibc-malloc server (curl, wrk drive it)
     postgresql                              # integration: PostgreSQL 15, glibc malloc (postgresql-15:
                                             #   initdb, postgres in /usr/lib/postgresql/15/bin; psql)
     libgoogle-perftools-dev                 # targets: gperftools tcmalloc 2.10 (-ltcmalloc, -ltcmalloc_minimal)
@@ -21,6 +21,8 @@ packages=(
     libdebuginfod-dev libdebuginfod1        # debug files fetched by build-id
     debuginfod                              # integration: a real debuginfod server
     chromium                                # integration: the flame graph in a browser
+    libmicrohttpd-dev                       # memprof serve: the HTTP agent
+    prometheus golang-go                    # integration: serve scraped by prometheus, read by go tool pprof
 )
 missing=()
 for p in "${packages[@]}"; do
