@@ -253,9 +253,10 @@ int preflight_check_status(pid_t pid, const struct proc_status *st,
                            const struct tracer_identity *me, int yama_scope,
                            struct mp_error *err)
 {
-    if (check_state(pid, st, err) < 0 || check_tracer(pid, st, err) < 0 ||
-        check_permission(pid, st, me, err) < 0 || check_yama(pid, me, yama_scope, err) < 0)
+    if (check_state(pid, st, err) < 0 || check_tracer(pid, st, err) < 0)
         return -1;
+    if (check_permission(pid, st, me, err) < 0 || check_yama(pid, me, yama_scope, err) < 0)
+        return mp_error_mark(err, MP_ERROR_DENIED);
     return check_seccomp(pid, st, me, err);
 }
 
@@ -481,9 +482,11 @@ int preflight_run(pid_t pid, struct mp_error *err)
     size_t len;
     snprintf(path, sizeof path, "/proc/%d/status", pid);
     if (read_small_file(path, buf, sizeof buf, &len) < 0) {
-        if (errno == ENOENT || errno == ESRCH)
-            return mp_error_set(err, "no process %d: it has exited or never "
-                                "existed (check the pid with `ps -p %d`)", pid, pid);
+        if (errno == ENOENT || errno == ESRCH) {
+            mp_error_set(err, "no process %d: it has exited or never existed (check "
+                         "the pid with `ps -p %d`)", pid, pid);
+            return mp_error_mark(err, MP_ERROR_NO_PROCESS);
+        }
         return mp_error_set(err, "cannot read %s: %s", path, strerror(errno));
     }
     struct proc_status st;

@@ -134,6 +134,7 @@ static void refuse_message(pid_t pid, int known, const struct ucred *cred,
 static int refuse(pid_t pid, int known, const struct ucred *cred, struct mp_error *err)
 {
     refuse_message(pid, known, cred, err);
+    mp_error_mark(err, MP_ERROR_BUSY);
     return SESSION_LOCK_HELD;
 }
 

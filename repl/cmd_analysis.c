@@ -340,7 +340,7 @@ int cmd_analysis_open(struct session *s, const char *cmd, const struct cmd_analy
     if (!w->ctx)
         return -1;
     w->ctx->keep_allocator = a->show_alloc;
-    struct mp_error err = {{0}};
+    struct mp_error err = {.msg = ""};
     w->src = (struct analysis_source){d->name, base ? base->name : NULL};
     w->base = base ? analysis_view(w->ctx, base->profile, &err) : NULL;
     w->v = !base || w->base ? analysis_view(w->ctx, d->profile, &err) : NULL;
@@ -363,7 +363,7 @@ static int run(struct session *s, const char *cmd, report_fn *fn, struct cmd_ana
     struct cmd_analysis_views w;
     if (cmd_analysis_open(s, cmd, a, d, base, &w) < 0)
         return -1;
-    struct mp_error err = {{0}};
+    struct mp_error err = {.msg = ""};
     int rc = fn ? fn(w.ctx, w.v, &a->o, &w.src, a->json, s->out, &err)
                 : analysis_top(w.ctx, w.v, w.base, &a->o, &w.src, a->json, s->out, &err);
     if (rc < 0)
@@ -565,7 +565,7 @@ int cmd_load(struct session *s, int argc, char **argv)
         }
         return profile_run_load(s, file);
     }
-    struct mp_error err = {{0}};
+    struct mp_error err = {.msg = ""};
     struct profile *p = profile_load_file(file, &err);
     if (!p) {
         say_error("%s", err.msg);

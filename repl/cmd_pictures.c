@@ -113,7 +113,7 @@ static int make_picture(struct session *s, const char *cmd, const struct cmd_ana
     struct cmd_analysis_views w;
     if (cmd_analysis_open(s, cmd, a, d, base, &w) < 0)
         return -1;
-    struct mp_error err = {{0}};
+    struct mp_error err = {.msg = ""};
     FILE *mem = open_memstream(text, len);
     int rc = mem ? draw(&w, a, mem, &err) : mp_error_set(&err, "out of memory");
     if (mem && fclose(mem) != 0 && rc == 0)

@@ -107,7 +107,7 @@ static int draw_graph(struct analysis *ctx, const struct report_html_dump *d,
                       char *note, size_t note_len)
 {
     struct analysis_source src = {d->name, NULL};
-    struct mp_error err = {{0}};
+    struct mp_error err = {.msg = ""};
     char *dot = NULL;
     size_t dot_len = 0;
     FILE *mem = open_memstream(&dot, &dot_len);
@@ -224,7 +224,7 @@ static int open_views(struct report_job *j)
         return -1;
     for (size_t i = 0; i < j->n; i++) {
         struct session_dump *d = &j->s->dumps[j->idx[i]];
-        struct mp_error err = {{0}};
+        struct mp_error err = {.msg = ""};
         session_check_inputs(j->s, d);
         const struct analysis_view *v = analysis_view(j->w.ctx, d->profile, &err);
         if (!v) {
@@ -249,7 +249,7 @@ static int make_report(struct report_job *j, char **text, size_t *len)
     };
     if (draw_graph(j->w.ctx, &j->dumps[j->n - 1], &j->a->o, &in, note, sizeof note) < 0)
         return -1;
-    struct mp_error err = {{0}};
+    struct mp_error err = {.msg = ""};
     FILE *mem = open_memstream(text, len);
     int rc = mem ? report_html(&in, mem, &err) : mp_error_set(&err, "out of memory");
     if (mem && fclose(mem) != 0 && rc == 0)

@@ -310,7 +310,7 @@ static int show_trend(struct session *s, struct analysis *ctx, const struct tren
         say_error("trend: out of memory");
         return -1;
     }
-    struct mp_error err = {{0}};
+    struct mp_error err = {.msg = ""};
     int rc = 0;
     for (size_t i = 0; i < in->n && rc == 0; i++) {
         struct session_dump *d = &s->dumps[in->idx[i]];
@@ -358,7 +358,7 @@ static struct analysis *trend_context(struct session *s, const struct cmd_analys
 
 static int parse_fail_over(const struct cmd_analysis_args *a, double *limit)
 {
-    struct mp_error err = {{0}};
+    struct mp_error err = {.msg = ""};
     if (!a->fail_over)
         return 0;
     if (analysis_parse_rate(a->fail_over, limit, &err) < 0) {
@@ -501,7 +501,7 @@ static int watch_show_top(struct watch *w, size_t latest)
 {
     struct session *s = w->s;
     struct session_dump *d = &s->dumps[latest], *base = &s->dumps[w->first];
-    struct mp_error err = {{0}};
+    struct mp_error err = {.msg = ""};
     const struct analysis_view *v = analysis_view(w->ctx, d->profile, &err);
     const struct analysis_view *bv = v && latest != w->first
         ? analysis_view(w->ctx, base->profile, &err) : NULL;

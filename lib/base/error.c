@@ -13,6 +13,7 @@ int mp_error_set(struct mp_error *err, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(err->msg, sizeof err->msg, fmt, ap);
     va_end(ap);
+    err->kind = MP_ERROR_FAILED;
     return -1;
 }
 
@@ -43,6 +44,15 @@ int mp_error_prefix(struct mp_error *err, const char *fmt, ...)
 
 void mp_error_clear(struct mp_error *err)
 {
-    if (err)
+    if (err) {
         err->msg[0] = '\0';
+        err->kind = MP_ERROR_FAILED;
+    }
+}
+
+int mp_error_mark(struct mp_error *err, enum mp_error_kind kind)
+{
+    if (err)
+        err->kind = kind;
+    return -1;
 }

@@ -448,7 +448,7 @@ static struct sym_file *new_file(struct symbolizer *s, const struct map_entry *e
     f->path = intern(s, e->path);
     f->label = intern(s, basename_of(e->path));
     f->is_jemalloc = is_jemalloc_path(e->path);
-    struct mp_error err = {{0}};
+    struct mp_error err = {.msg = ""};
     char *where = file_location(s, e, use_exe, &err);
     if (where)
         f->obj = open_object(s, where, use_exe ? s->exe : e->path, &err);

@@ -300,7 +300,7 @@ static int copy_of(const char *path, size_t len, size_t patch_off, uint16_t patc
 static void expect_error(int fd, const char *what)
 {
     struct cfi_rows rows = {0};
-    struct mp_error err = {{0}};
+    struct mp_error err = {.msg = ""};
     ck_assert_int_eq(cfi_rows_add_elf(&rows, fd, "the-file", 0, &err), -1);
     ck_assert_msg(strstr(err.msg, what) && strstr(err.msg, "the-file"), "message: %s", err.msg);
     ck_assert_uint_eq(rows.n, 0);
