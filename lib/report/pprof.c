@@ -16,9 +16,11 @@
 #include "lib/base/array.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "lib/base/u64map.h"
@@ -317,8 +319,10 @@ static PbSample *make_sample(struct pprof_builder *b, const struct profile_stack
             goto fail;
         ids[n++] = id;
     }
+    /* Go's order (runtime/pprof): alloc_* first when the profile has them. */
     const struct profile_values *v = &st->v;
-    double raw[4] = {v->inuse_objects, v->inuse_bytes, v->alloc_objects, v->alloc_bytes};
+    double go[4] = {v->alloc_objects, v->alloc_bytes, v->inuse_objects, v->inuse_bytes};
+    const double *raw = nvalues == 4 ? go : go + 2;
     for (size_t i = 0; i < nvalues; i++)
         vals[i] = rounded_value(b, i, raw[i]);
     s->location_id = ids;
@@ -377,13 +381,16 @@ static PbValueType *value_type(struct pprof_builder *b, const char *type, const 
     return vt;
 }
 
-static int build(struct pprof_builder *b, PbProfile *pb)
+static int build(struct pprof_builder *b, PbProfile *pb, const struct pprof_options *o)
 {
-    static const char *const types[4][2] = {
-        {"inuse_objects", "count"}, {"inuse_space", "bytes"},
+    /* Go's heap profile: the types in its order, so that tools written for
+     * Go's (Parca's and Pyroscope's memory profiles) find them. */
+    static const char *const go_types[4][2] = {
         {"alloc_objects", "count"}, {"alloc_space", "bytes"},
+        {"inuse_objects", "count"}, {"inuse_space", "bytes"},
     };
     size_t nvalues = b->prof->has_alloc ? 4 : 2;
+    const char *const (*types)[2] = nvalues == 4 ? go_types : go_types + 2;
     if (strtab_add(&b->strings, "") != 0)   /* string_table[0] == "" */
         return -1;
     pb->sample_type = calloc(nvalues, sizeof *pb->sample_type);
@@ -395,7 +402,12 @@ static int build(struct pprof_builder *b, PbProfile *pb)
     if (!(pb->period_type = value_type(b, "space", "bytes")))
         return -1;
     pb->period = (int64_t)b->prof->period;
-    pb->default_sample_type = pb->sample_type[1]->type;
+    bool allocs = o && o->allocs_first && nvalues == 4;
+    pb->default_sample_type = pb->sample_type[allocs ? 1 : nvalues - 1]->type;
+    if (o) {
+        pb->time_nanos = o->time_nanos;
+        pb->duration_nanos = o->duration_nanos;
+    }
     if (add_mappings(b))
         return -1;
     pb->sample = calloc(b->prof->nstacks ? b->prof->nstacks : 1, sizeof *pb->sample);
@@ -415,47 +427,75 @@ static int build(struct pprof_builder *b, PbProfile *pb)
     return 0;
 }
 
-static int write_gzip(const char *path, const uint8_t *data, size_t len, struct mp_error *err)
+/* The profile encoded (uncompressed profile.proto), malloc'd. */
+static uint8_t *encode(const struct profile *p, struct symbolizer *sym,
+                       const struct pprof_options *o, size_t *len, struct mp_error *err)
 {
-    gzFile gz = gzopen(path, "wb");
-    if (!gz)
-        return mp_error_set(err, "cannot create %s: %s", path, strerror(errno ? errno : ENOMEM));
+    struct pprof_builder b = {.prof = p, .sym = sym};
+    PbProfile pb;
+    perftools__profiles__profile__init(&pb);
+    uint8_t *buf = NULL;
+    if (build(&b, &pb, o)) {
+        mp_error_set(err, "out of memory while building the pprof profile");
+    } else {
+        *len = perftools__profiles__profile__get_packed_size(&pb);
+        if (!(buf = malloc(*len ? *len : 1)))
+            mp_error_set(err, "out of memory while encoding the pprof profile");
+        else
+            perftools__profiles__profile__pack(&pb, buf);
+    }
+    /* The builder owns what the message points to. */
+    pb.mapping = NULL, pb.location = NULL, pb.function = NULL, pb.string_table = NULL;
+    free_message_parts(&pb, &b);
+    return buf;
+}
+
+/* Compress data into gz (closed here); where names it for errors. */
+static int write_gzip(gzFile gz, const char *where, const uint8_t *data, size_t len,
+                      struct mp_error *err)
+{
     size_t off = 0;
     while (off < len) {
         unsigned chunk = len - off > (1u << 30) ? 1u << 30 : (unsigned)(len - off);
         if (gzwrite(gz, data + off, chunk) != (int)chunk) {
             gzclose(gz);
-            return mp_error_set(err, "cannot write %s", path);
+            return mp_error_set(err, "cannot write %s", where);
         }
         off += chunk;
     }
     if (gzclose(gz) != Z_OK)
-        return mp_error_set(err, "cannot write %s", path);
+        return mp_error_set(err, "cannot write %s", where);
     return 0;
 }
 
 int pprof_write(const struct profile *p, struct symbolizer *sym, const char *path,
                 struct mp_error *err)
 {
-    struct pprof_builder b = {.prof = p, .sym = sym};
-    PbProfile pb;
-    perftools__profiles__profile__init(&pb);
-    int rc = -1;
-    if (build(&b, &pb)) {
-        mp_error_set(err, "out of memory while building the pprof profile");
-    } else {
-        size_t len = perftools__profiles__profile__get_packed_size(&pb);
-        uint8_t *buf = malloc(len ? len : 1);
-        if (!buf) {
-            mp_error_set(err, "out of memory while encoding the pprof profile");
-        } else {
-            perftools__profiles__profile__pack(&pb, buf);
-            rc = write_gzip(path, buf, len, err);
-            free(buf);
-        }
-    }
-    /* The builder owns what the message points to. */
-    pb.mapping = NULL, pb.location = NULL, pb.function = NULL, pb.string_table = NULL;
-    free_message_parts(&pb, &b);
+    size_t len;
+    uint8_t *buf = encode(p, sym, NULL, &len, err);
+    if (!buf)
+        return -1;
+    gzFile gz = gzopen(path, "wb");
+    int rc = gz ? write_gzip(gz, path, buf, len, err)
+                : mp_error_set(err, "cannot create %s: %s", path, strerror(errno ? errno : ENOMEM));
+    free(buf);
+    return rc;
+}
+
+int pprof_write_fd(const struct profile *p, struct symbolizer *sym, int fd,
+                   const struct pprof_options *o, struct mp_error *err)
+{
+    size_t len;
+    uint8_t *buf = encode(p, sym, o, &len, err);
+    if (!buf)
+        return -1;
+    /* gzclose closes the descriptor it was given: give it a copy. */
+    int copy = dup(fd);
+    gzFile gz = copy >= 0 ? gzdopen(copy, "wb") : NULL;
+    int rc = gz ? write_gzip(gz, "the profile", buf, len, err)
+                : mp_error_set(err, "cannot write the profile: %s", strerror(errno));
+    if (!gz && copy >= 0)
+        close(copy);
+    free(buf);
     return rc;
 }

@@ -7,13 +7,30 @@
 #include "lib/profile/profile.h"
 #include "lib/symbolize/symbolize.h"
 
+#include <stdbool.h>
+#include <stdint.h>
+
 /* Write p, symbolized with sym (functions, files, lines, inlined frames),
- * to path as gzip-compressed profile.proto.  Sample types inuse_objects/
- * count and inuse_space/bytes (plus alloc_* when the profile has
- * cumulative counts), period_type space/bytes, period = the sampling
- * interval; values are the unsampled ones; allocator frames at the top of
- * each stack are dropped as in every other memprof view. */
+ * to path as gzip-compressed profile.proto.  Sample types in Go's order:
+ * alloc_objects/count and alloc_space/bytes when the profile has
+ * cumulative counts, then inuse_objects/count and inuse_space/bytes;
+ * period_type space/bytes, period = the sampling interval; values are the
+ * unsampled ones; allocator frames at the top of each stack are dropped as
+ * in every other memprof view.  Ids run 1..N in order and every function
+ * is named, so no reader needs a symbol server. */
 int pprof_write(const struct profile *p, struct symbolizer *sym, const char *path,
                 struct mp_error *err);
+
+/* What an endpoint sets beyond the profile (memprof serve). */
+struct pprof_options {
+    bool allocs_first;          /* default sample type alloc_space when present
+                                 * (Go's allocs profile), else inuse_space */
+    int64_t time_nanos;         /* when it was taken (0: not said) */
+    int64_t duration_nanos;     /* the span it covers (0: since the start) */
+};
+
+/* The same written to fd (which is not closed). */
+int pprof_write_fd(const struct profile *p, struct symbolizer *sym, int fd,
+                   const struct pprof_options *o, struct mp_error *err);
 
 #endif
