@@ -18,6 +18,7 @@
 #include "lib/analysis/analysis.h"
 #include "lib/base/text_escape.h"
 #include "repl/options.h"
+#include "session/attach_process.h"
 #include "session/control.h"
 #include "session/json_answer.h"
 #include "session/profile_run.h"
@@ -189,19 +190,10 @@ int cmd_attach(struct session *s, int argc, char **argv)
         return -1;
     }
     struct mp_error err;
-    s->target = allocator_open((pid_t)pid, &(struct target_options){s->exe, s->debug_dir},
-                               &s->alloc, &err);
-    if (!s->target) {
+    if (session_attach_process(s, (pid_t)pid, &err)) {
         say_error("%s", err.msg);
         return -1;
     }
-    target_set_notes(s->target, s->quiet ? NULL : stderr);
-    s->prof_conf = (struct session_prof_conf){0};
-    session_changes_clear(&s->changes);
-    s->prof_on = (struct session_prof_on){0};
-    s->narenas = 0;
-    session_drop_symbolizer(s);
-    sampling_attach(s);
     if (s->alloc.kind != ALLOCATOR_JEMALLOC)
         return attach_other(s, pid);
     const struct jemalloc_copy *c = control_selected_copy(s);
@@ -236,17 +228,8 @@ int cmd_detach(struct session *s, int argc, char **argv)
 {
     if (options_words(argc, argv, NULL, 0) < 0)
         return -1;
-    /* a run ends first: its last dump and its settings need the process */
-    if (profile_run_running(s))
-        profile_run_finish(s, RUN_STOPPED, "detach", true);
-    sampling_session_end(s);
-    control_session_end(s, false);
     pid_t pid = target_pid(s->target);
-    target_close(s->target);
-    s->target = NULL;
-    sampler_free(s->sampler);
-    s->sampler = NULL;
-    session_drop_symbolizer(s);
+    session_detach_process(s, "detach", false);
     fprintf(s->out, "detached from process %d\n", (int)pid);
     return 0;
 }

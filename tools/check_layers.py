@@ -2,7 +2,7 @@
 """check_layers.py - the layering rule of docs/design.md, checked on the tree.
 
 Floors, from the bottom: lib/ < attach/ < allocator/ < session/ < repl/
-(and serve/ beside repl/).  A file may include headers of its own floor and
+(and serve/ beside repl/) < main/ (the entry that picks a front end).  A file may include headers of its own floor and
 of lower ones, never of a higher one; lib/ sub-folders have their own order
 (base < proc, mallinfo, elf < profile < symbolize < analysis < report).  A module is a
 .c/.h pair (or a lone file; NAME_internal.h belongs to NAME); no two modules
@@ -15,7 +15,7 @@ import os
 import re
 import sys
 
-FLOORS = ["lib", "attach", "allocator", "session", "repl", "serve"]
+FLOORS = ["lib", "attach", "allocator", "session", "repl", "serve", "main"]
 LIB_ORDER = ["base", "proc", "mallinfo", "elf", "profile", "symbolize", "analysis", "report"]
 # repl and serve are peers: neither may include the other.
 PEERS = {("repl", "serve"), ("serve", "repl")}

@@ -1,4 +1,5 @@
-/* main.c - memprof's command line: attach to a process (-p) and/or load
+/* repl_main.c - the prompt's and batch's command line (memprof without a
+ * subcommand): attach to a process (-p) and/or load
  * profile files, then run commands from -e/-x, stdin, or the prompt.
  * Exit status: 0 when every command succeeded (always, at the prompt), 1
  * at the first failure in batch mode or when the output cannot be
@@ -13,6 +14,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "repl/repl_main.h"
+
+#include "lib/base/version.h"
+
 #include "repl/commands.h"
 #include "session/say.h"
 #include "repl/frontend.h"
@@ -21,14 +26,13 @@
 #include "session/profile_run.h"
 #include "session/sampling.h"
 
-#define MEMPROF_VERSION "0.1.0"
-
 static const char usage_text[] =
     "usage: memprof [-q] [-p PID] [-e CMD]... [-x FILE]... [--sysroot DIR] [--exe PATH]\n"
     "               [--dump-dir DIR] [--debug-dir DIR] [--no-pager] [PROFILE...]\n"
+    "       memprof serve [OPTION]...   (memprof serve --help)\n"
     "\n"
-    "Attach to a running process's jemalloc heap profiler, and analyse heap\n"
-    "profiles, interactively or in batch.\n"
+    "Attach to a running process's allocator and heap profiler, and analyse\n"
+    "heap profiles, interactively or in batch.\n"
     "\n"
     "  -p, --pid PID        attach to process PID\n"
     "  -e, --eval CMD       run CMD (repeatable, in order), then exit\n"
@@ -114,7 +118,7 @@ static int start_session(struct session *s, const char *pid, char **files, int n
     return 0;
 }
 
-int main(int argc, char **argv)
+int repl_main(int argc, char **argv)
 {
     static const struct option opts[] = {
         {"pid", required_argument, NULL, 'p'},

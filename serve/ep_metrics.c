@@ -1,0 +1,277 @@
+/* ep_metrics.c - GET /metrics: Prometheus' text format 0.0.4, collected at
+ * scrape time, one worker per process.  A worker prints bare samples
+ * ("jemalloc_allocated_bytes 123"); the agent adds each process's labels
+ * (pid, comm, name) and groups every metric's samples under its HELP and
+ * TYPE, as the format wants, with memprof_target_up and the time each
+ * process took.  Names follow Prometheus' guide: base units, _bytes, no
+ * timestamps. */
+#include "serve/endpoints.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "allocator/jemalloc/jemalloc.h"
+#include "lib/base/text_escape.h"
+#include "lib/proc/procmem.h"
+#include "session/control.h"
+#include "session/say.h"
+#include "serve/targets.h"
+#include "serve/worker.h"
+
+struct metric {
+    const char *name, *help;
+};
+
+/* Every metric the agent gives, in the order it gives them; a worker's
+ * sample under another name is dropped. */
+static const struct metric metrics[] = {
+    {"memprof_target_up", "1 when memprof read the process at this scrape, 0 when it "
+     "could not (gone, busy with another memprof, refused)"},
+    {"memprof_target_scrape_duration_seconds", "how long reading the process took"},
+    {"memprof_process_resident_bytes", "the process's resident memory (VmRSS)"},
+    {"memprof_process_resident_anon_bytes", "its resident anonymous memory (RssAnon)"},
+    {"memprof_process_swap_bytes", "its memory swapped out (VmSwap)"},
+    {"memprof_process_virtual_bytes", "its virtual memory size (VmSize)"},
+    {"jemalloc_allocated_bytes", "bytes the program holds (stats.allocated)"},
+    {"jemalloc_active_bytes", "bytes in pages holding allocations (stats.active)"},
+    {"jemalloc_metadata_bytes", "jemalloc's own metadata (stats.metadata)"},
+    {"jemalloc_resident_bytes", "bytes in pages jemalloc holds resident (stats.resident)"},
+    {"jemalloc_mapped_bytes", "bytes in extents jemalloc has mapped (stats.mapped)"},
+    {"jemalloc_retained_bytes", "virtual memory retained for reuse, not resident "
+     "(stats.retained)"},
+    {"jemalloc_dirty_bytes", "free pages not yet purged, all arenas (pdirty x page)"},
+    {"jemalloc_muzzy_bytes", "free pages purged lazily, all arenas (pmuzzy x page)"},
+    {"jemalloc_prof_active", "1 when jemalloc's heap profiler samples (prof.active)"},
+    {"jemalloc_prof_sample_interval_bytes", "mean bytes between samples (2^prof.lg_sample)"},
+    {"memprof_heap_in_use_bytes", "bytes the program holds, as its allocator says "
+     "(glibc, tcmalloc)"},
+    {"memprof_heap_free_bytes", "free bytes the allocator keeps (a purge may return some)"},
+    {"memprof_heap_system_bytes", "bytes the allocator obtained from the system and holds"},
+    {"memprof_heap_mmapped_bytes", "of which in blocks mapped one by one"},
+};
+#define NMETRICS (sizeof metrics / sizeof *metrics)
+
+static void sample(FILE *out, const char *name, uint64_t v)
+{
+    if (v != UINT64_MAX)
+        fprintf(out, "%s %" PRIu64 "\n", name, v);
+}
+
+static void process_memory(struct session *s)
+{
+    char path[64], buf[8192];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)target_pid(s->target));
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    static const char *const keys[][2] = {
+        {"VmRSS", "memprof_process_resident_bytes"},
+        {"RssAnon", "memprof_process_resident_anon_bytes"},
+        {"VmSwap", "memprof_process_swap_bytes"},
+        {"VmSize", "memprof_process_virtual_bytes"},
+    };
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
+        uint64_t v;
+        if (procmem_field(buf, n, keys[i][0], &v))
+            sample(s->out, keys[i][1], v);
+    }
+}
+
+/* jemalloc's figures in one stop: epoch, then the reads. */
+static int jemalloc_figures(struct session *s)
+{
+    static const char *const names[][2] = {
+        {"stats.allocated", "jemalloc_allocated_bytes"},
+        {"stats.active", "jemalloc_active_bytes"},
+        {"stats.metadata", "jemalloc_metadata_bytes"},
+        {"stats.resident", "jemalloc_resident_bytes"},
+        {"stats.mapped", "jemalloc_mapped_bytes"},
+        {"stats.retained", "jemalloc_retained_bytes"},
+        {"stats.arenas.4096.pdirty", "jemalloc_dirty_bytes"},
+        {"stats.arenas.4096.pmuzzy", "jemalloc_muzzy_bytes"},
+    };
+    enum { NFIG = sizeof names / sizeof *names };
+    uint64_t one = 1, v[NFIG] = {0}, page = 0, lg = 0;
+    bool active = false;
+    struct mallctl_call calls[NFIG + 4];
+    size_t n = 0;
+    calls[n++] = (struct mallctl_call){.name = "epoch", .new = &one, .newlen = sizeof one};
+    calls[n++] = (struct mallctl_call){.name = "arenas.page", .old = &page, .oldlen = sizeof page};
+    for (size_t i = 0; i < NFIG; i++)
+        calls[n++] = (struct mallctl_call){.name = names[i][0], .old = &v[i],
+                                           .oldlen = sizeof v[i]};
+    calls[n++] = (struct mallctl_call){.name = "prof.active", .old = &active,
+                                       .oldlen = sizeof active};
+    calls[n++] = (struct mallctl_call){.name = "prof.lg_sample", .old = &lg, .oldlen = sizeof lg};
+    if (control_run_calls(s, calls, n))
+        return -1;
+    for (size_t i = 0; i < NFIG; i++) {
+        if (calls[2 + i].ret)
+            continue;       /* built without statistics (config.stats false) */
+        bool pages = i >= 6;
+        if (pages && calls[1].ret)
+            continue;
+        sample(s->out, names[i][1], pages ? v[i] * page : v[i]);
+    }
+    if (calls[n - 2].ret == 0)       /* built with profiling (config.prof) */
+        sample(s->out, "jemalloc_prof_active", active);
+    if (calls[n - 1].ret == 0)
+        sample(s->out, "jemalloc_prof_sample_interval_bytes", UINT64_C(1) << (lg & 63));
+    return 0;
+}
+
+static int other_figures(struct session *s)
+{
+    if (!allocator_has_stats(s->alloc.kind))
+        return 0;
+    struct allocator_stats st;
+    struct mp_error err;
+    if (allocator_stats(s->target, &s->alloc, &st, &err) < 0) {
+        say_error("%s", err.msg);
+        return -1;
+    }
+    sample(s->out, "memprof_heap_in_use_bytes", st.in_use);
+    sample(s->out, "memprof_heap_free_bytes", st.free_held);
+    sample(s->out, "memprof_heap_system_bytes", st.from_system);
+    sample(s->out, "memprof_heap_mmapped_bytes", st.mmapped);
+    allocator_stats_free(&st);
+    return 0;
+}
+
+static int metrics_job(struct session *s, void *arg)
+{
+    (void)arg;
+    process_memory(s);
+    int rc = s->alloc.kind == ALLOCATOR_JEMALLOC ? jemalloc_figures(s) : other_figures(s);
+    return rc ? 500 : 200;
+}
+
+/* One label value in the text format: what the target chose, made ASCII
+ * (text_escape) and then escaped as the format says (\\, \", \n). */
+static void put_label(FILE *f, const char *key, const char *value, bool comma)
+{
+    char buf[TEXT_ESCAPE_BUF];
+    const char *esc = text_escape(value, buf, sizeof buf);
+    fprintf(f, "%s%s=\"", comma ? "," : "", key);
+    for (const char *c = esc; *c; c++) {
+        if (*c == '\\' || *c == '"')
+            fputc('\\', f);
+        fputc(*c, f);
+    }
+    fputc('"', f);
+}
+
+/* The samples collected, per metric, as text lines with labels. */
+struct collected {
+    char *lines[NMETRICS];
+    size_t lens[NMETRICS];
+    FILE *f[NMETRICS];
+};
+
+static int metric_index(const char *name, size_t len)
+{
+    for (size_t i = 0; i < NMETRICS; i++)
+        if (strlen(metrics[i].name) == len && strncmp(metrics[i].name, name, len) == 0)
+            return (int)i;
+    return -1;
+}
+
+static void add_sample(struct collected *c, int m, const struct served_process *p,
+                       const char *value)
+{
+    FILE *f = c->f[m];
+    char pid[16];
+    snprintf(pid, sizeof pid, "%d", (int)p->pid);
+    fprintf(f, "%s{", metrics[m].name);
+    put_label(f, "pid", pid, false);
+    put_label(f, "comm", p->comm, true);
+    put_label(f, "name", p->name ? p->name : p->comm, true);
+    fprintf(f, "} %s\n", value);
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void collect_one(struct collected *c, const struct serve_config *cfg,
+                        const struct served_process *p)
+{
+    double t0 = now_s();
+    struct worker_reply wr;
+    worker_run(p->pid, metrics_job, NULL, cfg->request_timeout_s, &wr);
+    bool up = wr.status == 200;
+    for (char *line = wr.body, *next; up && line && *line; line = next) {
+        next = strchr(line, '\n');
+        if (next)
+            *next++ = '\0';
+        char *sp = strchr(line, ' ');
+        int m = sp ? metric_index(line, (size_t)(sp - line)) : -1;
+        if (m >= 0)
+            add_sample(c, m, p, sp + 1);
+    }
+    char v[32];
+    add_sample(c, 0, p, up ? "1" : "0");
+    snprintf(v, sizeof v, "%.6f", now_s() - t0);
+    add_sample(c, 1, p, v);
+    worker_reply_free(&wr);
+}
+
+static int metrics_text(const struct serve_request *rq, char **out, size_t *len)
+{
+    struct served_process *list = NULL, one;
+    long n;
+    struct mp_error err;
+    if (rq->pid) {
+        if (targets_lookup(rq->cfg, rq->pid, &one, &err) < 0)
+            return err.kind == MP_ERROR_NO_PROCESS ? 404 : 403;
+        list = &one;
+        n = 1;
+    } else if ((n = targets_list(rq->cfg, &list, &err)) < 0) {
+        return 500;
+    }
+    struct collected c = {0};
+    for (size_t m = 0; m < NMETRICS; m++)
+        c.f[m] = open_memstream(&c.lines[m], &c.lens[m]);
+    for (long i = 0; i < n; i++)
+        collect_one(&c, rq->cfg, &list[i]);
+    FILE *f = open_memstream(out, len);
+    for (size_t m = 0; m < NMETRICS; m++) {
+        fclose(c.f[m]);
+        if (c.lens[m] && f)
+            fprintf(f, "# HELP %s %s\n# TYPE %s gauge\n%s", metrics[m].name, metrics[m].help,
+                    metrics[m].name, c.lines[m]);
+        free(c.lines[m]);
+    }
+    if (list != &one)
+        free(list);
+    if (!f || fclose(f) != 0)
+        return 500;
+    return 200;
+}
+
+void ep_metrics(const struct serve_request *rq, struct serve_reply *rp)
+{
+    char *text = NULL;
+    size_t len = 0;
+    int status = metrics_text(rq, &text, &len);
+    if (status == 200)
+        reply_body(rp, 200, "text/plain; version=0.0.4; charset=utf-8", text, len);
+    else if (status == 404)
+        reply_error(rp, 404, "no process %d (see /processes for the ones served)",
+                    (int)rq->pid);
+    else if (status == 403)
+        reply_error(rp, 403, "process %d is not one this agent serves", (int)rq->pid);
+    else
+        reply_error(rp, 500, "cannot collect the metrics (out of memory, or /proc "
+                    "unreadable)");
+    if (status != 200)
+        free(text);
+}

@@ -1,0 +1,313 @@
+/* http.c - memprof serve's HTTP side (http.h).  A request passes the
+ * router before an endpoint runs: the path must be a route's, the method
+ * its, a change allowed (--allow-control), a body absent, the query's keys
+ * the route's own, each once, short, and numbers numbers.  Nothing in a
+ * request ever names a file, a path or a command. */
+#include "serve/http.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include "lib/base/text_escape.h"
+#include "serve/endpoints.h"
+
+/* Bounds on every connection: the request line and headers in 16 KiB (more
+ * is answered 431 by libmicrohttpd), an idle connection closed after 30 s. */
+#define CONNECTION_MEMORY (16 * 1024)
+#define CONNECTION_IDLE_S 30
+#define PARAM_VALUE_MAX 32
+
+struct serve_http {
+    struct MHD_Daemon *d;
+    const struct serve_config *cfg;
+};
+
+/* The row for path and method (HEAD as GET); else, in *path_known,
+ * whether the path has rows for other methods. */
+static const struct route *find_route(const char *path, const char *method, bool *path_known)
+{
+    *path_known = false;
+    if (strcmp(method, "HEAD") == 0)
+        method = "GET";
+    for (size_t i = 0; i < serve_nroutes; i++) {
+        if (strcmp(serve_routes[i].path, path) != 0)
+            continue;
+        *path_known = true;
+        if (strcmp(serve_routes[i].method, method) == 0)
+            return &serve_routes[i];
+    }
+    return NULL;
+}
+
+/* The query, checked against the route while libmicrohttpd walks it. */
+struct query_check {
+    const struct route *route;
+    struct serve_request *rq;
+    unsigned seen_pid, seen_seconds;
+    char problem[200];
+};
+
+static bool param_known(const char *params, const char *key)
+{
+    size_t n = strlen(key);
+    for (const char *p = params; *p;) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        if (len == n && strncmp(p, key, n) == 0)
+            return true;
+        p += len + (comma ? 1 : 0);
+    }
+    return false;
+}
+
+static bool parse_number(const char *v, unsigned long max, unsigned long *out)
+{
+    if (!v || !*v || strlen(v) > 10)
+        return false;
+    unsigned long x = 0;
+    for (const char *c = v; *c; c++) {
+        if (*c < '0' || *c > '9')
+            return false;
+        x = x * 10 + (unsigned long)(*c - '0');
+    }
+    if (x == 0 || x > max)
+        return false;
+    *out = x;
+    return true;
+}
+
+static enum MHD_Result check_param(void *cls, enum MHD_ValueKind kind, const char *key,
+                                   const char *value)
+{
+    (void)kind;
+    struct query_check *q = cls;
+    char kb[TEXT_ESCAPE_BUF];
+    if (!param_known(q->route->params, key)) {
+        snprintf(q->problem, sizeof q->problem, "%s takes no parameter '%.40s'%s%s",
+                 q->route->path, text_escape(key, kb, sizeof kb),
+                 *q->route->params ? "; it takes: " : "", q->route->params);
+        return MHD_NO;
+    }
+    unsigned long v;
+    if (strcmp(key, "pid") == 0) {
+        if (q->seen_pid++ || !parse_number(value, 0x3fffffff, &v)) {
+            snprintf(q->problem, sizeof q->problem, "pid must be given once, as a process "
+                     "id (a number above 0)");
+            return MHD_NO;
+        }
+        q->rq->pid = (pid_t)v;
+    } else if (strcmp(key, "seconds") == 0) {
+        unsigned max = q->rq->cfg->max_seconds;
+        if (q->seen_seconds++ || !parse_number(value, max, &v)) {
+            snprintf(q->problem, sizeof q->problem, "seconds must be given once, as a "
+                     "whole number from 1 to %u", max);
+            return MHD_NO;
+        }
+        q->rq->seconds = (unsigned)v;
+    }
+    if (value && strlen(value) > PARAM_VALUE_MAX) {
+        snprintf(q->problem, sizeof q->problem, "the value of '%s' is too long", key);
+        return MHD_NO;
+    }
+    return MHD_YES;
+}
+
+/* The router: the reply for a request that fails a rule, or the route. */
+static const struct route *route_request(struct MHD_Connection *c, const char *url,
+                                         const char *method, struct serve_request *rq,
+                                         struct serve_reply *rp)
+{
+    bool path_known;
+    const struct route *r = find_route(url, method, &path_known);
+    if (!r && path_known) {
+        reply_error(rp, 405, "%s does not take that method; GET / lists the endpoints "
+                    "with theirs", url);
+        return NULL;
+    }
+    if (!r) {
+        reply_error(rp, 404, "no such endpoint; GET / lists them");
+        return NULL;
+    }
+    if (r->control && !rq->cfg->allow_control) {
+        reply_error(rp, 403, "%s changes a process: this agent was started without "
+                    "--allow-control", r->path);
+        return NULL;
+    }
+    struct query_check q = {.route = r, .rq = rq};
+    MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, check_param, &q);
+    if (q.problem[0]) {
+        reply_error(rp, 400, "%s", q.problem);
+        return NULL;
+    }
+    if (r->needs_pid && !rq->pid) {
+        reply_error(rp, 400, "%s needs ?pid=N (GET /processes lists the processes served)",
+                    r->path);
+        return NULL;
+    }
+    return r;
+}
+
+static void client_address(struct MHD_Connection *c, char *buf, size_t len)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    snprintf(buf, len, "?");
+    if (!ci || !ci->client_addr)
+        return;
+    const struct sockaddr *sa = ci->client_addr;
+    if (sa->sa_family == AF_INET)
+        inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, buf, (socklen_t)len);
+    else if (sa->sa_family == AF_INET6)
+        inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, buf,
+                  (socklen_t)len);
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static enum MHD_Result send_reply(struct MHD_Connection *c, struct serve_reply *rp)
+{
+    struct MHD_Response *resp = MHD_create_response_from_buffer(
+        rp->len, rp->body ? rp->body : (void *)"", rp->body ? MHD_RESPMEM_MUST_FREE
+                                                            : MHD_RESPMEM_PERSISTENT);
+    if (!resp) {
+        free(rp->body);
+        return MHD_NO;
+    }
+    rp->body = NULL;
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, rp->content_type);
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+    MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+    if (rp->go_pprof && rp->status != 200)
+        MHD_add_response_header(resp, "X-Go-Pprof", "1");
+    if (rp->retry_after) {
+        char v[16];
+        snprintf(v, sizeof v, "%u", rp->retry_after);
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, v);
+    }
+    enum MHD_Result ok = MHD_queue_response(c, (unsigned)rp->status, resp);
+    MHD_destroy_response(resp);
+    return ok;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
+                                  const char *method, const char *version,
+                                  const char *upload_data, size_t *upload_data_size,
+                                  void **con_cls)
+{
+    (void)version, (void)upload_data;
+    struct serve_http *h = cls;
+    static int started;
+    if (!*con_cls) {            /* headers read: wait for the end of the request */
+        *con_cls = &started;
+        return MHD_YES;
+    }
+    struct serve_request rq = {.cfg = h->cfg, .path = url};
+    struct serve_reply rp = {.status = 500, .content_type = "text/plain; charset=utf-8"};
+    char client[INET6_ADDRSTRLEN + 1];
+    client_address(c, client, sizeof client);
+    rq.client = client;
+    if (*upload_data_size) {    /* no endpoint takes a body */
+        *upload_data_size = 0;
+        reply_error(&rp, 413, "no endpoint takes a request body");
+        return send_reply(c, &rp);
+    }
+    double t0 = now_s();
+    const struct route *r = route_request(c, url, method, &rq, &rp);
+    if (r)
+        r->handle(&rq, &rp);
+    if (!h->cfg->quiet || (r && r->control)) {
+        char ub[TEXT_ESCAPE_BUF];
+        fprintf(stderr, "memprof serve: %s %s %s%s%.0d -> %d (%.0f ms)\n", client,
+                method, text_escape(url, ub, sizeof ub), rq.pid ? " pid " : "",
+                (int)rq.pid, rp.status, (now_s() - t0) * 1e3);
+    }
+    return send_reply(c, &rp);
+}
+
+static void log_mhd(void *cls, const char *fmt, va_list ap)
+{
+    (void)cls;
+    fputs("memprof serve: ", stderr);
+    vfprintf(stderr, fmt, ap);
+}
+
+static int listen_address(const struct serve_config *cfg, struct sockaddr_storage *ss,
+                          bool *v6, struct mp_error *err)
+{
+    memset(ss, 0, sizeof *ss);
+    struct sockaddr_in *a4 = (struct sockaddr_in *)ss;
+    struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)ss;
+    if (inet_pton(AF_INET, cfg->listen_addr, &a4->sin_addr) == 1) {
+        a4->sin_family = AF_INET;
+        a4->sin_port = htons(cfg->port);
+        *v6 = false;
+        return 0;
+    }
+    if (inet_pton(AF_INET6, cfg->listen_addr, &a6->sin6_addr) == 1) {
+        a6->sin6_family = AF_INET6;
+        a6->sin6_port = htons(cfg->port);
+        *v6 = true;
+        return 0;
+    }
+    return mp_error_set(err, "--listen: '%s' is not a numeric IPv4 or IPv6 address "
+                        "(127.0.0.1, 0.0.0.0, ::1, [::])", cfg->listen_addr);
+}
+
+struct serve_http *http_start(const struct serve_config *cfg, struct mp_error *err)
+{
+    struct sockaddr_storage ss;
+    bool v6 = false;
+    if (listen_address(cfg, &ss, &v6, err) < 0)
+        return NULL;
+    struct serve_http *h = calloc(1, sizeof *h);
+    if (!h) {
+        mp_error_set(err, "out of memory");
+        return NULL;
+    }
+    h->cfg = cfg;
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
+                     MHD_USE_ERROR_LOG | (v6 ? MHD_USE_IPv6 : 0);
+    errno = 0;
+    h->d = MHD_start_daemon(flags, cfg->port, NULL, NULL, on_request, h,
+                            MHD_OPTION_EXTERNAL_LOGGER, log_mhd, NULL,
+                            MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+                            MHD_OPTION_CONNECTION_LIMIT, cfg->max_connections,
+                            MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)CONNECTION_IDLE_S,
+                            MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONNECTION_MEMORY,
+                            MHD_OPTION_END);
+    if (!h->d) {
+        mp_error_set(err, "cannot listen on %s port %u%s%s (another program on that port? "
+                     "--listen ADDR:PORT picks another)", cfg->listen_addr, cfg->port,
+                     errno ? ": " : "", errno ? strerror(errno) : "");
+        free(h);
+        return NULL;
+    }
+    return h;
+}
+
+unsigned http_port(const struct serve_http *h)
+{
+    const union MHD_DaemonInfo *di = MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_BIND_PORT);
+    return di ? di->port : 0;
+}
+
+void http_stop(struct serve_http *h)
+{
+    if (!h)
+        return;
+    MHD_stop_daemon(h->d);
+    free(h);
+}

@@ -1,0 +1,177 @@
+/* serve_main.c - `memprof serve`: its command line, then listening until
+ * SIGTERM, SIGINT or SIGHUP, which end it cleanly: no new request, the
+ * ones under way finish (each worker within its time limit, its settings
+ * put back by its own session). */
+#include "serve/serve.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/base/version.h"
+#include "serve/http.h"
+#include "serve/targets.h"
+#include "serve/worker.h"
+
+static const char usage_text[] =
+    "usage: memprof serve [--listen ADDR:PORT] [--target RULE]... [--allow-control]\n"
+    "                     [--max-connections N] [--timeout S] [--quiet]\n"
+    "\n"
+    "An HTTP agent giving every process of this host the endpoints fleets scrape:\n"
+    "Prometheus metrics, pprof heap profiles, the list of processes.  Each request\n"
+    "attaches for the length of its work and lets go again.\n"
+    "\n"
+    "  --listen ADDR:PORT   where to listen (default 127.0.0.1:9188; [::1]:PORT for\n"
+    "                       IPv6; port 0: any free one, said on stderr)\n"
+    "  --target RULE        serve only processes matching RULE (repeatable; any of\n"
+    "                       them): comma-separated name=NAME (the label its metrics\n"
+    "                       carry), user=USER, exe=GLOB, comm=GLOB\n"
+    "  --allow-control      allow the POST endpoints that change a process\n"
+    "  --max-connections N  requests served at once (default 16)\n"
+    "  --timeout S          a request's work in one process, at most (default 60)\n"
+    "  --quiet              no line per request on stderr (control requests are\n"
+    "                       always logged)\n"
+    "  -h, --help           this text\n"
+    "\n"
+    "Endpoints: GET / lists them.  docs/serve.md says how to point Prometheus,\n"
+    "Parca, Grafana Alloy and go tool pprof at them.\n";
+
+static int parse_listen(const char *arg, struct serve_config *cfg)
+{
+    const char *colon = strrchr(arg, ':');
+    if (!colon || colon == arg)
+        return -1;
+    size_t hostlen = (size_t)(colon - arg);
+    if (arg[0] == '[' && hostlen >= 2 && arg[hostlen - 1] == ']')
+        arg++, hostlen -= 2;
+    if (hostlen >= sizeof cfg->listen_addr)
+        return -1;
+    memcpy(cfg->listen_addr, arg, hostlen);
+    cfg->listen_addr[hostlen] = '\0';
+    char *end;
+    errno = 0;
+    unsigned long port = strtoul(colon + 1, &end, 10);
+    if (!colon[1] || *end || errno || port > 65535)
+        return -1;
+    cfg->port = (uint16_t)port;
+    return 0;
+}
+
+static int parse_count(const char *arg, unsigned lo, unsigned hi, unsigned *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long v = strtoul(arg, &end, 10);
+    if (!*arg || *end || errno || v < lo || v > hi)
+        return -1;
+    *out = (unsigned)v;
+    return 0;
+}
+
+static int parse_args(int argc, char **argv, struct serve_config *cfg)
+{
+    static const struct option opts[] = {
+        {"listen", required_argument, NULL, 'l'},
+        {"target", required_argument, NULL, 't'},
+        {"allow-control", no_argument, NULL, 'C'},
+        {"max-connections", required_argument, NULL, 'm'},
+        {"timeout", required_argument, NULL, 'T'},
+        {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "qh", opts, NULL)) != -1) {
+        struct mp_error err;
+        switch (c) {
+        case 'l':
+            if (parse_listen(optarg, cfg) < 0) {
+                fprintf(stderr, "memprof serve: --listen '%s' is not ADDR:PORT (127.0.0.1:9188, "
+                        "[::1]:9188)\n", optarg);
+                return 2;
+            }
+            break;
+        case 't': {
+            struct serve_rule *grown = realloc(cfg->rules, (cfg->nrules + 1) * sizeof *grown);
+            if (!grown)
+                return 2;
+            cfg->rules = grown;
+            if (targets_parse_rule(optarg, &cfg->rules[cfg->nrules], &err) < 0) {
+                fprintf(stderr, "memprof serve: %s\n", err.msg);
+                return 2;
+            }
+            cfg->nrules++;
+            break;
+        }
+        case 'C': cfg->allow_control = true; break;
+        case 'm':
+            if (parse_count(optarg, 1, 1024, &cfg->max_connections) < 0) {
+                fprintf(stderr, "memprof serve: --max-connections takes 1 to 1024\n");
+                return 2;
+            }
+            break;
+        case 'T':
+            if (parse_count(optarg, 1, 3600, &cfg->request_timeout_s) < 0) {
+                fprintf(stderr, "memprof serve: --timeout takes 1 to 3600 seconds\n");
+                return 2;
+            }
+            break;
+        case 'q': cfg->quiet = true; break;
+        case 'h': fputs(usage_text, stdout); return 0;
+        default: fputs(usage_text, stderr); return 2;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "memprof serve: unexpected '%s'; memprof serve --help lists the "
+                "options\n", argv[optind]);
+        return 2;
+    }
+    return -1;      /* go on */
+}
+
+int serve_main(int argc, char **argv)
+{
+    struct serve_config cfg = {.listen_addr = "127.0.0.1", .port = 9188,
+                               .max_connections = 16, .request_timeout_s = 60,
+                               .max_seconds = 600};
+    int rc = parse_args(argc, argv, &cfg);
+    if (rc >= 0) {
+        targets_free_rules(cfg.rules, cfg.nrules);
+        free(cfg.rules);
+        return rc;
+    }
+    /* The stop signals are taken by sigwait here; blocked before the
+     * first thread starts, so that none of libmicrohttpd's gets them. */
+    sigset_t stop;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGTERM);
+    sigaddset(&stop, SIGINT);
+    sigaddset(&stop, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &stop, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    struct mp_error err;
+    struct serve_http *h = http_start(&cfg, &err);
+    if (!h) {
+        fprintf(stderr, "memprof serve: %s\n", err.msg);
+        targets_free_rules(cfg.rules, cfg.nrules);
+        free(cfg.rules);
+        return 1;
+    }
+    fprintf(stderr, "memprof serve %s: listening on %s%s%s:%u%s\n", MEMPROF_VERSION,
+            strchr(cfg.listen_addr, ':') ? "[" : "", cfg.listen_addr,
+            strchr(cfg.listen_addr, ':') ? "]" : "", http_port(h),
+            cfg.allow_control ? " (control allowed)" : "");
+    int sig = 0;
+    sigwait(&stop, &sig);
+    fprintf(stderr, "memprof serve: %s: ending (%u request%s under way finish first)\n",
+            strsignal(sig), worker_count(), worker_count() == 1 ? "" : "s");
+    http_stop(h);
+    targets_free_rules(cfg.rules, cfg.nrules);
+    free(cfg.rules);
+    return 0;
+}

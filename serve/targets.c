@@ -1,0 +1,232 @@
+/* targets.c - the processes memprof serve may touch (targets.h): /proc
+ * read for each, the --target rules applied.  Everything read here was
+ * written by the process or its user (comm, the executable's path): it is
+ * matched and carried, never trusted as a path to open. */
+#include "serve/targets.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/base/array.h"
+#include "lib/proc/procmem.h"
+
+static ssize_t read_proc_file(pid_t pid, const char *what, char *buf, size_t cap)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/%s", (int)pid, what);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = read(fd, buf, cap - 1);
+    int saved = errno;
+    close(fd);
+    errno = saved;
+    if (n < 0)
+        return -1;
+    buf[n] = '\0';
+    return n;
+}
+
+static void user_name(uid_t uid, char *buf, size_t len)
+{
+    struct passwd pw, *found = NULL;
+    char scratch[1024];
+    if (getpwuid_r(uid, &pw, scratch, sizeof scratch, &found) == 0 && found)
+        snprintf(buf, len, "%s", found->pw_name);
+    else
+        snprintf(buf, len, "%u", (unsigned)uid);
+}
+
+static bool rule_matches(const struct serve_rule *r, const struct served_process *p)
+{
+    if (r->uid != (uid_t)-1 && r->uid != p->uid)
+        return false;
+    if (r->exe && fnmatch(r->exe, p->exe, 0) != 0)
+        return false;
+    if (r->comm && fnmatch(r->comm, p->comm, 0) != 0)
+        return false;
+    return true;
+}
+
+/* /proc/PID read into p: 1, 0 for a process that is not one memprof
+ * serves (a kernel thread, memprof or one of its workers), -1 when gone. */
+static int read_process(pid_t pid, struct served_process *p)
+{
+    char status[4096];
+    ssize_t n = read_proc_file(pid, "status", status, sizeof status);
+    if (n < 0)
+        return -1;
+    uint64_t uid, ppid;
+    if (!procmem_field(status, (size_t)n, "Uid", &uid) ||
+        !procmem_field(status, (size_t)n, "PPid", &ppid))
+        return -1;
+    if (pid == getpid() || (pid_t)ppid == getpid())
+        return 0;
+    *p = (struct served_process){.pid = pid, .uid = (uid_t)uid};
+    char link[32];
+    snprintf(link, sizeof link, "/proc/%d/exe", (int)pid);
+    ssize_t m = readlink(link, p->exe, sizeof p->exe - 1);
+    if (m < 0 && errno == ENOENT)
+        return 0;           /* a kernel thread (or gone) */
+    p->exe[m > 0 ? m : 0] = '\0';
+    n = read_proc_file(pid, "comm", p->comm, sizeof p->comm);
+    if (n < 0)
+        return -1;
+    p->comm[strcspn(p->comm, "\n")] = '\0';
+    user_name(p->uid, p->user, sizeof p->user);
+    return 1;
+}
+
+static const struct serve_rule *allowed_by(const struct serve_config *cfg,
+                                           const struct served_process *p)
+{
+    static const struct serve_rule any = {.uid = (uid_t)-1};
+    if (!cfg->nrules)
+        return &any;
+    for (size_t i = 0; i < cfg->nrules; i++)
+        if (rule_matches(&cfg->rules[i], p))
+            return &cfg->rules[i];
+    return NULL;
+}
+
+int targets_lookup(const struct serve_config *cfg, pid_t pid, struct served_process *p,
+                   struct mp_error *err)
+{
+    int r = read_process(pid, p);
+    if (r < 0) {
+        mp_error_set(err, "no process %d (see /processes for the ones served)", (int)pid);
+        return mp_error_mark(err, MP_ERROR_NO_PROCESS);
+    }
+    const struct serve_rule *rule = r ? allowed_by(cfg, p) : NULL;
+    if (!rule) {
+        mp_error_set(err, "process %d is not one this agent serves (its --target rules, "
+                     "or memprof itself; see /processes)", (int)pid);
+        return mp_error_mark(err, MP_ERROR_DENIED);
+    }
+    p->name = rule->name;
+    return 0;
+}
+
+static int by_pid(const void *a, const void *b)
+{
+    pid_t x = ((const struct served_process *)a)->pid;
+    pid_t y = ((const struct served_process *)b)->pid;
+    return (x > y) - (x < y);
+}
+
+long targets_list(const struct serve_config *cfg, struct served_process **list,
+                  struct mp_error *err)
+{
+    DIR *d = opendir("/proc");
+    if (!d)
+        return mp_error_set(err, "cannot read /proc: %s", strerror(errno));
+    struct served_process *v = NULL;
+    size_t n = 0, cap = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        char *end;
+        long pid = strtol(e->d_name, &end, 10);
+        if (*end || pid <= 0)
+            continue;
+        struct served_process p;
+        struct mp_error ignored;
+        if (targets_lookup(cfg, (pid_t)pid, &p, &ignored) < 0)
+            continue;
+        if (array_reserve(&v, &cap, n + 1, sizeof *v, 64) < 0) {
+            closedir(d);
+            free(v);
+            return mp_error_set(err, "out of memory listing processes");
+        }
+        v[n++] = p;
+    }
+    closedir(d);
+    qsort(v, n, sizeof *v, by_pid);
+    *list = v;
+    return (long)n;
+}
+
+static int rule_user(const char *value, uid_t *uid, struct mp_error *err)
+{
+    char *end;
+    errno = 0;
+    unsigned long u = strtoul(value, &end, 10);
+    if (*value && !*end && errno == 0 && u < (uid_t)-1) {
+        *uid = (uid_t)u;
+        return 0;
+    }
+    struct passwd pw, *found = NULL;
+    char scratch[1024];
+    if (getpwnam_r(value, &pw, scratch, sizeof scratch, &found) != 0 || !found)
+        return mp_error_set(err, "--target user=%s: no such user", value);
+    *uid = found->pw_uid;
+    return 0;
+}
+
+static bool name_ok(const char *s)
+{
+    if (!*s || strlen(s) > 64)
+        return false;
+    for (; *s; s++)
+        if (!(isalnum((unsigned char)*s) || *s == '_' || *s == '-' || *s == '.'))
+            return false;
+    return true;
+}
+
+int targets_parse_rule(const char *text, struct serve_rule *r, struct mp_error *err)
+{
+    *r = (struct serve_rule){.uid = (uid_t)-1};
+    char *copy = strdup(text), *save = NULL;
+    if (!copy)
+        return mp_error_set(err, "out of memory");
+    int rc = 0;
+    for (char *kv = strtok_r(copy, ",", &save); kv && !rc; kv = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(kv, '=');
+        if (!eq || eq == kv || !eq[1]) {
+            rc = mp_error_set(err, "--target '%s': each part is KEY=VALUE (name, user, exe, "
+                              "comm)", text);
+            break;
+        }
+        *eq = '\0';
+        const char *v = eq + 1;
+        char **slot = NULL;
+        if (strcmp(kv, "user") == 0)
+            rc = rule_user(v, &r->uid, err);
+        else if (strcmp(kv, "name") == 0 && !name_ok(v))
+            rc = mp_error_set(err, "--target name=%s: a name is 1-64 of [A-Za-z0-9_.-]", v);
+        else if (strcmp(kv, "name") == 0)
+            slot = &r->name;
+        else if (strcmp(kv, "exe") == 0)
+            slot = &r->exe;
+        else if (strcmp(kv, "comm") == 0)
+            slot = &r->comm;
+        else
+            rc = mp_error_set(err, "--target '%s': unknown key '%s' (name, user, exe, comm)",
+                              text, kv);
+        if (slot && *slot)
+            rc = mp_error_set(err, "--target '%s': '%s' given twice", text, kv);
+        else if (slot && !(*slot = strdup(v)))
+            rc = mp_error_set(err, "out of memory");
+    }
+    free(copy);
+    if (rc)
+        targets_free_rules(r, 1);
+    return rc;
+}
+
+void targets_free_rules(struct serve_rule *rules, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(rules[i].name);
+        free(rules[i].exe);
+        free(rules[i].comm);
+        rules[i] = (struct serve_rule){.uid = (uid_t)-1};
+    }
+}

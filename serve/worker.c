@@ -1,0 +1,192 @@
+/* worker.c - one forked worker per piece of work in a process
+ * (worker.h).  The child's answer comes back through two memfds made
+ * before the fork (its body and its stderr) and its exit status (an HTTP
+ * status, coded below); the parent waits on a pidfd with a time limit, so
+ * no wait is unbounded and no signal handler is needed. */
+#include "serve/worker.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/pidfd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "session/attach_process.h"
+#include "session/say.h"
+
+/* A worker's exit status is an index into this table: exit statuses stop
+ * at 255, HTTP statuses do not. */
+static const int exit_status_http[] = {200, 500, 400, 403, 404, 409, 422, 503, 504};
+#define NSTATUS (sizeof exit_status_http / sizeof *exit_status_http)
+
+static atomic_uint running;
+
+unsigned worker_count(void)
+{
+    return atomic_load(&running);
+}
+
+static int exit_code_of(int http)
+{
+    for (size_t i = 0; i < NSTATUS; i++)
+        if (exit_status_http[i] == http)
+            return (int)i;
+    return 1;
+}
+
+static int http_of_error(const struct mp_error *err)
+{
+    switch (err->kind) {
+    case MP_ERROR_NO_PROCESS: return 404;
+    case MP_ERROR_BUSY: return 503;
+    case MP_ERROR_DENIED: return 403;
+    default: return 500;
+    }
+}
+
+/* The child: fds 3 (body) and 2 (what it says) and nothing else of the
+ * agent's (its listening socket, its connections). */
+static void __attribute__((noreturn)) child(pid_t pid, worker_job job, void *arg,
+                                            int body_fd, int said_fd)
+{
+    if (dup2(said_fd, STDERR_FILENO) < 0 || dup2(body_fd, 3) < 0)
+        _exit(exit_code_of(500));
+    close_range(4, ~0U, 0);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    FILE *out = fdopen(3, "w");
+    if (!out)
+        _exit(exit_code_of(500));
+    struct session s = {.out = out, .quiet = true};
+    int status = 200;
+    if (pid > 0) {
+        struct mp_error err;
+        if (session_attach_process(&s, pid, &err) < 0) {
+            say_error("%s", err.msg);
+            status = http_of_error(&err);
+        }
+    }
+    if (status == 200)
+        status = job(&s, arg);
+    session_detach_process(&s, "the request ended", status >= 400);
+    session_free(&s);
+    if (fflush(out) != 0)
+        status = 500;
+    _exit(exit_code_of(status));
+}
+
+/* The whole of a memfd's contents, NUL-terminated. */
+static char *read_all(int fd, size_t *len)
+{
+    struct stat st;
+    if (fstat(fd, &st) < 0)
+        return NULL;
+    char *buf = malloc((size_t)st.st_size + 1);
+    if (!buf)
+        return NULL;
+    size_t got = 0;
+    while (got < (size_t)st.st_size) {
+        ssize_t n = pread(fd, buf + got, (size_t)st.st_size - got, (off_t)got);
+        if (n <= 0)
+            break;
+        got += (size_t)n;
+    }
+    buf[got] = '\0';
+    if (len)
+        *len = got;
+    return buf;
+}
+
+/* Wait for the child within timeout_s; kill it past that.  Its exit
+ * status, or -1 when it was killed at the limit. */
+static int wait_child(pid_t child_pid, unsigned timeout_s, int *died_by)
+{
+    int pidfd = pidfd_open(child_pid, 0);
+    bool timed_out = false;
+    if (pidfd >= 0) {
+        struct pollfd p = {.fd = pidfd, .events = POLLIN};
+        int n;
+        do
+            n = poll(&p, 1, (int)timeout_s * 1000);
+        while (n < 0 && errno == EINTR);
+        timed_out = n == 0;
+        close(pidfd);
+    }
+    if (timed_out)
+        kill(child_pid, SIGKILL);
+    int st;
+    while (waitpid(child_pid, &st, __WALL) < 0 && errno == EINTR)
+        ;
+    *died_by = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
+    if (timed_out)
+        return -1;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -2;
+}
+
+int worker_run(pid_t pid, worker_job job, void *arg, unsigned timeout_s,
+               struct worker_reply *r)
+{
+    *r = (struct worker_reply){0};
+    int body_fd = memfd_create("memprof-serve-body", MFD_CLOEXEC);
+    int said_fd = memfd_create("memprof-serve-said", MFD_CLOEXEC);
+    if (body_fd < 0 || said_fd < 0) {
+        if (body_fd >= 0)
+            close(body_fd);
+        r->status = 500;
+        asprintf(&r->said, "memprof: cannot start a worker: %s\n", strerror(errno));
+        return -1;
+    }
+    atomic_fetch_add(&running, 1);
+    pid_t c = fork();
+    if (c == 0)
+        child(pid, job, arg, body_fd, said_fd);
+    int rc = 0, died_by = 0;
+    if (c < 0) {
+        r->status = 503;
+        asprintf(&r->said, "memprof: cannot start a worker (fork: %s); try again\n",
+                 strerror(errno));
+        rc = -1;
+    } else {
+        int code = wait_child(c, timeout_s, &died_by);
+        r->body = read_all(body_fd, &r->len);
+        r->said = read_all(said_fd, NULL);
+        if (code == -1) {
+            r->status = 504;
+            free(r->said);
+            asprintf(&r->said, "memprof: the work in process %d took longer than %u s and "
+                     "was ended (its stop restores the thread itself)\n", (int)pid, timeout_s);
+        } else if (code < 0 || (size_t)code >= NSTATUS) {
+            r->status = 500;
+            free(r->said);
+            asprintf(&r->said, "memprof: the worker for process %d died (%s); the agent "
+                     "goes on\n", (int)pid, died_by ? strsignal(died_by) : "bad exit");
+        } else {
+            r->status = exit_status_http[code];
+        }
+    }
+    atomic_fetch_sub(&running, 1);
+    close(body_fd);
+    close(said_fd);
+    if (!r->body)
+        r->body = strdup("");
+    if (!r->said)
+        r->said = strdup("");
+    return rc;
+}
+
+void worker_reply_free(struct worker_reply *r)
+{
+    free(r->body);
+    free(r->said);
+    *r = (struct worker_reply){0};
+}

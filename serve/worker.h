@@ -1,0 +1,43 @@
+/* worker.h - each piece of work memprof serve does in a process runs in a
+ * worker: a child of the agent, forked for it, that attaches, works and
+ * exits.  A worker's crash, hang or leak never reaches the agent; its
+ * memory ends with it; a worker killed at its time limit leaves the
+ * process as a killed memprof does (its stop restores itself, the session
+ * lock goes with it). */
+#ifndef MEMPROF_SERVE_WORKER_H
+#define MEMPROF_SERVE_WORKER_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "session/session.h"
+
+/* What a worker answers: an HTTP status, the body it wrote, and what it
+ * said on stderr (its errors, one sentence each). */
+struct worker_reply {
+    int status;
+    char *body;                 /* malloc'd, NUL-terminated */
+    size_t len;
+    char *said;                 /* malloc'd, NUL-terminated */
+};
+
+/* The work, run in the child with s attached to pid (when pid > 0): it
+ * writes its answer on s->out and returns the HTTP status (200, or an
+ * error's, with the reason said through say_error). */
+typedef int (*worker_job)(struct session *s, void *arg);
+
+/* Run job in a worker, attached to pid first unless pid is 0, for at most
+ * timeout_s seconds.  Statuses the worker cannot give itself: 404 (no
+ * such process), 503 (another memprof holds it), 403 (not permitted), 504
+ * (time limit: the worker was killed), 500 (the worker died).  0, or -1
+ * when no worker could be started (r->said says why). */
+int worker_run(pid_t pid, worker_job job, void *arg, unsigned timeout_s,
+               struct worker_reply *r);
+void worker_reply_free(struct worker_reply *r);
+
+/* The agent ends: how many workers are still running (they end within
+ * their time limits). */
+unsigned worker_count(void);
+
+#endif
