@@ -643,3 +643,25 @@ with open(f"/proc/{pid}/mem", "rb") as mem:
 PY
 }
 sampler_state_is() { [ "$(sampler_ctl "$1" state 2>/dev/null)" = "$2" ]; }
+
+# start_serve ARGS...: memprof serve on a free loopback port (port 0: the
+# kernel's choice, read from its first line), its stderr in $WORK/serve.log;
+# sets SERVE_PID and SERVE_URL.
+start_serve() {
+    "$MEMPROF" serve --listen 127.0.0.1:0 "$@" 2>"$WORK/serve.log" &
+    SERVE_PID=$!
+    PIDS+=("$SERVE_PID")
+    wait_until 10 "memprof serve to listen" grep -q 'listening on 127.0.0.1:' "$WORK/serve.log"
+    SERVE_URL=http://127.0.0.1:$(grep -o 'listening on 127.0.0.1:[0-9]*' "$WORK/serve.log" | cut -d: -f2)
+}
+# http METHOD PATH [CURL ARGS...]: the agent's answer, body in $WORK/body,
+# status in $STATUS, headers in $WORK/headers.
+http() {
+    local method=$1 path=$2; shift 2
+    STATUS=$(curl -s -X "$method" -D "$WORK/headers" -o "$WORK/body" -w '%{http_code}' \
+             --max-time 120 "$@" "$SERVE_URL$path")
+    echo "$method $path -> $STATUS: $(head -c 300 "$WORK/body" | tr -d '\0')" >&2
+}
+status_is() { [ "$STATUS" = "$1" ]; }
+body_has() { grep -Eqa -- "$1" "$WORK/body"; }
+header_has() { grep -Eqi -- "$1" "$WORK/headers"; }

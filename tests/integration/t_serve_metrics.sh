@@ -1,0 +1,67 @@
+# memprof serve's /metrics, scraped by Debian's prometheus 2.42: a
+# jemalloc process's statistics (allocated above the 100 MB known_heap
+# holds) and a glibc process's, labelled with pid, comm and the name a
+# --target rule gives; the exposition passes promtool's lint; a process
+# that is gone or not served is a 404/403, not a failed scrape.
+. "$SRCDIR/tests/integration/lib.sh"
+
+# The targets run from copies in $WORK, so that the rules match them and
+# no other test's processes.
+mkdir "$WORK/bin" && cp "$TARGETS/known_heap" "$TARGETS/glibc_live" "$WORK/bin/"
+TARGETS=$WORK/bin
+CONF=prof:true start_target known_heap
+KH=$PID
+CONF= start_target glibc_live
+GL=$PID
+start_serve --target "name=heap-holder,exe=$WORK/bin/known_heap" --target "exe=$WORK/bin/glibc_live"
+
+http GET "/metrics?pid=$KH"
+check "/metrics?pid=known_heap: 200" status_is 200
+check "its content type is text format 0.0.4" header_has '^Content-Type: text/plain; version=0.0.4; charset=utf-8'
+check "jemalloc_allocated_bytes above 100 MB, labelled with pid, comm and the rule's name" \
+    awk -v pid="$KH" '$1 ~ "^jemalloc_allocated_bytes\\{pid=\"" pid "\",comm=\"known_heap\",name=\"heap-holder\"\\}$" && $2 > 100e6 { f = 1 } END { exit !f }' "$WORK/body"
+check "memprof_target_up 1" body_has "^memprof_target_up\\{pid=\"$KH\".*\\} 1$"
+check "every metric has HELP and TYPE before its samples" \
+    awk '/^# TYPE/ { typed[$3] = 1; next } /^#/ { next } { n = $1; sub(/\{.*/, "", n); if (!typed[n]) exit 1 }' "$WORK/body"
+check "promtool check metrics finds nothing to say" sh -c "promtool check metrics <'$WORK/body'"
+
+http GET "/metrics?pid=$GL"
+check "/metrics?pid=glibc_live: glibc's in-use bytes" body_has "^memprof_heap_in_use_bytes\\{pid=\"$GL\",comm=\"glibc_live\",name=\"glibc_live\"\\} [0-9]+$"
+
+http GET "/metrics"
+check "/metrics: both processes served" sh -c "grep -q 'memprof_target_up{pid=\"$KH\"' '$WORK/body' && grep -q 'memprof_target_up{pid=\"$GL\"' '$WORK/body'"
+check "/metrics: no other process (the rules)" sh -c "[ \$(grep -c '^memprof_target_up{' '$WORK/body') = 2 ]"
+
+http GET "/metrics?pid=1"
+check "a process the rules leave out: 403" status_is 403
+http GET "/metrics?pid=9999999999"
+check "a pid too large: 400" status_is 400
+sleep 1000 & GONE=$!; kill -9 "$GONE"; wait "$GONE" 2>/dev/null
+http GET "/metrics?pid=$GONE"
+check "a process that is gone: 404" status_is 404
+
+# Debian's prometheus scrapes it.
+PROM_PORT=$(free_port)
+cat >"$WORK/prometheus.yml" <<YML
+global: {scrape_interval: 1s, scrape_timeout: 1s}
+scrape_configs:
+  - job_name: memprof
+    static_configs: [{targets: ['${SERVE_URL#http://}']}]
+YML
+prometheus --config.file="$WORK/prometheus.yml" --storage.tsdb.path="$WORK/prom" \
+    --web.listen-address="127.0.0.1:$PROM_PORT" >"$WORK/prometheus.log" 2>&1 &
+PIDS+=("$!")
+query() {
+    curl -s --max-time 5 "http://127.0.0.1:$PROM_PORT/api/v1/query" \
+        --data-urlencode "query=$1" >"$WORK/q.json" 2>/dev/null &&
+        python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not d["data"]["result"])' "$WORK/q.json" 2>/dev/null
+}
+wait_until 60 "prometheus to have scraped jemalloc_allocated_bytes" \
+    query "jemalloc_allocated_bytes{name=\"heap-holder\",pid=\"$KH\"}"
+check "prometheus: the scrape is up" query 'up{job="memprof"} == 1'
+check "prometheus: jemalloc_allocated_bytes of known_heap above 100 MB" \
+    query "jemalloc_allocated_bytes{comm=\"known_heap\"} > 100e6"
+check "prometheus: glibc_live's memprof_heap_system_bytes" \
+    query "memprof_heap_system_bytes{comm=\"glibc_live\"}"
+check "the targets are alive" sh -c "kill -0 $KH && kill -0 $GL"
+check "the agent is alive" alive "$SERVE_PID"
