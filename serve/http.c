@@ -13,8 +13,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdatomic.h>
 #include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "lib/base/text_escape.h"
 #include "serve/endpoints.h"
@@ -28,6 +30,7 @@
 struct serve_http {
     struct MHD_Daemon *d;
     const struct serve_config *cfg;
+    atomic_uint under_way;      /* requests begun and not yet answered */
 };
 
 /* The row for path and method (HEAD as GET); else, in *path_known,
@@ -210,20 +213,28 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     (void)version, (void)upload_data;
     struct serve_http *h = cls;
     static int started;
-    if (!*con_cls) {            /* headers read: wait for the end of the request */
+    struct serve_reply rp = {.status = 500, .content_type = "text/plain; charset=utf-8"};
+    if (!*con_cls) {            /* the headers are read */
         *con_cls = &started;
+        atomic_fetch_add(&h->under_way, 1);
+        /* No endpoint takes a body: refused before it is read. */
+        const char *clen = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+                                                       MHD_HTTP_HEADER_CONTENT_LENGTH);
+        if ((clen && strcmp(clen, "0") != 0) ||
+            MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING)) {
+            reply_error(&rp, 413, "no endpoint takes a request body");
+            return send_reply(c, &rp);
+        }
         return MHD_YES;
     }
+    if (*upload_data_size) {    /* a body all the same: the connection ends */
+        *upload_data_size = 0;
+        return MHD_NO;
+    }
     struct serve_request rq = {.cfg = h->cfg, .path = url};
-    struct serve_reply rp = {.status = 500, .content_type = "text/plain; charset=utf-8"};
     char client[INET6_ADDRSTRLEN + 1];
     client_address(c, client, sizeof client);
     rq.client = client;
-    if (*upload_data_size) {    /* no endpoint takes a body */
-        *upload_data_size = 0;
-        reply_error(&rp, 413, "no endpoint takes a request body");
-        return send_reply(c, &rp);
-    }
     double t0 = now_s();
     const struct route *r = route_request(c, url, method, &rq, &rp);
     if (r)
@@ -235,6 +246,18 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
                 (int)rq.pid, rp.status, (now_s() - t0) * 1e3);
     }
     return send_reply(c, &rp);
+}
+
+/* A request's answer is sent (or its connection ended): one fewer under way. */
+static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
+                         enum MHD_RequestTerminationCode why)
+{
+    (void)c, (void)why;
+    struct serve_http *h = cls;
+    if (*con_cls) {
+        atomic_fetch_sub(&h->under_way, 1);
+        *con_cls = NULL;
+    }
 }
 
 static void log_mhd(void *cls, const char *fmt, va_list ap)
@@ -279,7 +302,7 @@ struct serve_http *http_start(const struct serve_config *cfg, struct mp_error *e
     }
     h->cfg = cfg;
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
-                     MHD_USE_ERROR_LOG | (v6 ? MHD_USE_IPv6 : 0);
+                     MHD_USE_ERROR_LOG | MHD_USE_ITC | (v6 ? MHD_USE_IPv6 : 0);
     errno = 0;
     h->d = MHD_start_daemon(flags, cfg->port, NULL, NULL, on_request, h,
                             MHD_OPTION_EXTERNAL_LOGGER, log_mhd, NULL,
@@ -287,6 +310,7 @@ struct serve_http *http_start(const struct serve_config *cfg, struct mp_error *e
                             MHD_OPTION_CONNECTION_LIMIT, cfg->max_connections,
                             MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)CONNECTION_IDLE_S,
                             MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONNECTION_MEMORY,
+                            MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
                             MHD_OPTION_END);
     if (!h->d) {
         mp_error_set(err, "cannot listen on %s port %u%s%s (another program on that port? "
@@ -304,10 +328,25 @@ unsigned http_port(const struct serve_http *h)
     return di ? di->port : 0;
 }
 
+unsigned http_under_way(struct serve_http *h)
+{
+    return atomic_load(&h->under_way);
+}
+
 void http_stop(struct serve_http *h)
 {
     if (!h)
         return;
+    /* No new connection; the requests under way are answered (each
+     * bounded by its own time limit, so this wait is too); then the
+     * daemon, which would cut them, stops. */
+    MHD_socket listener = MHD_quiesce_daemon(h->d);
+    if (listener != MHD_INVALID_SOCKET)
+        close(listener);
+    unsigned limit_s = h->cfg->request_timeout_s * 4 + h->cfg->max_seconds + 10;
+    struct timespec tick = {.tv_nsec = 20 * 1000 * 1000};
+    for (unsigned i = 0; atomic_load(&h->under_way) && i < limit_s * 50; i++)
+        nanosleep(&tick, NULL);
     MHD_stop_daemon(h->d);
     free(h);
 }

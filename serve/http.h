@@ -15,7 +15,10 @@ struct serve_http;
 struct serve_http *http_start(const struct serve_config *cfg, struct mp_error *err);
 /* The port it listens on (the one the kernel chose for port 0). */
 unsigned http_port(const struct serve_http *h);
-/* Stop listening, let the requests under way end, free. */
+/* Requests begun and not yet answered. */
+unsigned http_under_way(struct serve_http *h);
+/* Stop listening, let the requests under way be answered (within their
+ * time limits), free. */
 void http_stop(struct serve_http *h);
 
 #endif

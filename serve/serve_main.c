@@ -15,7 +15,6 @@
 #include "lib/base/version.h"
 #include "serve/http.h"
 #include "serve/targets.h"
-#include "serve/worker.h"
 
 static const char usage_text[] =
     "usage: memprof serve [--listen ADDR:PORT] [--target RULE]... [--allow-control]\n"
@@ -168,8 +167,9 @@ int serve_main(int argc, char **argv)
             cfg.allow_control ? " (control allowed)" : "");
     int sig = 0;
     sigwait(&stop, &sig);
+    unsigned n = http_under_way(h);
     fprintf(stderr, "memprof serve: %s: ending (%u request%s under way finish first)\n",
-            strsignal(sig), worker_count(), worker_count() == 1 ? "" : "s");
+            strsignal(sig), n, n == 1 ? "" : "s");
     http_stop(h);
     targets_free_rules(cfg.rules, cfg.nrules);
     free(cfg.rules);

@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,13 +25,6 @@
  * at 255, HTTP statuses do not. */
 static const int exit_status_http[] = {200, 500, 400, 403, 404, 409, 422, 503, 504};
 #define NSTATUS (sizeof exit_status_http / sizeof *exit_status_http)
-
-static atomic_uint running;
-
-unsigned worker_count(void)
-{
-    return atomic_load(&running);
-}
 
 static int exit_code_of(int http)
 {
@@ -146,7 +138,6 @@ int worker_run(pid_t pid, worker_job job, void *arg, unsigned timeout_s,
         asprintf(&r->said, "memprof: cannot start a worker: %s\n", strerror(errno));
         return -1;
     }
-    atomic_fetch_add(&running, 1);
     pid_t c = fork();
     if (c == 0)
         child(pid, job, arg, body_fd, said_fd);
@@ -174,7 +165,6 @@ int worker_run(pid_t pid, worker_job job, void *arg, unsigned timeout_s,
             r->status = exit_status_http[code];
         }
     }
-    atomic_fetch_sub(&running, 1);
     close(body_fd);
     close(said_fd);
     if (!r->body)

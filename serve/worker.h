@@ -36,8 +36,4 @@ int worker_run(pid_t pid, worker_job job, void *arg, unsigned timeout_s,
                struct worker_reply *r);
 void worker_reply_free(struct worker_reply *r);
 
-/* The agent ends: how many workers are still running (they end within
- * their time limits). */
-unsigned worker_count(void);
-
 #endif

@@ -645,14 +645,17 @@ PY
 sampler_state_is() { [ "$(sampler_ctl "$1" state 2>/dev/null)" = "$2" ]; }
 
 # start_serve ARGS...: memprof serve on a free loopback port (port 0: the
-# kernel's choice, read from its first line), its stderr in $WORK/serve.log;
-# sets SERVE_PID and SERVE_URL.
+# kernel's choice, read from its first line), its stderr in $SERVE_LOG
+# (one file per agent); sets SERVE_PID and SERVE_URL.
+SERVES=0
 start_serve() {
-    "$MEMPROF" serve --listen 127.0.0.1:0 "$@" 2>"$WORK/serve.log" &
+    SERVES=$((SERVES + 1))
+    SERVE_LOG=$WORK/serve.$SERVES.log
+    "$MEMPROF" serve --listen 127.0.0.1:0 "$@" 2>"$SERVE_LOG" &
     SERVE_PID=$!
     PIDS+=("$SERVE_PID")
-    wait_until 10 "memprof serve to listen" grep -q 'listening on 127.0.0.1:' "$WORK/serve.log"
-    SERVE_URL=http://127.0.0.1:$(grep -o 'listening on 127.0.0.1:[0-9]*' "$WORK/serve.log" | cut -d: -f2)
+    wait_until 10 "memprof serve to listen" grep -q 'listening on 127.0.0.1:' "$SERVE_LOG"
+    SERVE_URL=http://127.0.0.1:$(grep -o 'listening on 127.0.0.1:[0-9]*' "$SERVE_LOG" | cut -d: -f2)
 }
 # http METHOD PATH [CURL ARGS...]: the agent's answer, body in $WORK/body,
 # status in $STATUS, headers in $WORK/headers.
