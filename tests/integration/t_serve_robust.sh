@@ -2,7 +2,7 @@
 # line, headers past the bound, a body, repeated, unknown and overlong
 # parameters, a pid that is no number, a method or path it lacks, a
 # change without --allow-control, a process another memprof holds (503
-# with Retry-After, not a wait) -- each answered with its 4xx/5xx while the
+# with Retry-After, not a wait), a process dying mid-run -- each answered with its 4xx/5xx while the
 # agent keeps serving; then SIGTERM in the middle of a sampler run: the
 # run ends, the sampler comes out, the agent exits 0.
 . "$SRCDIR/tests/integration/lib.sh"
@@ -68,6 +68,18 @@ check "a process another memprof holds: 503" status_is 503
 check "with Retry-After" header_has '^Retry-After: [0-9]+'
 check "naming the memprof that holds it" body_has 'already being inspected by memprof'
 close_session
+
+# A process that dies in the middle of a sampler run: an error answer,
+# and the agent goes on.
+CONF= start_target glibc_live
+DOOMED=$PID
+http POST "/debug/pprof/heap?pid=$DOOMED&seconds=3" &
+POST=$!
+wait_until 20 "the sampler to be in the doomed process" sh -c "grep -q memprof-sampler /proc/$DOOMED/maps"
+kill -9 "$DOOMED"
+wait "$POST"
+check "a process dying mid-run: a 4xx/5xx answer, not a profile" sh -c "! gzip -t '$WORK/body' 2>/dev/null && [ -s '$WORK/body' ]"
+check "still serving" serving
 
 # A change needs --allow-control.
 start_serve
