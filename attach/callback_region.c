@@ -31,7 +31,7 @@
  * its heap and stacks: memprof picks it and the process maps exactly
  * there (MAP_FIXED_NOREPLACE: never over something that appeared
  * meanwhile). */
-static uint64_t region_place(pid_t pid, uint64_t size)
+static uint64_t region_pick(pid_t pid, uint64_t size)
 {
     struct map_list maps;
     struct mp_error ignored;
@@ -52,14 +52,31 @@ static uint64_t region_place(pid_t pid, uint64_t size)
     return best;
 }
 
-int callback_region_map(struct remote_stop *s, const struct target_libc *libc, size_t cap,
-                        struct callback_region *r, char *why, size_t whylen,
-                        struct mp_error *err)
+/* Where to map: the place the last region of the session took, if it was
+ * at least this large (reading a big process's map inside the stop costs
+ * milliseconds); else one picked from the map now.  A stale place is
+ * never trusted blindly: MAP_FIXED_NOREPLACE fails on anything mapped
+ * there since, and the next region is placed afresh. */
+static uint64_t region_place(struct remote_ctx *ctx, uint64_t size)
 {
-    r->size = CODE_PAGE + sizeof(struct arch_capture_head) + cap;
-    r->size = (r->size + CODE_PAGE - 1) & ~(uint64_t)(CODE_PAGE - 1);
+    if (ctx->region_hint && size <= ctx->region_hint_size)
+        return ctx->region_hint;
+    uint64_t at = region_pick(ctx->pid, size);
+    ctx->region_hint = at;
+    ctx->region_hint_size = at ? size : 0;
+    return at;
+}
+
+/* Map size bytes, the first page read+execute with code written into it
+ * (at most a page), the rest read+write.  0; 1 when the process refused
+ * (why says so; r->mapped may be set); -1 with err when a call failed. */
+static int region_map(struct remote_stop *s, const struct target_libc *libc, uint64_t size,
+                      const uint8_t *code, size_t code_len, struct callback_region *r,
+                      char *why, size_t whylen, struct mp_error *err)
+{
+    r->size = (size + CODE_PAGE - 1) & ~(uint64_t)(CODE_PAGE - 1);
     r->mapped = false;
-    uint64_t at = region_place(s->ctx->pid, r->size);
+    uint64_t at = region_place(s->ctx, r->size);
     if (!at) {
         snprintf(why, whylen, "process %d has no free address range of "
                  "%llu bytes for the capture buffer", s->ctx->pid,
@@ -74,6 +91,7 @@ int callback_region_map(struct remote_stop *s, const struct target_libc *libc, s
     if (ret != at) {
         /* MAP_FAILED, or (a kernel before 4.17 takes the flag as a hint)
          * somewhere else. */
+        s->ctx->region_hint = 0;    /* taken meanwhile, perhaps: placed afresh next time */
         snprintf(why, whylen, ret == (uint64_t)-1
                  ? "process %d refused to map %llu bytes of executable memory for the "
                    "write callback (a security policy: SELinux execmem, PaX MPROTECT, "
@@ -85,21 +103,43 @@ int callback_region_map(struct remote_stop *s, const struct target_libc *libc, s
     }
     r->region = at;
     r->mapped = true;
-    uint64_t pargs[3] = {r->region + CODE_PAGE, r->size - CODE_PAGE, PROT_READ | PROT_WRITE};
-    if (remote_stop_call_plain(s, libc->mprotect, pargs, 3, &ret, err) < 0)
-        return -1;
-    if ((int32_t)(uint32_t)ret != 0) {   /* an int: the upper half is not its */
-        snprintf(why, whylen, "process %d refused to make the capture "
-                 "buffer writable (mprotect)", s->ctx->pid);
-        return 1;
+    if (r->size > CODE_PAGE) {
+        uint64_t pargs[3] = {r->region + CODE_PAGE, r->size - CODE_PAGE,
+                             PROT_READ | PROT_WRITE};
+        if (remote_stop_call_plain(s, libc->mprotect, pargs, 3, &ret, err) < 0)
+            return -1;
+        if ((int32_t)(uint32_t)ret != 0) {   /* an int: the upper half is not its */
+            snprintf(why, whylen, "process %d refused to make the capture "
+                     "buffer writable (mprotect)", s->ctx->pid);
+            return 1;
+        }
     }
+    if (code_len > CODE_PAGE)
+        return mp_error_set(err, "%zu bytes of code do not fit in one page", code_len);
+    return remote_stop_write(s, r->region, code, code_len, err);
+}
+
+int callback_region_map(struct remote_stop *s, const struct target_libc *libc, size_t cap,
+                        struct callback_region *r, char *why, size_t whylen,
+                        struct mp_error *err)
+{
     size_t code_len;
     const uint8_t *code = arch_capture_callback(&code_len);
-    struct arch_capture_head head = {0, r->size - CODE_PAGE - sizeof head, 0};
-    if (remote_stop_write(s, r->region, code, code_len, err) < 0 ||
-        remote_stop_write(s, callback_region_opaque(r), &head, sizeof head, err) < 0)
-        return -1;
-    return 0;
+    struct arch_capture_head head = {0, cap, 0};
+    int rc = region_map(s, libc, CODE_PAGE + sizeof head + cap, code, code_len, r, why,
+                        whylen, err);
+    if (rc)
+        return rc;
+    head.cap = r->size - CODE_PAGE - sizeof head;
+    return remote_stop_write(s, callback_region_opaque(r), &head, sizeof head, err);
+}
+
+int callback_region_map_code(struct remote_stop *s, const struct target_libc *libc,
+                             const uint8_t *code, size_t code_len, size_t cap,
+                             struct callback_region *r, char *why, size_t whylen,
+                             struct mp_error *err)
+{
+    return region_map(s, libc, CODE_PAGE + cap, code, code_len, r, why, whylen, err);
 }
 
 int callback_region_unmap(struct remote_stop *s, const struct target_libc *libc,

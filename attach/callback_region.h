@@ -24,6 +24,13 @@ struct callback_region {
 int callback_region_map(struct remote_stop *s, const struct target_libc *libc, size_t cap,
                         struct callback_region *r, char *why, size_t whylen,
                         struct mp_error *err);
+/* The same with other code of memprof's (at most a page) in the first
+ * page, and cap bytes of read+write data after it (at
+ * callback_region_opaque) for memprof to fill and read back. */
+int callback_region_map_code(struct remote_stop *s, const struct target_libc *libc,
+                             const uint8_t *code, size_t code_len, size_t cap,
+                             struct callback_region *r, char *why, size_t whylen,
+                             struct mp_error *err);
 /* The opaque argument to pass with the callback (the buffer's head). */
 uint64_t callback_region_opaque(const struct callback_region *r);
 /* What the callback received (*data malloc'd, NUL-terminated), and whether

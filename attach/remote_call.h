@@ -44,6 +44,8 @@ struct remote_ctx {
     size_t tramp_len;           /* never changes, and every stop puts them back */
     struct unwind_checker *unwind;
     struct map_list maps;       /* cached for stack headroom; refreshed on miss */
+    uint64_t region_hint;       /* where the last code region went (callback_region.c) */
+    uint64_t region_hint_size;  /* and its size */
     FILE *trace;                /* one line per stop (MEMPROF_TRACE_PAUSES), or NULL */
     bool cannot_suspend_seccomp; /* PTRACE_O_SUSPEND_SECCOMP refused (no CAP_SYS_ADMIN) */
     struct restart_memo restart_memo[RESTART_MEMO_SLOTS];

@@ -1,9 +1,14 @@
 /* mallctl_call.c - turns struct mallctl_call into remote calls: lays out
- * each call's name, buffers and string pointer in scratch space on the
- * stopped thread's stack (never the target's allocator), calls
- * <prefix>mallctl, and copies results back; a batch of calls runs in one
- * stop (jemalloc_mallctl). */
+ * each call's name, buffers and string pointer (never in the target's
+ * allocator), calls <prefix>mallctl, and copies results back.  A batch of
+ * calls runs in one stop (jemalloc_mallctl): a long one in one remote call
+ * of memprof's call runner (attach/call_runner.c), the calls laid out in
+ * its region, so that `stats`'s hundreds of reads cost one round trip
+ * through ptrace, not one each; a short one, or one in a process that
+ * refuses the runner's region, one call at a time on the stopped thread's
+ * stack. */
 #include "allocator/jemalloc/internal.h"
+#include "attach/call_runner.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -75,6 +80,17 @@ static void call_args(const struct mallctl_call *c, const struct call_layout *l,
     }
 }
 
+/* What mallctl wrote, from a copy of the block starting at its oldlen. */
+static void take_results(struct mallctl_call *c, const struct call_layout *l,
+                         const unsigned char *at_oldlen)
+{
+    uint64_t oldlen;
+    memcpy(&oldlen, at_oldlen, sizeof oldlen);
+    size_t n = oldlen < c->oldlen ? (size_t)oldlen : c->oldlen;
+    memcpy(c->old, at_oldlen + (l->old - l->oldlen), n);
+    c->oldlen = n;
+}
+
 static int read_results(struct remote_stop *s, struct mallctl_call *c,
                         const struct call_layout *l, uint64_t base, struct mp_error *err)
 {
@@ -86,13 +102,8 @@ static int read_results(struct remote_stop *s, struct mallctl_call *c,
     if (!buf)
         return mp_error_set(err, "out of memory");
     int rc = remote_stop_read(s, base + l->oldlen, buf, span, err);
-    if (rc == 0) {
-        uint64_t oldlen;
-        memcpy(&oldlen, buf, sizeof oldlen);
-        size_t n = oldlen < c->oldlen ? (size_t)oldlen : c->oldlen;
-        memcpy(c->old, buf + (l->old - l->oldlen), n);
-        c->oldlen = n;
-    }
+    if (rc == 0)
+        take_results(c, l, buf);
     free(buf);
     return rc;
 }
@@ -126,19 +137,96 @@ int mallctl_batch_call(struct remote_stop *s, const struct target *t,
     return read_results(s, c, &l, base, err);
 }
 
+/* A batch this long goes through the call runner (its region costs two
+ * round trips more: map, unmap); shorter ones call one by one. */
+#define RUNNER_MIN_CALLS 6
+/* The most data a runner's region carries; a larger batch calls one by one. */
+#define RUNNER_MAX_DATA (8u << 20)
+
 struct batch {
     struct target *t;
     struct mallctl_call *calls;
     size_t n;
+    struct call_layout *l;      /* the runner's layout: each call's block */
+    size_t *off;                /* at this offset of the data */
+    size_t table, len;          /* the entries' offset, the data's size */
 };
+
+/* The runner's data: each call's block as mallctl_batch_call lays it on
+ * the stack, then the table of entries. */
+static void runner_fill(unsigned char *img, uint64_t base, void *arg)
+{
+    const struct batch *b = arg;
+    for (size_t i = 0; i < b->n; i++) {
+        struct call_runner_entry e = {{0}, 0};
+        fill(&b->calls[i], &b->l[i], base + b->off[i], img + b->off[i]);
+        call_args(&b->calls[i], &b->l[i], base + b->off[i], e.args);
+        memcpy(img + b->table + i * sizeof e, &e, sizeof e);
+    }
+}
+
+/* The batch through the runner: 0, 1 when it cannot be (the calls are
+ * then made one by one), -1 with err. */
+static int batch_run(struct remote_stop *s, struct batch *b, struct mp_error *err)
+{
+    const struct jemalloc_state *j = jemalloc_state(b->t);
+    unsigned char *img = malloc(b->len);
+    if (!img)
+        return 1;
+    char why[512];
+    int rc = call_runner_run(s, target_libc(b->t), j->copies[j->selected].mallctl, img,
+                             b->len, b->table, b->n, runner_fill, b, why, sizeof why, err);
+    for (size_t i = 0; rc == 0 && i < b->n; i++) {
+        struct call_runner_entry e;
+        memcpy(&e, img + b->table + i * sizeof e, sizeof e);
+        b->calls[i].ret = (int)(uint32_t)e.ret;
+        if (b->calls[i].old)
+            take_results(&b->calls[i], &b->l[i], img + b->off[i] + b->l[i].oldlen);
+    }
+    free(img);
+    if (rc < 0)
+        mp_error_prefix(err, "%zu mallctl calls in one run", b->n);
+    return rc;
+}
 
 static int batch_body(struct remote_stop *s, void *arg, struct mp_error *err)
 {
     struct batch *b = arg;
+    if (b->l) {
+        int rc = batch_run(s, b, err);
+        if (rc <= 0)
+            return rc;
+    }
     for (size_t i = 0; i < b->n; i++)
         if (mallctl_batch_call(s, b->t, &b->calls[i], err) < 0)
             return mp_error_prefix(err, "mallctl(\"%s\")", b->calls[i].name);
     return 0;
+}
+
+/* The runner's layout of a long batch, or nothing (b->l NULL): calls one
+ * by one. */
+static void batch_plan(struct batch *b)
+{
+    if (b->n < RUNNER_MIN_CALLS || !(b->l = calloc(b->n, sizeof *b->l)) ||
+        !(b->off = calloc(b->n, sizeof *b->off))) {
+        free(b->l);
+        b->l = NULL;
+        return;
+    }
+    size_t len = 0;
+    for (size_t i = 0; i < b->n && len <= RUNNER_MAX_DATA; i++) {
+        layout(&b->calls[i], &b->l[i]);
+        b->off[i] = len;
+        len += b->l[i].size;
+    }
+    b->table = len;
+    b->len = len + b->n * sizeof(struct call_runner_entry);
+    if (b->len > RUNNER_MAX_DATA) {
+        free(b->l);
+        free(b->off);
+        b->l = NULL;
+        b->off = NULL;
+    }
 }
 
 int jemalloc_mallctl(struct target *t, struct mallctl_call *calls, size_t n,
@@ -146,6 +234,10 @@ int jemalloc_mallctl(struct target *t, struct mallctl_call *calls, size_t n,
 {
     if (n == 0)
         return 0;
-    struct batch b = { t, calls, n };
-    return target_stop_run(t, batch_body, &b, err);
+    struct batch b = {.t = t, .calls = calls, .n = n};
+    batch_plan(&b);
+    int rc = target_stop_run(t, batch_body, &b, err);
+    free(b.l);
+    free(b.off);
+    return rc;
 }

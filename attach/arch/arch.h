@@ -60,6 +60,18 @@ struct arch_capture_head {
 };
 const uint8_t *arch_capture_callback(size_t *len);
 
+/* A call runner `void run(uint64_t fn, struct arch_run_entry *v, uint64_t
+ * n)` as position-independent code: fn(v[i].args...) for each entry in
+ * order, each result stored in v[i].ret.  It keeps every callee-saved
+ * register and the ABI's stack alignment, and makes each call like a real
+ * caller (so a CET shadow stack stays balanced): many calls of one
+ * function for the price of one remote call. */
+struct arch_run_entry {
+    uint64_t args[ARCH_MAX_ARGS];
+    uint64_t ret;
+};
+const uint8_t *arch_call_runner(size_t *len);
+
 /* Save and restore regs + extended state of a ptrace-stopped thread.
  * arch_restore reads the extended state back first and writes only what
  * differs (see arch_xstate_restore_kind). */

@@ -14,6 +14,7 @@
 #include <cpuid.h>
 #include <elf.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
@@ -76,6 +77,44 @@ const uint8_t *arch_capture_callback(size_t *len)
         0xc3,                               /* ret                         */
     };
     _Static_assert(sizeof(struct arch_capture_head) == 24, "the code's offsets");
+    *len = sizeof code;
+    return code;
+}
+
+const uint8_t *arch_call_runner(size_t *len)
+{
+    /* rdi: fn, rsi: the entries, rdx: how many.  Three pushes after the
+     * return address leave rsp 16-byte aligned for each call; %eax is
+     * zeroed for a variadic callee (no vector arguments). */
+    static const uint8_t code[] = {
+        0xf3, 0x0f, 0x1e, 0xfa,             /* endbr64                  */
+        0x53,                               /* push %rbx                */
+        0x41, 0x54,                         /* push %r12                */
+        0x41, 0x55,                         /* push %r13                */
+        0x48, 0x89, 0xfb,                   /* mov %rdi, %rbx           */
+        0x49, 0x89, 0xf4,                   /* mov %rsi, %r12           */
+        0x49, 0x89, 0xd5,                   /* mov %rdx, %r13           */
+        0x4d, 0x85, 0xed,                   /* 1: test %r13, %r13       */
+        0x74, 0x2f,                         /* je 2f                    */
+        0x49, 0x8b, 0x3c, 0x24,             /* mov (%r12), %rdi         */
+        0x49, 0x8b, 0x74, 0x24, 0x08,       /* mov 8(%r12), %rsi        */
+        0x49, 0x8b, 0x54, 0x24, 0x10,       /* mov 16(%r12), %rdx       */
+        0x49, 0x8b, 0x4c, 0x24, 0x18,       /* mov 24(%r12), %rcx       */
+        0x4d, 0x8b, 0x44, 0x24, 0x20,       /* mov 32(%r12), %r8        */
+        0x4d, 0x8b, 0x4c, 0x24, 0x28,       /* mov 40(%r12), %r9        */
+        0x31, 0xc0,                         /* xor %eax, %eax           */
+        0xff, 0xd3,                         /* call *%rbx               */
+        0x49, 0x89, 0x44, 0x24, 0x30,       /* mov %rax, 48(%r12)       */
+        0x49, 0x83, 0xc4, 0x38,             /* add $56, %r12            */
+        0x49, 0xff, 0xcd,                   /* dec %r13                 */
+        0xeb, 0xcc,                         /* jmp 1b                   */
+        0x41, 0x5d,                         /* 2: pop %r13              */
+        0x41, 0x5c,                         /* pop %r12                 */
+        0x5b,                               /* pop %rbx                 */
+        0xc3,                               /* ret                      */
+    };
+    _Static_assert(sizeof(struct arch_run_entry) == 56 &&
+                   offsetof(struct arch_run_entry, ret) == 48, "the code's offsets");
     *len = sizeof code;
     return code;
 }

@@ -20,16 +20,23 @@
 
 #include <sys/mman.h>
 
+/* Code of memprof's copied into a read+execute page of this process. */
+static void *code_page(const uint8_t *code, size_t len)
+{
+    void *page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ck_assert_ptr_ne(page, MAP_FAILED);
+    memcpy(page, code, len);
+    ck_assert_int_eq(mprotect(page, 4096, PROT_READ | PROT_EXEC), 0);
+    return page;
+}
+
 /* The capture callback, run here: appends each string without its NUL,
  * stops at the cap and says so, never writes past the buffer. */
 START_TEST(capture_callback_appends_up_to_the_cap)
 {
     size_t len;
     const uint8_t *code = arch_capture_callback(&len);
-    void *page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    ck_assert_ptr_ne(page, MAP_FAILED);
-    memcpy(page, code, len);
-    ck_assert_int_eq(mprotect(page, 4096, PROT_READ | PROT_EXEC), 0);
+    void *page = code_page(code, len);
     void (*cb)(void *, const char *);
     *(void **)&cb = page;
     struct {
@@ -50,6 +57,52 @@ START_TEST(capture_callback_appends_up_to_the_cap)
     ck_assert(buf.head.truncated);
     ck_assert_int_eq(memcmp(buf.data, "{\"a\":123", 8), 0);
     ck_assert_int_eq(memcmp(buf.guard, "GGGGGGGG", 8), 0);
+    munmap(page, 4096);
+}
+END_TEST
+
+/* The call runner's callee: records its six arguments and whether the
+ * stack was 16-byte aligned at its call, returns a value of them. */
+static uint64_t seen[8][6];
+static int seen_n, misaligned;
+
+static uint64_t record_call(uint64_t a, uint64_t b, uint64_t c, uint64_t d, uint64_t e,
+                            uint64_t f)
+{
+    /* Called with rsp 16-aligned, the return address and the saved rbp
+     * leave the frame address 16-aligned too. */
+    if ((uintptr_t)__builtin_frame_address(0) % 16 != 0)
+        misaligned++;
+    uint64_t v[6] = {a, b, c, d, e, f};
+    memcpy(seen[seen_n++], v, sizeof v);
+    return a * 1000 + f;
+}
+
+/* The call runner, run here: calls fn once per entry in order with the
+ * entry's six arguments, stores each result, keeps the ABI's alignment,
+ * and with no entry calls nothing. */
+START_TEST(call_runner_calls_each_entry_in_order)
+{
+    size_t len;
+    const uint8_t *code = arch_call_runner(&len);
+    void *page = code_page(code, len);
+    void (*run)(uint64_t, struct arch_run_entry *, uint64_t);
+    *(void **)&run = page;
+    struct arch_run_entry v[3];
+    memset(v, 0, sizeof v);
+    for (int i = 0; i < 3; i++)
+        for (int k = 0; k < 6; k++)
+            v[i].args[k] = (uint64_t)(i + 1) * 10 + (uint64_t)k;
+    seen_n = misaligned = 0;
+    run((uint64_t)(uintptr_t)record_call, v, 0);
+    ck_assert_int_eq(seen_n, 0);
+    run((uint64_t)(uintptr_t)record_call, v, 3);
+    ck_assert_int_eq(seen_n, 3);
+    ck_assert_int_eq(misaligned, 0);
+    for (int i = 0; i < 3; i++) {
+        ck_assert_mem_eq(seen[i], v[i].args, sizeof v[i].args);
+        ck_assert_uint_eq(v[i].ret, v[i].args[0] * 1000 + v[i].args[5]);
+    }
     munmap(page, 4096);
 }
 END_TEST
@@ -539,6 +592,7 @@ static Suite *arch_suite(void)
     TCase *tc = tcase_create("x86_64");
     tcase_add_test(tc, call_sp_keeps_scratch_below_and_aligns);
     tcase_add_test(tc, capture_callback_appends_up_to_the_cap);
+    tcase_add_test(tc, call_runner_calls_each_entry_in_order);
     tcase_add_test(tc, trampoline_ends_in_rt_sigreturn);
     tcase_add_test(tc, prepare_call_sets_abi_registers);
     tcase_add_test(tc, frame_has_kernel_layout);
