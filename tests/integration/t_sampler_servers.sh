@@ -3,9 +3,11 @@
 #    under redis-benchmark: 'prof on' puts the sampler in, the load runs
 #    with 0 errors, the dump names redis's allocating functions, 'prof off'
 #    and redis still answers;
-#  - nginx (glibc malloc), both workers sampled while curl asks for pages
-#    over keep-alive connections: the profiles name nginx's allocators,
-#    every request succeeds, nginx still serves after 'prof off';
+#  - nginx (glibc malloc), both workers sampled under wrk (8 keep-alive
+#    connections, run until both dumps are taken, then ended by SIGINT):
+#    wrk's report shows no socket error and no non-2xx response, every
+#    answer was 200, the profiles name nginx's allocators, nginx still
+#    serves after 'prof off';
 #  - gperftools tcmalloc (glibc_live linked with -ltcmalloc): the sampler
 #    stands in for tcmalloc's malloc and the dump names keep_malloc.
 . "$SRCDIR/tests/integration/lib.sh"
@@ -80,19 +82,70 @@ for k in 0 1; do
     nsend "$k" 'prof on' 'profiling is now on|error'
     check "nginx worker $k: the sampler went in" file_has "$WORK/ngx$k.out" 'profiling is now on'
 done
-# 6 clients, 2000 requests each on one keep-alive connection
-CURLS=()
-for c in 1 2 3 4 5 6; do
-    curl -s -o /dev/null -w '%{http_code}\n' "http://127.0.0.1:$NGINX_PORT/?c=$c&[1-2000]" >"$WORK/curl$c" 2>&1 &
-    CURLS+=($!)
-done
-under_way() { [ "$(cat "$WORK"/curl? | grep -c '^200$')" -gt 600 ]; }
-wait_until 30 "the clients to be under way" under_way
+# wrk's Lua hooks: each of its threads counts its answers and the ones
+# that were not 200, and adds a line to the file named after '--' once it
+# has had 500 answers (the load is under way: wrk itself prints nothing
+# until it ends); done() prints the totals and wrk's error counters, which
+# its own report leaves out when they are 0.
+cat >"$WORK/wrk.lua" <<'EOF'
+local threads = {}
+function setup(thread) table.insert(threads, thread) end
+function init(args) mark, answers, not200 = args[1], 0, 0 end
+function response(status, headers, body)
+    answers = answers + 1
+    if status ~= 200 then not200 = not200 + 1 end
+    if answers == 500 then
+        local f = io.open(mark, "a"); f:write("under way\n"); f:close()
+    end
+end
+function done(summary, latency, requests)
+    local a, n = 0, 0
+    for _, t in ipairs(threads) do a = a + t:get("answers"); n = n + t:get("not200") end
+    local e = summary.errors
+    io.write(string.format("lua: answers %d, not 200 %d, requests %d\n", a, n, summary.requests))
+    io.write(string.format("lua: errors connect %d, read %d, write %d, timeout %d, status %d\n",
+                           e.connect, e.read, e.write, e.timeout, e.status))
+end
+EOF
+# The load: 2 threads, 8 keep-alive connections (nginx's 64 per worker
+# hold them all even if one worker takes every one), for as long as the
+# dumps take.  -d is only an upper bound: SIGINT ends wrk, which then
+# reports on the time it ran.  Its SIGINT handler is set before it prints
+# "Running" (stdbuf: line by line into the file); a latency beyond
+# --timeout counts as an error, so it is far above any request's.
+stdbuf -oL wrk -t2 -c8 -d300s --timeout 30s -s "$WORK/wrk.lua" \
+    "http://127.0.0.1:$NGINX_PORT/" -- "$WORK/wrk.mark" >"$WORK/wrk.out" 2>&1 &
+WRK=$!
+PIDS+=("$WRK")
+wrk_under_way() {
+    grep -q '^Running' "$WORK/wrk.out" 2>/dev/null &&
+        [ "$(grep -c 'under way' "$WORK/wrk.mark" 2>/dev/null)" = 2 ] && return 0
+    alive "$WRK" || die "wrk ended before the dumps: $(cat "$WORK/wrk.out")"
+    return 1
+}
+wait_until 30 "both of wrk's threads to have 500 answers" wrk_under_way
 for k in 0 1; do
     nsend "$k" "dump $WORK/ngx$k.heap" '^dump1: [0-9]+ stacks'
 done
-wait "${CURLS[@]}"
-check "nginx: all 12000 requests answered 200" [ "$(cat "$WORK"/curl? | grep -c '^200$')" = 12000 ]
+check "nginx: wrk still ran as both dumps were taken" alive "$WRK"
+kill -INT "$WRK"
+wait "$WRK"
+wrk_rc=$?
+cat "$WORK/wrk.out" >&2
+check "nginx: wrk ended well (exit 0)" [ "$wrk_rc" = 0 ]
+check "nginx: wrk's report has its request count" file_has "$WORK/wrk.out" '^ +[0-9]+ requests in '
+check "nginx: wrk's report shows no socket error" file_lacks "$WORK/wrk.out" 'Socket errors'
+check "nginx: wrk's report shows no non-2xx response" file_lacks "$WORK/wrk.out" 'Non-2xx'
+check "nginx: wrk's error counters are all 0" \
+    file_has "$WORK/wrk.out" '^lua: errors connect 0, read 0, write 0, timeout 0, status 0$'
+answers() {    # every request wrk counted was answered 200, at least 1000
+    local a n r
+    read -r a n r < <(sed -En 's/^lua: answers ([0-9]+), not 200 ([0-9]+), requests ([0-9]+)$/\1 \2 \3/p' "$WORK/wrk.out")
+    [ -n "${a:-}" ] && [ "$a" -ge 1000 ] && [ "$n" = 0 ] && [ "$r" = "$a" ] && return 0
+    echo "  answers ${a:-none}, not 200 ${n:-none}, requests ${r:-none}" >&2
+    return 1
+}
+check "nginx: every answer wrk had was 200 (1000 at least)" answers
 fns="$(fns_of "$WORK/ngx0.heap") $(fns_of "$WORK/ngx1.heap")"
 echo "nginx functions: $fns"
 check "nginx: the profiles name nginx's allocators (ngx_alloc, ngx_memalign...)" \
