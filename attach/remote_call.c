@@ -419,8 +419,11 @@ static int in_rseq_section(struct remote_stop *s, uint64_t ip)
 
 static const struct map_entry *stack_mapping(struct remote_ctx *ctx, uint64_t sp)
 {
-    const struct map_entry *e = maps_find(&ctx->maps, sp);
-    if (e)
+    /* The map read before this session's stops first (not inside the
+     * stop: a process with thousands of mappings takes milliseconds). */
+    const struct map_entry *e = ctx->unwind ? maps_find(unwind_checker_maps(ctx->unwind), sp)
+                                            : NULL;
+    if (e || (e = maps_find(&ctx->maps, sp)))
         return e;
     /* A thread created since the last read: its stack is new. */
     struct mp_error ignored;

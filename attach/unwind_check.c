@@ -9,16 +9,20 @@
  * whole session instead of remapping whenever the walk crosses objects.
  * The address space (and libunwind's register-state cache) lives as long
  * as the target, and is warmed at open by walking the stacks of threads
- * blocked in system calls, which needs no stop. */
+ * blocked in system calls, which needs no stop.  What can be set up
+ * without a stop is, before any (prime): libunwind's view of each object,
+ * and its unwind tables read from its file rather than the process. */
 #include "attach/unwind_check.h"
 
 #include "attach/threads.h"
 #include "attach/unwind_memory.h"
 
+#include <elf.h>
 #include <libunwind-ptrace.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define MAX_FRAMES 128
 
@@ -135,6 +139,53 @@ static void warm_up(struct unwind_checker *u)
     free(threads);
 }
 
+/* The read-only segment holding o's unwind tables (eh_frame_hdr and,
+ * with the linkers' usual layout, eh_frame beside it), served from o's
+ * file (unwind_memory_add_file): the loader never writes there when it is
+ * neither writable, executable (a debugger's breakpoints), inside RELRO,
+ * nor under text relocations.  Otherwise, or when the file is not the
+ * mapped one, its pages are read from the process as before. */
+static void add_tables_window(struct unwind_checker *u, const struct mapped_object *o)
+{
+    const struct elf_object *e = o->elf;
+    if (!e || !e->eh_frame_hdr_size || e->textrel)
+        return;
+    const struct elf_load_segment *seg = NULL;
+    for (size_t i = 0; i < e->nloads && !seg; i++)
+        if (e->eh_frame_hdr_vaddr >= e->loads[i].vaddr &&
+            e->eh_frame_hdr_vaddr - e->loads[i].vaddr < e->loads[i].filesz)
+            seg = &e->loads[i];
+    if (!seg || (seg->flags & (PF_W | PF_X)) ||
+        (e->relro_size && e->relro_vaddr < seg->vaddr + seg->filesz &&
+         seg->vaddr < e->relro_vaddr + e->relro_size))
+        return;
+    int fd = mapped_object_open_file(u->pid, unwind_memory_maps(u->mem), o->path);
+    if (fd < 0)
+        return;
+    unwind_memory_add_file(u->mem, seg->vaddr + o->bias, seg->vaddr + o->bias + seg->filesz,
+                           fd, seg->offset);
+    close(fd);
+}
+
+/* libunwind's setup for each object (it reads the process's whole map
+ * and maps the object's file: a few hundred microseconds, milliseconds in
+ * a process with thousands of mappings), done now, outside any stop, by
+ * looking up one address of its code: a walk inside a stop finds every
+ * object of the process ready.  The lookup also brings the first pages of
+ * the object's unwind tables into the page cache. */
+static void prime(struct unwind_checker *u)
+{
+    walking = u;
+    for (size_t i = 0; i < u->objs->n; i++) {
+        const struct mapped_object *o = &u->objs->v[i];
+        unw_proc_info_t pi;
+        add_tables_window(u, o);
+        if (o->text_start < o->text_end)
+            find_proc_info(u->as, o->text_start, &pi, 0, NULL);
+    }
+    walking = NULL;
+}
+
 struct unwind_checker *unwind_checker_new(pid_t pid, const struct mapped_objects *objs,
                                           const struct code_ranges *unsafe,
                                           struct mp_error *err)
@@ -166,6 +217,7 @@ struct unwind_checker *unwind_checker_new(pid_t pid, const struct mapped_objects
     /* Global caching: unwind info found once stays valid until the code
      * mappings change (unwind_checker_recheck). */
     unw_set_caching_policy(u->as, UNW_CACHE_GLOBAL);
+    prime(u);
     warm_up(u);
     return u;
 }
@@ -180,6 +232,12 @@ void unwind_checker_recheck(struct unwind_checker *u)
             _UPT_destroy(u->upts[i]);
             u->upts[i] = NULL;
         }
+    prime(u);
+}
+
+const struct map_list *unwind_checker_maps(const struct unwind_checker *u)
+{
+    return unwind_memory_maps(u->mem);
 }
 
 void unwind_checker_free(struct unwind_checker *u)

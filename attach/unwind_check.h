@@ -12,6 +12,7 @@
 #include "attach/arch/arch.h"
 #include "attach/code_range.h"
 #include "attach/mapped_object.h"
+#include "lib/proc/maps.h"
 #include "lib/base/error.h"
 
 struct unwind_checker;
@@ -26,6 +27,10 @@ void unwind_checker_free(struct unwind_checker *u);
  * the last walk (dlclose, dlopen), forget every page and every piece of
  * unwind information kept from before, so no walk reads stale code. */
 void unwind_checker_recheck(struct unwind_checker *u);
+
+/* The process's map as the last recheck read it (before this session's
+ * stops). */
+const struct map_list *unwind_checker_maps(const struct unwind_checker *u);
 
 /* Unwind ptrace-stopped thread tid whose registers are regs.  Returns 0
  * when safe, 1 when unsafe or when its stack cannot be walked (why says

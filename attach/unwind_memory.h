@@ -11,6 +11,7 @@
 #include <sys/types.h>
 
 #include "lib/base/error.h"
+#include "lib/proc/maps.h"
 
 struct unwind_memory;
 
@@ -25,8 +26,22 @@ void unwind_memory_free(struct unwind_memory *m);
  * maps cannot be read (the process is gone). */
 int unwind_memory_recheck(struct unwind_memory *m);
 
+/* The map read at creation or by the last recheck. */
+const struct map_list *unwind_memory_maps(const struct unwind_memory *m);
+
 /* Forget the pages that may change (stacks): call when a new stop begins. */
 void unwind_memory_new_stop(struct unwind_memory *m);
+
+/* Serve [start, end) of the process from memprof's own mapping of fd at
+ * file_offset, without reading the process: for a range the loader never
+ * writes (a read-only segment outside RELRO, no text relocations), whose
+ * bytes are the file's.  Only when the current map has one private,
+ * read-only mapping holding the whole range, of fd's very file (device and
+ * inode) at that offset; the window is dropped with the kept pages when a
+ * recheck finds the read-only file mappings changed.  0, or -1 (not
+ * added: the range is read from the process as before). */
+int unwind_memory_add_file(struct unwind_memory *m, uint64_t start, uint64_t end, int fd,
+                           uint64_t file_offset);
 
 /* The 8 bytes at addr.  0, or -1 when the memory cannot be read. */
 int unwind_memory_word(struct unwind_memory *m, uint64_t addr, uint64_t *val);

@@ -140,6 +140,26 @@ static void read_debuglink(Elf_Scn *scn, struct elf_object *obj)
     memcpy(&obj->debuglink_crc, (char *)data->d_buf + crc_off, 4);
 }
 
+/* Whether the dynamic section asks the loader to write into text
+ * (DT_TEXTREL, or DF_TEXTREL in DT_FLAGS); true when it cannot be read. */
+static bool dynamic_textrel(Elf_Scn *scn, const GElf_Shdr *sh)
+{
+    Elf_Data *data = elf_getdata(scn, NULL);
+    if (!data || sh->sh_entsize == 0)
+        return true;
+    size_t n = data->d_size / sh->sh_entsize;
+    for (size_t i = 0; i < n; i++) {
+        GElf_Dyn dyn;
+        if (!gelf_getdyn(data, (int)i, &dyn))
+            return true;
+        if (dyn.d_tag == DT_NULL)
+            break;
+        if (dyn.d_tag == DT_TEXTREL || (dyn.d_tag == DT_FLAGS && (dyn.d_un.d_val & DF_TEXTREL)))
+            return true;
+    }
+    return false;
+}
+
 static int read_sections(Elf *elf, struct elf_object *obj, struct mp_error *err)
 {
     size_t shstrndx;
@@ -172,6 +192,8 @@ static int read_sections(Elf *elf, struct elf_object *obj, struct mp_error *err)
         } else if (sh.sh_type == SHT_NOTE) {
             if (!obj->build_id_len)
                 read_notes(scn, obj);
+        } else if (sh.sh_type == SHT_DYNAMIC) {
+            obj->textrel = dynamic_textrel(scn, &sh);
         } else if (sname && strcmp(sname, ".gnu_debuglink") == 0) {
             read_debuglink(scn, obj);
         } else if (sname && sh.sh_type != SHT_NOBITS &&
@@ -193,7 +215,18 @@ static int read_phdrs(Elf *elf, struct elf_object *obj, struct mp_error *err)
         return mp_error_set(err, "%s: out of memory", obj->path);
     for (size_t i = 0; i < n; i++) {
         GElf_Phdr ph;
-        if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+        if (!gelf_getphdr(elf, (int)i, &ph))
+            continue;
+        if (ph.p_type == PT_GNU_EH_FRAME) {
+            obj->eh_frame_hdr_vaddr = ph.p_vaddr;
+            obj->eh_frame_hdr_size = ph.p_memsz;
+        } else if (ph.p_type == PT_GNU_RELRO) {
+            obj->relro_vaddr = ph.p_vaddr;
+            obj->relro_size = ph.p_memsz;
+        } else if (ph.p_type == PT_DYNAMIC) {
+            obj->textrel = true;       /* until its section says otherwise */
+        }
+        if (ph.p_type != PT_LOAD)
             continue;
         struct elf_load_segment *l = &obj->loads[obj->nloads++];
         l->vaddr = ph.p_vaddr;

@@ -40,6 +40,13 @@ struct elf_object {
 
     struct elf_load_segment *loads;
     size_t nloads;
+    /* PT_GNU_EH_FRAME (the unwind tables' index) and PT_GNU_RELRO (what
+     * the loader writes, then makes read-only), size 0 when absent; and
+     * whether the loader may write into read-only segments (DT_TEXTREL,
+     * DF_TEXTREL; also true when a PT_DYNAMIC cannot be read to tell). */
+    uint64_t eh_frame_hdr_vaddr, eh_frame_hdr_size;
+    uint64_t relro_vaddr, relro_size;
+    bool textrel;
 
     /* Defined and undefined symbols of both tables, sorted by value.
      * Names live in one block owned by the object. */

@@ -155,6 +155,25 @@ START_TEST(symbol_at_falls_back_to_unsized_function)
 }
 END_TEST
 
+/* What the unwinder's file windows rely on: libc's eh_frame_hdr in a
+ * read-only segment, no text relocations, a RELRO range of its own. */
+START_TEST(unwind_tables_segment_and_relro)
+{
+    struct mp_error err;
+    struct elf_object *libc = elf_object_open("/lib/x86_64-linux-gnu/libc.so.6", &err);
+    ck_assert_msg(libc != NULL, "%s", err.msg);
+    ck_assert_uint_gt(libc->eh_frame_hdr_size, 0);
+    ck_assert_uint_gt(libc->relro_size, 0);
+    ck_assert(!libc->textrel);
+    bool in_load = false;
+    for (size_t i = 0; i < libc->nloads; i++)
+        in_load |= libc->eh_frame_hdr_vaddr >= libc->loads[i].vaddr &&
+                   libc->eh_frame_hdr_vaddr < libc->loads[i].vaddr + libc->loads[i].filesz;
+    ck_assert(in_load);
+    elf_object_free(libc);
+}
+END_TEST
+
 START_TEST(symbol_at_prefers_plain_alias)
 {
     /* glibc exports malloc and __libc_malloc at one address. */
@@ -243,6 +262,7 @@ static Suite *elf_object_suite(void)
     tcase_add_test(tc, symbol_at_sized_symbol_covers_its_range_only);
     tcase_add_test(tc, symbol_at_falls_back_to_unsized_function);
     tcase_add_test(tc, symbol_at_prefers_plain_alias);
+    tcase_add_test(tc, unwind_tables_segment_and_relro);
     tcase_add_test(tc, stripped_copy_keeps_build_id_and_links_debug_file);
     tcase_add_test(tc, read_build_id_matches_full_read);
     tcase_add_test(tc, not_elf_is_an_error);
