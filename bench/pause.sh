@@ -11,7 +11,9 @@
 # default.  The heartbeat also reports plain descheduling (> 50 us) on a
 # busy machine: its gaps are an upper bound.  A gdb call that fails, hangs
 # (60 s) or leaves the target dead is reported as gdb's result, and the
-# comparison goes on with the calls that worked.
+# comparison goes on with the calls that worked.  Then the thread held per
+# `stats` summary, through memprof's call runner and one call at a time
+# (stats_held below).
 set -u
 : "${MEMPROF:?}" "${TARGETS:?}"
 N=${N:-200}         # memprof toggles (prof on + prof off = 2 stops each)
@@ -85,8 +87,37 @@ measure() {
     else
         echo "gdb:     no call of gdb's completed: no ratio"
     fi
+    stats_held "$1"
     summary+=("$(printf '%-5s memprof stop median %6s us   gdb pause median %8s us%s' "$1" "$mp_med" \
-        "$gdb_med" "${gdb_harm:+ (gdb harmed the process)}")")
+        "$gdb_med" "${gdb_harm:+ (gdb harmed the process)}")   $stats_summary")
+}
+
+# stats_held NAME: the thread held per `stats` summary (its hundreds of
+# mallctl reads): NS summaries in one session, the last NS stops traced
+# (the first summary of a session also reads the size classes), through
+# memprof's call runner and one remote call at a time
+# (MEMPROF_TEST_NO_RUNNER=1, as before the runner); and the pre-call check
+# of each stop (check= in the trace: the borrowed thread's stack walked).
+stats_held() {
+    local ns=${NS:-40} mode env
+    : >"$work/script.stats"
+    for i in $(seq "$ns"); do echo stats >>"$work/script.stats"; done
+    for mode in runner one-by-one; do
+        env=; [ "$mode" = one-by-one ] && env=MEMPROF_TEST_NO_RUNNER=1
+        env $env MEMPROF_TRACE_PAUSES=1 "$MEMPROF" -p "$pid" -x "$work/script.stats" \
+            >/dev/null 2>"$work/stats.err" || { cat "$work/stats.err"; exit 1; }
+        grep -E '^pause ' "$work/stats.err" | grep -v refused | tail -n "$ns" >"$work/stats.stops"
+        sed -E 's/.* us=([0-9.]+) .*/\1/' "$work/stats.stops" >"$work/stats.us"
+        sed -E 's/.* check=([0-9.]+) .*/\1/' "$work/stats.stops" >"$work/stats.check"
+        read -r st_med st_p90 st_max st_n < <(stats <"$work/stats.us")
+        read -r ck_med ck_p90 ck_max ck_n < <(stats <"$work/stats.check")
+        printf 'stats:   held per summary (%s): median %s us, p90 %s us, max %s us (%d summaries); pre-call check median %s us, max %s us\n' \
+            "$mode" "$st_med" "$st_p90" "$st_max" "$st_n" "$ck_med" "$ck_max"
+        [ "$mode" = runner ] && runner_med=$st_med
+    done
+    awk -v a="$st_med" -v b="$runner_med" 'BEGIN {printf "ratio:   stats held one call at a time / through the runner, medians = %.0fx\n", a / b}'
+    awk -v a="${gdb_med:-nan}" -v b="$runner_med" 'BEGIN {if (a != "nan") printf "ratio:   gdb pause for ONE mallctl call / memprof stats summary (hundreds of calls), medians = %.1fx\n", a / b}'
+    stats_summary="stats held median $runner_med us (one by one: $st_med us)"
 }
 
 # start NAME: the heartbeat target of that name, profiling ready but off.
