@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # sampler.sh - the cost of memprof's heap sampler to the process it is in,
-# against the same process without it and with heaptrack attached at run
-# time (heaptrack -p: what people use today for an unprepared process),
-# all measured in this one run:
+# against the same process without it and with the tools people use today
+# for an unprepared process, attached at run time (heaptrack -p, bcc's
+# memleak -p), all measured in this one run:
 #   1. alloc_loop: ns per malloc/free pair (best of 5 rounds of a million),
 #      plain, sampler at the default rate (2^19), sampler at 2^12, after
-#      'prof off' (the inert region), heaptrack;
+#      'prof off' (the inert region), memleak, heaptrack (or the reason
+#      memleak could not run here, as it said);
 #   2. redis-server started plainly (Debian's: jemalloc without prof:true)
 #      under redis-benchmark (SET/GET of 256 bytes over 100,000 keys, 50
 #      clients): requests per second without and with the sampler, and
@@ -23,9 +24,9 @@ work=$(mktemp -d /tmp/memprof-bench.XXXXXX)
 pids=()
 trap 'exec 3>&- 2>/dev/null; for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done; wait 2>/dev/null; rm -rf "$work"' EXIT
 
-wait_for() {    # wait_for FILE REGEX [COUNT]
+wait_for() {    # wait_for FILE REGEX [COUNT], for up to $WAIT_S seconds (30)
     local n=${3:-1}
-    for _ in $(seq 600); do
+    for _ in $(seq $((${WAIT_S:-30} * 20))); do
         [ "$(grep -Ec -- "$2" "$1" 2>/dev/null)" -ge "$n" ] && return 0
         sleep 0.05
     done
@@ -67,6 +68,62 @@ wait_for "$work/mp.out" "profiling is now off"
 exec 3>&-
 wait "$mp"
 one_round "after prof off (inert region)"
+
+# bcc's memleak (bpfcc-tools): uprobes on the C library's allocation
+# functions, every call counted in the kernel.  bcc compiles its BPF
+# program as it starts, against the running kernel's headers
+# (/lib/modules/RELEASE/build, or /sys/kernel/kheaders.tar.xz).  A kernel
+# with neither (a VM's own build) is given Debian's newest linux-headers
+# tree: a uprobe reads only the registers of a user-space call (struct
+# pt_regs, the same in every kernel of the architecture).  Debian splits
+# the tree in two (common, arch); bcc reads one, so the two are joined as
+# symlinks.  memleak goes before heaptrack, whose library stays loaded in
+# the process once injected.  It is tried for real: when it cannot run,
+# its own words say why.
+memleak_headers() {     # sets ksrc (empty: bcc finds its own) and kheaders
+    local rel arch dir
+    rel=$(uname -r)
+    ksrc= kheaders="kernel $rel's headers"
+    [ -e "/lib/modules/$rel/build" ] || [ -e /sys/kernel/kheaders.tar.xz ] && return
+    kheaders="no headers of kernel $rel (no /lib/modules/$rel/build, no /sys/kernel/kheaders.tar.xz)"
+    arch=$(dpkg --print-architecture 2>/dev/null)
+    dir=$(ls -d /usr/src/linux-headers-[0-9]*-"$arch" 2>/dev/null | grep -Ev -- '-(cloud|rt)-' | sort -V | tail -1)
+    [ -n "$dir" ] && [ -d "${dir%-"$arch"}-common" ] || return
+    mkdir "$work/kheaders"
+    cp -rs "${dir%-"$arch"}-common/." "$work/kheaders/" && cp -rsf "$dir/." "$work/kheaders/" || return
+    ksrc=$work/kheaders
+    kheaders="compiled against Debian's ${dir##*/} (kernel $rel has no headers of its own)"
+}
+memleak_why() {     # its messages, without Python's traceback
+    grep -Ev '^(Traceback|  |Attaching)' "$work/ml.log" | head -4 | paste -sd '|' | sed 's/|/; /g'
+}
+if command -v memleak-bpfcc >/dev/null; then
+    memleak_headers
+    env ${ksrc:+BCC_KERNEL_SOURCE="$ksrc"} memleak-bpfcc -p "$loop" >"$work/ml.log" 2>&1 &
+    ml=$!; pids+=("$ml")
+    # its first report (every 5 s) comes once every probe is attached
+    for _ in $(seq 1200); do
+        grep -q 'stacks with outstanding allocations' "$work/ml.log" && break
+        kill -0 "$ml" 2>/dev/null || break
+        sleep 0.1
+    done
+    if grep -q 'stacks with outstanding allocations' "$work/ml.log"; then
+        WAIT_S=900 one_round "memleak-bpfcc -p (uprobes)"    # about 13 us a pair: a minute and more
+        echo "    (memleak: $kheaders)"
+        kill -TERM "$ml"    # SIGINT: ignored by a background Python
+        wait "$ml" 2>/dev/null
+    elif kill -0 "$ml" 2>/dev/null; then
+        kill -9 "$ml"
+        wait "$ml" 2>/dev/null
+        echo "  memleak not measured: memleak-bpfcc -p gave no report in 120 s ($kheaders): $(memleak_why)"
+    else
+        wait "$ml" 2>/dev/null
+        echo "  memleak not measured: memleak-bpfcc -p failed ($kheaders): $(memleak_why)"
+    fi
+else
+    echo "  memleak not measured: memleak-bpfcc is not installed (apt-get install bpfcc-tools)"
+fi
+
 if command -v heaptrack >/dev/null; then
     (cd "$work" && exec heaptrack -p "$loop" -o "$work/ht") >"$work/ht.log" 2>&1 &
     ht=$!; pids+=("$ht")

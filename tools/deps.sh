@@ -16,6 +16,10 @@ packages=(
     libgoogle-perftools-dev                 # targets: gperftools tcmalloc 2.10 (-ltcmalloc, -ltcmalloc_minimal)
     libmimalloc-dev                         # targets: mimalloc (-lmimalloc)
     strace gdb procps python3 time tmux     # tests and benchmarks
+    bpfcc-tools "linux-headers-$(dpkg --print-architecture)"
+                                            # bench-sampler: bcc's memleak, which compiles its BPF
+                                            #   program against kernel headers (Debian's newest when
+                                            #   the running kernel has none of its own)
     graphviz                                # graph: dot renders .svg/.png/.pdf
     rustc cargo librust-jemalloc-sys-dev    # the Rust test target (tests/targets/rust)
     libdebuginfod-dev libdebuginfod1        # debug files fetched by build-id
