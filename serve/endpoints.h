@@ -10,13 +10,16 @@
 #include <sys/types.h>
 
 #include "serve/config.h"
+#include "serve/targets.h"
 
 /* A request's query, checked: each parameter at most once, known to the
- * endpoint, short, and numbers that are numbers. */
+ * endpoint, short, and numbers that are numbers; a pid one the --target
+ * rules allow. */
 struct serve_request {
     const struct serve_config *cfg;
     const char *path;
     pid_t pid;                  /* ?pid=N; 0 when absent */
+    struct served_process target; /* with pid: the process, as the rules saw it */
     unsigned seconds;           /* ?seconds=N; 0 when absent */
     const char *client;         /* "127.0.0.1", for the log */
 };

@@ -2,9 +2,11 @@
  * route table) for a person who points a browser at the agent. */
 #include "serve/endpoints.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "lib/base/text_escape.h"
 #include "lib/base/version.h"
 
 void ep_index(const struct serve_request *rq, struct serve_reply *rp)
@@ -22,8 +24,10 @@ void ep_index(const struct serve_request *rq, struct serve_reply *rp)
             MEMPROF_VERSION, rq->cfg->allow_control ? "allowed" : "not allowed");
     for (size_t i = 0; i < serve_nroutes; i++) {
         const struct route *r = &serve_routes[i];
-        fprintf(f, "<tr><td>%s</td><td><a href=\"%s\">%s</a>%s%s</td><td>%s</td></tr>\n",
-                r->method, r->path, r->path, *r->params ? " ?" : "", r->params, r->help);
+        fprintf(f, "<tr><td>%s</td><td><a href=\"%s\">%s</a>%s%s</td><td>", r->method,
+                r->path, r->path, *r->params ? " ?" : "", r->params);
+        text_markup_put(f, r->help, SIZE_MAX);      /* its '&' and the like */
+        fputs("</td></tr>\n", f);
     }
     fputs("</table>\n</body></html>\n", f);
     if (fclose(f) != 0) {

@@ -206,7 +206,7 @@ static void collect_one(struct collected *c, const struct serve_config *cfg,
 {
     double t0 = now_s();
     struct worker_reply wr;
-    worker_run(p->pid, metrics_job, NULL, cfg->request_timeout_s, &wr);
+    worker_run(cfg, p->pid, metrics_job, NULL, cfg->request_timeout_s, &wr);
     bool up = wr.status == 200;
     for (char *line = wr.body, *next; up && line && *line; line = next) {
         next = strchr(line, '\n');
@@ -224,54 +224,48 @@ static void collect_one(struct collected *c, const struct serve_config *cfg,
     worker_reply_free(&wr);
 }
 
-static int metrics_text(const struct serve_request *rq, char **out, size_t *len)
+/* Every metric's HELP and TYPE, then its samples, for the processes in
+ * list: true, or false out of memory. */
+static bool metrics_text(const struct serve_config *cfg, const struct served_process *list,
+                         long n, char **out, size_t *len)
 {
-    struct served_process *list = NULL, one;
-    long n;
-    struct mp_error err;
-    if (rq->pid) {
-        if (targets_lookup(rq->cfg, rq->pid, &one, &err) < 0)
-            return err.kind == MP_ERROR_NO_PROCESS ? 404 : 403;
-        list = &one;
-        n = 1;
-    } else if ((n = targets_list(rq->cfg, &list, &err)) < 0) {
-        return 500;
-    }
     struct collected c = {0};
+    bool ok = true;
     for (size_t m = 0; m < NMETRICS; m++)
-        c.f[m] = open_memstream(&c.lines[m], &c.lens[m]);
-    for (long i = 0; i < n; i++)
-        collect_one(&c, rq->cfg, &list[i]);
+        ok = (c.f[m] = open_memstream(&c.lines[m], &c.lens[m])) && ok;
+    for (long i = 0; ok && i < n; i++)
+        collect_one(&c, cfg, &list[i]);
     FILE *f = open_memstream(out, len);
     for (size_t m = 0; m < NMETRICS; m++) {
-        fclose(c.f[m]);
-        if (c.lens[m] && f)
+        if (c.f[m])
+            fclose(c.f[m]);
+        if (ok && f && c.lens[m])
             fprintf(f, "# HELP %s %s\n# TYPE %s gauge\n%s", metrics[m].name, metrics[m].help,
                     metrics[m].name, c.lines[m]);
         free(c.lines[m]);
     }
-    if (list != &one)
-        free(list);
-    if (!f || fclose(f) != 0)
-        return 500;
-    return 200;
+    if (f && fclose(f) == 0 && ok)
+        return true;
+    free(*out);
+    *out = NULL;
+    return false;
 }
 
 void ep_metrics(const struct serve_request *rq, struct serve_reply *rp)
 {
+    struct served_process *all = NULL;
+    struct mp_error err;
+    long n = 1;
+    /* ?pid=N: the process the router checked against the rules. */
+    if (!rq->pid && (n = targets_list(rq->cfg, &all, &err)) < 0) {
+        reply_error(rp, 500, "%s", err.msg);
+        return;
+    }
     char *text = NULL;
     size_t len = 0;
-    int status = metrics_text(rq, &text, &len);
-    if (status == 200)
+    if (metrics_text(rq->cfg, rq->pid ? &rq->target : all, n, &text, &len))
         reply_body(rp, 200, "text/plain; version=0.0.4; charset=utf-8", text, len);
-    else if (status == 404)
-        reply_error(rp, 404, "no process %d (see /processes for the ones served)",
-                    (int)rq->pid);
-    else if (status == 403)
-        reply_error(rp, 403, "process %d is not one this agent serves", (int)rq->pid);
     else
-        reply_error(rp, 500, "cannot collect the metrics (out of memory, or /proc "
-                    "unreadable)");
-    if (status != 200)
-        free(text);
+        reply_error(rp, 500, "out of memory collecting the metrics");
+    free(all);
 }

@@ -89,8 +89,9 @@ static int pprof_job_run(struct session *s, void *arg)
     }
     if (!d)
         return status;
-    struct pprof_options o = {.allocs_first = j->allocs, .time_nanos = wall_nanos(),
-                              .duration_nanos = j->sampler_run ? o.time_nanos - start : 0};
+    int64_t now = wall_nanos();
+    struct pprof_options o = {.allocs_first = j->allocs, .time_nanos = now,
+                              .duration_nanos = j->sampler_run ? now - start : 0};
     struct mp_error err;
     session_check_inputs(s, d);
     fflush(s->out);
@@ -111,7 +112,8 @@ static void serve_profile(const struct serve_request *rq, struct serve_reply *rp
         return;
     }
     struct worker_reply wr;
-    worker_run(rq->pid, pprof_job_run, j, rq->cfg->request_timeout_s + j->seconds, &wr);
+    worker_run(rq->cfg, rq->pid, pprof_job_run, j, rq->cfg->request_timeout_s + j->seconds,
+               &wr);
     reply_from_worker(rp, &wr, "application/octet-stream");
     rp->go_pprof = true;
 }

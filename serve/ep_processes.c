@@ -90,6 +90,6 @@ static int list_job(struct session *s, void *arg)
 void ep_processes(const struct serve_request *rq, struct serve_reply *rp)
 {
     struct worker_reply wr;
-    worker_run(0, list_job, (void *)rq->cfg, rq->cfg->request_timeout_s * 4, &wr);
+    worker_run(rq->cfg, 0, list_job, (void *)rq->cfg, rq->cfg->request_timeout_s * 4, &wr);
     reply_from_worker(rp, &wr, "application/json");
 }

@@ -155,6 +155,12 @@ static const struct route *route_request(struct MHD_Connection *c, const char *u
                     r->path);
         return NULL;
     }
+    /* Every endpoint that names a process: one the rules allow. */
+    struct mp_error err;
+    if (rq->pid && targets_lookup(rq->cfg, rq->pid, &rq->target, &err) < 0) {
+        reply_error(rp, err.kind == MP_ERROR_NO_PROCESS ? 404 : 403, "%s", err.msg);
+        return NULL;
+    }
     return r;
 }
 
@@ -178,6 +184,19 @@ static double now_s(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* One line per request on stderr: the client, what it asked (escaped: the
+ * method and path are the client's bytes), the answer and its time. */
+static void log_request(const struct serve_request *rq, const char *method, const char *url,
+                        int status, double seconds)
+{
+    char mb[TEXT_ESCAPE_BUF], ub[TEXT_ESCAPE_BUF], pid[24] = "";
+    if (rq->pid)
+        snprintf(pid, sizeof pid, " pid %d", (int)rq->pid);
+    fprintf(stderr, "memprof serve: %s %s %s%s -> %d (%.0f ms)\n", rq->client,
+            text_escape(method, mb, sizeof mb), text_escape(url, ub, sizeof ub), pid, status,
+            seconds * 1e3);
 }
 
 static enum MHD_Result send_reply(struct MHD_Connection *c, struct serve_reply *rp)
@@ -239,12 +258,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     const struct route *r = route_request(c, url, method, &rq, &rp);
     if (r)
         r->handle(&rq, &rp);
-    if (!h->cfg->quiet || (r && r->control)) {
-        char ub[TEXT_ESCAPE_BUF];
-        fprintf(stderr, "memprof serve: %s %s %s%s%.0d -> %d (%.0f ms)\n", client,
-                method, text_escape(url, ub, sizeof ub), rq.pid ? " pid " : "",
-                (int)rq.pid, rp.status, (now_s() - t0) * 1e3);
-    }
+    if (!h->cfg->quiet || (r && r->control))
+        log_request(&rq, method, url, rp.status, now_s() - t0);
     return send_reply(c, &rp);
 }
 

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "serve/targets.h"
 #include "session/attach_process.h"
 #include "session/say.h"
 
@@ -25,6 +27,29 @@
  * at 255, HTTP statuses do not. */
 static const int exit_status_http[] = {200, 500, 400, 403, 404, 409, 422, 503, 504};
 #define NSTATUS (sizeof exit_status_http / sizeof *exit_status_http)
+
+/* MEMPROF_TEST_WORKER_STALL=SECONDS: a worker waits that long after its
+ * work, still attached (a sampler run's sampler still in), so that the
+ * tests can reach the time limit and its SIGKILL. */
+static void stall_for_tests(void)
+{
+    const char *v = getenv("MEMPROF_TEST_WORKER_STALL");
+    struct timespec left = {.tv_sec = v ? atoi(v) : 0};
+    while (left.tv_sec > 0 && nanosleep(&left, &left) < 0 && errno == EINTR)
+        ;
+}
+
+/* A reply's message (malloc'd, or NULL out of memory). */
+static char *message(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *message(const char *fmt, ...)
+{
+    va_list ap;
+    char *m;
+    va_start(ap, fmt);
+    int n = vasprintf(&m, fmt, ap);
+    va_end(ap);
+    return n < 0 ? NULL : m;
+}
 
 static int exit_code_of(int http)
 {
@@ -44,32 +69,47 @@ static int http_of_error(const struct mp_error *err)
     }
 }
 
+/* Attach to pid, then check it against the rules: 200, or the error's
+ * status after saying it. */
+static int attach(struct session *s, const struct serve_config *cfg, pid_t pid)
+{
+    struct mp_error err;
+    struct served_process sp;
+    if (session_attach_process(s, pid, &err) == 0 &&
+        targets_lookup(cfg, pid, &sp, &err) == 0)
+        return 200;
+    say_error("%s", err.msg);
+    return http_of_error(&err);
+}
+
 /* The child: fds 3 (body) and 2 (what it says) and nothing else of the
- * agent's (its listening socket, its connections). */
-static void __attribute__((noreturn)) child(pid_t pid, worker_job job, void *arg,
-                                            int body_fd, int said_fd)
+ * agent's (its listening socket, its connections).  The stop signals stay
+ * blocked: a SIGTERM or Ctrl-C meant for the agent (sent to its process
+ * group, or its cgroup by systemd) must not cut a worker in the middle of
+ * a run, whose sampler would then stay in; the agent waits for its workers,
+ * and kills one only at its time limit. */
+static void __attribute__((noreturn)) child(const struct serve_config *cfg, pid_t pid,
+                                            worker_job job, void *arg, int body_fd,
+                                            int said_fd)
 {
     if (dup2(said_fd, STDERR_FILENO) < 0 || dup2(body_fd, 3) < 0)
         _exit(exit_code_of(500));
     close_range(4, ~0U, 0);
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, NULL);
+    sigset_t stop;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGTERM);
+    sigaddset(&stop, SIGINT);
+    sigaddset(&stop, SIGHUP);
+    sigprocmask(SIG_SETMASK, &stop, NULL);
     signal(SIGPIPE, SIG_IGN);
     FILE *out = fdopen(3, "w");
     if (!out)
         _exit(exit_code_of(500));
     struct session s = {.out = out, .quiet = true};
-    int status = 200;
-    if (pid > 0) {
-        struct mp_error err;
-        if (session_attach_process(&s, pid, &err) < 0) {
-            say_error("%s", err.msg);
-            status = http_of_error(&err);
-        }
-    }
+    int status = pid > 0 ? attach(&s, cfg, pid) : 200;
     if (status == 200)
         status = job(&s, arg);
+    stall_for_tests();
     session_detach_process(&s, "the request ended", status >= 400);
     session_free(&s);
     if (fflush(out) != 0)
@@ -125,8 +165,8 @@ static int wait_child(pid_t child_pid, unsigned timeout_s, int *died_by)
     return WIFEXITED(st) ? WEXITSTATUS(st) : -2;
 }
 
-int worker_run(pid_t pid, worker_job job, void *arg, unsigned timeout_s,
-               struct worker_reply *r)
+int worker_run(const struct serve_config *cfg, pid_t pid, worker_job job, void *arg,
+               unsigned timeout_s, struct worker_reply *r)
 {
     *r = (struct worker_reply){0};
     int body_fd = memfd_create("memprof-serve-body", MFD_CLOEXEC);
@@ -134,18 +174,20 @@ int worker_run(pid_t pid, worker_job job, void *arg, unsigned timeout_s,
     if (body_fd < 0 || said_fd < 0) {
         if (body_fd >= 0)
             close(body_fd);
+        if (said_fd >= 0)
+            close(said_fd);
         r->status = 500;
-        asprintf(&r->said, "memprof: cannot start a worker: %s\n", strerror(errno));
+        r->said = message("memprof: cannot start a worker: %s\n", strerror(errno));
         return -1;
     }
     pid_t c = fork();
     if (c == 0)
-        child(pid, job, arg, body_fd, said_fd);
+        child(cfg, pid, job, arg, body_fd, said_fd);
     int rc = 0, died_by = 0;
     if (c < 0) {
         r->status = 503;
-        asprintf(&r->said, "memprof: cannot start a worker (fork: %s); try again\n",
-                 strerror(errno));
+        r->said = message("memprof: cannot start a worker (fork: %s); try again\n",
+                          strerror(errno));
         rc = -1;
     } else {
         int code = wait_child(c, timeout_s, &died_by);
@@ -154,13 +196,14 @@ int worker_run(pid_t pid, worker_job job, void *arg, unsigned timeout_s,
         if (code == -1) {
             r->status = 504;
             free(r->said);
-            asprintf(&r->said, "memprof: the work in process %d took longer than %u s and "
-                     "was ended (its stop restores the thread itself)\n", (int)pid, timeout_s);
+            r->said = message("memprof: the work in process %d took longer than %u s and was "
+                              "ended (a stop under way restores its thread itself)\n",
+                              (int)pid, timeout_s);
         } else if (code < 0 || (size_t)code >= NSTATUS) {
             r->status = 500;
             free(r->said);
-            asprintf(&r->said, "memprof: the worker for process %d died (%s); the agent "
-                     "goes on\n", (int)pid, died_by ? strsignal(died_by) : "bad exit");
+            r->said = message("memprof: the worker for process %d died (%s); the agent goes "
+                              "on\n", (int)pid, died_by ? strsignal(died_by) : "bad exit");
         } else {
             r->status = exit_status_http[code];
         }

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "serve/config.h"
 #include "session/session.h"
 
 /* What a worker answers: an HTTP status, the body it wrote, and what it
@@ -28,12 +29,14 @@ struct worker_reply {
 typedef int (*worker_job)(struct session *s, void *arg);
 
 /* Run job in a worker, attached to pid first unless pid is 0, for at most
- * timeout_s seconds.  Statuses the worker cannot give itself: 404 (no
- * such process), 503 (another memprof holds it), 403 (not permitted), 504
- * (time limit: the worker was killed), 500 (the worker died).  0, or -1
- * when no worker could be started (r->said says why). */
-int worker_run(pid_t pid, worker_job job, void *arg, unsigned timeout_s,
-               struct worker_reply *r);
+ * timeout_s seconds.  Once attached, the worker checks the process against
+ * cfg's rules again: the router checked the pid before the fork, when it
+ * could still have been reused.  Statuses the job does not give: 404 (no
+ * such process), 503 (another memprof holds it), 403 (not permitted, or
+ * not served), 504 (time limit: the worker was killed), 500 (the worker
+ * died).  0, or -1 when no worker could be started (r->said says why). */
+int worker_run(const struct serve_config *cfg, pid_t pid, worker_job job, void *arg,
+               unsigned timeout_s, struct worker_reply *r);
 void worker_reply_free(struct worker_reply *r);
 
 #endif

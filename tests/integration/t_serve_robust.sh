@@ -2,13 +2,15 @@
 # line, headers past the bound, a body, repeated, unknown and overlong
 # parameters, a pid that is no number, a method or path it lacks, a
 # change without --allow-control, a process another memprof holds (503
-# with Retry-After, not a wait), a process dying mid-run -- each answered with its 4xx/5xx while the
+# with Retry-After, not a wait), a process dying mid-run, a process the
+# rules leave out (every endpoint), a worker past its time limit -- each answered with its 4xx/5xx while the
 # agent keeps serving; then SIGTERM in the middle of a sampler run: the
 # run ends, the sampler comes out, the agent exits 0.
 . "$SRCDIR/tests/integration/lib.sh"
 
 CONF= start_target glibc_live
 GL=$PID
+GL_OUT=$TARGET_OUT
 start_serve --allow-control
 PORT=${SERVE_URL##*:}
 raw() {     # raw BYTES: what the agent answers on a bare connection (status line)
@@ -80,6 +82,39 @@ kill -9 "$DOOMED"
 wait "$POST"
 check "a process dying mid-run: a 4xx/5xx answer, not a profile" sh -c "! gzip -t '$WORK/body' 2>/dev/null && [ -s '$WORK/body' ]"
 check "still serving" serving
+
+# The rules hold for every endpoint that names a process, pprof's too.
+start_serve --allow-control --target "comm=no-such-command"
+for ep in "GET /metrics?pid=$GL" "GET /debug/pprof/heap?pid=$GL" "POST /debug/pprof/heap?pid=$GL&seconds=1"; do
+    http $ep
+    check "a process the rules leave out: ${ep%%\?*} is 403" status_is 403
+done
+check "the index lists the endpoints, its text escaped for HTML" \
+    sh -c "curl -s '$SERVE_URL/' | grep -q 'pid=N&amp;seconds=S'"
+kill -TERM "$SERVE_PID"
+wait "$SERVE_PID"
+
+# A worker past its time limit (made to stall after its work, the sampler
+# still in): 504, the worker killed, the agent serving on; the orphaned
+# sampler stops sampling on its own, and the next run removes it.
+MEMPROF_TEST_WORKER_STALL=600 start_serve --allow-control --timeout 1
+http POST "/debug/pprof/heap?pid=$GL&seconds=1"
+check "a worker past its time limit: 504" status_is 504
+check "saying it took longer than 2 s" body_has 'took longer than 2 s'
+check "still serving" serving
+check "glibc_live is alive and untraced" sh -c "kill -0 $GL && [ \$(awk '/^TracerPid/ {print \$2}' /proc/$GL/status) = 0 ]"
+# it notices at its next sample: one round of allocations
+kill -USR1 "$GL"
+wait_until 20 "glibc_live's round" grep -q '^round 1 done' "$GL_OUT"
+wait_until 20 "the orphaned sampler to stop sampling on its own" sampler_state_is "$GL" 2
+kill -TERM "$SERVE_PID"
+wait "$SERVE_PID"
+start_serve --allow-control
+http POST "/debug/pprof/heap?pid=$GL&seconds=1"
+check "the next run over the orphaned sampler: 200" status_is 200
+check "after it, no call-table slot points into a sampler" [ "$(got_into_sampler "$GL")" = 0 ]
+kill -TERM "$SERVE_PID"
+wait "$SERVE_PID"
 
 # A change needs --allow-control.
 start_serve
