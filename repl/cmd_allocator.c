@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "lib/base/text_escape.h"
+#include "session/process_files.h"
 
 /* Above this much anonymous memory, a glibc purge is announced first:
  * malloc_trim walks every free chunk of every arena under its lock. */
@@ -149,7 +150,7 @@ static const char *purge_call(enum allocator_kind k)
 static void long_purge_note(struct session *s)
 {
     uint64_t anon;
-    if (s->alloc.kind != ALLOCATOR_GLIBC || !memory_proc_value(s, "status", "RssAnon", &anon) ||
+    if (s->alloc.kind != ALLOCATOR_GLIBC || !process_file_value(s, "status", "RssAnon", &anon) ||
         anon < LONG_TRIM_BYTES)
         return;
     say_status(s, "note: malloc_trim(0) walks every free chunk of every arena, holding "
@@ -188,14 +189,14 @@ int allocator_purge_run(struct session *s, bool json)
     }
     long_purge_note(s);
     uint64_t before = 0, after = 0;
-    bool rss_known = memory_proc_value(s, "status", "VmRSS", &before);
+    bool rss_known = process_file_value(s, "status", "VmRSS", &before);
     struct allocator_purge p;
     struct mp_error err;
     if (allocator_purge(s->target, &s->alloc, &p, &err) < 0) {
         say_error("%s", err.msg);
         return -1;
     }
-    rss_known = memory_proc_value(s, "status", "VmRSS", &after) && rss_known;
+    rss_known = process_file_value(s, "status", "VmRSS", &after) && rss_known;
     double pause = target_pauses(s->target)->last_us;
     if (json) {
         purge_json(s, &p, rss_known, before, after);

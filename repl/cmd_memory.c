@@ -25,74 +25,21 @@
 #include "allocator/jemalloc/mallctl.h"
 #include "lib/proc/procmem.h"
 #include "lib/base/safe_open.h"
+#include "lib/base/file_read.h"
 #include "lib/base/text_escape.h"
 #include "repl/cmd_memory.h"
+#include "session/jemalloc_summary.h"
 #include "session/json_answer.h"
+#include "session/process_files.h"
 #include "repl/options.h"
 
 
 /* ---- the kernel's files ---- */
 
-/* A whole file read through fd (at most max bytes: the rest is cut). */
-static char *fd_slurp(int fd, size_t max, size_t *len)
-{
-    size_t cap = 65536, n = 0;
-    char *buf = malloc(cap + 1);
-    while (buf) {
-        if (n == cap) {
-            if (cap >= max)
-                break;
-            cap *= 2;
-            char *b = realloc(buf, cap + 1);
-            if (!b) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = b;
-        }
-        ssize_t r = read(fd, buf + n, cap - n);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            break;
-        n += (size_t)r;
-    }
-    if (buf) {
-        buf[n] = 0;
-        *len = n;
-    }
-    return buf;
-}
-
-/* A file of the process's /proc directory (as a live thread reaches it);
- * NULL when it cannot be read. */
-static char *proc_file(struct session *s, const char *name, size_t *len)
-{
-    char dir[96], path[160];
-    target_proc_dir(s->target, dir, sizeof dir);
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return NULL;
-    char *text = fd_slurp(fd, 256u << 20, len);
-    close(fd);
-    return text;
-}
-
-bool memory_proc_value(struct session *s, const char *file, const char *key, uint64_t *v)
-{
-    size_t len;
-    char *text = proc_file(s, file, &len);
-    bool ok = text && procmem_field(text, len, key, v);
-    free(text);
-    return ok;
-}
-
 static bool proc_faults(struct session *s, uint64_t *minflt, uint64_t *majflt)
 {
     size_t len;
-    char *text = proc_file(s, "stat", &len);
+    char *text = process_file(s, "stat", &len);
     bool ok = text && procmem_stat_faults(text, len, minflt, majflt);
     free(text);
     return ok;
@@ -102,7 +49,7 @@ static bool proc_faults(struct session *s, uint64_t *minflt, uint64_t *majflt)
 static bool proc_number(struct session *s, const char *file, int64_t *v)
 {
     size_t len;
-    char *text = proc_file(s, file, &len), *end;
+    char *text = process_file(s, file, &len), *end;
     bool ok = false;
     if (text) {
         long long n = strtoll(text, &end, 10);
@@ -113,49 +60,7 @@ static bool proc_number(struct session *s, const char *file, int64_t *v)
     return ok;
 }
 
-/* ---- jemalloc's figures, in one stop ---- */
-
-struct je_figures {
-    bool stats;                /* config.stats: the stats.* below are real */
-    uint64_t allocated, active, metadata, resident, mapped, retained;
-    unsigned narenas;
-};
-
-static const char *const figure_names[] = {
-    "stats.allocated", "stats.active", "stats.metadata", "stats.resident",
-    "stats.mapped", "stats.retained",
-};
-#define NFIGURES (sizeof figure_names / sizeof *figure_names)
-
-/* epoch, then the stats.* and arenas.narenas; extra calls (may be NULL)
- * run first in the same stop. */
-static int je_read(struct session *s, struct mallctl_call *extra, size_t nextra,
-                   struct je_figures *f)
-{
-    struct mallctl_call calls[16];
-    uint64_t one = 1;
-    size_t n = 0;
-    memset(f, 0, sizeof *f);
-    for (size_t i = 0; i < nextra; i++)
-        calls[n++] = extra[i];
-    size_t first = n;
-    calls[n++] = (struct mallctl_call){.name = "epoch", .new = &one, .newlen = sizeof one};
-    uint64_t *dst[NFIGURES] = {&f->allocated, &f->active, &f->metadata, &f->resident,
-                               &f->mapped, &f->retained};
-    for (size_t i = 0; i < NFIGURES; i++)
-        calls[n++] = (struct mallctl_call){.name = figure_names[i], .old = dst[i],
-                                           .oldlen = sizeof(size_t)};
-    calls[n++] = (struct mallctl_call){.name = "arenas.narenas", .old = &f->narenas,
-                                       .oldlen = sizeof f->narenas};
-    if (control_run_calls(s, calls, n))
-        return -1;
-    for (size_t i = 0; i < nextra; i++)
-        extra[i] = calls[i];
-    if (calls[n - 1].ret)
-        return control_mallctl_failed(s, "arenas.narenas", calls[n - 1].ret, false);
-    f->stats = calls[first].ret == 0 && calls[first + 1].ret == 0;
-    return 0;
-}
+/* ---- jemalloc's figures ---- */
 
 static const char *no_stats_why =
     "jemalloc in this process was built without statistics (config.stats is "
@@ -234,20 +139,20 @@ int cmd_purge(struct session *s, int argc, char **argv)
     unsigned arena = MALLCTL_ARENAS_ALL;
     if (!all && parse_arena(pos[0], &arena))
         return -1;
-    struct je_figures before, after;
+    struct jemalloc_summary before, after;
     uint64_t rss_before = 0, rss_after = 0;
-    if (je_read(s, NULL, 0, &before) || (!all && arena_exists(s, arena, before.narenas)))
+    if (jemalloc_summary_read(s, NULL, 0, &before) || (!all && arena_exists(s, arena, before.narenas)))
         return -1;
-    bool rss_known = memory_proc_value(s, "status", "VmRSS", &rss_before);
+    bool rss_known = process_file_value(s, "status", "VmRSS", &rss_before);
     char name[48];
     snprintf(name, sizeof name, "arena.%u.purge", arena);
     struct mallctl_call purge = {.name = name};
-    if (je_read(s, &purge, 1, &after))
+    if (jemalloc_summary_read(s, &purge, 1, &after))
         return -1;
     if (purge.ret)
         return control_mallctl_failed(s, name, purge.ret, true);
     double pause = last_pause_us(s);
-    rss_known = memory_proc_value(s, "status", "VmRSS", &rss_after) && rss_known;
+    rss_known = process_file_value(s, "status", "VmRSS", &rss_after) && rss_known;
     if (json) {
         json_object *o = json_object_new_object();
         if (all)
@@ -321,8 +226,8 @@ int cmd_decay(struct session *s, int argc, char **argv)
             return -1;
     if (npos == 1)
         want[1] = want[0];
-    struct je_figures f;
-    if (je_read(s, NULL, 0, &f))
+    struct jemalloc_summary f;
+    if (jemalloc_summary_read(s, NULL, 0, &f))
         return -1;
     /* Per arena i (then the default of new arenas, arenas.*): dirty, muzzy.
      * An arena not yet initialized answers EFAULT: it is left out. */
@@ -426,7 +331,7 @@ static int cgroup_dir(struct session *s, char *path, size_t pathlen, char *why,
         return -1;
     }
     size_t len;
-    char *text = proc_file(s, "cgroup", &len);
+    char *text = process_file(s, "cgroup", &len);
     bool ok = text && procmem_cgroup_path(text, len, path, pathlen);
     free(text);
     if (!ok) {
@@ -459,7 +364,7 @@ static bool cgroup_value(int dirfd, const char *file, const char *key, uint64_t 
     if (fd < 0)
         return false;
     size_t len;
-    char *text = fd_slurp(fd, 1 << 16, &len);
+    char *text = file_read_fd(fd, 1 << 16, &len);
     close(fd);
     bool ok = false;
     if (text && key) {
@@ -482,7 +387,7 @@ struct memory_view {
     double minflt_rate, majflt_rate, interval;
     int64_t oom_score, oom_score_adj;
     bool oom;
-    struct je_figures je;
+    struct jemalloc_summary je;
     struct allocator_stats other; /* another allocator's (have_other) */
     bool have_other;
     char other_why[1024];
@@ -494,7 +399,7 @@ struct memory_view {
 static void memory_read(struct session *s, struct memory_view *m)
 {
     size_t len;
-    char *r = proc_file(s, "smaps_rollup", &len);
+    char *r = process_file(s, "smaps_rollup", &len);
     m->rollup = r && procmem_field(r, len, "Rss", &m->rss);
     if (m->rollup) {
         procmem_field(r, len, "Pss", &m->pss);
@@ -504,7 +409,7 @@ static void memory_read(struct session *s, struct memory_view *m)
         procmem_field(r, len, "Swap", &m->swap);
     }
     free(r);
-    char *st = proc_file(s, "status", &len);
+    char *st = process_file(s, "status", &len);
     m->status = st && procmem_field(st, len, "VmHWM", &m->hwm);
     if (m->status) {
         procmem_field(st, len, "RssAnon", &m->rss_anon);
@@ -538,7 +443,7 @@ static void memory_read(struct session *s, struct memory_view *m)
 }
 
 static void maps_json(json_object *o, const struct procmem_groups *g,
-                      const struct je_figures *je)
+                      const struct jemalloc_summary *je)
 {
     json_object *arr = json_object_new_array();
     for (size_t i = 0; i < g->n; i++) {
@@ -568,7 +473,7 @@ static int by_rss(const void *a, const void *b)
 }
 
 static void maps_text(struct session *s, const struct procmem_groups *g,
-                      const struct je_figures *je)
+                      const struct jemalloc_summary *je)
 {
     const char *heap = s->alloc.kind == ALLOCATOR_JEMALLOC ? "jemalloc"
                        : s->alloc.kind == ALLOCATOR_UNKNOWN ? "the allocator"
@@ -801,7 +706,7 @@ int cmd_memory(struct session *s, int argc, char **argv)
     }
     struct memory_view m;
     memset(&m, 0, sizeof m);
-    if (s->alloc.kind == ALLOCATOR_JEMALLOC ? je_read(s, NULL, 0, &m.je)
+    if (s->alloc.kind == ALLOCATOR_JEMALLOC ? jemalloc_summary_read(s, NULL, 0, &m.je)
                                             : other_read(s, &m))
         return -1;
     m.faults = proc_faults(s, &m.minflt, &m.majflt);
@@ -830,7 +735,7 @@ int cmd_memory(struct session *s, int argc, char **argv)
     struct procmem_groups g = {0}, *gp = NULL;
     if (opts[1].given) {
         size_t len;
-        char *text = proc_file(s, "smaps", &len);
+        char *text = process_file(s, "smaps", &len);
         if (!text || procmem_smaps_groups(text, len, &g) < 0) {
             free(text);
             say_error("cannot read /proc/%d/smaps: is the process gone?",
@@ -1008,8 +913,8 @@ static void summary_plan(struct reads *r, struct summary_at *at, unsigned narena
 {
     at->epoch = reads_add(r, "epoch");
     at->totals = r->n;
-    for (size_t i = 0; i < NFIGURES; i++)
-        reads_add(r, "%s", figure_names[i]);
+    for (size_t i = 0; i < JEMALLOC_SUMMARY_NFIG; i++)
+        reads_add(r, "%s", jemalloc_summary_names[i]);
     at->pdirty = reads_add(r, "stats.arenas.%u.pdirty", MALLCTL_ARENAS_ALL);
     at->pmuzzy = reads_add(r, "stats.arenas.%u.pmuzzy", MALLCTL_ARENAS_ALL);
     at->large_all = reads_add(r, "stats.arenas.%u.large.allocated", MALLCTL_ARENAS_ALL);

@@ -21,10 +21,6 @@ int memory_parse_size(const char *opt, const char *text, size_t *size);
 /* a - b, or 0 when b is larger (figures read at different instants). */
 uint64_t memory_minus(uint64_t a, uint64_t b);
 
-/* A field of a file in the process's /proc directory ("status", "VmRSS"),
- * in bytes when the file gives kB; false when it cannot be read. */
-bool memory_proc_value(struct session *s, const char *file, const char *key, uint64_t *v);
-
 /* stats and purge of a process whose allocator is not jemalloc
  * (cmd_allocator.c), after cmd_stats and cmd_purge parsed their options. */
 int allocator_stats_show(struct session *s, bool summary, bool json);

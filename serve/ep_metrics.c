@@ -13,10 +13,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "allocator/jemalloc/jemalloc.h"
 #include "lib/base/text_escape.h"
 #include "lib/proc/procmem.h"
-#include "session/control.h"
+#include "session/jemalloc_summary.h"
+#include "session/process_files.h"
 #include "session/say.h"
 #include "serve/targets.h"
 #include "serve/worker.h"
@@ -62,65 +62,49 @@ static void sample(FILE *out, const char *name, uint64_t v)
 
 static void process_memory(struct session *s)
 {
-    char path[64], buf[8192];
-    snprintf(path, sizeof path, "/proc/%d/status", (int)target_pid(s->target));
-    FILE *f = fopen(path, "re");
-    if (!f)
-        return;
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
     static const char *const keys[][2] = {
         {"VmRSS", "memprof_process_resident_bytes"},
         {"RssAnon", "memprof_process_resident_anon_bytes"},
         {"VmSwap", "memprof_process_swap_bytes"},
         {"VmSize", "memprof_process_virtual_bytes"},
     };
-    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
+    size_t len;
+    char *status = process_file(s, "status", &len);
+    for (size_t i = 0; status && i < sizeof keys / sizeof *keys; i++) {
         uint64_t v;
-        if (procmem_field(buf, n, keys[i][0], &v))
+        if (procmem_field(status, len, keys[i][0], &v))
             sample(s->out, keys[i][1], v);
     }
+    free(status);
 }
 
-/* jemalloc's figures in one stop: epoch, then the reads. */
+/* jemalloc's figures (one stop), with its profiler's settings. */
 static int jemalloc_figures(struct session *s)
 {
-    static const char *const names[][2] = {
-        {"stats.allocated", "jemalloc_allocated_bytes"},
-        {"stats.active", "jemalloc_active_bytes"},
-        {"stats.metadata", "jemalloc_metadata_bytes"},
-        {"stats.resident", "jemalloc_resident_bytes"},
-        {"stats.mapped", "jemalloc_mapped_bytes"},
-        {"stats.retained", "jemalloc_retained_bytes"},
-        {"stats.arenas.4096.pdirty", "jemalloc_dirty_bytes"},
-        {"stats.arenas.4096.pmuzzy", "jemalloc_muzzy_bytes"},
-    };
-    enum { NFIG = sizeof names / sizeof *names };
-    uint64_t one = 1, v[NFIG] = {0}, page = 0, lg = 0;
     bool active = false;
-    struct mallctl_call calls[NFIG + 4];
-    size_t n = 0;
-    calls[n++] = (struct mallctl_call){.name = "epoch", .new = &one, .newlen = sizeof one};
-    calls[n++] = (struct mallctl_call){.name = "arenas.page", .old = &page, .oldlen = sizeof page};
-    for (size_t i = 0; i < NFIG; i++)
-        calls[n++] = (struct mallctl_call){.name = names[i][0], .old = &v[i],
-                                           .oldlen = sizeof v[i]};
-    calls[n++] = (struct mallctl_call){.name = "prof.active", .old = &active,
-                                       .oldlen = sizeof active};
-    calls[n++] = (struct mallctl_call){.name = "prof.lg_sample", .old = &lg, .oldlen = sizeof lg};
-    if (control_run_calls(s, calls, n))
+    uint64_t lg = 0;
+    struct mallctl_call prof[] = {
+        {.name = "prof.active", .old = &active, .oldlen = sizeof active},
+        {.name = "prof.lg_sample", .old = &lg, .oldlen = sizeof lg},
+    };
+    struct jemalloc_summary f;
+    if (jemalloc_summary_read(s, prof, 2, &f))
         return -1;
-    for (size_t i = 0; i < NFIG; i++) {
-        if (calls[2 + i].ret)
-            continue;       /* built without statistics (config.stats false) */
-        bool pages = i >= 6;
-        if (pages && calls[1].ret)
-            continue;
-        sample(s->out, names[i][1], pages ? v[i] * page : v[i]);
+    if (f.stats) {          /* else built without statistics (config.stats) */
+        sample(s->out, "jemalloc_allocated_bytes", f.allocated);
+        sample(s->out, "jemalloc_active_bytes", f.active);
+        sample(s->out, "jemalloc_metadata_bytes", f.metadata);
+        sample(s->out, "jemalloc_resident_bytes", f.resident);
+        sample(s->out, "jemalloc_mapped_bytes", f.mapped);
+        sample(s->out, "jemalloc_retained_bytes", f.retained);
     }
-    if (calls[n - 2].ret == 0)       /* built with profiling (config.prof) */
+    if (f.pages) {
+        sample(s->out, "jemalloc_dirty_bytes", f.dirty);
+        sample(s->out, "jemalloc_muzzy_bytes", f.muzzy);
+    }
+    if (prof[0].ret == 0)       /* built with profiling (config.prof) */
         sample(s->out, "jemalloc_prof_active", active);
-    if (calls[n - 1].ret == 0)
+    if (prof[1].ret == 0)
         sample(s->out, "jemalloc_prof_sample_interval_bytes", UINT64_C(1) << (lg & 63));
     return 0;
 }

@@ -16,23 +16,20 @@
 #include <unistd.h>
 
 #include "lib/base/array.h"
+#include "lib/base/file_read.h"
 #include "lib/proc/procmem.h"
 
-static ssize_t read_proc_file(pid_t pid, const char *what, char *buf, size_t cap)
+/* /proc/PID/WHAT, whole (a few KiB at most); NULL when unreadable. */
+static char *proc_text(pid_t pid, const char *what, size_t *len)
 {
     char path[64];
     snprintf(path, sizeof path, "/proc/%d/%s", (int)pid, what);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-        return -1;
-    ssize_t n = read(fd, buf, cap - 1);
-    int saved = errno;
+        return NULL;
+    char *text = file_read_fd(fd, 1 << 16, len);
     close(fd);
-    errno = saved;
-    if (n < 0)
-        return -1;
-    buf[n] = '\0';
-    return n;
+    return text;
 }
 
 static void user_name(uid_t uid, char *buf, size_t len)
@@ -60,13 +57,13 @@ static bool rule_matches(const struct serve_rule *r, const struct served_process
  * serves (a kernel thread, memprof or one of its workers), -1 when gone. */
 static int read_process(pid_t pid, struct served_process *p)
 {
-    char status[4096];
-    ssize_t n = read_proc_file(pid, "status", status, sizeof status);
-    if (n < 0)
-        return -1;
+    size_t len;
+    char *status = proc_text(pid, "status", &len);
     uint64_t uid, ppid;
-    if (!procmem_field(status, (size_t)n, "Uid", &uid) ||
-        !procmem_field(status, (size_t)n, "PPid", &ppid))
+    bool read = status && procmem_field(status, len, "Uid", &uid) &&
+                procmem_field(status, len, "PPid", &ppid);
+    free(status);
+    if (!read)
         return -1;
     if (pid == getpid() || (pid_t)ppid == getpid())
         return 0;
@@ -77,10 +74,12 @@ static int read_process(pid_t pid, struct served_process *p)
     if (m < 0 && errno == ENOENT)
         return 0;           /* a kernel thread (or gone) */
     p->exe[m > 0 ? m : 0] = '\0';
-    n = read_proc_file(pid, "comm", p->comm, sizeof p->comm);
-    if (n < 0)
+    char *comm = proc_text(pid, "comm", &len);
+    if (!comm)
         return -1;
-    p->comm[strcspn(p->comm, "\n")] = '\0';
+    comm[strcspn(comm, "\n")] = '\0';
+    snprintf(p->comm, sizeof p->comm, "%s", comm);
+    free(comm);
     user_name(p->uid, p->user, sizeof p->user);
     return 1;
 }
