@@ -15,6 +15,7 @@
 #include "lib/base/version.h"
 #include "serve/http.h"
 #include "serve/targets.h"
+#include "serve/worker.h"
 
 static const char usage_text[] =
     "usage: memprof serve [--listen ADDR:PORT] [--target RULE]... [--allow-control]\n"
@@ -147,10 +148,7 @@ int serve_main(int argc, char **argv)
     /* The stop signals are taken by sigwait here; blocked before the
      * first thread starts, so that none of libmicrohttpd's gets them. */
     sigset_t stop;
-    sigemptyset(&stop);
-    sigaddset(&stop, SIGTERM);
-    sigaddset(&stop, SIGINT);
-    sigaddset(&stop, SIGHUP);
+    worker_stop_signals(&stop);
     pthread_sigmask(SIG_BLOCK, &stop, NULL);
     signal(SIGPIPE, SIG_IGN);
     struct mp_error err;

@@ -69,6 +69,14 @@ static int http_of_error(const struct mp_error *err)
     }
 }
 
+void worker_stop_signals(sigset_t *set)
+{
+    sigemptyset(set);
+    sigaddset(set, SIGTERM);
+    sigaddset(set, SIGINT);
+    sigaddset(set, SIGHUP);
+}
+
 /* Attach to pid, then check it against the rules: 200, or the error's
  * status after saying it. */
 static int attach(struct session *s, const struct serve_config *cfg, pid_t pid)
@@ -96,10 +104,7 @@ static void __attribute__((noreturn)) child(const struct serve_config *cfg, pid_
         _exit(exit_code_of(500));
     close_range(4, ~0U, 0);
     sigset_t stop;
-    sigemptyset(&stop);
-    sigaddset(&stop, SIGTERM);
-    sigaddset(&stop, SIGINT);
-    sigaddset(&stop, SIGHUP);
+    worker_stop_signals(&stop);
     sigprocmask(SIG_SETMASK, &stop, NULL);
     signal(SIGPIPE, SIG_IGN);
     FILE *out = fdopen(3, "w");

@@ -7,6 +7,7 @@
 #ifndef MEMPROF_SERVE_WORKER_H
 #define MEMPROF_SERVE_WORKER_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <sys/types.h>
@@ -38,5 +39,9 @@ typedef int (*worker_job)(struct session *s, void *arg);
 int worker_run(const struct serve_config *cfg, pid_t pid, worker_job job, void *arg,
                unsigned timeout_s, struct worker_reply *r);
 void worker_reply_free(struct worker_reply *r);
+
+/* The signals that end the agent (SIGTERM, SIGINT, SIGHUP): it takes them
+ * with sigwait, and its workers keep them blocked. */
+void worker_stop_signals(sigset_t *set);
 
 #endif
