@@ -148,7 +148,7 @@ static char *read_all(int fd, size_t *len)
  * status, or -1 when it was killed at the limit. */
 static int wait_child(pid_t child_pid, unsigned timeout_s, int *died_by)
 {
-    int pidfd = pidfd_open(child_pid, 0);
+    int pidfd = pidfd_open(child_pid, 0), st;
     bool timed_out = false;
     if (pidfd >= 0) {
         struct pollfd p = {.fd = pidfd, .events = POLLIN};
@@ -158,12 +158,23 @@ static int wait_child(pid_t child_pid, unsigned timeout_s, int *died_by)
         while (n < 0 && errno == EINTR);
         timed_out = n == 0;
         close(pidfd);
+    } else {
+        /* No descriptor to spare: poll the child's state instead, bounded
+         * the same. */
+        struct timespec tick = {.tv_nsec = 20 * 1000 * 1000};
+        unsigned ticks = timeout_s * 50;
+        pid_t got;
+        while ((got = waitpid(child_pid, &st, WNOHANG | __WALL)) == 0 && ticks--)
+            nanosleep(&tick, NULL);
+        if (got == child_pid)
+            goto reaped;
+        timed_out = got == 0;
     }
     if (timed_out)
         kill(child_pid, SIGKILL);
-    int st;
     while (waitpid(child_pid, &st, __WALL) < 0 && errno == EINTR)
         ;
+reaped:
     *died_by = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
     if (timed_out)
         return -1;
@@ -177,12 +188,13 @@ int worker_run(const struct serve_config *cfg, pid_t pid, worker_job job, void *
     int body_fd = memfd_create("memprof-serve-body", MFD_CLOEXEC);
     int said_fd = memfd_create("memprof-serve-said", MFD_CLOEXEC);
     if (body_fd < 0 || said_fd < 0) {
+        int why = errno;
         if (body_fd >= 0)
             close(body_fd);
         if (said_fd >= 0)
             close(said_fd);
         r->status = 500;
-        r->said = message("memprof: cannot start a worker: %s\n", strerror(errno));
+        r->said = message("memprof: cannot start a worker: %s\n", strerror(why));
         return -1;
     }
     pid_t c = fork();
@@ -208,7 +220,7 @@ int worker_run(const struct serve_config *cfg, pid_t pid, worker_job job, void *
             r->status = 500;
             free(r->said);
             r->said = message("memprof: the worker for process %d died (%s); the agent goes "
-                              "on\n", (int)pid, died_by ? strsignal(died_by) : "bad exit");
+                              "on\n", (int)pid, died_by ? sigdescr_np(died_by) : "bad exit");
         } else {
             r->status = exit_status_http[code];
         }
