@@ -20,12 +20,12 @@
 
 #include "lib/base/text_escape.h"
 #include "serve/endpoints.h"
+#include "serve/query.h"
 
 /* Bounds on every connection: the request line and headers in 16 KiB (more
  * is answered 431 by libmicrohttpd), an idle connection closed after 30 s. */
 #define CONNECTION_MEMORY (16 * 1024)
 #define CONNECTION_IDLE_S 30
-#define PARAM_VALUE_MAX 32
 
 struct serve_http {
     struct MHD_Daemon *d;
@@ -50,77 +50,11 @@ static const struct route *find_route(const char *path, const char *method, bool
     return NULL;
 }
 
-/* The query, checked against the route while libmicrohttpd walks it. */
-struct query_check {
-    const struct route *route;
-    struct serve_request *rq;
-    unsigned seen_pid, seen_seconds;
-    char problem[200];
-};
-
-static bool param_known(const char *params, const char *key)
-{
-    size_t n = strlen(key);
-    for (const char *p = params; *p;) {
-        const char *comma = strchr(p, ',');
-        size_t len = comma ? (size_t)(comma - p) : strlen(p);
-        if (len == n && strncmp(p, key, n) == 0)
-            return true;
-        p += len + (comma ? 1 : 0);
-    }
-    return false;
-}
-
-static bool parse_number(const char *v, unsigned long max, unsigned long *out)
-{
-    if (!v || !*v || strlen(v) > 10)
-        return false;
-    unsigned long x = 0;
-    for (const char *c = v; *c; c++) {
-        if (*c < '0' || *c > '9')
-            return false;
-        x = x * 10 + (unsigned long)(*c - '0');
-    }
-    if (x == 0 || x > max)
-        return false;
-    *out = x;
-    return true;
-}
-
 static enum MHD_Result check_param(void *cls, enum MHD_ValueKind kind, const char *key,
                                    const char *value)
 {
     (void)kind;
-    struct query_check *q = cls;
-    char kb[TEXT_ESCAPE_BUF];
-    if (!param_known(q->route->params, key)) {
-        snprintf(q->problem, sizeof q->problem, "%s takes no parameter '%.40s'%s%s",
-                 q->route->path, text_escape(key, kb, sizeof kb),
-                 *q->route->params ? "; it takes: " : "", q->route->params);
-        return MHD_NO;
-    }
-    unsigned long v;
-    if (strcmp(key, "pid") == 0) {
-        if (q->seen_pid++ || !parse_number(value, 0x3fffffff, &v)) {
-            snprintf(q->problem, sizeof q->problem, "pid must be given once, as a process "
-                     "id (a number above 0)");
-            return MHD_NO;
-        }
-        q->rq->pid = (pid_t)v;
-    } else if (strcmp(key, "seconds") == 0) {
-        unsigned max = q->rq->cfg->max_seconds;
-        if (q->seen_seconds++ || !parse_number(value, max, &v)) {
-            snprintf(q->problem, sizeof q->problem, "seconds must be given once, as a "
-                     "whole number from 1 to %u", max);
-            return MHD_NO;
-        }
-        q->rq->seconds = (unsigned)v;
-    }
-    if (value && strlen(value) > PARAM_VALUE_MAX) {
-        snprintf(q->problem, sizeof q->problem, "the value of '%s' is too long", key);
-        return MHD_NO;
-    }
-    return MHD_YES;
+    return query_take(cls, key, value) ? MHD_YES : MHD_NO;
 }
 
 /* The router: the reply for a request that fails a rule, or the route. */
@@ -144,12 +78,15 @@ static const struct route *route_request(struct MHD_Connection *c, const char *u
                     "--allow-control", r->path);
         return NULL;
     }
-    struct query_check q = {.route = r, .rq = rq};
+    struct query q = {.path = r->path, .params = r->params,
+                      .max_seconds = rq->cfg->max_seconds};
     MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, check_param, &q);
     if (q.problem[0]) {
         reply_error(rp, 400, "%s", q.problem);
         return NULL;
     }
+    rq->pid = q.pid;
+    rq->seconds = q.seconds;
     if (r->needs_pid && !rq->pid) {
         reply_error(rp, 400, "%s needs ?pid=N (GET /processes lists the processes served)",
                     r->path);

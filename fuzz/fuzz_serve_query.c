@@ -1,0 +1,56 @@
+/* fuzz_serve_query.c - libFuzzer harness for what memprof serve parses
+ * itself (libmicrohttpd parses the HTTP): a request's query, key=value
+ * pairs separated by '&' as libmicrohttpd hands them over one at a time
+ * (serve/query.c), and, when the first byte is 'R', the operator's
+ * --target rules (serve/targets.c).  A query taken whole must hold only
+ * numbers in range, each given at most once. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "serve/query.h"
+#include "serve/targets.h"
+
+static void fuzz_query(char *s)
+{
+    struct query q = {.path = "/debug/pprof/heap", .params = "pid,seconds", .max_seconds = 600};
+    bool ok = true;
+    for (char *save = NULL, *kv = strtok_r(s, "&", &save); kv && ok;
+         kv = strtok_r(NULL, "&", &save)) {
+        char *eq = strchr(kv, '=');
+        if (eq)
+            *eq = '\0';
+        ok = query_take(&q, kv, eq ? eq + 1 : NULL);
+        if (!ok && !q.problem[0])
+            abort();    /* a refusal always says why */
+    }
+    if (ok && (q.seen_pid > 1 || q.seen_seconds > 1 || q.pid < 0 || q.pid > 0x3fffffff ||
+               q.seconds > q.max_seconds || (q.seen_pid && !q.pid) ||
+               (q.seen_seconds && !q.seconds)))
+        abort();
+}
+
+static void fuzz_rule(const char *s)
+{
+    struct serve_rule r;
+    struct mp_error err;
+    if (targets_parse_rule(s, &r, &err) == 0)
+        targets_free_rules(&r, 1);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size > 4096)
+        return 0;
+    char *s = malloc(size + 1);
+    if (!s)
+        return 0;
+    memcpy(s, data, size);
+    s[size] = '\0';
+    if (size && s[0] == 'R')
+        fuzz_rule(s + 1);
+    else
+        fuzz_query(s);
+    free(s);
+    return 0;
+}

@@ -1,0 +1,69 @@
+/* query.c - a request's query, checked key by key (query.h). */
+#include "serve/query.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "lib/base/text_escape.h"
+
+static bool param_known(const char *params, const char *key)
+{
+    size_t n = strlen(key);
+    for (const char *p = params; *p;) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        if (len == n && strncmp(p, key, n) == 0)
+            return true;
+        p += len + (comma ? 1 : 0);
+    }
+    return false;
+}
+
+/* A whole number from 1 to max, digits only. */
+static bool parse_number(const char *v, unsigned long max, unsigned long *out)
+{
+    if (!v || !*v || strlen(v) > 10)
+        return false;
+    unsigned long x = 0;
+    for (const char *c = v; *c; c++) {
+        if (*c < '0' || *c > '9')
+            return false;
+        x = x * 10 + (unsigned long)(*c - '0');
+    }
+    if (x == 0 || x > max)
+        return false;
+    *out = x;
+    return true;
+}
+
+bool query_take(struct query *q, const char *key, const char *value)
+{
+    char kb[TEXT_ESCAPE_BUF];
+    if (!param_known(q->params, key)) {
+        snprintf(q->problem, sizeof q->problem, "%s takes no parameter '%.40s'%s%s", q->path,
+                 text_escape(key, kb, sizeof kb), *q->params ? "; it takes: " : "",
+                 q->params);
+        return false;
+    }
+    if (value && strlen(value) > QUERY_VALUE_MAX) {
+        snprintf(q->problem, sizeof q->problem, "the value of '%s' is too long", key);
+        return false;
+    }
+    unsigned long v;
+    if (strcmp(key, "pid") == 0) {
+        if (q->seen_pid++ || !parse_number(value, 0x3fffffff, &v)) {
+            snprintf(q->problem, sizeof q->problem, "pid must be given once, as a process "
+                     "id (a number above 0)");
+            return false;
+        }
+        q->pid = (pid_t)v;
+    } else if (strcmp(key, "seconds") == 0) {
+        if (q->seen_seconds++ || !parse_number(value, q->max_seconds, &v)) {
+            snprintf(q->problem, sizeof q->problem, "seconds must be given once, as a "
+                     "whole number from 1 to %u", q->max_seconds);
+            return false;
+        }
+        q->seconds = (unsigned)v;
+    }
+    return true;
+}
