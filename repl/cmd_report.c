@@ -20,10 +20,10 @@
 
 #include "attach/target.h"
 #include "lib/analysis/analysis.h"
+#include "lib/report/graphviz.h"
 #include "lib/base/file_write.h"
 #include "lib/report/html.h"
 #include "repl/cmd_analysis.h"
-#include "repl/cmd_pictures.h"
 #include "repl/command_table.h"
 #include "session/control.h"
 #include "session/say.h"
@@ -121,7 +121,7 @@ static int draw_graph(struct analysis *ctx, const struct report_html_dump *d,
     }
     char *svg = NULL;
     size_t svg_len = 0;
-    if (pictures_dot_svg("graph", dot, dot_len, &svg, &svg_len, &err) == 0) {
+    if (graphviz_svg("graph", dot, dot_len, &svg, &svg_len, &err) == 0) {
         in->graph_svg = svg;
         in->graph_svg_len = svg_len;
     } else {
