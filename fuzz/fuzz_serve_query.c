@@ -1,7 +1,7 @@
 /* fuzz_serve_query.c - libFuzzer harness for what memprof serve parses
  * itself (libmicrohttpd parses the HTTP): a request's query, key=value
  * pairs separated by '&' as libmicrohttpd hands them over one at a time
- * (serve/query.c), and, when the first byte is 'R', the operator's
+ * (serve/query.c, Mesos' durations included), and, when the first byte is 'R', the operator's
  * --target rules (serve/targets.c).  A query taken whole must hold only
  * numbers in range, each given at most once. */
 #include <stdint.h>
@@ -13,7 +13,7 @@
 
 static void fuzz_query(char *s)
 {
-    struct query q = {.path = "/debug/pprof/heap", .params = "pid,seconds", .max_seconds = 600};
+    struct query q = {.path = "/debug/pprof/heap", .params = "pid,seconds,duration,id", .max_seconds = 600};
     bool ok = true;
     for (char *save = NULL, *kv = strtok_r(s, "&", &save); kv && ok;
          kv = strtok_r(NULL, "&", &save)) {
@@ -26,7 +26,10 @@ static void fuzz_query(char *s)
     }
     if (ok && (q.seen_pid > 1 || q.seen_seconds > 1 || q.pid < 0 || q.pid > 0x3fffffff ||
                q.seconds > q.max_seconds || (q.seen_pid && !q.pid) ||
-               (q.seen_seconds && !q.seconds)))
+               (q.seen_seconds && !q.seconds) || q.seen_duration > 1 || q.seen_id > 1 ||
+               (q.seen_duration && !(q.duration >= QUERY_DURATION_MIN &&
+                                     q.duration <= QUERY_DURATION_MAX)) ||
+               (q.seen_id && !q.run_id)))
         abort();
 }
 

@@ -2,6 +2,7 @@
 #include "serve/query.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lib/base/text_escape.h"
@@ -36,6 +37,41 @@ static bool parse_number(const char *v, unsigned long max, unsigned long *out)
     return true;
 }
 
+static const struct {
+    const char *name;
+    double seconds;
+} duration_units[] = {
+    {"ns", 1e-9}, {"us", 1e-6}, {"ms", 1e-3}, {"secs", 1}, {"mins", 60},
+    {"hrs", 3600}, {"days", 86400}, {"weeks", 604800},
+};
+
+bool query_parse_duration(const char *text, double *seconds, char *why, size_t len)
+{
+    char tb[TEXT_ESCAPE_BUF];
+    size_t digits = 0, dots = 0;
+    while (text[digits] == '.' || (text[digits] >= '0' && text[digits] <= '9'))
+        dots += text[digits++] == '.';
+    const char *unit = text + digits;
+    double factor = 0;
+    for (size_t i = 0; i < sizeof duration_units / sizeof *duration_units; i++)
+        if (strcmp(unit, duration_units[i].name) == 0)
+            factor = duration_units[i].seconds;
+    if (digits == 0 || dots > 1 || (digits == 1 && dots == 1) || factor == 0) {
+        snprintf(why, len, "duration '%.40s' is not a duration: a number and a unit (ns, "
+                 "us, ms, secs, mins, hrs, days, weeks), such as 5mins or 600secs",
+                 text_escape(text, tb, sizeof tb));
+        return false;
+    }
+    double v = strtod(text, NULL) * factor;
+    if (!(v >= QUERY_DURATION_MIN && v <= QUERY_DURATION_MAX)) {
+        snprintf(why, len, "duration '%.40s' is outside 1secs to 24hrs",
+                 text_escape(text, tb, sizeof tb));
+        return false;
+    }
+    *seconds = v;
+    return true;
+}
+
 bool query_take(struct query *q, const char *key, const char *value)
 {
     char kb[TEXT_ESCAPE_BUF];
@@ -64,6 +100,21 @@ bool query_take(struct query *q, const char *key, const char *value)
             return false;
         }
         q->seconds = (unsigned)v;
+    } else if (strcmp(key, "duration") == 0) {
+        if (q->seen_duration++) {
+            snprintf(q->problem, sizeof q->problem, "duration must be given once");
+            return false;
+        }
+        if (!query_parse_duration(value ? value : "", &q->duration, q->problem,
+                                  sizeof q->problem))
+            return false;
+    } else if (strcmp(key, "id") == 0) {
+        if (q->seen_id++ || !parse_number(value, 0x7fffffff, &v)) {
+            snprintf(q->problem, sizeof q->problem, "id must be given once, as a run's id "
+                     "(a number above 0)");
+            return false;
+        }
+        q->run_id = (unsigned)v;
     }
     return true;
 }

@@ -6,6 +6,7 @@
 #define MEMPROF_SERVE_QUERY_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <sys/types.h>
 
 /* Longest value of any parameter (a pid or a number of seconds). */
@@ -17,9 +18,21 @@ struct query {
     unsigned max_seconds;
     pid_t pid;                  /* 0: not given */
     unsigned seconds;           /* 0: not given */
-    unsigned seen_pid, seen_seconds;
+    double duration;            /* ?duration= in seconds (Mesos' syntax); 0: not given */
+    unsigned run_id;            /* ?id=N, a Mesos run's; 0: not given */
+    unsigned seen_pid, seen_seconds, seen_duration, seen_id;
     char problem[200];          /* why the query was refused */
 };
+
+/* Mesos' durations (its stout library's syntax, which its
+ * /memory-profiler/start takes): a decimal number and one of the units ns,
+ * us, ms, secs, mins, hrs, days, weeks ("5mins", "1.5hrs"); a bare number
+ * is refused, as Mesos refuses it.  Accepted from 1 s to 24 h, Mesos'
+ * bounds.  true with *seconds, or false with why (len bytes) saying what
+ * is wrong. */
+#define QUERY_DURATION_MIN 1.0
+#define QUERY_DURATION_MAX 86400.0
+bool query_parse_duration(const char *text, double *seconds, char *why, size_t len);
 
 /* Take one key=value (value NULL for a bare key): true, or false with
  * q->problem saying what is wrong (the key, escaped). */
