@@ -6,6 +6,7 @@
 #include "serve/worker.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -90,6 +91,12 @@ static int attach(struct session *s, const struct serve_config *cfg, pid_t pid)
     return http_of_error(&err);
 }
 
+/* A worker that goes on after its answer (worker_start) has two more
+ * descriptors: where it says its answer is ready, and the agent's end of
+ * the control pipe. */
+#define ANSWER_FD 4
+#define CONTROL_FD 5
+
 /* The child: fds 3 (body) and 2 (what it says) and nothing else of the
  * agent's (its listening socket, its connections).  The stop signals stay
  * blocked: a SIGTERM or Ctrl-C meant for the agent (sent to its process
@@ -98,11 +105,13 @@ static int attach(struct session *s, const struct serve_config *cfg, pid_t pid)
  * and kills one only at its time limit. */
 static void __attribute__((noreturn)) child(const struct serve_config *cfg, pid_t pid,
                                             worker_job job, void *arg, int body_fd,
-                                            int said_fd)
+                                            int said_fd, const int run_fds[2])
 {
     if (dup2(said_fd, STDERR_FILENO) < 0 || dup2(body_fd, 3) < 0)
         _exit(exit_code_of(500));
-    close_range(4, ~0U, 0);
+    if (run_fds && (dup2(run_fds[0], ANSWER_FD) < 0 || dup2(run_fds[1], CONTROL_FD) < 0))
+        _exit(exit_code_of(500));
+    close_range(run_fds ? CONTROL_FD + 1 : 4, ~0U, 0);
     sigset_t stop;
     worker_stop_signals(&stop);
     sigprocmask(SIG_SETMASK, &stop, NULL);
@@ -181,57 +190,193 @@ reaped:
     return WIFEXITED(st) ? WEXITSTATUS(st) : -2;
 }
 
-int worker_run(const struct serve_config *cfg, pid_t pid, worker_job job, void *arg,
-               unsigned timeout_s, struct worker_reply *r)
+/* The two memfds a worker answers through; -1 after saying why in r. */
+static int answer_files(int fds[2], struct worker_reply *r)
 {
-    *r = (struct worker_reply){0};
-    int body_fd = memfd_create("memprof-serve-body", MFD_CLOEXEC);
-    int said_fd = memfd_create("memprof-serve-said", MFD_CLOEXEC);
-    if (body_fd < 0 || said_fd < 0) {
-        int why = errno;
-        if (body_fd >= 0)
-            close(body_fd);
-        if (said_fd >= 0)
-            close(said_fd);
+    fds[0] = memfd_create("memprof-serve-body", MFD_CLOEXEC);
+    fds[1] = memfd_create("memprof-serve-said", MFD_CLOEXEC);
+    if (fds[0] >= 0 && fds[1] >= 0)
+        return 0;
+    int why = errno;
+    for (int i = 0; i < 2; i++)
+        if (fds[i] >= 0)
+            close(fds[i]);
+    r->status = 500;
+    r->said = message("memprof: cannot start a worker: %s\n", strerror(why));
+    return -1;
+}
+
+/* The worker's answer read back, its status from code: an exit status or
+ * the byte it sent (-1: killed at the time limit). */
+static void read_answer(struct worker_reply *r, const int fds[2], int code, int died_by,
+                        pid_t pid, unsigned timeout_s)
+{
+    r->body = read_all(fds[0], &r->len);
+    r->said = read_all(fds[1], NULL);
+    if (code == -1) {
+        r->status = 504;
+        free(r->said);
+        r->said = message("memprof: the work in process %d took longer than %u s and was "
+                          "ended (a stop under way restores its thread itself)\n",
+                          (int)pid, timeout_s);
+    } else if (code < 0 || (size_t)code >= NSTATUS) {
         r->status = 500;
-        r->said = message("memprof: cannot start a worker: %s\n", strerror(why));
-        return -1;
-    }
-    pid_t c = fork();
-    if (c == 0)
-        child(cfg, pid, job, arg, body_fd, said_fd);
-    int rc = 0, died_by = 0;
-    if (c < 0) {
-        r->status = 503;
-        r->said = message("memprof: cannot start a worker (fork: %s); try again\n",
-                          strerror(errno));
-        rc = -1;
+        free(r->said);
+        r->said = message("memprof: the worker for process %d died (%s); the agent goes "
+                          "on\n", (int)pid, died_by ? sigdescr_np(died_by) : "bad exit");
     } else {
-        int code = wait_child(c, timeout_s, &died_by);
-        r->body = read_all(body_fd, &r->len);
-        r->said = read_all(said_fd, NULL);
-        if (code == -1) {
-            r->status = 504;
-            free(r->said);
-            r->said = message("memprof: the work in process %d took longer than %u s and was "
-                              "ended (a stop under way restores its thread itself)\n",
-                              (int)pid, timeout_s);
-        } else if (code < 0 || (size_t)code >= NSTATUS) {
-            r->status = 500;
-            free(r->said);
-            r->said = message("memprof: the worker for process %d died (%s); the agent goes "
-                              "on\n", (int)pid, died_by ? sigdescr_np(died_by) : "bad exit");
-        } else {
-            r->status = exit_status_http[code];
-        }
+        r->status = exit_status_http[code];
     }
-    close(body_fd);
-    close(said_fd);
     if (!r->body)
         r->body = strdup("");
     if (!r->said)
         r->said = strdup("");
+}
+
+static void fork_failed(struct worker_reply *r)
+{
+    r->status = 503;
+    r->said = message("memprof: cannot start a worker (fork: %s); try again\n",
+                      strerror(errno));
+    r->body = strdup("");
+}
+
+int worker_run(const struct serve_config *cfg, pid_t pid, worker_job job, void *arg,
+               unsigned timeout_s, struct worker_reply *r)
+{
+    *r = (struct worker_reply){0};
+    int fds[2];
+    if (answer_files(fds, r) < 0)
+        return -1;
+    pid_t c = fork();
+    if (c == 0)
+        child(cfg, pid, job, arg, fds[0], fds[1], NULL);
+    int rc = 0;
+    if (c < 0) {
+        fork_failed(r);
+        rc = -1;
+    } else {
+        int died_by = 0, code = wait_child(c, timeout_s, &died_by);
+        read_answer(r, fds, code, died_by, pid, timeout_s);
+    }
+    close(fds[0]);
+    close(fds[1]);
     return rc;
+}
+
+/* ---- workers that go on after their answer ---- */
+
+int worker_answer(struct session *s, int status)
+{
+    fflush(s->out);
+    fflush(stderr);
+    unsigned char code = (unsigned char)exit_code_of(status);
+    while (write(ANSWER_FD, &code, 1) < 0 && errno == EINTR)
+        ;
+    close(ANSWER_FD);
+    /* Nobody reads the answer files any more: what the job writes after
+     * goes nowhere rather than into memory. */
+    int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    if (null >= 0) {
+        dup2(null, 3);
+        dup2(null, STDERR_FILENO);
+        close(null);
+    }
+    return CONTROL_FD;
+}
+
+/* Wait for the answer byte on fd, or the child's end, within timeout_s:
+ * the code (a status index), or -1 at the time limit (child killed and
+ * reaped), or -2 when the child ended without answering (then *exited
+ * holds its exit code, reaped). */
+static int wait_answer(int fd, pid_t c, unsigned timeout_s, int *exited, int *died_by)
+{
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    int n;
+    do
+        n = poll(&p, 1, (int)timeout_s * 1000);
+    while (n < 0 && errno == EINTR);
+    unsigned char code;
+    if (n > 0 && read(fd, &code, 1) == 1)
+        return code;
+    /* No answer: it ended (the pipe's end went with it), or it is late. */
+    *exited = wait_child(c, n > 0 ? timeout_s : 0, died_by);
+    return n > 0 ? -2 : -1;
+}
+
+int worker_start(const struct serve_config *cfg, pid_t pid, worker_job job, void *arg,
+                 unsigned timeout_s, struct worker_reply *r, struct worker_handle *h)
+{
+    *r = (struct worker_reply){0};
+    *h = (struct worker_handle){.control_fd = -1};
+    int fds[2], answer[2], control[2];
+    if (answer_files(fds, r) < 0)
+        return -1;
+    if (pipe2(answer, O_CLOEXEC) < 0 || pipe2(control, O_CLOEXEC) < 0) {
+        r->status = 500;
+        r->said = message("memprof: cannot start a worker: %s\n", strerror(errno));
+        close(fds[0]);
+        close(fds[1]);
+        return -1;
+    }
+    int child_ends[2] = {answer[1], control[0]};
+    pid_t c = fork();
+    if (c == 0)
+        child(cfg, pid, job, arg, fds[0], fds[1], child_ends);
+    close(answer[1]);
+    close(control[0]);
+    int rc = -1;
+    if (c < 0) {
+        fork_failed(r);
+        close(control[1]);
+    } else {
+        int exited = 0, died_by = 0;
+        int code = wait_answer(answer[0], c, timeout_s, &exited, &died_by);
+        read_answer(r, fds, code == -2 ? exited : code, died_by, pid, timeout_s);
+        if (code >= 0 && r->status == 200) {
+            *h = (struct worker_handle){.pid = c, .control_fd = control[1]};
+            rc = 0;
+        } else {
+            close(control[1]);   /* it ends on its own: end of file */
+            if (code >= 0) {
+                int st;
+                wait_child(c, timeout_s, &st);
+            }
+        }
+    }
+    close(answer[0]);
+    close(fds[0]);
+    close(fds[1]);
+    return rc;
+}
+
+bool worker_ended(struct worker_handle *h, int *status)
+{
+    int st;
+    if (h->pid <= 0)
+        return true;
+    if (waitpid(h->pid, &st, WNOHANG | __WALL) != h->pid)
+        return false;
+    int code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    *status = code >= 0 && (size_t)code < NSTATUS ? exit_status_http[code] : 500;
+    close(h->control_fd);
+    *h = (struct worker_handle){.control_fd = -1};
+    return true;
+}
+
+int worker_finish(struct worker_handle *h, unsigned timeout_s)
+{
+    if (h->pid <= 0)
+        return 500;
+    char stop = 's';
+    while (write(h->control_fd, &stop, 1) < 0 && errno == EINTR)
+        ;
+    int died_by, code = wait_child(h->pid, timeout_s, &died_by);
+    close(h->control_fd);
+    *h = (struct worker_handle){.control_fd = -1};
+    if (code == -1)
+        return 504;
+    return code >= 0 && (size_t)code < NSTATUS ? exit_status_http[code] : 500;
 }
 
 void worker_reply_free(struct worker_reply *r)

@@ -8,6 +8,7 @@
 #define MEMPROF_SERVE_WORKER_H
 
 #include <signal.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <sys/types.h>
@@ -39,6 +40,32 @@ typedef int (*worker_job)(struct session *s, void *arg);
 int worker_run(const struct serve_config *cfg, pid_t pid, worker_job job, void *arg,
                unsigned timeout_s, struct worker_reply *r);
 void worker_reply_free(struct worker_reply *r);
+
+/* A worker that answers and goes on (a Mesos profiling run, for its
+ * length): the agent keeps its pid and its end of a control pipe. */
+struct worker_handle {
+    pid_t pid;                  /* 0: none, or ended and reaped */
+    int control_fd;             /* a byte asks the job to end; closed, too */
+};
+
+/* Like worker_run, but the job answers with worker_answer and goes on:
+ * r is its answer, given within timeout_s.  0 with h set when it answered
+ * 200 and goes on; -1 otherwise (the worker is gone, r says why). */
+int worker_start(const struct serve_config *cfg, pid_t pid, worker_job job, void *arg,
+                 unsigned timeout_s, struct worker_reply *r, struct worker_handle *h);
+/* In the worker, from the job: what it wrote on s->out and said so far is
+ * its answer, with status; the agent replies with it.  Returns the control
+ * descriptor the job then watches: readable when the agent asks it to end
+ * (a byte) or is gone (end of file).  Whatever the job writes or says
+ * after goes nowhere. */
+int worker_answer(struct session *s, int status);
+/* In the agent: whether the worker has ended (reaped then; *status its
+ * HTTP status), without waiting. */
+bool worker_ended(struct worker_handle *h, int *status);
+/* In the agent: ask the worker to end (a byte on the control pipe) and
+ * wait for it at most timeout_s, killed after that.  Its status: its
+ * job's, 504 when it was killed at the limit, 500 when it died. */
+int worker_finish(struct worker_handle *h, unsigned timeout_s);
 
 /* The signals that end the agent (SIGTERM, SIGINT, SIGHUP): it takes them
  * with sigwait, and its workers keep them blocked. */
