@@ -21,6 +21,8 @@ struct serve_request {
     pid_t pid;                  /* ?pid=N; 0 when absent */
     struct served_process target; /* with pid: the process, as the rules saw it */
     unsigned seconds;           /* ?seconds=N; 0 when absent */
+    double duration;            /* ?duration=D in seconds; 0 when absent */
+    unsigned run_id;            /* ?id=N; 0 when absent */
     const char *client;         /* "127.0.0.1", for the log */
 };
 
@@ -54,6 +56,8 @@ struct route {
     bool needs_pid;
     endpoint_fn handle;
     const char *help;
+    bool run_aware;             /* answers for a process in a Mesos run itself; the
+                                 * router answers the others 503 meanwhile */
 };
 
 extern const struct route serve_routes[];
@@ -65,5 +69,12 @@ void ep_metrics(const struct serve_request *rq, struct serve_reply *rp);
 void ep_pprof_heap(const struct serve_request *rq, struct serve_reply *rp);
 void ep_pprof_allocs(const struct serve_request *rq, struct serve_reply *rp);
 void ep_pprof_heap_run(const struct serve_request *rq, struct serve_reply *rp);
+void ep_mesos_state(const struct serve_request *rq, struct serve_reply *rp);
+void ep_mesos_statistics(const struct serve_request *rq, struct serve_reply *rp);
+void ep_mesos_start(const struct serve_request *rq, struct serve_reply *rp);
+void ep_mesos_stop(const struct serve_request *rq, struct serve_reply *rp);
+void ep_mesos_download_raw(const struct serve_request *rq, struct serve_reply *rp);
+void ep_mesos_download_text(const struct serve_request *rq, struct serve_reply *rp);
+void ep_mesos_download_graph(const struct serve_request *rq, struct serve_reply *rp);
 
 #endif

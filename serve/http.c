@@ -20,6 +20,7 @@
 
 #include "lib/base/text_escape.h"
 #include "serve/endpoints.h"
+#include "serve/mesos_runs.h"
 #include "serve/query.h"
 
 /* Bounds on every connection: the request line and headers in 16 KiB (more
@@ -87,6 +88,8 @@ static const struct route *route_request(struct MHD_Connection *c, const char *u
     }
     rq->pid = q.pid;
     rq->seconds = q.seconds;
+    rq->duration = q.duration;
+    rq->run_id = q.run_id;
     if (r->needs_pid && !rq->pid) {
         reply_error(rp, 400, "%s needs ?pid=N (GET /processes lists the processes served)",
                     r->path);
@@ -96,6 +99,17 @@ static const struct route *route_request(struct MHD_Connection *c, const char *u
     struct mp_error err;
     if (rq->pid && targets_lookup(rq->cfg, rq->pid, &rq->target, &err) < 0) {
         reply_error(rp, err.kind == MP_ERROR_NO_PROCESS ? 404 : 403, "%s", err.msg);
+        return NULL;
+    }
+    /* A process in a Mesos run is its worker's until the run ends: the
+     * others are told so, and when to ask again, rather than "busy". */
+    unsigned run;
+    double left = rq->pid && !r->run_aware ? mesos_runs_remaining(rq->pid, &run) : -1;
+    if (left >= 0) {
+        reply_error(rp, 503, "process %d is in profiling run %u (%.0f s left), whose worker "
+                    "holds it: ask again after the run, or POST /memory-profiler/stop?pid=%d",
+                    (int)rq->pid, run, left, (int)rq->pid);
+        rp->retry_after = (unsigned)left + 1;
         return NULL;
     }
     return r;
@@ -128,11 +142,18 @@ static double now_s(void)
 static void log_request(const struct serve_request *rq, const char *method, const char *url,
                         int status, double seconds)
 {
-    char mb[TEXT_ESCAPE_BUF], ub[TEXT_ESCAPE_BUF], pid[24] = "";
+    char mb[TEXT_ESCAPE_BUF], ub[TEXT_ESCAPE_BUF], what[96] = "";
+    size_t n = 0;
     if (rq->pid)
-        snprintf(pid, sizeof pid, " pid %d", (int)rq->pid);
+        n += (size_t)snprintf(what + n, sizeof what - n, " pid %d", (int)rq->pid);
+    if (rq->seconds)
+        n += (size_t)snprintf(what + n, sizeof what - n, " seconds %u", rq->seconds);
+    if (rq->duration > 0)
+        n += (size_t)snprintf(what + n, sizeof what - n, " duration %gs", rq->duration);
+    if (rq->run_id)
+        snprintf(what + n, sizeof what - n, " run %u", rq->run_id);
     fprintf(stderr, "memprof serve: %s %s %s%s -> %d (%.0f ms)\n", rq->client,
-            text_escape(method, mb, sizeof mb), text_escape(url, ub, sizeof ub), pid, status,
+            text_escape(method, mb, sizeof mb), text_escape(url, ub, sizeof ub), what, status,
             seconds * 1e3);
 }
 

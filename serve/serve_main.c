@@ -10,10 +10,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "lib/base/version.h"
 #include "serve/http.h"
+#include "serve/mesos_runs.h"
 #include "serve/targets.h"
 #include "serve/worker.h"
 
@@ -152,8 +154,9 @@ int serve_main(int argc, char **argv)
     pthread_sigmask(SIG_BLOCK, &stop, NULL);
     signal(SIGPIPE, SIG_IGN);
     struct mp_error err;
-    struct serve_http *h = http_start(&cfg, &err);
+    struct serve_http *h = mesos_runs_init(&err) == 0 ? http_start(&cfg, &err) : NULL;
     if (!h) {
+        mesos_runs_end(0);
         fprintf(stderr, "memprof serve: %s\n", err.msg);
         targets_free_rules(cfg.rules, cfg.nrules);
         free(cfg.rules);
@@ -163,12 +166,18 @@ int serve_main(int argc, char **argv)
             strchr(cfg.listen_addr, ':') ? "[" : "", cfg.listen_addr,
             strchr(cfg.listen_addr, ':') ? "]" : "", http_port(h),
             cfg.allow_control ? " (control allowed)" : "");
-    int sig = 0;
-    sigwait(&stop, &sig);
+    /* Once a second, profiling runs that have ended are reaped (and one
+     * whose worker overstayed its run is ended). */
+    int sig;
+    struct timespec tick = {.tv_sec = 1};
+    while ((sig = sigtimedwait(&stop, NULL, &tick)) < 0)
+        mesos_runs_tick(cfg.request_timeout_s);
     unsigned n = http_under_way(h);
-    fprintf(stderr, "memprof serve: %s: ending (%u request%s under way finish first)\n",
+    fprintf(stderr, "memprof serve: %s: ending (%u request%s under way finish first, "
+            "then every profiling run ends with its settings put back)\n",
             strsignal(sig), n, n == 1 ? "" : "s");
     http_stop(h);
+    mesos_runs_end(cfg.request_timeout_s);
     targets_free_rules(cfg.rules, cfg.nrules);
     free(cfg.rules);
     return 0;
