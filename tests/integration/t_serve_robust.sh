@@ -15,11 +15,21 @@ start_serve --allow-control
 PORT=${SERVE_URL##*:}
 raw() {     # raw BYTES: what the agent answers on a bare connection (status line)
     python3 - "$PORT" "$1" <<'PY'
-import socket, sys
+import select, socket, sys
+# Sent a kilobyte at a time, the answer read as soon as it comes: an agent
+# that refuses the request early answers and closes, and more bytes sent
+# after that would draw a reset that can throw its answer away unread.
 s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10)
-s.sendall(sys.argv[2].encode().decode("unicode_escape").encode("latin-1"))
-s.shutdown(socket.SHUT_WR)
+req = sys.argv[2].encode().decode("unicode_escape").encode("latin-1")
 data = b""
+try:
+    for i in range(0, len(req), 1024):
+        if select.select([s], [], [], 0.05 if i >= 16384 else 0)[0]:
+            break
+        s.sendall(req[i:i + 1024])
+    s.shutdown(socket.SHUT_WR)
+except OSError:
+    pass
 try:
     while chunk := s.recv(4096):
         data += chunk
