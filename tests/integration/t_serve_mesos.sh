@@ -57,6 +57,16 @@ check "metrics meanwhile: 503 naming the run, with Retry-After" \
     sh -c "[ $STATUS = 503 ] && grep -q 'profiling run $RUN1' '$WORK/body' && grep -qi '^Retry-After: [0-9]' '$WORK/headers'"
 http GET "/memory-profiler/download/raw?pid=$GR&id=$RUN1"
 check "download of the run under way: 409" status_is 409
+# Other processes are scraped meanwhile, several at once.
+for i in 1 2 3; do
+    for p in "$GL" "$OWNED"; do
+        curl -s -o /dev/null -w '%{http_code}\n' --max-time 120 "$SERVE_URL/metrics?pid=$p" \
+            >>"$WORK/concurrent.codes" &
+    done
+done
+wait_until 120 "six concurrent scrapes" sh -c "[ \$(wc -l <'$WORK/concurrent.codes') = 6 ]"
+check "six concurrent scrapes of two other processes during the run: all 200" \
+    sh -c "[ \$(grep -c '^200$' '$WORK/concurrent.codes') = 6 ]"
 kill -USR1 "$GR"
 wait_until 30 "grow_on_signal to grow" grep -q '^grown 64' "$GR_OUT"
 http POST "/memory-profiler/stop?pid=$GR"
