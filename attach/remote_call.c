@@ -1219,7 +1219,7 @@ static enum try_result prepare(struct remote_stop *s, char *why, size_t whylen,
 enum phase { PH_START, PH_STOPPED, PH_CHECKED, PH_BODY, PH_END, PH_COUNT };
 
 static void trace_stop(const struct remote_stop *s, double *t, enum try_result r,
-                       const char *why)
+                       const char *why, const char *prio)
 {
     FILE *f = s->ctx->trace;
     if (f && r == TRY_TRACED)
@@ -1230,9 +1230,9 @@ static void trace_stop(const struct remote_stop *s, double *t, enum try_result r
         if (t[i] == 0)
             t[i] = t[i - 1];
     fprintf(f, "pause tid=%d us=%.1f calls=%u stop=%.1f check=%.1f body=%.1f "
-            "release=%.1f%s%s%s\n", (int)s->tid, t[PH_END] - t[PH_START], s->ncalls,
+            "release=%.1f prio=%s%s%s%s\n", (int)s->tid, t[PH_END] - t[PH_START], s->ncalls,
             t[PH_STOPPED] - t[PH_START], t[PH_CHECKED] - t[PH_STOPPED],
-            t[PH_BODY] - t[PH_CHECKED], t[PH_END] - t[PH_BODY],
+            t[PH_BODY] - t[PH_CHECKED], t[PH_END] - t[PH_BODY], prio,
             r == TRY_UNSAFE ? " refused (" : "", r == TRY_UNSAFE ? why : "",
             r == TRY_UNSAFE ? ")" : "");
 }
@@ -1255,14 +1255,22 @@ static void run_body(struct remote_stop *s, remote_body_fn body, void *arg, int 
     }
 }
 
-static enum try_result try_thread(struct remote_ctx *ctx, pid_t tid, remote_body_fn body,
-                                  void *arg, struct remote_report *rep, char *why,
-                                  size_t whylen, int *body_rc, struct mp_error *err)
+/* The thread tid last ran on cpu (-1: unknown).  memprof's own priority
+ * is raised for the stop (stop_priority.h) once its terminal signals are
+ * blocked, and put back before any of them can act. */
+static enum try_result try_thread(struct remote_ctx *ctx, pid_t tid, int cpu,
+                                  remote_body_fn body, void *arg,
+                                  struct remote_report *rep, char *why, size_t whylen,
+                                  int *body_rc, struct mp_error *err)
 {
     struct remote_stop s = { .ctx = ctx, .tid = tid };
     double t[PH_COUNT] = { 0 };
+    char prio[48] = "";
     sigset_t old;
     block_terminal_signals(&old);
+    stop_priority_raise(&ctx->prio, cpu);
+    if (ctx->trace)
+        stop_priority_describe_self(prio, sizeof prio);
     enum try_result r = seize(&s, err);
     if (r == TRY_DONE) {
         t[PH_START] = now_us();
@@ -1283,7 +1291,8 @@ static enum try_result try_thread(struct remote_ctx *ctx, pid_t tid, remote_body
     rep->tid = tid;
     if (r == TRY_TRACED)
         snprintf(why, whylen, "traced: %.200s", err->msg);
-    trace_stop(&s, t, r, why);
+    stop_priority_restore(&ctx->prio);
+    trace_stop(&s, t, r, why, prio);
     arch_state_free(&s.saved);
     arch_frame_free(&s.frame);
     unblock_terminal_signals(ctx, &old);
@@ -1328,8 +1337,8 @@ int remote_session(struct remote_ctx *ctx, remote_body_fn body, void *arg,
         for (size_t i = 0; i < n && tried - traced_now < THREADS_CANDIDATES; i++) {
             int body_rc = -1;
             unsigned retries = rep->unsafe_retries;
-            enum try_result r = try_thread(ctx, threads[i].tid, body, arg, rep, why,
-                                           sizeof why, &body_rc, err);
+            enum try_result r = try_thread(ctx, threads[i].tid, threads[i].cpu, body, arg,
+                                           rep, why, sizeof why, &body_rc, err);
             rep->unsafe_retries = retries;
             if (r != TRY_THREAD_GONE)
                 tried++;

@@ -14,6 +14,7 @@
 #include <sys/types.h>
 
 #include "attach/arch/arch.h"
+#include "attach/stop_priority.h"
 #include "lib/base/error.h"
 #include "lib/proc/maps.h"
 
@@ -47,6 +48,7 @@ struct remote_ctx {
     uint64_t region_hint;       /* where the last code region went (callback_region.c) */
     uint64_t region_hint_size;  /* and its size */
     FILE *trace;                /* one line per stop (MEMPROF_TRACE_PAUSES), or NULL */
+    struct stop_priority prio;  /* memprof's own scheduling during a stop */
     bool cannot_suspend_seccomp; /* PTRACE_O_SUSPEND_SECCOMP refused (no CAP_SYS_ADMIN) */
     struct restart_memo restart_memo[RESTART_MEMO_SLOTS];
     unsigned restart_memo_next; /* the slot a new thread takes */

@@ -102,6 +102,14 @@ static bool trace_requested(void)
     return v && *v && strcmp(v, "0") != 0;
 }
 
+/* MEMPROF_STOP_PRIORITY=0: memprof never raises its own scheduling
+ * priority for a stop (the pause benchmark compares both ways). */
+static bool stop_priority_wanted(void)
+{
+    const char *v = getenv("MEMPROF_STOP_PRIORITY");
+    return !v || strcmp(v, "0") != 0;
+}
+
 /* MEMPROF_CALL_TIMEOUT=SECONDS: how long a call may run before memprof
  * leaves it (remote_session). */
 static int call_limit(double *secs, struct mp_error *err)
@@ -234,6 +242,7 @@ static int open_parts(struct target *t, const struct target_options *opts,
     t->ctx_ready = true;
     t->ctx.trace = trace_requested() ? stderr : NULL;
     t->ctx.start_time = t->start_time;
+    stop_priority_init(&t->ctx.prio, stop_priority_wanted());
     return call_limit(&t->ctx.call_limit_s, err);
 }
 
@@ -400,6 +409,34 @@ static void note_seccomp(struct target *t)
                 "once memprof lets the thread go\n", t->pid, (int)t->pauses.last_tid);
 }
 
+/* memprof could not raise its own priority for the stops (no
+ * CAP_SYS_NICE, ...): said once per session, since on a busy machine its
+ * stops may then last milliseconds.  Not when the operator turned it off. */
+static void note_stop_priority(struct target *t)
+{
+    const struct stop_priority *p = &t->ctx.prio;
+    if (t->prio_noted || p->state != STOP_PRIORITY_NOT_RAISED || p->disabled)
+        return;
+    t->prio_noted = true;
+    if (t->notes)
+        fprintf(t->notes, "note: memprof does not raise its scheduling priority during "
+                "stops: %s; on a machine whose CPUs are all busy a stop may then hold "
+                "the thread for milliseconds\n", p->why);
+}
+
+const char *target_stop_priority(const struct target *t)
+{
+    const struct stop_priority *p = &t->ctx.prio;
+    switch (p->state) {
+    case STOP_PRIORITY_RAISED:
+        return NULL;
+    case STOP_PRIORITY_NOT_RAISED:
+        return p->why;
+    default:
+        return p->disabled ? "MEMPROF_STOP_PRIORITY=0 in memprof's environment" : NULL;
+    }
+}
+
 /* ---- stops ---------------------------------------------------------------- */
 
 static int cmp_double(const void *a, const void *b)
@@ -467,6 +504,7 @@ int target_stop_run(struct target *t, remote_body_fn body, void *arg,
     if (rc == 0)
         t->memfd_swept = true;
     note_seccomp(t);
+    note_stop_priority(t);
     return rc;
 }
 

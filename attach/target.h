@@ -171,6 +171,13 @@ bool target_must_exit(const struct target *t);
  * those bytes and leaves them. */
 bool target_entry_kept(const struct target *t);
 
+/* Why memprof does not raise its own scheduling priority during stops
+ * (attach/stop_priority.h), or NULL when it does (or no stop was made yet
+ * and nothing forbids it).  The reason is also written once to the notes
+ * stream, unless the operator turned the raise off
+ * (MEMPROF_STOP_PRIORITY=0). */
+const char *target_stop_priority(const struct target *t);
+
 /* A call ran with its thread's seccomp filter suspended. */
 bool target_seccomp_suspended(const struct target *t);
 

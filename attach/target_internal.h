@@ -31,6 +31,7 @@ struct target {
     bool seccomp_suspended;     /* a call ran with the thread's filter suspended */
     bool loader_waited;         /* attach waited once for the dynamic loader */
     bool exec_seen;             /* a thread was inside execve as its maps were read */
+    bool prio_noted;            /* note_stop_priority said it */
     FILE *notes;                /* target_set_notes */
     struct target_libc libc;    /* memfd.c */
     bool memfd_swept;           /* a stop closed the memfds dead memprofs left */

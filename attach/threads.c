@@ -114,6 +114,14 @@ static int read_stat(pid_t pid, struct thread_info *t)
     memcpy(t->comm, open_paren + 1, n);
     t->comm[n] = 0;
     t->state = close_paren[2];
+    /* processor, the 39th field; the state was the 3rd */
+    t->cpu = -1;
+    const char *f = close_paren + 2;
+    for (int field = 3; f && field < 39; field++)
+        if ((f = strchr(f, ' ')) != NULL)
+            f++;
+    if (f && *f >= '0' && *f <= '9')
+        t->cpu = atoi(f);
     return 0;
 }
 

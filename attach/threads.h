@@ -28,6 +28,7 @@ struct thread_info {
     bool in_syscall;
     long syscall_nr;
     uint64_t sp, pc;            /* from the syscall file when blocked, else 0 */
+    int cpu;                    /* the CPU it last ran on (stat), -1: unknown */
     enum thread_rank rank;
 };
 

@@ -312,6 +312,10 @@ static json_object *pauses_json(struct session *s)
     json_object_object_add(p, "p90_us", json_object_new_int64(llround(ps->p90_us)));
     json_object_object_add(p, "max_us", json_object_new_int64(llround(ps->max_us)));
     json_object_object_add(p, "unsafe_threads_skipped", json_object_new_int64(ps->unsafe_retries));
+    const char *not_raised = target_stop_priority(s->target);
+    json_object_object_add(p, "priority_raised", json_object_new_boolean(!not_raised));
+    json_object_object_add(p, "priority_not_raised_because",
+                           not_raised ? json_object_new_string(not_raised) : NULL);
     return p;
 }
 
@@ -322,6 +326,12 @@ static void pauses_text(struct session *s)
             "median %.0f us, p90 %.0f us, max %.0f us; %u unsafe threads skipped\n",
             ps->calls, ps->last_us, (int)ps->last_tid, ps->median_us, ps->p90_us,
             ps->max_us, ps->unsafe_retries);
+    const char *not_raised = target_stop_priority(s->target);
+    if (not_raised)
+        fprintf(s->out, "stop priority        not raised: %s\n", not_raised);
+    else
+        fprintf(s->out, "stop priority        memprof runs at SCHED_RR 1, on the borrowed "
+                "thread's CPU, during each stop\n");
 }
 
 /* info for a process whose allocator is not jemalloc: nothing is called. */

@@ -1,0 +1,66 @@
+/* stop_priority.h - memprof's own scheduling for the microseconds of a
+ * stop: raised to SCHED_RR at the lowest real-time priority and placed on
+ * the CPU the borrowed thread last ran on, then put back exactly.
+ *
+ * On a machine whose every CPU is busy, each ptrace round trip of a stop
+ * waits for memprof to be scheduled again, and a fair-class wakeup can
+ * wait a whole time slice of another task (milliseconds): the tail of the
+ * stop.  A real-time memprof runs the moment the thread stops; next to
+ * the thread's CPU, the thread it resumes runs as soon as memprof sleeps.
+ * Only memprof's own thread changes, never the target's.
+ *
+ * Bounded: memprof sleeps in every wait of a stop, each wait has its
+ * deadline (remote_call.c), SCHED_RESET_ON_FORK keeps any child it starts
+ * out of real time, and memprof raises itself only while the kernel's
+ * real-time throttling (kernel.sched_rt_runtime_us) caps what real-time
+ * tasks may take of a CPU. */
+#ifndef MEMPROF_STOP_PRIORITY_H
+#define MEMPROF_STOP_PRIORITY_H
+
+#include <sched.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+/* The kernel's struct sched_attr (sched_setattr(2)); glibc 2.36 lacks it. */
+struct stop_sched_attr {
+    uint32_t size, policy;
+    uint64_t flags;
+    int32_t nice;
+    uint32_t priority;
+    uint64_t runtime, deadline, period;
+    uint32_t util_min, util_max;
+};
+
+enum stop_priority_state {
+    STOP_PRIORITY_UNTRIED,      /* no stop yet */
+    STOP_PRIORITY_RAISED,       /* raised for each stop */
+    STOP_PRIORITY_NOT_RAISED,   /* why says why not */
+};
+
+struct stop_priority {
+    enum stop_priority_state state;
+    bool disabled;              /* MEMPROF_STOP_PRIORITY=0 */
+    char why[256];              /* why memprof does not raise itself */
+    /* What the current stop changed, put back by stop_priority_restore. */
+    bool raised, pinned;
+    struct stop_sched_attr saved;
+    cpu_set_t saved_cpus;
+};
+
+/* enabled false: never raised (why says so). */
+void stop_priority_init(struct stop_priority *p, bool enabled);
+
+/* At the start of a stop: memprof's thread to SCHED_RR 1 and, when cpu
+ * >= 0 and memprof may run there, onto that CPU.  The first call finds out
+ * whether memprof may (state and why); a failure changes nothing. */
+void stop_priority_raise(struct stop_priority *p, int cpu);
+
+/* At the end of the stop, whatever happened in it: the policy, priority,
+ * nice value and CPUs memprof had before stop_priority_raise. */
+void stop_priority_restore(struct stop_priority *p);
+
+/* "SCHED_RR 1" etc.: memprof's policy now, read from the kernel (for the
+ * stop trace). */
+void stop_priority_describe_self(char *buf, size_t len);
+
+#endif
