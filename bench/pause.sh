@@ -13,14 +13,23 @@
 # (60 s) or leaves the target dead is reported as gdb's result, and the
 # comparison goes on with the calls that worked.  Then the thread held per
 # `stats` summary, through memprof's call runner and one call at a time
-# (stats_held below).
+# (stats_held below).  Last, the tail of the stop (stop_tail below): p50,
+# p99 and max of memprof's stop idle and with every CPU busy (nproc
+# spinning processes at normal priority, started and stopped here), with
+# memprof's priority raised for each stop (its default as root) and not
+# (MEMPROF_STOP_PRIORITY=0).  The machine may be shared: "idle" is only
+# this benchmark's load, so each figure is measured REPS times, interleaved.
 set -u
 : "${MEMPROF:?}" "${TARGETS:?}"
 N=${N:-200}         # memprof toggles (prof on + prof off = 2 stops each)
 NGDB=${NGDB:-20}    # gdb calls (each takes about a second)
+NT=${NT:-300}       # toggles per stop_tail measurement
+REPS=${REPS:-3}     # stop_tail measurements per configuration
 work=$(mktemp -d /tmp/memprof-bench.XXXXXX)
 pid=
-trap '[ -n "$pid" ] && kill -9 $pid 2>/dev/null; wait 2>/dev/null; rm -rf "$work"' EXIT
+hogs=()
+trap '[ -n "$pid" ] && kill -9 $pid 2>/dev/null; [ ${#hogs[@]} -gt 0 ] && kill ${hogs[@]} 2>/dev/null
+      wait 2>/dev/null; rm -rf "$work"' EXIT
 
 . "$(dirname "$0")/stats.sh"
 # Heartbeat gaps printed after line $1 of its output.
@@ -88,8 +97,9 @@ measure() {
         echo "gdb:     no call of gdb's completed: no ratio"
     fi
     stats_held "$1"
+    stop_tail "$1"
     summary+=("$(printf '%-5s memprof stop median %6s us   gdb pause median %8s us%s' "$1" "$mp_med" \
-        "$gdb_med" "${gdb_harm:+ (gdb harmed the process)}")   $stats_summary")
+        "$gdb_med" "${gdb_harm:+ (gdb harmed the process)}")   $stats_summary   loaded p99 raised $tail_raised us, plain $tail_plain us")
 }
 
 # stats_held NAME: the thread held per `stats` summary (its hundreds of
@@ -118,6 +128,63 @@ stats_held() {
     awk -v a="$st_med" -v b="$runner_med" 'BEGIN {printf "ratio:   stats held one call at a time / through the runner, medians = %.0fx\n", a / b}'
     awk -v a="${gdb_med:-nan}" -v b="$runner_med" 'BEGIN {if (a != "nan") printf "ratio:   gdb pause for ONE mallctl call / memprof stats summary (hundreds of calls), medians = %.1fx\n", a / b}'
     stats_summary="stats held median $runner_med us (one by one: $st_med us)"
+}
+
+# load_start / load_stop: every CPU busy, one spinning process per CPU at
+# normal priority (what a build or a busy server does to memprof).
+load_start() {
+    local i
+    for i in $(seq "$(nproc)"); do (while :; do :; done) & hogs+=($!); done
+    sleep 0.5
+}
+load_stop() {
+    [ ${#hogs[@]} -gt 0 ] && kill "${hogs[@]}" 2>/dev/null
+    wait "${hogs[@]}" 2>/dev/null
+    hogs=()
+}
+
+# stop_tail NAME: NT toggles (2 * NT stops) per measurement, REPS times
+# per configuration, the configurations interleaved so that the machine's
+# other load falls on all of them alike: idle and loaded, memprof's
+# priority raised for each stop (raised) and not (plain).  p50/p99/max per
+# configuration over all its stops, and the worst p99 of one measurement.
+stop_tail() {
+    local load prio rep env
+    : >"$work/script.tail"
+    for i in $(seq "$NT"); do printf 'prof on\nprof off\n' >>"$work/script.tail"; done
+    for load in idle loaded; do
+        for prio in raised plain; do : >"$work/tail.$load.$prio"; : >"$work/tailp99.$load.$prio"; done
+    done
+    for rep in $(seq "$REPS"); do
+        for load in idle loaded; do
+            [ "$load" = loaded ] && load_start
+            for prio in raised plain; do
+                env=MEMPROF_STOP_PRIORITY=1; [ "$prio" = plain ] && env=MEMPROF_STOP_PRIORITY=0
+                env $env MEMPROF_TRACE_PAUSES=1 "$MEMPROF" -p "$pid" -x "$work/script.tail" \
+                    >/dev/null 2>"$work/tail.err" || { load_stop; cat "$work/tail.err"; exit 1; }
+                grep -E '^pause .* calls=1 ' "$work/tail.err" | grep -v refused |
+                    sed -E 's/.* us=([0-9.]+) .*/\1/' >"$work/tail.one"
+                cat "$work/tail.one" >>"$work/tail.$load.$prio"
+                stats_tail <"$work/tail.one" | awk '{print $2}' >>"$work/tailp99.$load.$prio"
+            done
+            [ "$load" = loaded ] && load_stop
+        done
+    done
+    local note
+    note=$(MEMPROF_TRACE_PAUSES=1 "$MEMPROF" -p "$pid" -e 'prof on' -e 'prof off' 2>&1 >/dev/null |
+           grep -m1 'note: memprof does not raise')
+    [ -z "$note" ] || echo "tail:    $note"
+    for load in idle loaded; do
+        for prio in raised plain; do
+            read -r t50 t99 tmax tn < <(stats_tail <"$work/tail.$load.$prio")
+            w99=$(sort -n "$work/tailp99.$load.$prio" | tail -1)
+            printf 'tail:    %-6s priority %-6s: p50 %5s us, p99 %6s us, max %6s us (%d stops in %d runs; worst run p99 %s us)\n' \
+                "$load" "$prio" "$t50" "$t99" "$tmax" "$tn" "$REPS" "$w99"
+            [ "$load/$prio" = loaded/raised ] && tail_raised=$t99
+            [ "$load/$prio" = loaded/plain ] && tail_plain=$t99
+        done
+    done
+    awk -v a="$tail_plain" -v b="$tail_raised" 'BEGIN {printf "ratio:   loaded p99, priority plain / raised = %.1fx\n", a / b}'
 }
 
 # start NAME: the heartbeat target of that name, profiling ready but off.

@@ -1,10 +1,16 @@
 # stats.sh - sourced by the benchmarks: summary figures of a list of numbers.
 
-# "median p90 max count" of the numbers on stdin ("nan nan nan 0" for none).
-stats() {
-    sort -n | awk '{v[NR]=$1} END {
+# "median pP max count" of the numbers on stdin, P the percentile given
+# ("nan nan nan 0" for none).
+stats_pct() {
+    sort -n | awk -v p="$1" '{v[NR]=$1} END {
         if (NR == 0) { print "nan nan nan 0"; exit }
         med = NR % 2 ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2
-        k = int((NR * 9 + 9) / 10); if (k < 1) k = 1
+        k = int((NR * p + 99) / 100); if (k < 1) k = 1
         printf "%.0f %.0f %.0f %d\n", med, v[k], v[NR], NR }'
 }
+
+# "median p90 max count".
+stats() { stats_pct 90; }
+# "median p99 max count".
+stats_tail() { stats_pct 99; }
