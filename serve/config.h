@@ -18,6 +18,8 @@ struct serve_rule {
     char *comm;                 /* comm=GLOB (on /proc/PID/comm) */
 };
 
+struct web_guard;               /* --web-config read and checked (web_guard.h) */
+
 struct serve_config {
     char listen_addr[64];       /* numeric IPv4 or IPv6 address */
     uint16_t port;
@@ -28,6 +30,7 @@ struct serve_config {
     unsigned request_timeout_s; /* a request's work in a process, at most */
     unsigned max_seconds;       /* ?seconds= at most */
     const char *web_config;     /* --web-config FILE, or NULL */
+    const struct web_guard *web; /* what it says: TLS, users, headers; NULL without */
     bool quiet;                 /* no line per request on stderr */
 };
 

@@ -22,6 +22,7 @@
 #include "serve/endpoints.h"
 #include "serve/mesos_runs.h"
 #include "serve/query.h"
+#include "serve/web_guard.h"
 
 /* Bounds on every connection: the request line and headers in 16 KiB (more
  * is answered 431 by libmicrohttpd), an idle connection closed after 30 s. */
@@ -157,7 +158,8 @@ static void log_request(const struct serve_request *rq, const char *method, cons
             seconds * 1e3);
 }
 
-static enum MHD_Result send_reply(struct MHD_Connection *c, struct serve_reply *rp)
+static enum MHD_Result send_reply(struct MHD_Connection *c, struct serve_reply *rp,
+                                  const struct web_guard *web)
 {
     struct MHD_Response *resp = MHD_create_response_from_buffer(
         rp->len, rp->body ? rp->body : (void *)"", rp->body ? MHD_RESPMEM_MUST_FREE
@@ -172,6 +174,7 @@ static enum MHD_Result send_reply(struct MHD_Connection *c, struct serve_reply *
     MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
     if (rp->go_pprof && rp->status != 200)
         MHD_add_response_header(resp, "X-Go-Pprof", "1");
+    web_guard_headers(web, resp, rp->status);
     if (rp->retry_after) {
         char v[16];
         snprintf(v, sizeof v, "%u", rp->retry_after);
@@ -194,13 +197,28 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     if (!*con_cls) {            /* the headers are read */
         *con_cls = &started;
         atomic_fetch_add(&h->under_way, 1);
+        /* --web-config: a client certificate, a user, before anything
+         * else is looked at; every refusal logged, even with --quiet. */
+        char why[300], client[INET6_ADDRSTRLEN + 1];
+        int refused = web_guard_check(h->cfg->web, c, why, sizeof why);
+        if (refused) {
+            char mb[TEXT_ESCAPE_BUF], ub[TEXT_ESCAPE_BUF];
+            client_address(c, client, sizeof client);
+            fprintf(stderr, "memprof serve: %s %s %s -> %d: %s\n", client,
+                    text_escape(method, mb, sizeof mb), text_escape(url, ub, sizeof ub),
+                    refused, why);
+            reply_error(&rp, refused, refused == 401 ? "authentication needed: a user and "
+                        "password of the agent's --web-config" : "a client certificate "
+                        "the agent's client_ca_file vouches for is needed");
+            return send_reply(c, &rp, h->cfg->web);
+        }
         /* No endpoint takes a body: refused before it is read. */
         const char *clen = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
                                                        MHD_HTTP_HEADER_CONTENT_LENGTH);
         if ((clen && strcmp(clen, "0") != 0) ||
             MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING)) {
             reply_error(&rp, 413, "no endpoint takes a request body");
-            return send_reply(c, &rp);
+            return send_reply(c, &rp, h->cfg->web);
         }
         return MHD_YES;
     }
@@ -218,7 +236,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         r->handle(&rq, &rp);
     if (!h->cfg->quiet || (r && r->control))
         log_request(&rq, method, url, rp.status, now_s() - t0);
-    return send_reply(c, &rp);
+    return send_reply(c, &rp, h->cfg->web);
 }
 
 /* A request's answer is sent (or its connection ended): one fewer under way. */
@@ -276,6 +294,8 @@ struct serve_http *http_start(const struct serve_config *cfg, struct mp_error *e
     h->cfg = cfg;
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
                      MHD_USE_ERROR_LOG | MHD_USE_ITC | (v6 ? MHD_USE_IPv6 : 0);
+    struct MHD_OptionItem tls_options[WEB_GUARD_MHD_OPTIONS];
+    web_guard_mhd_options(cfg->web, tls_options, &flags);
     errno = 0;
     h->d = MHD_start_daemon(flags, cfg->port, NULL, NULL, on_request, h,
                             MHD_OPTION_EXTERNAL_LOGGER, log_mhd, NULL,
@@ -284,6 +304,7 @@ struct serve_http *http_start(const struct serve_config *cfg, struct mp_error *e
                             MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)CONNECTION_IDLE_S,
                             MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONNECTION_MEMORY,
                             MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
+                            MHD_OPTION_ARRAY, tls_options,
                             MHD_OPTION_END);
     if (!h->d) {
         mp_error_set(err, "cannot listen on %s port %u%s%s (another program on that port? "

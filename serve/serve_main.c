@@ -17,11 +17,12 @@
 #include "serve/http.h"
 #include "serve/mesos_runs.h"
 #include "serve/targets.h"
+#include "serve/web_guard.h"
 #include "serve/worker.h"
 
 static const char usage_text[] =
     "usage: memprof serve [--listen ADDR:PORT] [--target RULE]... [--allow-control]\n"
-    "                     [--max-connections N] [--timeout S] [--quiet]\n"
+    "                     [--max-connections N] [--timeout S] [--web-config FILE] [--quiet]\n"
     "\n"
     "An HTTP agent giving every process of this host the endpoints fleets scrape:\n"
     "Prometheus metrics, pprof heap profiles, the list of processes.  Each request\n"
@@ -35,6 +36,9 @@ static const char usage_text[] =
     "  --allow-control      allow the POST endpoints that change a process\n"
     "  --max-connections N  requests served at once (default 16)\n"
     "  --timeout S          a request's work in one process, at most (default 60)\n"
+    "  --web-config FILE    TLS, basic-auth users (bcrypt) and response headers, in the\n"
+    "                       Prometheus exporter toolkit's web config format (the file\n"
+    "                       node_exporter takes with --web.config.file); read once\n"
     "  --quiet              no line per request on stderr (control requests are\n"
     "                       always logged)\n"
     "  -h, --help           this text\n"
@@ -82,6 +86,7 @@ static int parse_args(int argc, char **argv, struct serve_config *cfg)
         {"allow-control", no_argument, NULL, 'C'},
         {"max-connections", required_argument, NULL, 'm'},
         {"timeout", required_argument, NULL, 'T'},
+        {"web-config", required_argument, NULL, 'w'},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -123,6 +128,7 @@ static int parse_args(int argc, char **argv, struct serve_config *cfg)
                 return 2;
             }
             break;
+        case 'w': cfg->web_config = optarg; break;
         case 'q': cfg->quiet = true; break;
         case 'h': fputs(usage_text, stdout); return 0;
         default: fputs(usage_text, stderr); return 2;
@@ -142,6 +148,15 @@ int serve_main(int argc, char **argv)
                                .max_connections = 16, .request_timeout_s = 60,
                                .max_seconds = 600};
     int rc = parse_args(argc, argv, &cfg);
+    struct web_guard web;
+    struct mp_error err;
+    if (rc < 0 && cfg.web_config) {
+        if (web_guard_open(cfg.web_config, &web, stderr, &err) < 0) {
+            fprintf(stderr, "memprof serve: %s\n", err.msg);
+            rc = 2;
+        } else
+            cfg.web = &web;
+    }
     if (rc >= 0) {
         targets_free_rules(cfg.rules, cfg.nrules);
         free(cfg.rules);
@@ -153,19 +168,23 @@ int serve_main(int argc, char **argv)
     worker_stop_signals(&stop);
     pthread_sigmask(SIG_BLOCK, &stop, NULL);
     signal(SIGPIPE, SIG_IGN);
-    struct mp_error err;
     struct serve_http *h = mesos_runs_init(&err) == 0 ? http_start(&cfg, &err) : NULL;
+    char guarded[160] = "";
+    if (cfg.web)
+        web_guard_describe(cfg.web, guarded, sizeof guarded);
     if (!h) {
         mesos_runs_end(0);
         fprintf(stderr, "memprof serve: %s\n", err.msg);
+        if (cfg.web)
+            web_guard_close(&web);
         targets_free_rules(cfg.rules, cfg.nrules);
         free(cfg.rules);
         return 1;
     }
-    fprintf(stderr, "memprof serve %s: listening on %s%s%s:%u%s\n", MEMPROF_VERSION,
+    fprintf(stderr, "memprof serve %s: listening on %s%s%s:%u%s%s\n", MEMPROF_VERSION,
             strchr(cfg.listen_addr, ':') ? "[" : "", cfg.listen_addr,
             strchr(cfg.listen_addr, ':') ? "]" : "", http_port(h),
-            cfg.allow_control ? " (control allowed)" : "");
+            cfg.allow_control ? " (control allowed)" : "", guarded);
     /* Once a second, profiling runs that have ended are reaped (and one
      * whose worker overstayed its run is ended). */
     int sig;
@@ -178,6 +197,8 @@ int serve_main(int argc, char **argv)
             strsignal(sig), n, n == 1 ? "" : "s");
     http_stop(h);
     mesos_runs_end(cfg.request_timeout_s);
+    if (cfg.web)
+        web_guard_close(&web);
     targets_free_rules(cfg.rules, cfg.nrules);
     free(cfg.rules);
     return 0;

@@ -26,6 +26,9 @@ packages=(
     debuginfod                              # integration: a real debuginfod server
     chromium                                # integration: the flame graph in a browser
     libmicrohttpd-dev                       # memprof serve: the HTTP agent
+    libyaml-dev libgnutls28-dev             # memprof serve --web-config: its YAML, its certificates
+    openssl whois                           # integration: certificates (openssl), bcrypt hashes
+                                            #   (mkpasswd -m bcrypt) for --web-config
     prometheus golang-go                    # integration: serve scraped by prometheus, read by go tool pprof
 )
 missing=()
