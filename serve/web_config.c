@@ -124,6 +124,25 @@ static const char *key_text(struct walk *w, const yaml_node_t *k)
     return (const char *)k->data.scalar.value;
 }
 
+/* One pair of a mapping: its key's name (NULL with err when the key is
+ * no name), *k and *v set. */
+static const char *pair(struct walk *w, const yaml_node_pair_t *p, const yaml_node_t **k,
+                        const yaml_node_t **v)
+{
+    *k = yaml_document_get_node(w->doc, p->key);
+    *v = yaml_document_get_node(w->doc, p->value);
+    return key_text(w, *k);
+}
+
+/* Where name is in table (n: not there). */
+static unsigned index_of(const char *name, const char *const *table, unsigned n)
+{
+    unsigned i = 0;
+    while (i < n && strcmp(name, table[i]) != 0)
+        i++;
+    return i;
+}
+
 /* The value of a section: a mapping, or null for an empty one. */
 static int section_value(struct walk *w, const char *key, const yaml_node_t *v)
 {
@@ -238,15 +257,12 @@ static int walk_tls(struct walk *w, const yaml_node_t *map)
     bool auth_given = false, options = false;
     for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
          p++) {
-        const yaml_node_t *k = yaml_document_get_node(w->doc, p->key);
-        const yaml_node_t *v = yaml_document_get_node(w->doc, p->value);
-        const char *name = key_text(w, k);
+        const yaml_node_t *k, *v;
+        const char *name = pair(w, p, &k, &v);
         if (!name)
             return -1;
-        unsigned i = 0;
-        while (i < sizeof keys / sizeof keys[0] && strcmp(name, keys[i]) != 0)
-            i++;
-        if (i == sizeof keys / sizeof keys[0])
+        unsigned nkeys = sizeof keys / sizeof keys[0], i = index_of(name, keys, nkeys);
+        if (i == nkeys)
             return unknown_key(w, k, "tls_server_config",
                                "cert_file, key_file, cert, key, client_auth_type, "
                                "client_ca_file, client_ca, min_version, max_version, "
@@ -336,9 +352,8 @@ static int walk_http(struct walk *w, const yaml_node_t *map)
     unsigned seen = 0;
     for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
          p++) {
-        const yaml_node_t *k = yaml_document_get_node(w->doc, p->key);
-        const yaml_node_t *v = yaml_document_get_node(w->doc, p->value);
-        const char *name = key_text(w, k);
+        const yaml_node_t *k, *v;
+        const char *name = pair(w, p, &k, &v);
         if (!name)
             return -1;
         if (strcmp(name, "http2") == 0) {
@@ -361,9 +376,8 @@ static int walk_http(struct walk *w, const yaml_node_t *map)
         unsigned hseen = 0;
         for (yaml_node_pair_t *h = v->data.mapping.pairs.start;
              h < v->data.mapping.pairs.top; h++) {
-            const yaml_node_t *hk = yaml_document_get_node(w->doc, h->key);
-            const yaml_node_t *hv = yaml_document_get_node(w->doc, h->value);
-            const char *hname = key_text(w, hk);
+            const yaml_node_t *hk, *hv;
+            const char *hname = pair(w, h, &hk, &hv);
             if (!hname)
                 return -1;
             unsigned i = 0;
@@ -434,9 +448,8 @@ static int walk_users(struct walk *w, const yaml_node_t *map)
         return mp_error_set(w->err, "out of memory");
     for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
          p++) {
-        const yaml_node_t *k = yaml_document_get_node(w->doc, p->key);
-        const yaml_node_t *v = yaml_document_get_node(w->doc, p->value);
-        const char *name = key_text(w, k);
+        const yaml_node_t *k, *v;
+        const char *name = pair(w, p, &k, &v);
         if (!name)
             return -1;
         char b[64];
@@ -480,17 +493,14 @@ static int walk_top(struct walk *w, const yaml_node_t *root)
     unsigned seen = 0;
     for (yaml_node_pair_t *p = root->data.mapping.pairs.start;
          p < root->data.mapping.pairs.top; p++) {
-        const yaml_node_t *k = yaml_document_get_node(w->doc, p->key);
-        const yaml_node_t *v = yaml_document_get_node(w->doc, p->value);
-        const char *name = key_text(w, k);
+        const yaml_node_t *k, *v;
+        const char *name = pair(w, p, &k, &v);
         if (!name)
             return -1;
         if (strcmp(name, "rate_limit") == 0)
             return at(w, k, "rate_limit is not supported by memprof serve; remove it "
                       "(--max-connections bounds the requests served at once)");
-        unsigned i = 0;
-        while (i < 3 && strcmp(name, sections[i]) != 0)
-            i++;
+        unsigned i = index_of(name, sections, 3);
         if (i == 3)
             return unknown_key(w, k, "", "tls_server_config, http_server_config, "
                                "basic_auth_users");
@@ -551,24 +561,41 @@ int web_config_parse(const char *text, size_t len, const char *dir, struct web_c
     return rc;
 }
 
+char *web_config_file_read(const char *path, size_t max, size_t *len, unsigned *mode)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    struct stat st;
+    if (fd < 0)
+        return NULL;
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        errno = EINVAL;
+        return NULL;
+    }
+    *mode = (unsigned)st.st_mode;
+    char *text = file_read_fd(fd, max + 1, len);
+    close(fd);
+    if (!text)
+        errno = ENOMEM;
+    else if (*len > max) {
+        free(text);
+        text = NULL;
+        errno = EFBIG;
+    }
+    return text;
+}
+
 int web_config_read(const char *path, struct web_config *wc, struct mp_error *err)
 {
     memset(wc, 0, sizeof *wc);
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    struct stat st;
-    if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-        int e = fd < 0 ? errno : EINVAL;
-        if (fd >= 0)
-            close(fd);
+    size_t len = 0;
+    unsigned mode;
+    char *text = web_config_file_read(path, WEB_CONFIG_MAX_BYTES, &len, &mode);
+    if (!text)
         return mp_error_set(err, "--web-config %s: cannot read it: %s (give the path of a "
                             "web configuration file; docs/serve.md shows one)", path,
-                            e == EINVAL ? "not a regular file" : strerror(e));
-    }
-    size_t len = 0;
-    char *text = file_read_fd(fd, WEB_CONFIG_MAX_BYTES + 1, &len);
-    close(fd);
-    if (!text)
-        return mp_error_set(err, "--web-config %s: out of memory", path);
+                            errno == EINVAL ? "not a regular file" : errno == EFBIG
+                            ? "larger than 1 MiB" : strerror(errno));
     char *dir = strdup(path), *slash = dir ? strrchr(dir, '/') : NULL;
     if (slash)
         *(slash == dir ? slash + 1 : slash) = '\0';

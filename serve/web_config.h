@@ -68,6 +68,12 @@ int web_config_parse(const char *text, size_t len, const char *dir, struct web_c
 /* Read and parse path: errors begin with the file's name. */
 int web_config_read(const char *path, struct web_config *wc, struct mp_error *err);
 
+/* The whole of path, a regular file (opened without blocking on a FIFO)
+ * of at most max bytes, NUL-terminated, its length in *len and its mode in
+ * *mode; NULL with errno set (EINVAL: not a regular file, EFBIG: larger
+ * than max).  web_tls.c reads the files the config names with it. */
+char *web_config_file_read(const char *path, size_t max, size_t *len, unsigned *mode);
+
 /* The hash is a whole bcrypt hash ($2a$/$2b$/$2y$, cost 04 to 31, 53
  * characters of bcrypt's base64). */
 bool web_config_is_bcrypt(const char *hash);

@@ -5,16 +5,12 @@
 #include "serve/web_tls.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <gnutls/gnutls.h>
 #include <gnutls/x509.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
-#include "lib/base/file_read.h"
 
 /* A PEM file larger than this is no certificate or key of ours. */
 #define PEM_MAX_BYTES (1024 * 1024)
@@ -23,32 +19,24 @@
 static char *read_pem(const char *key, const char *path, bool secret, FILE *warn,
                       struct mp_error *err)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    struct stat st;
-    if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-        int e = fd < 0 ? errno : EINVAL;
-        if (fd >= 0)
-            close(fd);
+    size_t len = 0;
+    unsigned mode = 0;
+    char *text = web_config_file_read(path, PEM_MAX_BYTES, &len, &mode);
+    if (!text) {
         mp_error_set(err, "%s %s: cannot read it: %s (a relative name is taken from the web "
-                     "config's folder)", key, path,
-                     e == EINVAL ? "not a regular file" : strerror(e));
+                     "config's folder)", key, path, errno == EINVAL ? "not a regular file"
+                     : errno == EFBIG ? "larger than 1 MiB, no PEM file" : strerror(errno));
         return NULL;
     }
     /* As sshd: the agent runs as root, and a key others can read is
      * everyone's. */
-    if (secret && (st.st_mode & 077) && warn)
+    if (secret && (mode & 077) && warn)
         fprintf(warn, "memprof serve: warning: %s %s is open to other users (mode %04o): "
-                "chmod 600 it\n", key, path, (unsigned)(st.st_mode & 07777));
-    size_t len = 0;
-    char *text = file_read_fd(fd, PEM_MAX_BYTES + 1, &len);
-    close(fd);
-    if (!text)
-        mp_error_set(err, "out of memory");
-    else if (len > PEM_MAX_BYTES || strlen(text) != len) {
-        mp_error_set(err, "%s %s: not a PEM file (%s)", key, path,
-                     len > PEM_MAX_BYTES ? "larger than 1 MiB" : "it holds NUL bytes");
+                "chmod 600 it\n", key, path, mode & 07777);
+    if (strlen(text) != len) {
+        mp_error_set(err, "%s %s: not a PEM file (it holds NUL bytes)", key, path);
         free(text);
-        text = NULL;
+        return NULL;
     }
     return text;
 }
