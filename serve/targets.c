@@ -147,7 +147,8 @@ long targets_list(const struct serve_config *cfg, struct served_process **list,
         v[n++] = p;
     }
     closedir(d);
-    qsort(v, n, sizeof *v, by_pid);
+    if (n)      /* none served: v is NULL, which qsort may not be given */
+        qsort(v, n, sizeof *v, by_pid);
     *list = v;
     return (long)n;
 }
