@@ -4,10 +4,17 @@
  * libc debug file has thousands of units); else, or when aranges do not
  * cover an address, through its own sorted index of every unit's ranges,
  * built on first need, because .debug_aranges is optional (clang omits it)
- * and libdw 0.188's dwarf_addrdie relies on it. */
+ * and libdw 0.188's dwarf_addrdie relies on it.  A compressed .debug_info
+ * is inflated a unit at a time (dwarf_sections.h): a unit is made
+ * readable before it is read, with every unit when it may refer to
+ * another (DW_FORM_ref_addr, imported units) or when aranges cannot say
+ * which unit to read. */
 #include "lib/symbolize/dwarf.h"
 #include "lib/base/array.h"
 #include "lib/base/safe_open.h"
+#include "lib/base/u64map.h"
+#include "lib/symbolize/aranges.h"
+#include "lib/symbolize/dwarf_sections.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -20,11 +27,6 @@
 #include <string.h>
 #include <unistd.h>
 
-struct cu_range {
-    uint64_t lo, hi;      /* [lo, hi) */
-    Dwarf_Die cudie;
-};
-
 #define SCRATCH_FRAMES 32
 
 struct sym_dwarf {
@@ -36,24 +38,12 @@ struct sym_dwarf {
     Dwarf *dw;
     Dwarf_Aranges *aranges;   /* NULL when the file has none */
     Dwarf_Die arange_cu;      /* the unit the last aranges lookup found */
-    bool indexed;             /* ranges below built */
-    struct cu_range *ranges;
-    size_t nranges, cap;
+    struct dwarf_sections *lazy;  /* a compressed .debug_info, or NULL */
+    struct u64map units_read;     /* units made readable (lazy only) */
+    struct aranges lazy_aranges;  /* lazy only: libdw's refuses a part */
+    bool indexed;             /* index built */
+    struct aranges index;     /* every unit's ranges -> its DIE's offset */
 };
-
-static int add_range(struct sym_dwarf *d, uint64_t lo, uint64_t hi, Dwarf_Die *cu)
-{
-    if (array_reserve(&d->ranges, &d->cap, d->nranges + 1, sizeof *d->ranges, 64))
-        return -1;
-    d->ranges[d->nranges++] = (struct cu_range){lo, hi, *cu};
-    return 0;
-}
-
-static int cmp_range(const void *a, const void *b)
-{
-    const struct cu_range *x = a, *y = b;
-    return x->lo < y->lo ? -1 : x->lo > y->lo;
-}
 
 static int index_units(struct sym_dwarf *d)
 {
@@ -67,10 +57,36 @@ static int index_units(struct sym_dwarf *d)
         Dwarf_Addr base, lo, hi;
         ptrdiff_t off = 0;
         while ((off = dwarf_ranges(&cudie, off, &base, &lo, &hi)) > 0)
-            if (hi > lo && add_range(d, lo, hi, &cudie))
+            if (aranges_add(&d->index, lo, hi, dwarf_dieoffset(&cudie)))
                 return -1;
     }
-    qsort(d->ranges, d->nranges, sizeof *d->ranges, cmp_range);
+    aranges_sort(&d->index);
+    return 0;
+}
+
+/* The address -> unit table of a lazy .debug_info, read by memprof.  When
+ * it cannot be had, every unit is made readable and libdw's is used. */
+static void read_aranges(struct sym_dwarf *d)
+{
+    size_t len = 0;
+    const unsigned char *bytes = dwarf_sections_bytes(d->elf, ".debug_aranges", &len);
+    if (!bytes || aranges_read(bytes, len, &d->lazy_aranges) != 0 || d->lazy_aranges.n == 0)
+        dwarf_sections_need_all(d->lazy);
+}
+
+/* libdw on d->elf, again after more of a lazy .debug_info was inflated
+ * (libdw reads a section's size once). */
+static int open_dwarf(struct sym_dwarf *d)
+{
+    if (d->dw)
+        dwarf_end(d->dw);
+    d->aranges = NULL;
+    d->dw = dwarf_begin_elf(d->elf, DWARF_C_READ, NULL);
+    if (!d->dw)
+        return -1;
+    size_t naranges = 0;
+    if (dwarf_getaranges(d->dw, &d->aranges, &naranges) != 0 || naranges == 0)
+        d->aranges = NULL;
     return 0;
 }
 
@@ -88,15 +104,14 @@ struct sym_dwarf *sym_dwarf_open(const char *path, struct mp_error *err)
         goto fail;
     }
     elf_version(EV_CURRENT);
-    d->elf = elf_begin(d->fd, ELF_C_READ_MMAP, NULL);
-    d->dw = d->elf ? dwarf_begin_elf(d->elf, DWARF_C_READ, NULL) : NULL;
-    if (!d->dw) {
+    /* private: dwarf_sections changes section headers in memory */
+    d->elf = elf_begin(d->fd, ELF_C_READ_MMAP_PRIVATE, NULL);
+    if (d->elf && (d->lazy = dwarf_sections_prepare(d->elf)) != NULL)
+        read_aranges(d);
+    if (!d->elf || open_dwarf(d) != 0) {
         mp_error_set(err, "%s has no usable DWARF: %s", path, dwarf_errmsg(-1));
         goto fail;
     }
-    size_t naranges = 0;
-    if (dwarf_getaranges(d->dw, &d->aranges, &naranges) != 0 || naranges == 0)
-        d->aranges = NULL;
     return d;
 fail:
     sym_dwarf_free(d);
@@ -109,12 +124,94 @@ void sym_dwarf_free(struct sym_dwarf *d)
         return;
     if (d->dw)
         dwarf_end(d->dw);
+    dwarf_sections_free(d->lazy);
+    u64map_free(&d->units_read);
+    aranges_free(&d->lazy_aranges);
     if (d->elf)
         elf_end(d->elf);
     if (d->fd >= 0)
         close(d->fd);
-    free(d->ranges);
+    aranges_free(&d->index);
     free(d);
+}
+
+/* After more of .debug_info was inflated (1), libdw is opened again; -1
+ * when that fails (no lookup finds anything then). */
+static int lazy_result(struct sym_dwarf *d, int grown)
+{
+    if (grown > 0 && open_dwarf(d) != 0)
+        return -1;
+    return grown < 0 ? -1 : 0;
+}
+
+/* Every unit readable: the lookups that cannot be confined to one. */
+static int lazy_all(struct sym_dwarf *d)
+{
+    if (!d->lazy || dwarf_sections_whole(d->lazy))
+        return 0;
+    return lazy_result(d, dwarf_sections_need_all(d->lazy));
+}
+
+/* Whether the unit's abbreviations allow a reference out of it: a
+ * DW_FORM_ref_addr attribute or a DW_TAG_imported_unit. */
+static bool refers_outside(Dwarf_Die *cudie)
+{
+    size_t off = 0, len;
+    Dwarf_Abbrev *ab;
+    while ((ab = dwarf_getabbrev(cudie, off, &len)) != NULL && ab != DWARF_END_ABBREV) {
+        if (dwarf_getabbrevtag(ab) == DW_TAG_imported_unit)
+            return true;
+        /* to the end of its list: libdw 0.188's dwarf_getattrcnt was
+         * seen counting one more attribute than there are */
+        unsigned int name, form;
+        for (size_t i = 0; dwarf_getabbrevattr(ab, i, &name, &form, NULL) == 0; i++)
+            if (form == DW_FORM_ref_addr)
+                return true;
+        off += len;
+    }
+    return ab == NULL;   /* unreadable abbreviations: assume the worst */
+}
+
+/* Make the unit whose header is at cu_off readable, and every unit when
+ * it may refer to another.  0, or -1 when it cannot be read. */
+static int unit_readable(struct sym_dwarf *d, Dwarf_Off cu_off)
+{
+    if (!d->lazy || dwarf_sections_whole(d->lazy))
+        return 0;
+    uint32_t *seen = u64map_slot(&d->units_read, cu_off);
+    if (!seen)
+        return lazy_all(d);
+    if (*seen != U64MAP_NEW)
+        return 0;
+    *seen = 1;
+    if (lazy_result(d, dwarf_sections_need_unit(d->lazy, cu_off)) != 0)
+        return -1;
+    Dwarf_Die cudie;
+    Dwarf_Off next;
+    size_t header;
+    if (dwarf_next_unit(d->dw, cu_off, &next, &header, NULL, NULL, NULL, NULL, NULL, NULL) != 0 ||
+        !dwarf_offdie(d->dw, cu_off + header, &cudie) || refers_outside(&cudie))
+        return lazy_all(d);
+    return 0;
+}
+
+/* The unit .debug_aranges names for vaddr: memprof's table while
+ * .debug_info is inflated lazily, then libdw's. */
+static int unit_of(struct sym_dwarf *d, uint64_t vaddr, Dwarf_Off *cu_off)
+{
+    uint64_t unit;
+    Dwarf_Off next;
+    size_t header;
+    if (d->lazy && !dwarf_sections_whole(d->lazy)) {
+        /* aranges name the unit's header; libdw's table its DIE */
+        if (aranges_find(&d->lazy_aranges, vaddr, &unit) != 0 || unit_readable(d, unit) != 0 ||
+            dwarf_next_unit(d->dw, unit, &next, &header, NULL, NULL, NULL, NULL, NULL, NULL) != 0)
+            return -1;
+        *cu_off = unit + header;
+        return 0;
+    }
+    Dwarf_Arange *ar = d->aranges ? dwarf_getarange_addr(d->aranges, vaddr) : NULL;
+    return ar && dwarf_getarangeinfo(ar, NULL, NULL, cu_off) == 0 ? 0 : -1;
 }
 
 /* The compile unit covering vaddr.  Ranges can nest or overlap (a CU's
@@ -123,26 +220,20 @@ void sym_dwarf_free(struct sym_dwarf *d)
 static Dwarf_Die *find_cu(struct sym_dwarf *d, uint64_t vaddr)
 {
     Dwarf_Off cu_off;
-    Dwarf_Arange *ar = d->aranges ? dwarf_getarange_addr(d->aranges, vaddr) : NULL;
-    if (ar && dwarf_getarangeinfo(ar, NULL, NULL, &cu_off) == 0 &&
-        dwarf_offdie(d->dw, cu_off, &d->arange_cu))
+    if (!d->dw)
+        return NULL;
+    if (unit_of(d, vaddr, &cu_off) == 0 && dwarf_offdie(d->dw, cu_off, &d->arange_cu))
         return &d->arange_cu;
     if (!d->indexed) {
         d->indexed = true;
+        if (lazy_all(d) != 0)
+            return NULL;
         if (index_units(d))
-            d->nranges = 0;   /* out of memory: no unit found, frames stay unexpanded */
+            aranges_free(&d->index);   /* out of memory: frames stay unexpanded */
     }
-    size_t lo = 0, hi = d->nranges;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (d->ranges[mid].lo <= vaddr)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    for (size_t i = lo, steps = 0; i > 0 && steps < 16; i--, steps++)
-        if (vaddr < d->ranges[i - 1].hi)
-            return &d->ranges[i - 1].cudie;
+    uint64_t die;
+    if (aranges_find(&d->index, vaddr, &die) == 0 && dwarf_offdie(d->dw, die, &d->arange_cu))
+        return &d->arange_cu;
     return NULL;
 }
 

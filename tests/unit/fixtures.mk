@@ -11,7 +11,8 @@
 #                          (test_cfi_rows walks it with unwind rows)
 #   libnocfi.so            a shared object without .eh_frame
 #   *.out                  what each program reported about itself
-#   stripped/, dotdebug/, globaldebug/, buildid/, mismatch/, noid/, noid_bad/
+#   stripped/, dotdebug/, globaldebug/, buildid/, mismatch/, noid/, noid_bad/,
+#   zdebug/
 #                          stripped copies whose symbols live in separate
 #                          debug files found by debuglink or build-id
 #   debugroot/, baddebug/  debug directories (.build-id/ and path-mirrored)
@@ -26,7 +27,7 @@ FIXTURE_FILES = $(FX)/libfixture.so $(FX)/prog_pie.out $(FX)/prog_nopie.out \
 	$(FX)/prog_other $(FX)/prog_noid.out \
 	$(FX)/stripped/prog_pie $(FX)/dotdebug/prog_pie $(FX)/globaldebug/prog_pie \
 	$(FX)/buildid/prog_pie $(FX)/mismatch/prog_pie $(FX)/noid/prog_noid \
-	$(FX)/noid_bad/prog_noid $(FX)/debugroot.stamp $(FX)/baddebug.stamp \
+	$(FX)/noid_bad/prog_noid $(FX)/zdebug/prog_pie $(FX)/debugroot.stamp $(FX)/baddebug.stamp \
 	$(FX)/libcfichain.so $(FX)/libnocfi.so
 
 .PHONY: fixtures
@@ -72,6 +73,13 @@ $(FX)/%.debug: $(FX)/%
 $(FX)/stripped/prog_pie: $(FX)/prog_pie $(FX)/prog_pie.debug
 	@mkdir -p $(dir $@)
 	cp $(FX)/prog_pie.debug $(dir $@)prog_pie.debug
+	objcopy --strip-all --add-gnu-debuglink=$(dir $@)prog_pie.debug $< $@
+
+# A debug file whose DWARF is compressed (zlib), as Debian's -dbg
+# packages ship theirs: read a unit at a time (dwarf_sections.c).
+$(FX)/zdebug/prog_pie: $(FX)/prog_pie $(FX)/prog_pie.debug
+	@mkdir -p $(dir $@)
+	objcopy --compress-debug-sections=zlib $(FX)/prog_pie.debug $(dir $@)prog_pie.debug
 	objcopy --strip-all --add-gnu-debuglink=$(dir $@)prog_pie.debug $< $@
 
 # The debug file in a .debug/ subdirectory.

@@ -189,6 +189,13 @@ START_TEST(lines_from_separate_debug_file)
 }
 END_TEST
 
+/* Compressed DWARF, inflated a unit at a time, reads the same. */
+START_TEST(lines_from_compressed_debug_file)
+{
+    check_lines("zdebug/prog_pie");
+}
+END_TEST
+
 START_TEST(functions_never_load_dwarf)
 {
     struct fixture_out out;
@@ -719,6 +726,7 @@ static Suite *symbolize_suite(void)
     tcase_add_test(tc, object_offset_is_link_time_address);
     tcase_add_test(tc, lines_and_inline_chain);
     tcase_add_test(tc, lines_from_separate_debug_file);
+    tcase_add_test(tc, lines_from_compressed_debug_file);
     tcase_add_test(tc, functions_never_load_dwarf);
     tcase_add_test(tc, debuglink_next_to_object);
     tcase_add_test(tc, debuglink_in_dot_debug_subdir);
