@@ -198,6 +198,31 @@ static bool loader_finished(pid_t pid, int probe_rc, struct mp_error *err)
     return false;
 }
 
+/* Whether the address space read as old is no longer the process's: not
+ * one of its executable file mappings is still in place.  Every object
+ * unreadable through map_files then means an exec swapped the address
+ * space while memprof read it (an exit leaves the maps empty, and
+ * proc_fate says so). */
+static bool maps_replaced(pid_t pid, const struct map_list *old)
+{
+    struct map_list now = { 0 };
+    struct mp_error ignored;
+    if (maps_read_pid(pid, &now, &ignored) < 0)
+        return false;
+    bool any = false, kept = false;
+    for (size_t i = 0; i < old->n && !kept; i++) {
+        const struct map_entry *o = &old->v[i];
+        if (!o->x || !map_entry_is_file(o))
+            continue;
+        any = true;
+        for (size_t j = 0; j < now.n && !kept; j++)
+            kept = now.v[j].start == o->start && now.v[j].end == o->end &&
+                   now.v[j].inode == o->inode;
+    }
+    maps_free(&now);
+    return any && !kept;
+}
+
 static int open_parts(struct target *t, const struct target_options *opts,
                       const struct target_probe *probe, struct mp_error *err)
 {
@@ -209,6 +234,8 @@ static int open_parts(struct target *t, const struct target_options *opts,
      * exec's. */
     t->exec_seen = t->exec_seen || proc_exec_in_progress(t->pid);
     int rc = mapped_objects_load(t->pid, &maps, &t->objs, err);
+    if (rc < 0 && !t->exec_seen)
+        t->exec_seen = maps_replaced(t->pid, &maps);
     uint64_t entry = 0;
     uint8_t entry_bytes[REMOTE_TRAMP_MAX];
     size_t tramp_len, stop_off;
