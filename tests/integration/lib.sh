@@ -668,3 +668,18 @@ http() {
 status_is() { [ "$STATUS" = "$1" ]; }
 body_has() { grep -Eqa -- "$1" "$WORK/body"; }
 header_has() { grep -Eqi -- "$1" "$WORK/headers"; }
+
+# start_prometheus: Debian's prometheus on a free loopback port with the
+# configuration in $WORK/prometheus.yml (PROM_PORT set).  prom_query EXPR:
+# true when EXPR has a result now (its JSON in $WORK/q.json).
+start_prometheus() {
+    PROM_PORT=$(free_port)
+    prometheus --config.file="$WORK/prometheus.yml" --storage.tsdb.path="$WORK/prom" \
+        --web.listen-address="127.0.0.1:$PROM_PORT" >"$WORK/prometheus.log" 2>&1 &
+    PIDS+=("$!")
+}
+prom_query() {
+    curl -s --max-time 5 "http://127.0.0.1:$PROM_PORT/api/v1/query" \
+        --data-urlencode "query=$1" >"$WORK/q.json" 2>/dev/null &&
+        python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not d["data"]["result"])' "$WORK/q.json" 2>/dev/null
+}

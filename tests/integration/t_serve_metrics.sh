@@ -41,27 +41,19 @@ http GET "/metrics?pid=$GONE"
 check "a process that is gone: 404" status_is 404
 
 # Debian's prometheus scrapes it.
-PROM_PORT=$(free_port)
 cat >"$WORK/prometheus.yml" <<YML
 global: {scrape_interval: 1s, scrape_timeout: 1s}
 scrape_configs:
   - job_name: memprof
     static_configs: [{targets: ['${SERVE_URL#http://}']}]
 YML
-prometheus --config.file="$WORK/prometheus.yml" --storage.tsdb.path="$WORK/prom" \
-    --web.listen-address="127.0.0.1:$PROM_PORT" >"$WORK/prometheus.log" 2>&1 &
-PIDS+=("$!")
-query() {
-    curl -s --max-time 5 "http://127.0.0.1:$PROM_PORT/api/v1/query" \
-        --data-urlencode "query=$1" >"$WORK/q.json" 2>/dev/null &&
-        python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not d["data"]["result"])' "$WORK/q.json" 2>/dev/null
-}
+start_prometheus
 wait_until 60 "prometheus to have scraped jemalloc_allocated_bytes" \
-    query "jemalloc_allocated_bytes{name=\"heap-holder\",pid=\"$KH\"}"
-check "prometheus: the scrape is up" query 'up{job="memprof"} == 1'
+    prom_query "jemalloc_allocated_bytes{name=\"heap-holder\",pid=\"$KH\"}"
+check "prometheus: the scrape is up" prom_query 'up{job="memprof"} == 1'
 check "prometheus: jemalloc_allocated_bytes of known_heap above 100 MB" \
-    query "jemalloc_allocated_bytes{comm=\"known_heap\"} > 100e6"
+    prom_query "jemalloc_allocated_bytes{comm=\"known_heap\"} > 100e6"
 check "prometheus: glibc_live's memprof_heap_system_bytes" \
-    query "memprof_heap_system_bytes{comm=\"glibc_live\"}"
+    prom_query "memprof_heap_system_bytes{comm=\"glibc_live\"}"
 check "the targets are alive" sh -c "kill -0 $KH && kill -0 $GL"
 check "the agent is alive" alive "$SERVE_PID"

@@ -84,7 +84,6 @@ curl -s -o /dev/null -w "wrong password (bcrypt paid): %{time_total} s\n" --cace
     -u prom:not-cached "$SERVE_URL/" >&2
 
 # Debian's prometheus scrapes it: scheme https, tls_config ca_file, basic_auth.
-PROM_PORT=$(free_port)
 cat >"$WORK/prometheus.yml" <<YML
 global: {scrape_interval: 2s, scrape_timeout: 2s}
 scrape_configs:
@@ -98,18 +97,11 @@ scrape_configs:
     tls_config: {ca_file: '$WORK/server.crt'}
     static_configs: [{targets: ['${SERVE_URL#https://}']}]
 YML
-prometheus --config.file="$WORK/prometheus.yml" --storage.tsdb.path="$WORK/prom" \
-    --web.listen-address="127.0.0.1:$PROM_PORT" >"$WORK/prometheus.log" 2>&1 &
-PIDS+=("$!")
-query() {
-    curl -s --max-time 5 "http://127.0.0.1:$PROM_PORT/api/v1/query" \
-        --data-urlencode "query=$1" >"$WORK/q.json" 2>/dev/null &&
-        python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not d["data"]["result"])' "$WORK/q.json" 2>/dev/null
-}
-wait_until 60 "prometheus to have scraped memprof over https" query 'up{job="memprof"}'
-check "prometheus over https with basic_auth: up == 1" query 'up{job="memprof"} == 1'
-wait_until 60 "prometheus to have tried without a password" query 'up{job="memprof-nopass"}'
-check "prometheus without basic_auth: up == 0" query 'up{job="memprof-nopass"} == 0'
+start_prometheus
+wait_until 60 "prometheus to have scraped memprof over https" prom_query 'up{job="memprof"}'
+check "prometheus over https with basic_auth: up == 1" prom_query 'up{job="memprof"} == 1'
+wait_until 60 "prometheus to have tried without a password" prom_query 'up{job="memprof-nopass"}'
+check "prometheus without basic_auth: up == 0" prom_query 'up{job="memprof-nopass"} == 0'
 check "the agent is alive" alive "$SERVE_PID"
 
 # min_version honoured: TLS13 only.
