@@ -47,7 +47,6 @@ static void sleep_s(unsigned seconds)
 static struct session_dump *sampler_profile(struct session *s, const struct pprof_job *j,
                                             int *status)
 {
-    char why[512];
     if (!j->sampler_run) {
         say_error("process %d has no heap profiler running (its allocator is %s): a "
                   "profile needs memprof's sampler put in, which changes the process: "
@@ -57,9 +56,7 @@ static struct session_dump *sampler_profile(struct session *s, const struct ppro
         *status = 409;
         return NULL;
     }
-    if (!sampling_possible(s, why, sizeof why)) {
-        say_error("no heap profile of process %d without a restart: %s",
-                  (int)target_pid(s->target), why);
+    if (sampling_require(s) < 0) {
         *status = 422;
         return NULL;
     }

@@ -54,6 +54,16 @@ bool sampling_possible(struct session *s, char *why, size_t len)
     return sampling_applies(s) && !sampler_refusal(s->target, &s->alloc, why, len);
 }
 
+int sampling_require(struct session *s)
+{
+    char why[512];
+    if (sampling_possible(s, why, sizeof why))
+        return 0;
+    say_error("no heap profile of process %d without a restart: %s",
+              (int)target_pid(s->target), why);
+    return -1;
+}
+
 /* Still the program memprof put its sampler into?  When it exec'd or
  * exited, the sampler went with it: forget it and say so (-1). */
 static int same_program(struct session *s)

@@ -23,7 +23,12 @@ bool sampling_applies(struct session *s);
  * jemalloc's own profiler serves 'prof'). */
 bool sampling_possible(struct session *s, char *why, size_t len);
 
-/* 'prof on' / 'prof off' / 'prof sample N' / 'prof reset' with the sampler;
+/* For a front end that refuses before it starts (serve answers 422): 0
+ * when the sampler could go in, or -1 after saying why not ("no heap
+ * profile of process N without a restart: ..."). */
+int sampling_require(struct session *s);
+
+/* 'prof on' / 'prof off'' / 'prof sample N' / 'prof reset' with the sampler;
  * each says what it did on s->out (json: the answer instead).  0, or -1
  * after saying why. */
 int sampling_prof_on(struct session *s, bool json);
