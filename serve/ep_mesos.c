@@ -106,6 +106,12 @@ void ep_mesos_stop(const struct serve_request *rq, struct serve_reply *rp)
                     "/memory-profiler/start?pid=%d starts one", (int)rq->pid, (int)rq->pid);
         return;
     }
+    if (status == 409) {
+        reply_error(rp, 409, "run %u of process %d is starting or already ending: GET "
+                    "/memory-profiler/state?pid=%d says when it has ended", id, (int)rq->pid,
+                    (int)rq->pid);
+        return;
+    }
     if (status != 200) {
         reply_error(rp, status, "run %u of process %d did not end cleanly (its worker "
                     "gave %d): GET /memory-profiler/state?pid=%d", id, (int)rq->pid, status,

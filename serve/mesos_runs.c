@@ -200,10 +200,10 @@ int mesos_runs_stop(pid_t pid, unsigned timeout_s, unsigned *id)
     if (sl)
         reap(sl);
     bool taken = sl && take_worker(sl, &w);
-    *id = taken ? sl->active_id : 0;
+    *id = sl ? sl->active_id : 0;
     pthread_mutex_unlock(&lock);
-    if (!taken)
-        return 0;
+    if (!taken)     /* none, or one still starting or already ending */
+        return *id ? 409 : 0;
     int status = worker_finish(&w, timeout_s);
     put_finished(pid, *id);
     return status;

@@ -45,7 +45,8 @@ int mesos_runs_begin(pid_t pid, double duration, unsigned *id, char *dir, size_t
  * NULL when it did not start (the reservation and directory dropped). */
 void mesos_runs_started(pid_t pid, unsigned id, struct worker_handle *h);
 /* End pid's run under way within timeout_s: its id in *id and the
- * worker's status; 0 when none is under way. */
+ * worker's status; 0 when none is under way (*id 0), 409 when it is
+ * still starting or another request is ending it. */
 int mesos_runs_stop(pid_t pid, unsigned timeout_s, unsigned *id);
 
 /* What is known of pid's runs. */
