@@ -25,8 +25,9 @@ static const char usage_text[] =
     "                     [--max-connections N] [--timeout S] [--web-config FILE] [--quiet]\n"
     "\n"
     "An HTTP agent giving every process of this host the endpoints fleets scrape:\n"
-    "Prometheus metrics, pprof heap profiles, the list of processes.  Each request\n"
-    "attaches for the length of its work and lets go again.\n"
+    "Prometheus metrics, pprof heap profiles, Mesos' memory-profiler API, the list\n"
+    "of processes.  Each request attaches for the length of its work (a Mesos run\n"
+    "for the run's) and lets go again.\n"
     "\n"
     "  --listen ADDR:PORT   where to listen (default 127.0.0.1:9188; [::1]:PORT for\n"
     "                       IPv6; port 0: any free one, said on stderr)\n"
@@ -44,7 +45,7 @@ static const char usage_text[] =
     "  -h, --help           this text\n"
     "\n"
     "Endpoints: GET / lists them.  docs/serve.md says how to point Prometheus,\n"
-    "Parca, Grafana Alloy and go tool pprof at them.\n";
+    "Parca, Grafana Alloy, go tool pprof and Mesos' scripts at them.\n";
 
 static int parse_listen(const char *arg, struct serve_config *cfg)
 {
