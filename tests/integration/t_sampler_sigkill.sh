@@ -25,7 +25,10 @@ round_ok() {
     within 10 grep -q "^round $n ok" "$TARGET_OUT" &&
         [ "$(tail -2 "$TARGET_OUT" | head -1)" = "live round_keep 2000000 1000" ]
 }
-ms() { printf '0.%03d' $((RANDOM % $1)); }   # a random delay: where the kill lands
+ms() {      # a random delay under $1 ms: where the kill lands
+    local r=$(( (RANDOM * 32768 + RANDOM) % $1 ))
+    printf '%d.%03d' $((r / 1000)) $((r % 1000))
+}
 
 # sweep_after LABEL: the next session puts back what is left; bad counts
 # mismatches in $bad, sessions that found a leftover in $found.
@@ -46,13 +49,22 @@ sweep_after() {
     return 0
 }
 
-# 1. while going in: a batch 'prof on' killed 0-120 ms after it starts
-# (it attaches, builds its unwind rows, maps the region in one stop and
-# patches the slots in about 100 ms here)
+# 1. while going in: a batch 'prof on' killed at a random point of the time
+# it takes to go in (it attaches, builds its unwind rows, maps the region in
+# one stop and patches the slots: about 100 ms here, several times that
+# under the sanitizers or a loaded machine), measured first, so that the
+# kills span it whatever the build and the load.
+t0=${EPOCHREALTIME/[.,]/}
+"$MEMPROF" -p "$PID" -e 'prof sample 12' -e 'prof on' -e 'sleep 5' >/dev/null 2>&1 &
+m=$!
+holds wait_until 20 "the sampler to be on" sampler_state_is "$PID" 1 || { kill -9 "$m"; die "the sampler never came on"; }
+IN_MS=$(( (${EPOCHREALTIME/[.,]/} - t0) / 1000 + 20 ))
+kill -TERM "$m"; wait "$m" 2>/dev/null
+echo "[$SECONDS s] going in takes about $IN_MS ms here"
 for i in $(seq "$IN_KILLS"); do
     "$MEMPROF" -p "$PID" -e 'prof sample 12' -e 'prof on' -e 'sleep 5' >/dev/null 2>&1 &
     m=$!
-    sleep "$(ms 120)"
+    sleep "$(ms "$IN_MS")"
     kill -9 "$m"; wait "$m" 2>/dev/null
     sweep_after "going in #$i"
 done
