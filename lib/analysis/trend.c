@@ -351,33 +351,129 @@ static int check_inputs(const double *times, size_t n, const struct analysis_opt
     return 0;
 }
 
-static int compute(struct analysis_query *q, const struct analysis_view *const *views,
-                   size_t n, struct trend *out, struct mp_error *err)
+/* A trend being computed one point at a time (analysis_trend_begin):
+ * only the sums per node and per call site are kept across points, so the
+ * caller can build each view, add it and forget it. */
+struct trend_builder {
+    struct analysis_query q;
+    struct analysis_options opt;
+    struct trend out;
+    size_t pt;                 /* points added so far */
+    double *node_values;       /* nnodes * npoints */
+    uint32_t *stamp;           /* per node */
+    size_t nn;                 /* nodes node_values and stamp have room for */
+    uint32_t stamp_now;
+    struct site_table sites;
+};
+
+/* Room in node_values and stamp for every node the context has now (views
+ * built since the last point add nodes). */
+static int grow_nodes(struct trend_builder *b)
 {
-    struct analysis *a = q->a;
-    size_t nn = a->nnodes ? a->nnodes : 1;
-    double *node_values = calloc(nn * n, sizeof *node_values);
-    uint32_t *stamp = calloc(nn, sizeof *stamp);
-    uint32_t stamp_now = 0;
-    struct site_table sites = {0};
+    size_t nn = b->q.a->nnodes ? b->q.a->nnodes : 1, n = b->out.npoints;
+    if (nn <= b->nn)
+        return 0;
+    double *v = realloc(b->node_values, nn * n * sizeof *v);
+    if (v)
+        b->node_values = v;
+    uint32_t *st = v ? realloc(b->stamp, nn * sizeof *st) : NULL;
+    if (!st)
+        return -1;
+    b->stamp = st;
+    memset(v + b->nn * n, 0, (nn - b->nn) * n * sizeof *v);
+    memset(st + b->nn, 0, (nn - b->nn) * sizeof *st);
+    b->nn = nn;
+    return 0;
+}
+
+static void builder_free(struct trend_builder *b)
+{
+    if (!b)
+        return;
+    analysis_query_fini(&b->q);
+    analysis_trend_free(&b->out);
+    free(b->node_values);
+    free(b->stamp);
+    sites_free(&b->sites);
+    free(b);
+}
+
+int analysis_trend_begin(struct analysis *a, const double *times, size_t n,
+                         const struct analysis_options *o, struct trend_builder **bp,
+                         struct mp_error *err)
+{
+    *bp = NULL;
+    if (check_inputs(times, n, o, err) < 0)
+        return -1;
+    struct trend_builder *b = calloc(1, sizeof *b);
+    if (!b)
+        return mp_error_set(err, "out of memory");
+    b->opt = *o;
+    b->out.seconds = malloc(n * sizeof *b->out.seconds);
+    b->out.total = calloc(n, sizeof *b->out.total);
+    if (!b->out.seconds || !b->out.total) {
+        builder_free(b);
+        return mp_error_set(err, "out of memory");
+    }
+    b->out.npoints = n;
+    for (size_t i = 0; i < n; i++)
+        b->out.seconds[i] = times[i] - times[0];
+    /* The profiles are checked one by one as they come (analysis_trend_add). */
+    if (analysis_query_init(&b->q, a, &b->opt, NULL, 0, err) < 0) {
+        free(b->out.seconds);
+        free(b->out.total);
+        free(b);
+        return -1;
+    }
+    *bp = b;
+    return 0;
+}
+
+int analysis_trend_add(struct trend_builder *b, const struct analysis_view *v,
+                       struct mp_error *err)
+{
+    if (b->pt >= b->out.npoints)
+        return mp_error_set(err, "more points than the trend was begun with");
+    if (b->opt.has_thread) {       /* --thread must name a thread of each */
+        struct analysis_query check;
+        if (analysis_query_init(&check, b->q.a, &b->opt, &v->profile, 1, err) < 0)
+            return -1;
+        analysis_query_fini(&check);
+    }
+    if (grow_nodes(b) < 0)
+        return mp_error_set(err, "out of memory");
+    size_t pt = b->pt++, n = b->out.npoints;
+    b->out.total[pt] = analysis_key(&b->opt, analysis_total(&b->q, v->profile));
+    return sum_point(&b->q, v, pt, n, b->node_values, b->stamp, &b->stamp_now, &b->sites,
+                     err);
+}
+
+void analysis_trend_abandon(struct trend_builder *b)
+{
+    builder_free(b);
+}
+
+/* The rows from the sums of every point, ranked. */
+static int rank_rows(struct trend_builder *b, struct mp_error *err)
+{
+    struct analysis *a = b->q.a;
+    struct trend *out = &b->out;
+    size_t n = out->npoints;
+    struct site_table *sites = &b->sites;
     struct trend_scratch sc = {0};
     int rc = -1;
-    if (!node_values || !stamp || scratch_init(&sc, n) < 0) {
+    if (grow_nodes(b) < 0 || scratch_init(&sc, n) < 0) {
         mp_error_set(err, "out of memory");
         goto done;
     }
-    for (size_t pt = 0; pt < n; pt++) {
-        out->total[pt] = analysis_key(q->opt, analysis_total(q, views[pt]->profile));
-        if (sum_point(q, views[pt], pt, n, node_values, stamp, &stamp_now, &sites, err) < 0)
-            goto done;
-    }
+    double *node_values = b->node_values;
     size_t nrows = 0, nsite_ids = 0;
     for (size_t i = 0; i < a->nnodes; i++)
         nrows += held_something(node_values + i * n, n);
-    for (size_t s = 0; s < sites.nsites; s++)
-        if (held_something(sites.values + s * n, n)) {
+    for (size_t s = 0; s < sites->nsites; s++)
+        if (held_something(sites->values + s * n, n)) {
             nrows++;
-            nsite_ids += sites.len[s];
+            nsite_ids += sites->len[s];
         }
     out->rows = calloc(nrows ? nrows : 1, sizeof *out->rows);
     out->value_store = malloc((nrows ? nrows : 1) * n * sizeof *out->value_store);
@@ -397,19 +493,19 @@ static int compute(struct analysis_query *q, const struct analysis_view *const *
         memcpy(row->values, node_values + i * n, n * sizeof *row->values);
         r++;
     }
-    for (size_t s = 0; s < sites.nsites; s++) {
-        if (!held_something(sites.values + s * n, n))
+    for (size_t s = 0; s < sites->nsites; s++) {
+        if (!held_something(sites->values + s * n, n))
             continue;
         struct trend_row *row = &out->rows[r];
         row->kind = TREND_CALL_SITE;
         row->site = out->site_store + used_ids;
-        row->nsite = sites.len[s];
-        memcpy(out->site_store + used_ids, sites.ids + sites.start[s],
-               sites.len[s] * sizeof *sites.ids);
-        used_ids += sites.len[s];
+        row->nsite = sites->len[s];
+        memcpy(out->site_store + used_ids, sites->ids + sites->start[s],
+               sites->len[s] * sizeof *sites->ids);
+        used_ids += sites->len[s];
         row->node = row->site[0];
         row->values = out->value_store + r * n;
-        memcpy(row->values, sites.values + s * n, n * sizeof *row->values);
+        memcpy(row->values, sites->values + s * n, n * sizeof *row->values);
         r++;
     }
     out->nrows = nrows;
@@ -425,10 +521,23 @@ static int compute(struct analysis_query *q, const struct analysis_view *const *
     qsort(out->rows, nrows, sizeof *out->rows, row_cmp);
     rc = 0;
 done:
-    free(node_values);
-    free(stamp);
-    sites_free(&sites);
     scratch_fini(&sc);
+    return rc;
+}
+
+int analysis_trend_end(struct trend_builder *b, struct trend *out, struct mp_error *err)
+{
+    memset(out, 0, sizeof *out);
+    int rc = b->pt == b->out.npoints ? 0
+        : mp_error_set(err, "%zu of the trend's %zu points were given", b->pt,
+                       b->out.npoints);
+    if (rc == 0)
+        rc = rank_rows(b, err);
+    if (rc == 0) {
+        *out = b->out;
+        memset(&b->out, 0, sizeof b->out);
+    }
+    builder_free(b);
     return rc;
 }
 
@@ -439,29 +548,27 @@ int analysis_trend(struct analysis *a, const struct analysis_view *const *views,
     memset(out, 0, sizeof *out);
     if (check_inputs(times, n, o, err) < 0)
         return -1;
+    /* Every profile is checked before any is summed, as one query would. */
     const struct profile **profiles = malloc(n * sizeof *profiles);
-    out->seconds = malloc(n * sizeof *out->seconds);
-    out->total = calloc(n, sizeof *out->total);
-    if (!profiles || !out->seconds || !out->total) {
-        free(profiles);
-        analysis_trend_free(out);
+    if (!profiles)
         return mp_error_set(err, "out of memory");
-    }
-    out->npoints = n;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n; i++)
         profiles[i] = views[i]->profile;
-        out->seconds[i] = times[i] - times[0];
-    }
-    struct analysis_query q;
-    int rc = analysis_query_init(&q, a, o, profiles, n, err);
+    struct analysis_query check;
+    int rc = analysis_query_init(&check, a, o, profiles, n, err);
     free(profiles);
-    if (rc == 0) {
-        rc = compute(&q, views, n, out, err);
-        analysis_query_fini(&q);
-    }
     if (rc < 0)
-        analysis_trend_free(out);
-    return rc;
+        return -1;
+    analysis_query_fini(&check);
+    struct trend_builder *b;
+    if (analysis_trend_begin(a, times, n, o, &b, err) < 0)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        if (analysis_trend_add(b, views[i], err) < 0) {
+            analysis_trend_abandon(b);
+            return -1;
+        }
+    return analysis_trend_end(b, out, err);
 }
 
 void analysis_trend_free(struct trend *t)

@@ -87,6 +87,22 @@ int analysis_trend(struct analysis *a, const struct analysis_view *const *views,
                    struct trend *out, struct mp_error *err);
 void analysis_trend_free(struct trend *t);
 
+/* The same one point at a time, so that a long series never needs every
+ * view at once: begin with the times of all n points (checked as above),
+ * add each point's view in order (it may be forgotten right after: only
+ * per-node and per-call-site sums are kept, a few doubles per row and
+ * point), then end, which fills out and frees the builder (also on
+ * error).  analysis_trend_abandon frees a builder not ended.  The answer
+ * is the same as analysis_trend's over the same views. */
+struct trend_builder;
+int analysis_trend_begin(struct analysis *a, const double *times, size_t n,
+                         const struct analysis_options *o, struct trend_builder **b,
+                         struct mp_error *err);
+int analysis_trend_add(struct trend_builder *b, const struct analysis_view *v,
+                       struct mp_error *err);
+int analysis_trend_end(struct trend_builder *b, struct trend *out, struct mp_error *err);
+void analysis_trend_abandon(struct trend_builder *b);
+
 /* One row as a JSON object, for the commands' --json documents:
  * "function" (and function_name/file/line, as in top's rows) of the node,
  * for a call site also "stack" (names innermost first), then
