@@ -475,10 +475,11 @@ static int rank_rows(struct trend_builder *b, struct mp_error *err)
             nrows++;
             nsite_ids += sites->len[s];
         }
+    /* The rows' values are the sums themselves (no copy: a long series'
+     * sums are most of the trend's memory), owned by out once it is made. */
     out->rows = calloc(nrows ? nrows : 1, sizeof *out->rows);
-    out->value_store = malloc((nrows ? nrows : 1) * n * sizeof *out->value_store);
     out->site_store = malloc((nsite_ids ? nsite_ids : 1) * sizeof *out->site_store);
-    if (!out->rows || !out->value_store || !out->site_store) {
+    if (!out->rows || !out->site_store) {
         mp_error_set(err, "out of memory");
         goto done;
     }
@@ -489,8 +490,7 @@ static int rank_rows(struct trend_builder *b, struct mp_error *err)
         struct trend_row *row = &out->rows[r];
         row->kind = TREND_FUNCTION;
         row->node = (uint32_t)i;
-        row->values = out->value_store + r * n;
-        memcpy(row->values, node_values + i * n, n * sizeof *row->values);
+        row->values = node_values + i * n;
         r++;
     }
     for (size_t s = 0; s < sites->nsites; s++) {
@@ -504,8 +504,7 @@ static int rank_rows(struct trend_builder *b, struct mp_error *err)
                sites->len[s] * sizeof *sites->ids);
         used_ids += sites->len[s];
         row->node = row->site[0];
-        row->values = out->value_store + r * n;
-        memcpy(row->values, sites->values + s * n, n * sizeof *row->values);
+        row->values = sites->values + s * n;
         r++;
     }
     out->nrows = nrows;
@@ -519,6 +518,10 @@ static int rank_rows(struct trend_builder *b, struct mp_error *err)
     out->total_rate = series_stats(out->seconds, out->total, &sc).rate_per_s * 3600;
     sort_nodes = a->nodes;
     qsort(out->rows, nrows, sizeof *out->rows, row_cmp);
+    out->value_store = b->node_values;
+    out->site_value_store = sites->values;
+    b->node_values = NULL;
+    sites->values = NULL;
     rc = 0;
 done:
     scratch_fini(&sc);
@@ -577,6 +580,7 @@ void analysis_trend_free(struct trend *t)
     free(t->total);
     free(t->rows);
     free(t->value_store);
+    free(t->site_value_store);
     free(t->site_store);
     memset(t, 0, sizeof *t);
 }

@@ -72,7 +72,7 @@ struct trend {
                                 * never held anything are left out */
     size_t nrows;
     /* storage for values and sites: owned, freed by analysis_trend_free */
-    double *value_store;
+    double *value_store, *site_value_store;
     uint32_t *site_store;
 };
 
