@@ -333,6 +333,10 @@ int cmd_analysis_open(struct session *s, const char *cmd, const struct cmd_analy
                       struct cmd_analysis_views *w)
 {
     memset(w, 0, sizeof *w);
+    const struct profile *p = session_dump_profile(s, d);
+    const struct profile *bp = p && base ? session_dump_profile(s, base) : NULL;
+    if (!p || (base && !bp))                   /* said which file and why */
+        return -1;
     session_check_inputs(s, d);
     if (base)
         session_check_inputs(s, base);
@@ -342,8 +346,8 @@ int cmd_analysis_open(struct session *s, const char *cmd, const struct cmd_analy
     w->ctx->keep_allocator = a->show_alloc;
     struct mp_error err = {.msg = ""};
     w->src = (struct analysis_source){d->name, base ? base->name : NULL};
-    w->base = base ? analysis_view(w->ctx, base->profile, &err) : NULL;
-    w->v = !base || w->base ? analysis_view(w->ctx, d->profile, &err) : NULL;
+    w->base = base ? analysis_view(w->ctx, bp, &err) : NULL;
+    w->v = !base || w->base ? analysis_view(w->ctx, p, &err) : NULL;
     if (w->v)
         return 0;
     say_error("%s: %s", cmd, err.msg);
@@ -506,7 +510,7 @@ static void print_dumps_text(struct session *s)
     fprintf(s->out, "%-16s %8s %12s %10s  %s\n", "NAME", "STACKS", "IN USE", "OBJECTS", "SOURCE");
     for (size_t i = 0; i < s->ndumps; i++) {
         const struct session_dump *d = &s->dumps[i];
-        const struct profile *p = d->profile;
+        const struct session_dump_info *p = &d->info;
         fprintf(s->out, "%-16s %8zu %12s %10.0f  %s%s%s\n", d->name, p->nstacks,
                 analysis_format_bytes(p->total.inuse_bytes, false, false, b, sizeof b),
                 p->total.inuse_objects, text_escape(d->source, sb, sizeof sb),
@@ -579,6 +583,8 @@ int cmd_load(struct session *s, int argc, char **argv)
         say_error("load: out of memory");
         return -1;
     }
+    session_dump_keep_file(d, file);
+    session_profiles_trim(s);          /* many files: only the last stay parsed */
     if (p->warning[0]) {
         char wb[TEXT_ESCAPE_BUF];
         fprintf(stderr, "memprof: warning: %s\n", text_escape(p->warning, wb, sizeof wb));

@@ -70,4 +70,14 @@ int cmd_analysis_open(struct session *s, const char *cmd, const struct cmd_analy
                       struct session_dump *d, struct session_dump *base,
                       struct cmd_analysis_views *w);
 
+/* The trend of the dumps idx[0..n) taken at times (seconds), in ctx, which
+ * must hold no view of a session profile: one dump at a time, each parsed
+ * again from its file when not in memory and forgotten once summed, so
+ * that memory does not grow with n (repl/cmd_trend.c).  0, or -1 after
+ * saying why ("CMD: ..."). */
+struct trend;
+int cmd_trend_compute(struct session *s, struct analysis *ctx, const size_t *idx, size_t n,
+                      const double *times, const struct analysis_options *o, const char *cmd,
+                      struct trend *t);
+
 #endif

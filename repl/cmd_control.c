@@ -612,7 +612,7 @@ int cmd_dump(struct session *s, int argc, char **argv)
         return json_answer_emit(s, j);
     }
     char total[32];
-    const struct profile *p = d->profile;
+    const struct session_dump_info *p = &d->info;
     analysis_format_bytes(p->total.inuse_bytes, false, false, total, sizeof total);
     fprintf(s->out, "%s: %zu stacks, %s in use%s%s\n", d->name, p->nstacks, total,
             file ? ", saved to " : "", file ? file : "");

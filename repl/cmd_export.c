@@ -28,8 +28,11 @@ int cmd_pprof(struct session *s, int argc, char **argv)
         return -1;
     }
     struct mp_error err;
+    const struct profile *p = session_dump_profile(s, d);
+    if (!p)
+        return -1;
     session_check_inputs(s, d);
-    if (pprof_write(d->profile, session_symbolizer(s), file, &err)) {
+    if (pprof_write(p, session_symbolizer(s), file, &err)) {
         say_error("%s", err.msg);
         return -1;
     }

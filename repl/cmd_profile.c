@@ -116,8 +116,8 @@ static int state_print(struct session *s, bool json)
     const struct session_dump *d = latest_dump(s, r);
     if (d) {
         char inuse[32];
-        analysis_format_bytes(d->profile->total.inuse_bytes, false, false, inuse, sizeof inuse);
-        fprintf(s->out, "  latest: %s, %zu stacks, %s in use\n", d->name, d->profile->nstacks,
+        analysis_format_bytes(d->info.total.inuse_bytes, false, false, inuse, sizeof inuse);
+        fprintf(s->out, "  latest: %s, %zu stacks, %s in use\n", d->name, d->info.nstacks,
                 inuse);
     }
     return 0;

@@ -20,6 +20,7 @@
 
 #include "attach/target.h"
 #include "lib/analysis/analysis.h"
+#include "lib/analysis/trend.h"
 #include "lib/report/graphviz.h"
 #include "lib/base/file_write.h"
 #include "lib/report/html.h"
@@ -61,12 +62,12 @@ const char cmd_report_help[] =
 static void sort_by_time(struct session *s, size_t *idx, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        if (s->dumps[idx[i]].profile->taken_at == 0)
+        if (s->dumps[idx[i]].info.taken_at == 0)
             return;
     for (size_t i = 1; i < n; i++) {
         size_t x = idx[i], j = i;
-        int64_t t = s->dumps[x].profile->taken_at;
-        for (; j > 0 && s->dumps[idx[j - 1]].profile->taken_at > t; j--)
+        int64_t t = s->dumps[x].info.taken_at;
+        for (; j > 0 && s->dumps[idx[j - 1]].info.taken_at > t; j--)
             idx[j] = idx[j - 1];
         idx[j] = x;
     }
@@ -214,25 +215,67 @@ struct report_job {
     size_t n;
     struct report_html_dump *dumps;
     struct cmd_analysis_views w;   /* the context; w.v is the latest dump's view */
+    struct trend trend;            /* over time, when has_trend */
+    bool has_trend;
 };
 
-/* Views of every dump in one context (node ids shared). */
+/* The dumps in one context (node ids shared): the trend over time one
+ * dump at a time (cmd_trend_compute: a long series is never in memory at
+ * once), then the views of the first and the last, which the page draws. */
 static int open_views(struct report_job *j)
 {
-    struct session_dump *last = &j->s->dumps[j->idx[j->n - 1]];
-    if (cmd_analysis_open(j->s, "report", j->a, last, NULL, &j->w) < 0)
+    struct session *s = j->s;
+    struct session_dump *last = &s->dumps[j->idx[j->n - 1]];
+    if (cmd_analysis_open(s, "report", j->a, last, NULL, &j->w) < 0)
         return -1;
+    analysis_forget(j->w.ctx, j->w.v->profile);
+    j->w.v = NULL;
     for (size_t i = 0; i < j->n; i++) {
-        struct session_dump *d = &j->s->dumps[j->idx[i]];
-        struct mp_error err = {.msg = ""};
-        session_check_inputs(j->s, d);
-        const struct analysis_view *v = analysis_view(j->w.ctx, d->profile, &err);
-        if (!v) {
-            say_error("report: %s: %s", d->name, err.msg);
+        const struct session_dump *d = &s->dumps[j->idx[i]];
+        j->dumps[i] = (struct report_html_dump){
+            d->name, NULL, d->info.taken_at, d->info.total.inuse_bytes,
+            d->info.total.inuse_objects, d->info.nstacks,
+        };
+    }
+    struct report_html_input probe = {.dumps = j->dumps, .ndumps = j->n};
+    if (report_html_over_time(&probe)) {
+        double *times = malloc(j->n * sizeof *times);
+        if (!times) {
+            say_error("report: out of memory");
             return -1;
         }
-        j->dumps[i] = (struct report_html_dump){d->name, v, d->profile->taken_at};
+        for (size_t i = 0; i < j->n; i++)
+            times[i] = (double)j->dumps[i].taken_at;
+        int rc = cmd_trend_compute(s, j->w.ctx, j->idx, j->n, times, &j->a->o, "report",
+                                   &j->trend);
+        free(times);
+        if (rc < 0)
+            return -1;
+        j->has_trend = true;
+    } else {
+        for (size_t i = 0; i < j->n; i++) {
+            struct session_dump *d = &s->dumps[j->idx[i]];
+            if (!session_dump_profile(s, d))
+                return -1;                 /* said which dump and file */
+            session_check_inputs(s, d);
+            session_profiles_trim(s);      /* the context holds no view yet */
+        }
     }
+    /* Both parsed now (kept: nothing trims until the command ends). */
+    size_t ends[2] = {0, j->n - 1};
+    for (size_t k = 0; k < 2; k++) {
+        struct session_dump *d = &s->dumps[j->idx[ends[k]]];
+        struct mp_error err = {.msg = ""};
+        const struct profile *p = session_dump_profile(s, d);
+        const struct analysis_view *v = p ? analysis_view(j->w.ctx, p, &err) : NULL;
+        if (!v) {
+            if (p)
+                say_error("report: %s: %s", d->name, err.msg);
+            return -1;
+        }
+        j->dumps[ends[k]].view = v;
+    }
+    j->w.v = j->dumps[j->n - 1].view;
     return 0;
 }
 
@@ -246,6 +289,7 @@ static int make_report(struct report_job *j, char **text, size_t *len)
         .pid = s->target ? (long)target_pid(s->target) : 0,
         .exe = s->target ? target_exe(s->target) : s->exe,
         .generated_at = (int64_t)time(NULL),
+        .trend = j->has_trend ? &j->trend : NULL,
     };
     if (draw_graph(j->w.ctx, &j->dumps[j->n - 1], &j->a->o, &in, note, sizeof note) < 0)
         return -1;
@@ -297,6 +341,8 @@ int cmd_report(struct session *s, int argc, char **argv)
                 path, analysis_format_bytes((double)len, false, false, size, sizeof size));
     }
     free(text);
+    if (j.has_trend)
+        analysis_trend_free(&j.trend);
     free(j.dumps);
     free(j.idx);
     analysis_free(j.w.ctx);

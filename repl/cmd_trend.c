@@ -301,32 +301,53 @@ static int check_fail_over(struct session *s, const struct analysis *a, const st
     return -1;
 }
 
+/* The trend of the dumps idx[0..n) taken at times, in ctx: one dump at a
+ * time (parsed again from its file when not in memory, its view
+ * forgotten once summed), so that memory does not grow with the number
+ * of dumps.  0, or -1 after saying why (cmd: for the messages). */
+int cmd_trend_compute(struct session *s, struct analysis *ctx, const size_t *idx, size_t n,
+                      const double *times, const struct analysis_options *o, const char *cmd,
+                      struct trend *t)
+{
+    struct mp_error err = {.msg = ""};
+    struct trend_builder *b;
+    if (analysis_trend_begin(ctx, times, n, o, &b, &err) < 0) {
+        say_error("%s: %s", cmd, err.msg);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        struct session_dump *d = &s->dumps[idx[i]];
+        const struct profile *p = session_dump_profile(s, d);
+        if (!p) {                          /* said which dump and file */
+            analysis_trend_abandon(b);
+            return -1;
+        }
+        session_check_inputs(s, d);
+        const struct analysis_view *v = analysis_view(ctx, p, &err);
+        int rc = v ? analysis_trend_add(b, v, &err) : -1;
+        analysis_forget(ctx, p);
+        session_profiles_trim(s);
+        if (rc < 0) {
+            analysis_trend_abandon(b);
+            say_error("%s: %s", cmd, err.msg);
+            return -1;
+        }
+    }
+    if (analysis_trend_end(b, t, &err) < 0) {
+        say_error("%s: %s", cmd, err.msg);
+        return -1;
+    }
+    return 0;
+}
+
 /* Compute and show the trend of in (views built in ctx), to out. */
 static int show_trend(struct session *s, struct analysis *ctx, const struct trend_input *in,
                       const struct cmd_analysis_args *a, const double *fail_over, FILE *out)
 {
-    const struct analysis_view **views = calloc(in->n, sizeof *views);
-    if (!views) {
-        say_error("trend: out of memory");
-        return -1;
-    }
-    struct mp_error err = {.msg = ""};
-    int rc = 0;
-    for (size_t i = 0; i < in->n && rc == 0; i++) {
-        struct session_dump *d = &s->dumps[in->idx[i]];
-        session_check_inputs(s, d);
-        views[i] = analysis_view(ctx, d->profile, &err);
-        if (!views[i])
-            rc = -1;
-    }
     struct trend t;
-    if (rc == 0)
-        rc = analysis_trend(ctx, views, in->times, in->n, &a->o, &t, &err);
-    free(views);
-    if (rc < 0) {
-        say_error("trend: %s", err.msg);
+    int rc;
+    if (cmd_trend_compute(s, ctx, in->idx, in->n, in->times, &a->o, "trend", &t) < 0)
         return -1;
-    }
     bool utf8 = utf8_locale();
     if (a->json) {
         json_object *j = json_trend(s, in, ctx, &t, &a->o);
@@ -346,13 +367,16 @@ static int show_trend(struct session *s, struct analysis *ctx, const struct tren
     return rc;
 }
 
-/* A context for the dumps of in: at a's granularity, --show-alloc. */
+/* A context for the dumps of in: at a's granularity, --show-alloc.  It
+ * keeps no view (the first dump's, built to check it, is forgotten), so
+ * the session's profiles may be trimmed while it lives. */
 static struct analysis *trend_context(struct session *s, const struct cmd_analysis_args *a,
                                       struct session_dump *first)
 {
     struct cmd_analysis_views w;
     if (cmd_analysis_open(s, "trend", a, first, NULL, &w) < 0)
         return NULL;
+    analysis_forget(w.ctx, w.v->profile);
     return w.ctx;
 }
 
@@ -502,9 +526,13 @@ static int watch_show_top(struct watch *w, size_t latest)
     struct session *s = w->s;
     struct session_dump *d = &s->dumps[latest], *base = &s->dumps[w->first];
     struct mp_error err = {.msg = ""};
-    const struct analysis_view *v = analysis_view(w->ctx, d->profile, &err);
-    const struct analysis_view *bv = v && latest != w->first
-        ? analysis_view(w->ctx, base->profile, &err) : NULL;
+    /* Both stay parsed: the view never trims (it keeps only these two). */
+    const struct profile *p = session_dump_profile(s, d);
+    const struct profile *bp = latest != w->first ? session_dump_profile(s, base) : NULL;
+    if (!p || (latest != w->first && !bp))
+        return -1;                 /* said which dump and file */
+    const struct analysis_view *v = analysis_view(w->ctx, p, &err);
+    const struct analysis_view *bv = v && bp ? analysis_view(w->ctx, bp, &err) : NULL;
     if (!v || (latest != w->first && !bv)) {
         say_error("top --watch: %s", err.msg);
         return -1;
@@ -548,7 +576,8 @@ static void watch_drop_previous(struct watch *w, size_t latest)
     if (prev == w->first || latest == 0 ||
         strcmp(w->s->dumps[prev].series, w->series) != 0)
         return;
-    analysis_forget(w->ctx, w->s->dumps[prev].profile);
+    if (w->s->dumps[prev].parsed)
+        analysis_forget(w->ctx, w->s->dumps[prev].parsed);
     session_remove_dump(w->s, prev);
 }
 
@@ -655,14 +684,14 @@ static double *dump_times(struct session *s, const size_t *idx, size_t n)
     }
     for (size_t i = 0; i < n; i++) {
         const struct session_dump *d = &s->dumps[idx[i]];
-        if (d->profile->taken_at == 0) {
+        if (d->info.taken_at == 0) {
             say_error("trend: %s has no time it was taken (not a dump memprof took "
                           "nor a file with a modification time): leave it out of the "
                           "series", d->name);
             free(times);
             return NULL;
         }
-        times[i] = (double)d->profile->taken_at;
+        times[i] = (double)d->info.taken_at;
     }
     return times;
 }

@@ -107,6 +107,7 @@ int command_run_line(struct session *s, const char *line)
         ;                       /* it said why */
     else
         rc = c->run(s, argc, argv);
+    session_profiles_trim(s);  /* between commands no view holds a profile */
     fflush(s->out);
     free(argv);
     return rc;

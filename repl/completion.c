@@ -71,7 +71,8 @@ static void add_functions(void)
         return;
     struct analysis *a = analysis_new(ANALYSIS_FUNCTIONS, analysis_symbolizer_resolve, sym);
     struct mp_error err;
-    if (a && analysis_view(a, d->profile, &err))
+    const struct profile *p = session_dump_profile(cs, d);
+    if (a && p && analysis_view(a, p, &err))
         for (size_t i = 0; i < a->nnodes; i++)
             words_add(&cand, a->nodes[i].function, strlen(a->nodes[i].function));
     analysis_free(a);

@@ -90,9 +90,12 @@ static int pprof_job_run(struct session *s, void *arg)
     struct pprof_options o = {.allocs_first = j->allocs, .time_nanos = now,
                               .duration_nanos = j->sampler_run ? now - start : 0};
     struct mp_error err;
+    const struct profile *p = session_dump_profile(s, d);
+    if (!p)
+        return 500;
     session_check_inputs(s, d);
     fflush(s->out);
-    if (pprof_write_fd(d->profile, session_symbolizer(s), fileno(s->out), &o, &err) < 0) {
+    if (pprof_write_fd(p, session_symbolizer(s), fileno(s->out), &o, &err) < 0) {
         say_error("%s", err.msg);
         return 500;
     }

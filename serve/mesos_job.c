@@ -146,12 +146,13 @@ static void put_file(const char *dir, const char *name, const char *data, size_t
 
 /* The dump's top (jeprof --text's table, every row) and its call graph
  * drawn by dot, or why there is none. */
-static void analyse(struct session *s, const struct session_dump *d, const char *dir)
+static void analyse(struct session *s, struct session_dump *d, const char *dir)
 {
     struct mp_error err = {.msg = ""};
-    struct analysis *a = analysis_new(ANALYSIS_FUNCTIONS, analysis_symbolizer_resolve,
-                                      session_symbolizer(s));
-    const struct analysis_view *v = a ? analysis_view(a, d->profile, &err) : NULL;
+    const struct profile *p = session_dump_profile(s, d);    /* NULL: said why */
+    struct analysis *a = p ? analysis_new(ANALYSIS_FUNCTIONS, analysis_symbolizer_resolve,
+                                          session_symbolizer(s)) : NULL;
+    const struct analysis_view *v = a ? analysis_view(a, p, &err) : NULL;
     struct analysis_options o = {.nodefraction = 0.005, .edgefraction = 0.001};
     struct analysis_source src = {d->name, NULL};
     char *text = NULL, *dot = NULL, *svg = NULL;
@@ -182,7 +183,10 @@ static void keep_results(struct session *s, const struct mesos_run_arg *r)
     struct profile_run *run = s->run;
     struct session_dump *d = run->ndumps ? session_find_dump(s, run->latest) : NULL;
     size_t len = 0;
-    char *raw = d ? session_dump_raw(d, &len) : NULL;
+    struct mp_error err;
+    char *raw = d ? session_dump_raw(d, &len, &err) : NULL;
+    if (d && !raw)
+        say_error("%s", err.msg);
     if (raw)
         put_file(r->dir, MESOS_RAW, raw, len);
     free(raw);

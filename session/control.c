@@ -665,7 +665,7 @@ static int dump_fetch(struct session *s, char **data, size_t *len)
  * force explains and what would get samples. */
 void control_explain_empty_dump(struct session *s, const struct session_dump *d)
 {
-    const struct profile *p = d->profile;
+    const struct session_dump_info *p = &d->info;
     if (p->nstacks > 0 && p->total.inuse_bytes > 0)
         return;
     if (s->prof_on.off_since) {
@@ -720,7 +720,8 @@ struct session_dump *control_dump_add(struct session *s, const char *data, size_
      * once the main thread has exited (pthread_exit); the live process's
      * mappings, read through a live thread, are the same. */
     struct mp_error ignored;
-    if (p->maps.n == 0)
+    bool maps_read = p->maps.n == 0;
+    if (maps_read)
         maps_read_pid(target_pid(s->target), &p->maps, &ignored);
     /* The objects' build-ids now, while they are the ones the process runs,
      * so that a reading after a rebuild can tell (FILE.buildids). */
@@ -743,9 +744,11 @@ struct session_dump *control_dump_add(struct session *s, const char *data, size_
     }
     if (file)
         d->saved_path = strdup(file);
-    if (session_dump_keep_raw(d, data, len))
-        say_status(s, "note: out of memory keeping %s's bytes: 'profile save' "
-                       "cannot write it\n", d->name);
+    if (maps_read)
+        session_dump_store_keep_maps(d);
+    if (session_dump_keep_raw(s, d, data, len, &err))
+        say_status(s, "note: %s; %s stays in memory only, and 'profile save' cannot "
+                       "write it\n", err.msg, d->name);
     if (s->prof_on.since && !s->prof_on.dumped) {
         char since[64];
         control_since_text(s->prof_on.since, since, sizeof since);

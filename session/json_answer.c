@@ -56,7 +56,7 @@ json_object *json_mallctl_value(enum mallctl_type t, const void *v, const char *
 
 json_object *json_dump(const struct session_dump *d)
 {
-    const struct profile *p = d->profile;
+    const struct session_dump_info *p = &d->info;
     json_object *o = json_object_new_object();
     json_object_object_add(o, "name", json_object_new_string(d->name));
     json_object_object_add(o, "source", json_object_new_string(d->source));

@@ -343,7 +343,7 @@ static long dump_index(struct session *s, const char *name)
 static void keep_highest_peak(struct session *s, struct profile_run *r, struct session_dump *d)
 {
     long mine = d - s->dumps, other = r->pending_peak[0] ? dump_index(s, r->pending_peak) : -1;
-    if (other >= 0 && s->dumps[other].profile->total.inuse_bytes >= d->profile->total.inuse_bytes) {
+    if (other >= 0 && s->dumps[other].info.total.inuse_bytes >= d->info.total.inuse_bytes) {
         session_remove_dump(s, (size_t)mine);
         return;
     }
@@ -424,6 +424,7 @@ void profile_run_tick(struct session *s)
         return;
     session_hold_interrupt(s);
     tick_run(s);
+    session_profiles_trim(s);  /* a long run: only the latest dumps stay parsed */
     session_release_interrupt(s);
 }
 

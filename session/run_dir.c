@@ -79,13 +79,14 @@ static int write_file(const char *path, const char *data, size_t len)
     return -1;
 }
 
-static json_object *objects_json(const struct profile *p)
+static json_object *objects_json(const struct session_dump *d)
 {
     json_object *arr = json_object_new_array();
-    for (size_t i = 0; i < p->nobject_ids; i++) {
+    for (size_t i = 0; i < session_dump_nobjects(d); i++) {
+        const char *build_id, *path = session_dump_object(d, i, &build_id);
         json_object *o = json_object_new_object();
-        json_object_object_add(o, "path", json_object_new_string(p->object_ids[i].path));
-        json_object_object_add(o, "build_id", json_object_new_string(p->object_ids[i].build_id));
+        json_object_object_add(o, "path", json_object_new_string(path));
+        json_object_object_add(o, "build_id", json_object_new_string(build_id));
         json_object_array_add(arr, o);
     }
     return arr;
@@ -94,19 +95,18 @@ static json_object *objects_json(const struct profile *p)
 static int save_dump(const struct session_dump *d, const char *dir, json_object *list)
 {
     size_t len;
-    char *data = session_dump_raw(d, &len);
+    struct mp_error err;
+    char *data = session_dump_raw(d, &len, &err);
     if (!data) {
-        say_error("profile save: %s was not taken by memprof in this session (or "
-                      "memory ran out): its bytes are not kept", d->name);
+        say_error("profile save: %s", err.msg);
         return -1;
     }
     char file[200], path[4096];
     snprintf(file, sizeof file, "%s.heap", d->name);
     snprintf(path, sizeof path, "%s/%s", dir, file);
-    struct mp_error err;
     int rc = write_file(path, data, len);
     free(data);
-    if (rc == 0 && d->profile->nobject_ids && profile_save_object_ids(d->profile, path, &err)) {
+    if (rc == 0 && session_dump_nobjects(d) && session_dump_save_object_ids(d, path, &err)) {
         say_error("profile save: %s", err.msg);
         rc = -1;
     }
@@ -114,7 +114,7 @@ static int save_dump(const struct session_dump *d, const char *dir, json_object 
         json_object *o = json_object_new_object();
         json_object_object_add(o, "name", json_object_new_string(d->name));
         json_object_object_add(o, "file", json_object_new_string(file));
-        json_object_object_add(o, "taken_at", json_object_new_int64(d->profile->taken_at));
+        json_object_object_add(o, "taken_at", json_object_new_int64(d->info.taken_at));
         json_object_object_add(o, "peak", json_object_new_boolean(d->peak));
         json_object_array_add(list, o);
     }
@@ -136,13 +136,26 @@ int profile_run_save(struct session *s, const char *series, const char *dir)
         return -1;
     }
     for (long i = 0; i < n; i++)
-        if (!file_name_ok(s->dumps[idx[i]].name) || !s->dumps[idx[i]].raw) {
+        if (!file_name_ok(s->dumps[idx[i]].name) || !session_dump_has_raw(&s->dumps[idx[i]])) {
             say_error("profile save: %s cannot be saved (%s)", s->dumps[idx[i]].name,
-                          s->dumps[idx[i]].raw ? "its name is no file name"
+                          session_dump_has_raw(&s->dumps[idx[i]]) ? "its name is no file name"
                           : "its bytes were not kept: only dumps memprof took are");
             free(idx);
             return -1;
         }
+    /* Every copy is there before anything is made (a damaged one still
+     * shows only when read: the directory then has no manifest). */
+    for (long i = 0; i < n; i++) {
+        const struct session_dump *d = &s->dumps[idx[i]];
+        if (access(d->spool_path, R_OK) != 0) {
+            struct mp_error err;
+            size_t len;
+            free(session_dump_raw(d, &len, &err));     /* says which and why */
+            say_error("profile save: %s; nothing was written", err.msg);
+            free(idx);
+            return -1;
+        }
+    }
     if (make_dir(dir)) {
         free(idx);
         return -1;
@@ -162,7 +175,7 @@ int profile_run_save(struct session *s, const char *series, const char *dir)
     }
     if (s->target && target_exe(s->target))
         json_object_object_add(m, "executable", json_object_new_string(target_exe(s->target)));
-    json_object_object_add(m, "objects", objects_json(first->profile));
+    json_object_object_add(m, "objects", objects_json(first));
     int rc = 0;
     for (long i = 0; i < n && rc == 0; i++)
         rc = save_dump(&s->dumps[idx[i]], dir, list);
@@ -172,6 +185,8 @@ int profile_run_save(struct session *s, const char *series, const char *dir)
     const char *text = json_object_to_json_string_ext(m, JSON_C_TO_STRING_PRETTY);
     if (rc == 0)
         rc = write_file(path, text, strlen(text));
+    else
+        say_error("profile save: %s is left incomplete (no %s): remove it", dir, MANIFEST);
     if (rc == 0)
         fprintf(s->out, "saved %s: %ld dump%s in %s (jeprof reads the .heap files; "
                 "'memprof %s' reads the run back)\n", name, n, n == 1 ? "" : "s", dir, dir);
@@ -256,6 +271,7 @@ static int load_one(struct session *s, const char *dir, const char *series, json
         return -1;
     }
     d->saved_path = strdup(path);
+    session_dump_keep_file(d, path);
     d->peak = json_object_object_get_ex(e, "peak", &pk) && json_object_get_boolean(pk);
     session_series_add(s, d, series);
     return 0;
@@ -291,6 +307,8 @@ int profile_run_load(struct session *s, const char *dir)
             while (s->ndumps > before)          /* all of the run, or nothing */
                 session_remove_dump(s, s->ndumps - 1);
             goto out;
+        } else {
+            session_profiles_trim(s);       /* a long run: only the last stay parsed */
         }
     say_status(s, "loaded %s: %zu dump%s from %s\n", series, n, n == 1 ? "" : "s", dir);
     rc = 0;

@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 
 #include "lib/base/array.h"
 
@@ -26,7 +25,10 @@ struct session_dump *session_add_dump(struct session *s, struct profile *p,
      * in session_find_dump, and both stay listed. */
     snprintf(d->name, sizeof d->name, "%s", name);
     d->source = strdup(source ? source : "");
-    d->profile = p;
+    d->parsed = p;
+    d->info = (struct session_dump_info){p->nstacks, p->total, p->period, p->has_alloc,
+                                         p->truncated, p->taken_at};
+    d->last_use = ++s->use_clock;
     s->ndumps++;
     return d;
 }
@@ -46,41 +48,10 @@ struct session_dump *session_find_dump(struct session *s, const char *name)
     return NULL;
 }
 
-int session_dump_keep_raw(struct session_dump *d, const char *data, size_t len)
-{
-    uLongf zlen = compressBound(len);
-    unsigned char *z = malloc(zlen ? zlen : 1);
-    if (!z || compress2(z, &zlen, (const Bytef *)data, len, Z_BEST_SPEED) != Z_OK) {
-        free(z);
-        return -1;
-    }
-    unsigned char *fit = realloc(z, zlen ? zlen : 1);
-    free(d->raw);
-    d->raw = fit ? fit : z;
-    d->raw_zlen = zlen;
-    d->raw_len = len;
-    return 0;
-}
-
-char *session_dump_raw(const struct session_dump *d, size_t *len)
-{
-    if (!d->raw)
-        return NULL;
-    char *out = malloc(d->raw_len + 1);
-    uLongf n = d->raw_len;
-    if (!out || uncompress((Bytef *)out, &n, d->raw, d->raw_zlen) != Z_OK || n != d->raw_len) {
-        free(out);
-        return NULL;
-    }
-    out[n] = 0;
-    *len = n;
-    return out;
-}
-
 static void dump_release(struct session_dump *d)
 {
-    free(d->raw);
-    profile_free(d->profile);
+    session_dump_store_release(d);
+    profile_free(d->parsed);
     free(d->source);
     free(d->saved_path);
 }
@@ -180,10 +151,10 @@ struct symbolizer *session_symbolizer(struct session *s)
 void session_check_inputs(struct session *s, struct session_dump *d)
 {
     struct symbolizer *sym = session_symbolizer(s);
-    if (d->inputs_checked || !sym)
+    if (d->inputs_checked || !sym || !d->parsed)
         return;
     d->inputs_checked = true;
-    analysis_check_inputs(sym, d->profile, d->name, stderr);
+    analysis_check_inputs(sym, d->parsed, d->name, stderr);
 }
 
 void session_drop_symbolizer(struct session *s)
@@ -240,6 +211,7 @@ void session_free(struct session *s)
     for (size_t i = 0; i < s->ndumps; i++)
         dump_release(&s->dumps[i]);
     free(s->dumps);
+    session_spool_remove(s);
     profile_run_free(s->run);
     sampler_free(s->sampler);
     session_drop_symbolizer(s);

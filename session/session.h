@@ -15,11 +15,23 @@
 #include "lib/profile/profile.h"
 #include "lib/symbolize/symbolize.h"
 
+/* What a dump's listing, its time and the run's peak choice need, kept
+ * for every dump while its parsed profile may not be (session_dump_profile). */
+struct session_dump_info {
+    size_t nstacks;
+    struct profile_values total;
+    uint64_t period;
+    bool has_alloc, truncated;
+    int64_t taken_at;          /* as the profile's taken_at */
+};
+
+struct session_dump_objects;   /* session/dump_store.c */
+
 struct session_dump {
     char name[64];             /* "dump1", or the user's NAME, or file's base name */
     char *source;              /* where it came from (file path, or "pid 123") */
     char *saved_path;          /* local file it was saved to, or NULL */
-    struct profile *profile;
+    struct session_dump_info info;
     bool inputs_checked;       /* session_check_inputs has warned about it */
     /* The series (a profiling run, a live view, a loaded run directory)
      * the dump belongs to, "" for none; its place in it (1, 2, ...); and
@@ -28,10 +40,23 @@ struct session_dump {
     char series[64];
     unsigned series_seq;
     bool peak;
-    /* The bytes jemalloc wrote, deflated (zlib), so that 'profile save'
-     * can write them back exactly; NULL when not kept (files read). */
-    unsigned char *raw;
-    size_t raw_zlen, raw_len;
+    /* Where the dump lives (session/dump_store.c): the parsed profile only
+     * while it is among the few used last (NULL otherwise: use
+     * session_dump_profile), and the file it is parsed from again. */
+    struct profile *parsed;
+    uint64_t last_use;         /* s->use_clock when last used */
+    char *spool_path;          /* the bytes jemalloc wrote, deflated, in the
+                                * session's spool directory; NULL when not
+                                * kept (a file read, or the spool failed) */
+    size_t raw_len;            /* their length inflated */
+    char *reload_path;         /* a file read: the file, to parse again */
+    struct session_file_id {
+        unsigned long long dev, ino, size;
+        long long mtime_s, mtime_ns;
+    } file_id;                 /* reload_path as it was read */
+    struct session_dump_objects *objects;  /* the build-ids memprof recorded */
+    struct map_list *maps;     /* the mappings memprof read from the process
+                                * when the dump had none, or NULL */
 };
 
 /* The attached process's profiling settings fixed at its start (config.*
@@ -137,6 +162,10 @@ struct session {
     unsigned narenas;          /* arenas.narenas, read once for completion (0: not yet) */
     struct session_dump *dumps;
     size_t ndumps, dumps_cap;
+    char *spool_dir;           /* where the dumps memprof takes are kept
+                                * (session/dump_store.c), made at the first */
+    unsigned spool_seq;        /* for the spool's file names */
+    uint64_t use_clock;        /* session_dump_profile's uses, counted */
     unsigned dump_seq;         /* for automatic names */
     struct profile_run *run;   /* the latest profiling run (session/profile_run.c),
                                 * kept after it ends for 'profile state' */
@@ -163,16 +192,58 @@ struct session {
 /* Add a profile under a name (NULL: automatic); takes ownership. */
 struct session_dump *session_add_dump(struct session *s, struct profile *p,
                                       const char *name, const char *source);
-/* Keep a copy of the bytes a dump was parsed from (deflated: a heap
- * profile's text shrinks about tenfold).  0, or -1 out of memory. */
-int session_dump_keep_raw(struct session_dump *d, const char *data, size_t len);
-/* Those bytes again (malloc'd), or NULL when none were kept or out of
- * memory. */
-char *session_dump_raw(const struct session_dump *d, size_t *len);
+/* ---- where dumps live (session/dump_store.c) ----
+ *
+ * A dump's parsed profile is kept only for the SESSION_PROFILES_KEPT
+ * dumps used last; the others are parsed again from their file when a view
+ * needs them: a dump memprof took from the copy of its bytes in the
+ * session's private spool directory, a file read from that file (if it
+ * has not changed since).  A dump that has no such file stays parsed. */
+#define SESSION_PROFILES_KEPT 2
+
+/* Keep the bytes dump d was parsed from (as the process wrote them) in the
+ * session's spool directory, and what a reading again needs besides (its
+ * build-ids, the mappings memprof added).  0, or -1 with err saying why
+ * (the dump then stays parsed, and 'profile save' cannot write it). */
+int session_dump_keep_raw(struct session *s, struct session_dump *d, const char *data,
+                          size_t len, struct mp_error *err);
+/* Remember that d was read from file path, to read it again later. */
+void session_dump_keep_file(struct session_dump *d, const char *path);
+/* Those bytes again (malloc'd, NUL-terminated), or NULL with err saying
+ * which dump, which file and what to do. */
+char *session_dump_raw(const struct session_dump *d, size_t *len, struct mp_error *err);
+/* Whether d's bytes are kept (session_dump_keep_raw succeeded). */
+bool session_dump_has_raw(const struct session_dump *d);
+/* d's parsed profile, parsed again from its file when it is not in
+ * memory; NULL after saying (say_error) which dump, which file and what
+ * to do.  The profile stays valid until session_profiles_trim. */
+struct profile *session_dump_profile(struct session *s, struct session_dump *d);
+/* Free the parsed profiles of all but the SESSION_PROFILES_KEPT dumps used
+ * last (those that can be parsed again).  Only where no analysis context
+ * holds a view of a session profile: between commands, or after a view's
+ * analysis_forget. */
+void session_profiles_trim(struct session *s);
+/* How many dumps have their profile parsed in memory now. */
+size_t session_profiles_parsed(const struct session *s);
+/* Keep a copy of d's mappings, which memprof read from the process (the
+ * dump had none), for the readings again. */
+void session_dump_store_keep_maps(struct session_dump *d);
+/* For session.c: what dump d keeps on disk and beside it, released (its
+ * spool file removed); the spool directory removed (once empty). */
+void session_dump_store_release(struct session_dump *d);
+void session_spool_remove(struct session *s);
+/* The build-ids memprof recorded when it took d: how many, the i-th
+ * (its path; *build_id set), and written beside a copy of the dump as
+ * profile_save_object_ids does (0, or -1 with err set). */
+size_t session_dump_nobjects(const struct session_dump *d);
+const char *session_dump_object(const struct session_dump *d, size_t i, const char **build_id);
+int session_dump_save_object_ids(const struct session_dump *d, const char *dump_path,
+                                 struct mp_error *err);
+
 /* Find a dump by name; NULL name means the latest.  A name that is no
  * dump's but a series' means that series' latest dump.  NULL when none. */
 struct session_dump *session_find_dump(struct session *s, const char *name);
-/* Remove dump i (its profile freed): for a live view that keeps only the
+/* Remove dump i (its profile freed, its spool file removed): for a live view that keeps only the
  * dumps it needs.  The dumps after it move down one place (indices and
  * pointers into s->dumps change); a caller's analysis context must
  * analysis_forget the profile first. */
@@ -198,7 +269,8 @@ bool session_series_name_ok(const char *name);
  * attached, --sysroot otherwise). */
 struct symbolizer *session_symbolizer(struct session *s);
 /* Warn, once per dump, about inputs that would name its frames wrong
- * (analysis_check_inputs): call before symbolizing it. */
+ * (analysis_check_inputs): call before symbolizing it, after
+ * session_dump_profile (a dump not parsed is not checked). */
 void session_check_inputs(struct session *s, struct session_dump *d);
 /* Forget what the session changed (after putting it back, or with a
  * process that went or that another copy of jemalloc serves). */

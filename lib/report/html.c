@@ -173,13 +173,22 @@ static bool can_go_over_time(struct page *p)
     return true;
 }
 
+bool report_html_over_time(const struct report_html_input *in)
+{
+    struct page p = {.in = in};
+    return can_go_over_time(&p);
+}
+
 static int compute_trend(struct page *p, struct mp_error *err)
 {
     const struct report_html_input *in = p->in;
-    const struct analysis_view **views = malloc(in->ndumps * sizeof *views);
-    double *times = malloc(in->ndumps * sizeof *times);
+    const struct analysis_view **views = in->trend ? NULL : malloc(in->ndumps * sizeof *views);
+    double *times = in->trend ? NULL : malloc(in->ndumps * sizeof *times);
     int rc = -1;
-    if (!views || !times) {
+    if (in->trend) {
+        p->trend = *in->trend;         /* the caller's: not freed here */
+        rc = 0;
+    } else if (!views || !times) {
         mp_error_set(err, "out of memory");
     } else {
         for (size_t i = 0; i < in->ndumps; i++) {
@@ -596,15 +605,14 @@ static void put_dumps(struct page *p)
           "<th>objects</th><th>stacks</th></tr></thead><tbody>\n", out);
     for (size_t i = 0; i < p->in->ndumps; i++) {
         const struct report_html_dump *d = &p->in->dumps[i];
-        const struct profile *pr = d->view->profile;
         char b[32];
         fputs("<tr><td class=\"mp-name\">", out);
         put_text(out, d->name);
         fputs("</td><td>", out);
         put_time(out, d->taken_at);
         fprintf(out, "</td><td>%s</td><td>%.0f</td><td>%zu</td></tr>\n",
-                analysis_format_bytes(pr->total.inuse_bytes, false, false, b, sizeof b),
-                pr->total.inuse_objects, pr->nstacks);
+                analysis_format_bytes(d->inuse_bytes, false, false, b, sizeof b),
+                d->inuse_objects, d->nstacks);
     }
     fputs("</tbody></table>\n</section>\n", out);
 }
@@ -666,7 +674,7 @@ int report_html(const struct report_html_input *in, FILE *out, struct mp_error *
         put_dumps(&p);
         fputs("</main>\n</body>\n</html>\n", out);
     }
-    if (p.over_time)
+    if (p.over_time && !in->trend)
         analysis_trend_free(&p.trend);
     return rc;
 }

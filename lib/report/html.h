@@ -14,6 +14,7 @@
 #ifndef MEMPROF_REPORT_HTML_H
 #define MEMPROF_REPORT_HTML_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -23,8 +24,11 @@
 
 struct report_html_dump {
     const char *name;                  /* the dump's name in the session */
-    const struct analysis_view *view;
+    const struct analysis_view *view;  /* needed for the first and the last
+                                        * only when the caller gives the trend */
     int64_t taken_at;                  /* seconds since the epoch; 0 unknown */
+    double inuse_bytes, inuse_objects; /* the profile's totals, and */
+    size_t nstacks;                    /* its stacks, for the dumps table */
 };
 
 struct report_html_input {
@@ -39,7 +43,14 @@ struct report_html_input {
     size_t graph_svg_len;      /* or NULL and ... */
     const char *graph_note;    /* ... why there is none (shown in the page) */
     int64_t generated_at;      /* seconds since the epoch */
+    /* The trend of the dumps, computed by the caller one dump at a time
+     * (only when report_html_over_time says so), or NULL: computed here
+     * from every dump's view. */
+    const struct trend *trend;
 };
+
+/* Whether the page will have its over-time parts (and so a trend). */
+bool report_html_over_time(const struct report_html_input *in);
 
 /* The over-time parts (chart, growth table, growth flame graph) need 2 or
  * more dumps with known, increasing times; without them the page says
