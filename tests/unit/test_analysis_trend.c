@@ -1,7 +1,8 @@
 /* test_analysis_trend.c - the trend engine on made-up series of profiles
  * (a fake symbol table, one stack per function under main): a steady
  * small leak among large random walks ranks first, a flat series has no
- * rate, shares of the growth, call sites, filters, errors, and the
+ * rate, shares of the growth, call sites, filters, errors, the same
+ * answer one point at a time (analysis_trend_begin/add/end), and the
  * parsing of rates like "10MiB/h". */
 #include "tests/unit/unit.h"
 
@@ -298,6 +299,51 @@ START_TEST(many_points_are_thinned)
 }
 END_TEST
 
+/* One point at a time, each view built just before its point and
+ * forgotten after (functions first seen late: the context's nodes grow
+ * between points), gives the rows analysis_trend gives over every view. */
+START_TEST(one_point_at_a_time_is_the_same)
+{
+    for (size_t i = 0; i < 20; i++)
+        add_point(60.0 * i, 1000 + 100.0 * i, 5000 * uniform(), 3000 * uniform(), 50);
+    for (size_t i = 0; i < 6; i++)
+        profs[i]->nstacks = 2;          /* churn_b and other appear later */
+    struct analysis_options o = {.granularity = ANALYSIS_FUNCTIONS};
+    ck_assert_int_eq(run(&o), 0);
+    struct analysis *c2 = analysis_new(ANALYSIS_FUNCTIONS, fake_resolve, NULL);
+    struct trend_builder *b;
+    ck_assert_int_eq(analysis_trend_begin(c2, times, npoints, &o, &b, &err), 0);
+    for (size_t i = 0; i < npoints; i++) {
+        const struct analysis_view *v = analysis_view(c2, profs[i], &err);
+        ck_assert_ptr_nonnull(v);
+        ck_assert_int_eq(analysis_trend_add(b, v, &err), 0);
+        analysis_forget(c2, profs[i]);
+    }
+    struct trend t2;
+    ck_assert_int_eq(analysis_trend_end(b, &t2, &err), 0);
+    ck_assert_uint_eq(t2.nrows, tr.nrows);
+    ck_assert_double_eq(t2.total_rate, tr.total_rate);
+    for (size_t r = 0; r < tr.nrows; r++) {
+        ck_assert_int_eq(t2.rows[r].kind, tr.rows[r].kind);
+        ck_assert_str_eq(c2->nodes[t2.rows[r].node].name, row_name(&tr.rows[r]));
+        ck_assert_uint_eq(t2.rows[r].nsite, tr.rows[r].nsite);
+        ck_assert_double_eq(t2.rows[r].rate, tr.rows[r].rate);
+        ck_assert_double_eq(t2.rows[r].monotonic, tr.rows[r].monotonic);
+        for (size_t i = 0; i < npoints; i++)
+            ck_assert_double_eq(t2.rows[r].values[i], tr.rows[r].values[i]);
+    }
+    ck_assert_str_eq(c2->nodes[first_of(TREND_FUNCTION)->node].name, "leak_slowly");
+    analysis_trend_free(&t2);
+
+    /* Ended early: says so, and frees the builder. */
+    ck_assert_int_eq(analysis_trend_begin(c2, times, npoints, &o, &b, &err), 0);
+    ck_assert_int_eq(analysis_trend_add(b, analysis_view(c2, profs[0], &err), &err), 0);
+    ck_assert_int_eq(analysis_trend_end(b, &t2, &err), -1);
+    ck_assert_ptr_nonnull(strstr(err.msg, "1 of the trend's 20 points"));
+    analysis_free(c2);
+}
+END_TEST
+
 START_TEST(parse_rates)
 {
     double r;
@@ -379,6 +425,7 @@ static Suite *trend_suite(void)
     tcase_add_test(tc, refusals);
     tcase_add_test(tc, many_points_are_thinned);
     tcase_add_test(tc, parse_rates);
+    tcase_add_test(tc, one_point_at_a_time_is_the_same);
     tcase_add_test(tc, steady_from_eight_points);
     tcase_add_test(tc, top_since_adds_a_growth_column);
     suite_add_tcase(s, tc);
