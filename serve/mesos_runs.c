@@ -15,6 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/base/own_dir.h"
+
 #define MAX_SLOTS 256
 
 struct run_slot {
@@ -28,7 +30,7 @@ struct run_slot {
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct run_slot slots[MAX_SLOTS];
-static char base_dir[PATH_MAX - 32];
+static struct own_dir base = {.fd = -1};
 static unsigned next_id = 1;
 
 static double now_mono(void)
@@ -40,7 +42,7 @@ static double now_mono(void)
 
 static void run_dir(unsigned id, char *buf, size_t len)
 {
-    snprintf(buf, len, "%s/run-%u", base_dir, id);
+    snprintf(buf, len, "%s/run-%u", base.path, id);
 }
 
 /* A run's directory and the files the agent's workers write in it. */
@@ -61,14 +63,7 @@ static void remove_run(unsigned id)
 
 int mesos_runs_init(struct mp_error *err)
 {
-    const char *tmp = getenv("TMPDIR");
-    if (!tmp || tmp[0] != '/' || strlen(tmp) > 512)
-        tmp = "/tmp";
-    snprintf(base_dir, sizeof base_dir, "%s/memprof-serve.XXXXXX", tmp);
-    if (!mkdtemp(base_dir))
-        return mp_error_set(err, "cannot make a directory for profiling runs in %s: %s; set "
-                            "TMPDIR to a writable directory", tmp, strerror(errno));
-    return 0;
+    return own_dir_make(&base, "memprof-serve", "profiling runs", err);
 }
 
 static struct run_slot *find_slot(pid_t pid)
@@ -274,7 +269,6 @@ void mesos_runs_end(unsigned timeout_s)
         remove_run(slots[i].active_id);
         slots[i] = (struct run_slot){0};
     }
-    if (base_dir[0])
-        rmdir(base_dir);
+    own_dir_remove(&base);
     pthread_mutex_unlock(&lock);
 }

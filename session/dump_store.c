@@ -101,24 +101,10 @@ static struct map_list *maps_copy(const struct map_list *m)
 /* The spool directory, made on first use. */
 static const char *spool_dir(struct session *s, struct mp_error *err)
 {
-    if (s->spool_dir)
-        return s->spool_dir;
-    const char *tmp = getenv("TMPDIR");
-    if (!tmp || !*tmp)
-        tmp = "/tmp";
-    char *dir = NULL;
-    if (asprintf(&dir, "%s/memprof-dumps.XXXXXX", tmp) < 0) {
-        mp_error_set(err, "out of memory");
+    if (!s->spool.path && own_dir_make(&s->spool, "memprof-dumps", "the session's dumps",
+                                       err) < 0)
         return NULL;
-    }
-    if (!mkdtemp(dir)) {          /* 0700 */
-        mp_error_set(err, "cannot make a directory for the session's dumps in %s (%s): "
-                     "set TMPDIR to a writable directory", tmp, strerror(errno));
-        free(dir);
-        return NULL;
-    }
-    s->spool_dir = dir;
-    return dir;
+    return s->spool.path;
 }
 
 int session_dump_keep_raw(struct session *s, struct session_dump *d, const char *data,
@@ -368,10 +354,7 @@ void session_dump_store_keep_maps(struct session_dump *d)
 
 void session_spool_remove(struct session *s)
 {
-    if (s->spool_dir)
-        rmdir(s->spool_dir);
-    free(s->spool_dir);
-    s->spool_dir = NULL;
+    own_dir_remove(&s->spool);
 }
 
 size_t session_dump_nobjects(const struct session_dump *d)

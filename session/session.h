@@ -12,6 +12,7 @@
 #include "allocator/allocator.h"
 #include "allocator/jemalloc/jemalloc.h"
 #include "allocator/sampler/sampler.h"
+#include "lib/base/own_dir.h"
 #include "lib/profile/profile.h"
 #include "lib/symbolize/symbolize.h"
 
@@ -162,7 +163,7 @@ struct session {
     unsigned narenas;          /* arenas.narenas, read once for completion (0: not yet) */
     struct session_dump *dumps;
     size_t ndumps, dumps_cap;
-    char *spool_dir;           /* where the dumps memprof takes are kept
+    struct own_dir spool;      /* where the dumps memprof takes are kept
                                 * (session/dump_store.c), made at the first */
     unsigned spool_seq;        /* for the spool's file names */
     uint64_t use_clock;        /* session_dump_profile's uses, counted */
@@ -229,7 +230,7 @@ size_t session_profiles_parsed(const struct session *s);
  * dump had none), for the readings again. */
 void session_dump_store_keep_maps(struct session_dump *d);
 /* For session.c: what dump d keeps on disk and beside it, released (its
- * spool file removed); the spool directory removed (once empty). */
+ * spool file removed); the spool directory removed. */
 void session_dump_store_release(struct session_dump *d);
 void session_spool_remove(struct session *s);
 /* The build-ids memprof recorded when it took d: how many, the i-th

@@ -133,3 +133,23 @@ check "... naming the dump and its copy" \
     err_has "d\.2: its copy $spool_tmp/memprof-dumps\.[A-Za-z0-9]+/2\.heap\.z is damaged"
 check "the spool is removed at the end of each session" \
     holds eval '[ -z "$(ls -A "$spool_tmp")" ]'
+
+# memprof SIGKILLed with dumps in its spool leaves the directory behind;
+# the next memprof to take a dump there removes it (and its own at the end).
+hold_dumps() {
+    echo 'dump'
+    wait_until 60 "the test's word" [ -e "$WORK/kill.done" ]
+}
+hold_dumps | TMPDIR=$spool_tmp "$MEMPROF" -q -p "$PID" >/dev/null 2>"$WORK/kill.err" &
+killed=$!
+wait_until 60 "the killed memprof's dump in its spool" \
+    eval 'ls "$spool_tmp"/memprof-dumps.*/1.heap.z >/dev/null 2>&1'
+left=$(echo "$spool_tmp"/memprof-dumps.*)
+kill -KILL "$killed"
+touch "$WORK/kill.done"
+wait "$killed" 2>/dev/null
+check "a SIGKILLed memprof leaves its spool" [ -d "$left" ]
+TMPDIR=$spool_tmp mp -q -p "$PID" -e 'dump' -e 'dumps'
+check "the next memprof's dump works" holds assert_ok
+check "... and its spool sweep removed the one left behind" [ ! -e "$left" ]
+check "... and nothing is left once it ended" holds eval '[ -z "$(ls -A "$spool_tmp")" ]'
