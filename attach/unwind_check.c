@@ -24,7 +24,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#define MAX_FRAMES 128
+/* Deeper than this, a stack is not walked to its end, and the thread is
+ * refused: a frame left unchecked could be the allocator's. */
+#define MAX_FRAMES 1024
 
 struct unwind_checker {
     pid_t pid;
@@ -330,9 +332,23 @@ static int frame_unsafe(const struct unwind_checker *u, uint64_t pc, char *why,
     return 0;
 }
 
+/* Why a walk ended before the stack's end (the frames below went
+ * unchecked), after the frame whose pc is ip. */
+static void walk_cut(const struct unwind_checker *u, uint64_t ip, int depth, int step,
+                     char *why, size_t whylen)
+{
+    const struct mapped_object *o = mapped_objects_find(u->objs, ip);
+    if (depth >= MAX_FRAMES)
+        snprintf(why, whylen, "its stack is deeper than %d frames", MAX_FRAMES);
+    else
+        snprintf(why, whylen, "its stack cannot be walked past the frame at pc %#llx (%s: %s)",
+                 (unsigned long long)ip, o ? base_name(o->path) : "code of no mapped object",
+                 unw_strerror(step));
+}
+
 /* Walk from regs, calling visit for each frame until it returns nonzero;
  * returns what visit returned, 0 at the end of the stack, -1 when the walk
- * cannot start. */
+ * cannot start, 2 (why set, when asked) when it stops before the end. */
 typedef int (*frame_fn)(struct unwind_checker *u, unw_cursor_t *c, int depth,
                         uint64_t ip, char *why, size_t whylen);
 
@@ -344,14 +360,21 @@ static int walk_frames(struct unwind_checker *u, const struct arch_regs *regs,
     u->regs = regs;
     unw_cursor_t c;
     int rc = unw_init_remote(&c, u->as, u) < 0 ? -1 : 0;
-    for (int depth = 0; rc == 0 && depth < MAX_FRAMES; depth++) {
-        unw_word_t ip;
-        if (unw_get_reg(&c, UNW_REG_IP, &ip) < 0)
+    unw_word_t ip = 0, last = 0;    /* last: the last frame's pc that was one */
+    int depth = 0, step = 1;
+    for (; rc == 0 && depth < MAX_FRAMES; depth++) {
+        if ((step = unw_get_reg(&c, UNW_REG_IP, &ip)) < 0)
             break;
+        last = ip ? ip : last;
         if (visit && (rc = visit(u, &c, depth, ip, why, whylen)) != 0)
             break;
-        if (unw_step(&c) <= 0)
+        if ((step = unw_step(&c)) <= 0)
             break;
+    }
+    if (rc == 0 && (step < 0 || depth >= MAX_FRAMES)) {
+        rc = 2;
+        if (why)
+            walk_cut(u, last, depth, step, why, whylen);
     }
     walking = NULL;
     u->regs = NULL;

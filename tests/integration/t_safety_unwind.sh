@@ -4,7 +4,8 @@
 # the helper): memprof must refuse it for the right reason, use the helper
 # thread, count the refusal, and leave the parked thread to finish its read
 # intact.  When every thread is unsafe memprof gives up with a clear
-# message after bounded retries and changes nothing.
+# message after bounded retries and changes nothing.  A library mapped
+# after the session's first stop is walked through, not cut short.
 . "$SRCDIR/tests/integration/lib.sh"
 
 MESSAGE='memprof-unsafe-frame-message'
@@ -38,6 +39,37 @@ check_refused() {        # MODE WHY-REGEX [EXTRA-ARG]
 check_refused signal 'running a signal handler'
 check_refused dlopen 'inside (the dynamic loader|dlopen)' "$TARGETS/unsafe_ctor.so"
 check_refused extent 'inside jemalloc'
+
+# A library mapped after memprof's first stop, with a frame of its own
+# (no frame pointer) on the stack of the thread memprof tries first: the
+# next stop of the same session reads that library's unwind tables, walks
+# the stack to its end and uses the thread.  A walk that stopped at the
+# unknown frame would refuse it (frames left unchecked), and the helper
+# would be used instead.
+mode=late
+mkfifo "$WORK/fifo.late"
+start_target unsafe_frames late "$WORK/fifo.late" "$TARGETS/late_park.so"
+feed_late() {
+    echo 'prof on'
+    wait_until 20 "memprof's first stop" grep -q "^pause tid=$PID .* calls=[1-9]" "$WORK/late.err"
+    printf 'load\n' >"$WORK/fifo.late"
+    wait_until 20 "the target parked inside the late library" \
+        eval '[ "$(grep -c "^ready" "$TARGET_OUT")" -ge 2 ]'
+    echo 'prof off'
+    echo 'info'
+}
+feed_late | MEMPROF_TRACE_PAUSES=1 "$MEMPROF" -p "$PID" >"$WORK/late.out" 2>"$WORK/late.err"
+RC=$?
+OUT=$(cat "$WORK/late.out") ERR=$(cat "$WORK/late.err")
+check "late: the session ran" mp_ok
+check "late: the library was mapped in the session" \
+    grep -q 'late_park\.so' "/proc/$PID/maps"
+check "late: both commands called on the first thread" \
+    holds eval '[ "$(grep -c "^pause tid=$PID .* calls=[1-9]" <<<"$ERR")" -ge 2 ]'
+check "late: it was never refused" err_lacks "^pause tid=$PID .* refused"
+check "late: profiling is off again" out_has 'profiling is now off'
+release_and_finish "$WORK/fifo.late"
+check "late: the process is still untouched" untouched "$PID"
 
 # Every thread unsafe: a clear refusal, nothing changed.
 mode=alone

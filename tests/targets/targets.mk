@@ -19,7 +19,8 @@ OTHER_TARGETS = $(TARGET_DIR)/glibc_fragmented $(TARGET_DIR)/glibc_parked \
                 $(TARGET_DIR)/glibc_churn $(TARGET_DIR)/glibc_events $(TARGET_DIR)/tcmalloc_live \
                 $(TARGET_DIR)/no_libc
 TARGET_EXTRA  = $(TARGET_DIR)/nojemalloc $(TARGET_DIR)/static_rjem \
-                $(TARGET_DIR)/static_nopie $(TARGET_DIR)/unsafe_ctor.so $(TARGET_DIR)/bump_malloc.so \
+                $(TARGET_DIR)/static_nopie $(TARGET_DIR)/unsafe_ctor.so $(TARGET_DIR)/late_park.so \
+                $(TARGET_DIR)/bump_malloc.so \
                 $(TARGET_DIR)/sampler_plugin.so \
                 $(TARGET_DIR)/static_glibc \
                 $(OTHER_TARGETS) $(RUST_TARGETS)
@@ -88,6 +89,11 @@ $(TARGET_DIR)/bump_malloc.so: tests/targets/lib/bump_malloc.c
 $(TARGET_DIR)/unsafe_ctor.so: tests/targets/lib/unsafe_ctor.c tests/targets/unsafe_frames.h
 	@mkdir -p $(dir $@)
 	$(CC) $(TARGET_CFLAGS) -shared -fPIC -o $@ $<
+
+# Without frame pointers: only its own unwind tables step past its frame.
+$(TARGET_DIR)/late_park.so: tests/targets/lib/late_park.c tests/targets/unsafe_frames.h
+	@mkdir -p $(dir $@)
+	$(CC) $(TARGET_CFLAGS) -O2 -fomit-frame-pointer -shared -fPIC -o $@ $<
 
 # The Rust target (tests/targets/rust): jemalloc-sys's static _rjem_ copy
 # with profiling, in legacy and v0 symbol mangling, unoptimised and with

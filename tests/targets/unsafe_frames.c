@@ -9,6 +9,10 @@
  *                                       under dlopen (loader lock held)
  *   unsafe_frames extent  FIFO          read() inside a jemalloc extent
  *                                       alloc hook, under mallocx()
+ *   unsafe_frames late    FIFO LIB      a safe place memprof has not seen:
+ *                                       read() on FIFO in the program until
+ *                                       "load" arrives, then dlopen(LIB) and
+ *                                       read() under LIB's late_park()
  *
  * "alone": no helper thread, so every thread is unsafe.  Prints "helper
  * TID" (when there is one) and "ready" once parked, then, after the test
@@ -59,6 +63,25 @@ static void in_signal_handler(void)
     struct sigaction sa = { .sa_handler = on_usr1 };
     sigaction(SIGUSR1, &sa, NULL);
     raise(SIGUSR1);
+}
+
+/* Blocks in the program first; once told, maps LIB (a mapping memprof
+ * never saw) and blocks again inside it. */
+static void in_late_library(const char *lib)
+{
+    int fd = open(fifo, O_RDWR);
+    char buf[16];
+    printf("ready\n");
+    if (read(fd, buf, sizeof buf) != 5 || memcmp(buf, "load\n", 5) != 0)
+        exit(2);
+    close(fd);
+    void *h = dlopen(lib, RTLD_NOW);
+    void (*park)(void) = h ? (void (*)(void))dlsym(h, "late_park") : NULL;
+    if (!park) {
+        printf("dlopen: %s\n", dlerror());
+        exit(2);
+    }
+    park();
 }
 
 static void in_constructor(const char *lib)
@@ -125,7 +148,7 @@ int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IONBF, 0);
     if (argc < 3) {
-        fprintf(stderr, "usage: unsafe_frames signal|dlopen|extent FIFO [alone|LIB]\n");
+        fprintf(stderr, "usage: unsafe_frames signal|dlopen|late|extent FIFO [alone|LIB]\n");
         return 2;
     }
     fifo = argv[2];
@@ -136,6 +159,8 @@ int main(int argc, char **argv)
         in_signal_handler();
     else if (strcmp(argv[1], "dlopen") == 0 && argc > 3)
         in_constructor(argv[3]);
+    else if (strcmp(argv[1], "late") == 0 && argc > 3)
+        in_late_library(argv[3]);
     else if (strcmp(argv[1], "extent") == 0)
         in_jemalloc();
     else
