@@ -493,6 +493,7 @@ static void record_pause(struct target *t, const struct remote_report *rep)
     p->calls++;
     update_percentiles(t);
     p->last_us = rep->pause_us;
+    p->total_us += rep->pause_us;
     if (rep->pause_us > p->max_us)
         p->max_us = rep->pause_us;
     p->last_tid = rep->tid;

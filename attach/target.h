@@ -32,6 +32,7 @@ struct target_options {
 struct target_pause_stats {
     unsigned calls;            /* remote call sessions so far */
     double last_us, max_us;    /* how long the chosen thread was stopped */
+    double total_us;           /* all the stops of the session together */
     pid_t last_tid;
     unsigned unsafe_retries;   /* threads refused as unsafe (in the allocator etc.) */
     double median_us;          /* median over the last (up to 1024) stops */

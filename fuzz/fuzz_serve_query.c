@@ -1,8 +1,9 @@
 /* fuzz_serve_query.c - libFuzzer harness for what memprof serve parses
  * itself (libmicrohttpd parses the HTTP): a request's query, key=value
  * pairs separated by '&' as libmicrohttpd hands them over one at a time
- * (serve/query.c, Mesos' durations included), and, when the first byte is 'R', the operator's
- * --target rules (serve/targets.c).  A query taken whole must hold only
+ * (serve/query.c, Mesos' durations included); when the first byte is 'R', the operator's
+ * --target rules (serve/targets.c); when it is 'T', Prometheus' scrape
+ * timeout header (query_scrape_timeout).  A query taken whole must hold only
  * numbers in range, each given at most once. */
 #include <stdint.h>
 #include <stdlib.h>
@@ -41,6 +42,13 @@ static void fuzz_rule(const char *s)
         targets_free_rules(&r, 1);
 }
 
+static void fuzz_scrape_timeout(const char *s)
+{
+    double v;
+    if (query_scrape_timeout(s, &v) && !(v >= 0.001 && v <= QUERY_SCRAPE_TIMEOUT_MAX))
+        abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size > 4096)
@@ -52,6 +60,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     s[size] = '\0';
     if (size && s[0] == 'R')
         fuzz_rule(s + 1);
+    else if (size && s[0] == 'T')
+        fuzz_scrape_timeout(s + 1);
     else
         fuzz_query(s);
     free(s);

@@ -29,6 +29,7 @@ struct serve_config {
     unsigned max_connections;   /* at once; more wait in the kernel's backlog */
     unsigned request_timeout_s; /* a request's work in a process, at most */
     unsigned max_seconds;       /* ?seconds= at most */
+    unsigned scrape_parallel;   /* /metrics: processes read at once */
     const char *web_config;     /* --web-config FILE, or NULL */
     const struct web_guard *web; /* what it says: TLS, users, headers; NULL without */
     bool quiet;                 /* no line per request on stderr */

@@ -24,6 +24,7 @@ struct serve_request {
     double duration;            /* ?duration=D in seconds; 0 when absent */
     unsigned run_id;            /* ?id=N; 0 when absent */
     const char *client;         /* "127.0.0.1", for the log */
+    double scrape_timeout;      /* X-Prometheus-Scrape-Timeout-Seconds; 0: none */
 };
 
 struct serve_reply {

@@ -1,10 +1,13 @@
 /* ep_metrics.c - GET /metrics: Prometheus' text format 0.0.4, collected at
- * scrape time, one worker per process.  A worker prints bare samples
- * ("jemalloc_allocated_bytes 123"); the agent adds each process's labels
- * (pid, comm, name) and groups every metric's samples under its HELP and
- * TYPE, as the format wants, with memprof_target_up and the time each
- * process took.  Names follow Prometheus' guide: base units, _bytes, no
- * timestamps. */
+ * scrape time, one worker per process, several at once (--scrape-parallel)
+ * within the scrape's deadline (X-Prometheus-Scrape-Timeout-Seconds less a
+ * margin): a process not read by then is down at this scrape, never a late
+ * answer.  A worker prints bare samples ("jemalloc_allocated_bytes 123");
+ * the agent adds each process's labels (pid, comm, name) and groups every
+ * metric's samples under its HELP and TYPE, as the format wants, with
+ * memprof_target_up and the time each process took, in the order of the
+ * process list (by pid).  Names follow Prometheus' guide: base units,
+ * _bytes, no timestamps. */
 #include "serve/endpoints.h"
 
 #include <inttypes.h>
@@ -20,6 +23,14 @@
 #include "session/say.h"
 #include "serve/targets.h"
 #include "serve/worker.h"
+#include "serve/worker_pool.h"
+
+/* The scrape's budget: Prometheus' timeout less what sending the answer
+ * and the network take (blackbox_exporter's default offset), never below
+ * half of it; without the header, SCRAPE_BUDGET_S.  Either way at most
+ * --timeout. */
+#define SCRAPE_OFFSET_S 0.5
+#define SCRAPE_BUDGET_S 10.0
 
 struct metric {
     const char *name, *help;
@@ -31,6 +42,8 @@ static const struct metric metrics[] = {
     {"memprof_target_up", "1 when memprof read the process at this scrape, 0 when it "
      "could not (gone, busy with another memprof, refused)"},
     {"memprof_target_scrape_duration_seconds", "how long reading the process took"},
+    {"memprof_target_stopped_seconds", "how long one thread of the process was stopped "
+     "while memprof read it (its other threads ran)"},
     {"memprof_process_resident_bytes", "the process's resident memory (VmRSS)"},
     {"memprof_process_resident_anon_bytes", "its resident anonymous memory (RssAnon)"},
     {"memprof_process_swap_bytes", "its memory swapped out (VmSwap)"},
@@ -53,6 +66,14 @@ static const struct metric metrics[] = {
     {"memprof_heap_mmapped_bytes", "of which in blocks mapped one by one"},
 };
 #define NMETRICS (sizeof metrics / sizeof *metrics)
+
+/* What the process paid for this scrape: its thread's stops together. */
+static void stopped_time(struct session *s)
+{
+    if (s->target)
+        fprintf(s->out, "memprof_target_stopped_seconds %.6f\n",
+                target_pauses(s->target)->total_us / 1e6);
+}
 
 static void sample(FILE *out, const char *name, uint64_t v)
 {
@@ -132,6 +153,7 @@ static int metrics_job(struct session *s, void *arg)
     (void)arg;
     process_memory(s);
     int rc = s->alloc.kind == ALLOCATOR_JEMALLOC ? jemalloc_figures(s) : other_figures(s);
+    stopped_time(s);
     return rc ? 500 : 200;
 }
 
@@ -178,21 +200,14 @@ static void add_sample(struct collected *c, int m, const struct served_process *
     fprintf(f, "} %s\n", value);
 }
 
-static double now_s(void)
+/* One process's answer into the samples: its figures, when it was read,
+ * then whether it was and how long it took. */
+static void collect_one(struct collected *c, const struct served_process *p,
+                        struct worker_pool_item *it)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static void collect_one(struct collected *c, const struct serve_config *cfg,
-                        const struct served_process *p)
-{
-    double t0 = now_s();
-    struct worker_reply wr;
-    worker_run(cfg, p->pid, metrics_job, NULL, cfg->request_timeout_s, &wr);
-    bool up = wr.status == 200;
-    for (char *line = wr.body, *next; up && line && *line; line = next) {
+    struct worker_reply *wr = &it->reply;
+    bool up = wr->status == 200;
+    for (char *line = wr->body, *next; up && line && *line; line = next) {
         next = strchr(line, '\n');
         if (next)
             *next++ = '\0';
@@ -203,22 +218,42 @@ static void collect_one(struct collected *c, const struct serve_config *cfg,
     }
     char v[32];
     add_sample(c, 0, p, up ? "1" : "0");
-    snprintf(v, sizeof v, "%.6f", now_s() - t0);
+    snprintf(v, sizeof v, "%.6f", it->seconds);
     add_sample(c, 1, p, v);
-    worker_reply_free(&wr);
+}
+
+/* The processes of list read by the pool, each one's answer in items. */
+static struct worker_pool_item *read_all(const struct serve_config *cfg,
+                                         const struct served_process *list, long n,
+                                         double budget)
+{
+    struct worker_pool_item *items = calloc((size_t)n + 1, sizeof *items);
+    if (!items)
+        return NULL;
+    for (long i = 0; i < n; i++)
+        items[i].pid = list[i].pid;
+    worker_pool_run(cfg, items, (size_t)n, metrics_job, NULL, cfg->scrape_parallel, budget);
+    for (long i = 0; i < n && !cfg->quiet; i++)
+        if (items[i].reply.status == 504)
+            fprintf(stderr, "memprof serve: /metrics: %s", items[i].reply.said);
+    return items;
 }
 
 /* Every metric's HELP and TYPE, then its samples, for the processes in
  * list: true, or false out of memory. */
 static bool metrics_text(const struct serve_config *cfg, const struct served_process *list,
-                         long n, char **out, size_t *len)
+                         long n, double budget, char **out, size_t *len)
 {
     struct collected c = {0};
-    bool ok = true;
+    struct worker_pool_item *items = read_all(cfg, list, n, budget);
+    bool ok = items != NULL;
     for (size_t m = 0; m < NMETRICS; m++)
         ok = (c.f[m] = open_memstream(&c.lines[m], &c.lens[m])) && ok;
     for (long i = 0; ok && i < n; i++)
-        collect_one(&c, cfg, &list[i]);
+        collect_one(&c, &list[i], &items[i]);
+    for (long i = 0; items && i < n; i++)
+        worker_reply_free(&items[i].reply);
+    free(items);
     FILE *f = open_memstream(out, len);
     for (size_t m = 0; m < NMETRICS; m++) {
         if (c.f[m])
@@ -235,6 +270,14 @@ static bool metrics_text(const struct serve_config *cfg, const struct served_pro
     return false;
 }
 
+static double scrape_budget(const struct serve_request *rq)
+{
+    double t = rq->scrape_timeout, budget = SCRAPE_BUDGET_S;
+    if (t > 0)
+        budget = t - SCRAPE_OFFSET_S >= t / 2 ? t - SCRAPE_OFFSET_S : t / 2;
+    return budget < rq->cfg->request_timeout_s ? budget : rq->cfg->request_timeout_s;
+}
+
 void ep_metrics(const struct serve_request *rq, struct serve_reply *rp)
 {
     struct served_process *all = NULL;
@@ -247,7 +290,7 @@ void ep_metrics(const struct serve_request *rq, struct serve_reply *rp)
     }
     char *text = NULL;
     size_t len = 0;
-    if (metrics_text(rq->cfg, rq->pid ? &rq->target : all, n, &text, &len))
+    if (metrics_text(rq->cfg, rq->pid ? &rq->target : all, n, scrape_budget(rq), &text, &len))
         reply_body(rp, 200, "text/plain; version=0.0.4; charset=utf-8", text, len);
     else
         reply_error(rp, 500, "out of memory collecting the metrics");

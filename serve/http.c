@@ -230,6 +230,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     char client[INET6_ADDRSTRLEN + 1];
     client_address(c, client, sizeof client);
     rq.client = client;
+    const char *timeout = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+                                                      "X-Prometheus-Scrape-Timeout-Seconds");
+    if (timeout && !query_scrape_timeout(timeout, &rq.scrape_timeout))
+        rq.scrape_timeout = 0;
     double t0 = now_s();
     const struct route *r = route_request(c, url, method, &rq, &rp);
     if (r)

@@ -72,6 +72,24 @@ bool query_parse_duration(const char *text, double *seconds, char *why, size_t l
     return true;
 }
 
+bool query_scrape_timeout(const char *text, double *seconds)
+{
+    size_t n = 0, dots = 0;
+    for (; text[n]; n++) {
+        if (text[n] == '.')
+            dots++;
+        else if (text[n] < '0' || text[n] > '9')
+            return false;
+    }
+    if (n == 0 || n > 16 || dots > 1 || (n == 1 && dots == 1))
+        return false;
+    double v = strtod(text, NULL);
+    if (!(v >= 0.001 && v <= QUERY_SCRAPE_TIMEOUT_MAX))
+        return false;
+    *seconds = v;
+    return true;
+}
+
 bool query_take(struct query *q, const char *key, const char *value)
 {
     char kb[TEXT_ESCAPE_BUF];

@@ -34,6 +34,13 @@ struct query {
 #define QUERY_DURATION_MAX 86400.0
 bool query_parse_duration(const char *text, double *seconds, char *why, size_t len);
 
+/* Prometheus' X-Prometheus-Scrape-Timeout-Seconds: a decimal number of
+ * seconds ("10", "2.5"), digits and at most one dot, up to 16 bytes, from
+ * 0.001 to QUERY_SCRAPE_TIMEOUT_MAX.  true with *seconds; false for
+ * anything else (the agent then keeps its own budget). */
+#define QUERY_SCRAPE_TIMEOUT_MAX 3600.0
+bool query_scrape_timeout(const char *text, double *seconds);
+
 /* Take one key=value (value NULL for a bare key): true, or false with
  * q->problem saying what is wrong (the key, escaped). */
 bool query_take(struct query *q, const char *key, const char *value);

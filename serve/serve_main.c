@@ -22,7 +22,8 @@
 
 static const char usage_text[] =
     "usage: memprof serve [--listen ADDR:PORT] [--target RULE]... [--allow-control]\n"
-    "                     [--max-connections N] [--timeout S] [--web-config FILE] [--quiet]\n"
+    "                     [--max-connections N] [--timeout S] [--scrape-parallel N]\n"
+    "                     [--web-config FILE] [--quiet]\n"
     "\n"
     "An HTTP agent giving every process of this host the endpoints fleets scrape:\n"
     "Prometheus metrics, pprof heap profiles, Mesos' memory-profiler API, the list\n"
@@ -37,6 +38,9 @@ static const char usage_text[] =
     "  --allow-control      allow the POST endpoints that change a process\n"
     "  --max-connections N  requests served at once (default 16)\n"
     "  --timeout S          a request's work in one process, at most (default 60)\n"
+    "  --scrape-parallel N  /metrics: processes read at once (default twice the\n"
+    "                       CPUs); all within the scrape's deadline: Prometheus'\n"
+    "                       X-Prometheus-Scrape-Timeout-Seconds less 0.5 s, or 10 s\n"
     "  --web-config FILE    TLS, basic-auth users (bcrypt) and response headers, in the\n"
     "                       Prometheus exporter toolkit's web config format (the file\n"
     "                       node_exporter takes with --web.config.file); read once\n"
@@ -79,6 +83,14 @@ static int parse_count(const char *arg, unsigned lo, unsigned hi, unsigned *out)
     return 0;
 }
 
+/* Twice the CPUs: a worker mostly waits (for its process's thread to stop,
+ * for its calls), so the CPUs stay busy with two each. */
+static unsigned default_parallel(void)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    return cpus < 1 ? 2 : cpus > 128 ? 256 : (unsigned)cpus * 2;
+}
+
 static int parse_args(int argc, char **argv, struct serve_config *cfg)
 {
     static const struct option opts[] = {
@@ -87,6 +99,7 @@ static int parse_args(int argc, char **argv, struct serve_config *cfg)
         {"allow-control", no_argument, NULL, 'C'},
         {"max-connections", required_argument, NULL, 'm'},
         {"timeout", required_argument, NULL, 'T'},
+        {"scrape-parallel", required_argument, NULL, 'P'},
         {"web-config", required_argument, NULL, 'w'},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
@@ -129,6 +142,12 @@ static int parse_args(int argc, char **argv, struct serve_config *cfg)
                 return 2;
             }
             break;
+        case 'P':
+            if (parse_count(optarg, 1, 256, &cfg->scrape_parallel) < 0) {
+                fprintf(stderr, "memprof serve: --scrape-parallel takes 1 to 256\n");
+                return 2;
+            }
+            break;
         case 'w': cfg->web_config = optarg; break;
         case 'q': cfg->quiet = true; break;
         case 'h': fputs(usage_text, stdout); return 0;
@@ -147,7 +166,7 @@ int serve_main(int argc, char **argv)
 {
     struct serve_config cfg = {.listen_addr = "127.0.0.1", .port = 9188,
                                .max_connections = 16, .request_timeout_s = 60,
-                               .max_seconds = 600};
+                               .max_seconds = 600, .scrape_parallel = default_parallel()};
     int rc = parse_args(argc, argv, &cfg);
     struct web_guard web;
     struct mp_error err;

@@ -241,27 +241,43 @@ static void fork_failed(struct worker_reply *r)
     r->body = strdup("");
 }
 
-int worker_run(const struct serve_config *cfg, pid_t pid, worker_job job, void *arg,
-               unsigned timeout_s, struct worker_reply *r)
+int worker_spawn(const struct serve_config *cfg, pid_t pid, worker_job job, void *arg,
+                 struct worker_spawned *w, struct worker_reply *r)
 {
     *r = (struct worker_reply){0};
-    int fds[2];
-    if (answer_files(fds, r) < 0)
+    *w = (struct worker_spawned){.pid = pid};
+    if (answer_files(w->fds, r) < 0)
         return -1;
     pid_t c = fork();
     if (c == 0)
-        child(cfg, pid, job, arg, fds[0], fds[1], NULL);
-    int rc = 0;
+        child(cfg, pid, job, arg, w->fds[0], w->fds[1], NULL);
     if (c < 0) {
         fork_failed(r);
-        rc = -1;
-    } else {
-        int died_by = 0, code = wait_child(c, timeout_s, &died_by);
-        read_answer(r, fds, code, died_by, pid, timeout_s);
+        close(w->fds[0]);
+        close(w->fds[1]);
+        return -1;
     }
-    close(fds[0]);
-    close(fds[1]);
-    return rc;
+    w->child = c;
+    return 0;
+}
+
+void worker_collect(struct worker_spawned *w, unsigned timeout_s, struct worker_reply *r)
+{
+    int died_by = 0, code = wait_child(w->child, timeout_s, &died_by);
+    read_answer(r, w->fds, code, died_by, w->pid, timeout_s);
+    close(w->fds[0]);
+    close(w->fds[1]);
+    *w = (struct worker_spawned){0};
+}
+
+int worker_run(const struct serve_config *cfg, pid_t pid, worker_job job, void *arg,
+               unsigned timeout_s, struct worker_reply *r)
+{
+    struct worker_spawned w;
+    if (worker_spawn(cfg, pid, job, arg, &w, r) < 0)
+        return -1;
+    worker_collect(&w, timeout_s, r);
+    return 0;
 }
 
 /* ---- workers that go on after their answer ---- */

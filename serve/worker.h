@@ -41,6 +41,20 @@ int worker_run(const struct serve_config *cfg, pid_t pid, worker_job job, void *
                unsigned timeout_s, struct worker_reply *r);
 void worker_reply_free(struct worker_reply *r);
 
+/* worker_run in two halves, for the agent to have many workers under way
+ * at once (worker_pool.h): a worker forked for pid, and its answer once
+ * it has ended -- waited for at most timeout_s, killed past that (0: now,
+ * unless it has already ended). */
+struct worker_spawned {
+    pid_t child;                /* the worker */
+    pid_t pid;                  /* the process it works in */
+    int fds[2];                 /* its answer files: body, what it said */
+};
+/* 0, or -1 when no worker could be started (r says why). */
+int worker_spawn(const struct serve_config *cfg, pid_t pid, worker_job job, void *arg,
+                 struct worker_spawned *w, struct worker_reply *r);
+void worker_collect(struct worker_spawned *w, unsigned timeout_s, struct worker_reply *r);
+
 /* A worker that answers and goes on (a Mesos profiling run, for its
  * length): the agent keeps its pid and its end of a control pipe. */
 struct worker_handle {
