@@ -57,6 +57,10 @@ static const struct metric metrics[] = {
      "(stats.retained)"},
     {"jemalloc_dirty_bytes", "free pages not yet purged, all arenas (pdirty x page)"},
     {"jemalloc_muzzy_bytes", "free pages purged lazily, all arenas (pmuzzy x page)"},
+    {"jemalloc_arena_dirty_bytes", "free pages not yet purged, per arena (pdirty x page; "
+     "the first 64 arenas only, jemalloc_dirty_bytes counts all)"},
+    {"jemalloc_arena_muzzy_bytes", "free pages purged lazily, per arena (pmuzzy x page; "
+     "the first 64 arenas only, jemalloc_muzzy_bytes counts all)"},
     {"jemalloc_prof_active", "1 when jemalloc's heap profiler samples (prof.active)"},
     {"jemalloc_prof_sample_interval_bytes", "mean bytes between samples (2^prof.lg_sample)"},
     {"memprof_heap_in_use_bytes", "bytes the program holds, as its allocator says "
@@ -109,7 +113,8 @@ static int jemalloc_figures(struct session *s)
         {.name = "prof.lg_sample", .old = &lg, .oldlen = sizeof lg},
     };
     struct jemalloc_summary f;
-    if (jemalloc_summary_read(s, prof, 2, &f))
+    struct jemalloc_arenas arenas;
+    if (jemalloc_summary_read_arenas(s, prof, 2, &f, &arenas))
         return -1;
     if (f.stats) {          /* else built without statistics (config.stats) */
         sample(s->out, "jemalloc_allocated_bytes", f.allocated);
@@ -123,6 +128,10 @@ static int jemalloc_figures(struct session *s)
         sample(s->out, "jemalloc_dirty_bytes", f.dirty);
         sample(s->out, "jemalloc_muzzy_bytes", f.muzzy);
     }
+    for (size_t i = 0; i < arenas.n; i++)
+        fprintf(s->out, "jemalloc_arena_dirty_bytes{arena=\"%u\"} %" PRIu64 "\n"
+                "jemalloc_arena_muzzy_bytes{arena=\"%u\"} %" PRIu64 "\n", arenas.a[i].index,
+                arenas.a[i].dirty, arenas.a[i].index, arenas.a[i].muzzy);
     if (prof[0].ret == 0)       /* built with profiling (config.prof) */
         sample(s->out, "jemalloc_prof_active", active);
     if (prof[1].ret == 0)
@@ -187,8 +196,9 @@ static int metric_index(const char *name, size_t len)
     return -1;
 }
 
+/* labels: the worker's own, after the process's (`arena="3"`), or NULL. */
 static void add_sample(struct collected *c, int m, const struct served_process *p,
-                       const char *value)
+                       const char *labels, const char *value)
 {
     FILE *f = c->f[m];
     char pid[16];
@@ -197,7 +207,39 @@ static void add_sample(struct collected *c, int m, const struct served_process *
     put_label(f, "pid", pid, false);
     put_label(f, "comm", p->comm, true);
     put_label(f, "name", p->name ? p->name : p->comm, true);
-    fprintf(f, "} %s\n", value);
+    fprintf(f, "%s%s} %s\n", labels ? "," : "", labels ? labels : "", value);
+}
+
+/* A worker's labels: one key="digits", all the workers write
+ * (arena="3"); anything else drops the sample. */
+static bool labels_ok(const char *l, size_t len)
+{
+    size_t k = strspn(l, "abcdefghijklmnopqrstuvwxyz_");
+    if (k == 0 || k + 3 > len || l[k] != '=' || l[k + 1] != '"' || l[len - 1] != '"')
+        return false;
+    size_t d = strspn(l + k + 2, "0123456789");
+    return d > 0 && k + 2 + d == len - 1;
+}
+
+/* One line of a worker's, "name value" or "name{labels} value", into the
+ * samples; a line of another shape is dropped. */
+static void take_line(struct collected *c, const struct served_process *p, char *line)
+{
+    char *sp = strchr(line, ' ');
+    if (!sp)
+        return;
+    *sp = '\0';
+    char *brace = strchr(line, '{'), *labels = NULL;
+    if (brace) {
+        size_t len = strlen(brace + 1);
+        if (len < 2 || brace[len] != '}' || !labels_ok(brace + 1, len - 1))
+            return;
+        brace[len] = '\0';
+        labels = brace + 1;
+    }
+    int m = metric_index(line, brace ? (size_t)(brace - line) : strlen(line));
+    if (m >= 0)
+        add_sample(c, m, p, labels, sp + 1);
 }
 
 /* One process's answer into the samples: its figures, when it was read,
@@ -211,15 +253,12 @@ static void collect_one(struct collected *c, const struct served_process *p,
         next = strchr(line, '\n');
         if (next)
             *next++ = '\0';
-        char *sp = strchr(line, ' ');
-        int m = sp ? metric_index(line, (size_t)(sp - line)) : -1;
-        if (m >= 0)
-            add_sample(c, m, p, sp + 1);
+        take_line(c, p, line);
     }
     char v[32];
-    add_sample(c, 0, p, up ? "1" : "0");
+    add_sample(c, 0, p, NULL, up ? "1" : "0");
     snprintf(v, sizeof v, "%.6f", it->seconds);
-    add_sample(c, 1, p, v);
+    add_sample(c, 1, p, NULL, v);
 }
 
 /* The processes of list read by the pool, each one's answer in items. */

@@ -25,10 +25,27 @@ struct jemalloc_summary {
     unsigned narenas;
 };
 
+/* Per arena, where it is cheap (/metrics): the dirty and muzzy bytes of
+ * the initialized arenas among the first JEMALLOC_SUMMARY_MAX_ARENAS
+ * (jemalloc can have thousands: their sum is the summary's dirty and
+ * muzzy). */
+#define JEMALLOC_SUMMARY_MAX_ARENAS 64
+struct jemalloc_arena_pages {
+    unsigned index;
+    uint64_t dirty, muzzy;     /* bytes */
+};
+struct jemalloc_arenas {
+    size_t n;                  /* arenas read, in index order */
+    struct jemalloc_arena_pages a[JEMALLOC_SUMMARY_MAX_ARENAS];
+};
+
 /* extra calls (NULL: none) run first in the same stop (a purge, whose
  * effect the figures then show), their answers copied back; then epoch
  * and the figures.  0, or -1 after saying why. */
 int jemalloc_summary_read(struct session *s, struct mallctl_call *extra, size_t nextra,
                           struct jemalloc_summary *f);
+/* The same, with each arena's pages read in that stop too. */
+int jemalloc_summary_read_arenas(struct session *s, struct mallctl_call *extra, size_t nextra,
+                                 struct jemalloc_summary *f, struct jemalloc_arenas *arenas);
 
 #endif

@@ -2,18 +2,23 @@
 # jemalloc process's statistics (allocated above the 100 MB known_heap
 # holds) and a glibc process's, labelled with pid, comm and the name a
 # --target rule gives; the exposition passes promtool's lint; a process
-# that is gone or not served is a 404/403, not a failed scrape.
+# that is gone or not served is a 404/403, not a failed scrape.  A jemalloc
+# process with four arenas (plain, churning): its dirty and muzzy bytes per
+# arena, labelled arena="i", add up to the totals read in the same stop.
 . "$SRCDIR/tests/integration/lib.sh"
 
 # The targets run from copies in $WORK, so that the rules match them and
 # no other test's processes.
-mkdir "$WORK/bin" && cp "$TARGETS/known_heap" "$TARGETS/glibc_live" "$WORK/bin/"
+mkdir "$WORK/bin" && cp "$TARGETS/known_heap" "$TARGETS/glibc_live" "$TARGETS/plain" "$WORK/bin/"
 TARGETS=$WORK/bin
 CONF=prof:true start_target known_heap
 KH=$PID
 CONF= start_target glibc_live
 GL=$PID
-start_serve --target "name=heap-holder,exe=$WORK/bin/known_heap" --target "exe=$WORK/bin/glibc_live"
+CONF=narenas:4 start_target plain
+PL=$PID
+start_serve --target "name=heap-holder,exe=$WORK/bin/known_heap" --target "exe=$WORK/bin/glibc_live" \
+    --target "exe=$WORK/bin/plain"
 
 http GET "/metrics?pid=$KH"
 check "/metrics?pid=known_heap: 200" status_is 200
@@ -28,9 +33,23 @@ check "promtool check metrics finds nothing to say" sh -c "promtool check metric
 http GET "/metrics?pid=$GL"
 check "/metrics?pid=glibc_live: glibc's in-use bytes" body_has "^memprof_heap_in_use_bytes\\{pid=\"$GL\",comm=\"glibc_live\",name=\"glibc_live\"\\} [0-9]+$"
 
+http GET "/metrics?pid=$PL"
+# sum_is KIND: the arena="i" samples of jemalloc_arena_KIND_bytes add up to
+# jemalloc_KIND_bytes.
+sum_is() {
+    awk -v k="$1" '$1 ~ "^jemalloc_arena_" k "_bytes\\{.*,arena=\"[0-9]+\"\\}$" { s += $2; n++ }
+        $1 ~ "^jemalloc_" k "_bytes\\{" { t = $2 } END { exit !(n > 0 && s == t) }' "$WORK/body"
+}
+check "per-arena dirty bytes, labelled arena" body_has "^jemalloc_arena_dirty_bytes\\{pid=\"$PL\",comm=\"plain\",name=\"plain\",arena=\"[0-9]+\"\\} [0-9]+$"
+check "per-arena muzzy bytes, labelled arena" body_has "^jemalloc_arena_muzzy_bytes\\{pid=\"$PL\",.*,arena=\"[0-9]+\"\\} [0-9]+$"
+check "the arenas' dirty bytes add up to jemalloc_dirty_bytes" sum_is dirty
+check "the arenas' muzzy bytes add up to jemalloc_muzzy_bytes" sum_is muzzy
+check "their HELP says only the first 64 arenas are given" body_has "^# HELP jemalloc_arena_dirty_bytes .*first 64 arenas"
+check "promtool check metrics: the per-arena series pass too" sh -c "promtool check metrics <'$WORK/body'"
+
 http GET "/metrics"
 check "/metrics: both processes served" sh -c "grep -q 'memprof_target_up{pid=\"$KH\"' '$WORK/body' && grep -q 'memprof_target_up{pid=\"$GL\"' '$WORK/body'"
-check "/metrics: no other process (the rules)" sh -c "[ \$(grep -c '^memprof_target_up{' '$WORK/body') = 2 ]"
+check "/metrics: no other process (the rules)" sh -c "[ \$(grep -c '^memprof_target_up{' '$WORK/body') = 3 ]"
 
 http GET "/metrics?pid=1"
 check "a process the rules leave out: 403" status_is 403
@@ -55,5 +74,5 @@ check "prometheus: jemalloc_allocated_bytes of known_heap above 100 MB" \
     prom_query "jemalloc_allocated_bytes{comm=\"known_heap\"} > 100e6"
 check "prometheus: glibc_live's memprof_heap_system_bytes" \
     prom_query "memprof_heap_system_bytes{comm=\"glibc_live\"}"
-check "the targets are alive" sh -c "kill -0 $KH && kill -0 $GL"
+check "the targets are alive" sh -c "kill -0 $KH && kill -0 $GL && kill -0 $PL"
 check "the agent is alive" alive "$SERVE_PID"
