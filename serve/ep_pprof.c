@@ -2,7 +2,9 @@
  * Grafana Alloy's pyroscope.scrape) and go tool pprof reads:
  *   GET  /debug/pprof/heap?pid=N, /debug/pprof/allocs?pid=N: a dump of the
  *        process's own heap profiler (jemalloc with prof:true), nothing
- *        changed in the process;
+ *        changed in the process; with &seconds=S, as Go's net/http/pprof,
+ *        the delta of two dumps S seconds apart (the process runs free
+ *        between them: nothing stopped, only memprof's session lock held);
  *   POST /debug/pprof/heap?pid=N&seconds=S (--allow-control): memprof's
  *        sampler put in for S seconds, the live heap it saw dumped, the
  *        sampler taken out: for glibc, tcmalloc and a jemalloc started
@@ -16,6 +18,7 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "lib/profile/profile_delta.h"
 #include "lib/report/pprof.h"
 #include "session/control.h"
 #include "session/sampling.h"
@@ -25,7 +28,7 @@
 struct pprof_job {
     bool allocs;                /* the allocs endpoint */
     bool sampler_run;           /* POST: the sampler may go in */
-    unsigned seconds;
+    unsigned seconds;           /* POST: the run's length; GET: the delta's */
 };
 
 static int64_t wall_nanos(void)
@@ -66,14 +69,42 @@ static struct session_dump *sampler_profile(struct session *s, const struct ppro
     return sampling_dump(s, NULL, NULL);
 }
 
+/* The profile of the process's own profiler: one dump, or with seconds
+ * the delta of two taken that far apart; *owned is set when the profile
+ * is the delta, the caller's to free.  NULL after saying why. */
+static const struct profile *own_profile(struct session *s, unsigned seconds,
+                                         struct session_dump **last, struct profile **owned)
+{
+    *owned = NULL;
+    struct session_dump *d0 = control_dump_take(s, NULL, NULL);
+    if (!d0 || !seconds) {
+        *last = d0;
+        return d0 ? session_dump_profile(s, d0) : NULL;
+    }
+    sleep_s(seconds);
+    struct session_dump *d1 = control_dump_take(s, NULL, NULL);
+    const struct profile *p0 = session_dump_profile(s, d0);
+    const struct profile *p1 = d1 ? session_dump_profile(s, d1) : NULL;
+    *last = d1;
+    if (!p0 || !p1)
+        return NULL;
+    struct mp_error err;
+    if (!(*owned = profile_delta(p0, p1, &err)))
+        say_error("%s", err.msg);
+    return *owned;
+}
+
 static int pprof_job_run(struct session *s, void *arg)
 {
     const struct pprof_job *j = arg;
     int status = 500;
-    struct session_dump *d;
+    struct session_dump *d = NULL;
+    struct profile *delta = NULL;
+    const struct profile *p;
     int64_t start = wall_nanos();
     if (sampling_applies(s)) {
         d = sampler_profile(s, j, &status);
+        p = d ? session_dump_profile(s, d) : NULL;
     } else if (j->sampler_run) {
         say_error("process %d's jemalloc has its own heap profiler: GET "
                   "/debug/pprof/heap?pid=%d reads it", (int)target_pid(s->target),
@@ -82,20 +113,19 @@ static int pprof_job_run(struct session *s, void *arg)
     } else if (control_profiling_possible(s) < 0) {
         return 409;
     } else {
-        d = control_dump_take(s, NULL, NULL);
+        p = own_profile(s, j->seconds, &d, &delta);
     }
-    if (!d)
+    if (!p)
         return status;
     int64_t now = wall_nanos();
     struct pprof_options o = {.allocs_first = j->allocs, .time_nanos = now,
-                              .duration_nanos = j->sampler_run ? now - start : 0};
+                              .duration_nanos = j->seconds ? now - start : 0};
     struct mp_error err;
-    const struct profile *p = session_dump_profile(s, d);
-    if (!p)
-        return 500;
     session_check_inputs(s, d);
     fflush(s->out);
-    if (pprof_write_fd(p, session_symbolizer(s), fileno(s->out), &o, &err) < 0) {
+    int rc = pprof_write_fd(p, session_symbolizer(s), fileno(s->out), &o, &err);
+    profile_free(delta);
+    if (rc < 0) {
         say_error("%s", err.msg);
         return 500;
     }

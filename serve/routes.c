@@ -11,15 +11,16 @@ const struct route serve_routes[] = {
      "profiling", false},
     {"/metrics", "GET", false, "pid", false, ep_metrics,
      "Prometheus metrics (text format 0.0.4) of every process served, or of ?pid=N", false},
-    {"/debug/pprof/heap", "GET", false, "pid", true, ep_pprof_heap,
+    {"/debug/pprof/heap", "GET", false, "pid,seconds", true, ep_pprof_heap,
      "?pid=N: the live heap from the process's own profiler (jemalloc prof:true) as a "
-     "pprof profile (gzip profile.proto); nothing changed in the process", false},
+     "pprof profile (gzip profile.proto); nothing changed in the process; &seconds=S: "
+     "as Go's, the difference of two profiles S seconds apart", false},
     {"/debug/pprof/heap", "POST", true, "pid,seconds", true, ep_pprof_heap_run,
      "?pid=N&seconds=S: memprof's sampler put in for S seconds, the live heap it saw, "
      "the sampler taken out (glibc, tcmalloc, jemalloc without prof:true)", false},
-    {"/debug/pprof/allocs", "GET", false, "pid", true, ep_pprof_allocs,
-     "?pid=N: the same profile as heap, alloc_space the default where the process "
-     "counts allocations (prof_accum)", false},
+    {"/debug/pprof/allocs", "GET", false, "pid,seconds", true, ep_pprof_allocs,
+     "?pid=N[&seconds=S]: the same profile as heap, alloc_space the default where the "
+     "process counts allocations (prof_accum)", false},
     {"/memory-profiler/state", "GET", false, "pid", true, ep_mesos_state,
      "?pid=N: Mesos' memory-profiler state: the allocator, its profiler, the run under "
      "way and the latest finished one", true},

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "lib/profile/profile.h"
+#include "lib/profile/profile_delta.h"
 
 static struct mp_error err;
 
@@ -752,6 +753,62 @@ START_TEST(real_dump_sampled)
 }
 END_TEST
 
+/* ---- delta (heap?seconds=N) ---- */
+
+/* The stack of p whose first frame is pc, or NULL. */
+static const struct profile_stack *stack_at(const struct profile *p, uint64_t pc)
+{
+    for (size_t i = 0; i < p->nstacks; i++)
+        if (p->stacks[i].nframes && p->frames[p->stacks[i].frame0] == pc)
+            return &p->stacks[i];
+    return NULL;
+}
+
+START_TEST(delta_subtracts_matching_stacks)
+{
+    /* Not sampled (heap_v2/0): the values are the counts. */
+    struct profile *before = parse("heap_v2/0\n  t*: 0: 0 [0: 0]\n"
+                                   "@ 0x10 0x20\n  t*: 2: 200 [4: 400]\n"
+                                   "@ 0x40\n  t*: 1: 100 [1: 100]\n"
+                                   "@ 0x60\n  t*: 5: 500 [5: 500]\n\n" MAPS);
+    struct profile *after = parse("heap_v2/0\n  t*: 0: 0 [0: 0]\n"
+                                  "@ 0x60\n  t*: 5: 500 [5: 500]\n"
+                                  "@ 0x10 0x20\n  t*: 3: 300 [6: 600]\n"
+                                  "@ 0x10 0x21\n  t*: 1: 50 [1: 50]\n\n" MAPS);
+    ck_assert_msg(before && after, "%s", err.msg);
+    struct profile *d = profile_delta(before, after, &err);
+    ck_assert_msg(d != NULL, "%s", err.msg);
+    ck_assert_uint_eq(d->nstacks, 3);       /* 0x60, unchanged, left out */
+    ck_assert_ptr_null(stack_at(d, 0x60));
+    const struct profile_stack *a = NULL, *c = NULL;
+    for (size_t i = 0; i < d->nstacks; i++) {
+        const struct profile_stack *st = &d->stacks[i];
+        if (st->nframes == 2 && d->frames[st->frame0 + 1] == 0x20)
+            a = st;
+        if (st->nframes == 2 && d->frames[st->frame0 + 1] == 0x21)
+            c = st;
+    }
+    ck_assert_ptr_nonnull(a);
+    ck_assert_double_eq(a->v.inuse_objects, 1);
+    ck_assert_double_eq(a->v.inuse_bytes, 100);
+    ck_assert_double_eq(a->v.alloc_objects, 2);
+    ck_assert_double_eq(a->v.alloc_bytes, 200);
+    ck_assert_ptr_nonnull(c);               /* only in after: as it is */
+    ck_assert_double_eq(c->v.inuse_bytes, 50);
+    const struct profile_stack *b = stack_at(d, 0x40);
+    ck_assert_ptr_nonnull(b);               /* only in before: negated */
+    ck_assert_double_eq(b->v.inuse_bytes, -100);
+    ck_assert_double_eq(b->v.alloc_objects, -1);
+    ck_assert_double_eq(d->total.inuse_bytes, 100 + 50 - 100);
+    ck_assert(d->has_alloc);
+    ck_assert_uint_eq(d->maps.n, after->maps.n);
+    ck_assert_str_eq(d->maps.v[0].path, "/usr/bin/prog");
+    profile_free(d);
+    profile_free(before);
+    profile_free(after);
+}
+END_TEST
+
 static Suite *profile_suite(void)
 {
     Suite *s = suite_create("profile");
@@ -800,6 +857,10 @@ static Suite *profile_suite(void)
     tcase_add_test(tc, object_ids_beside_the_file);
     tcase_add_test(tc, real_dump_unsampled);
     tcase_add_test(tc, real_dump_sampled);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("delta");
+    tcase_add_test(tc, delta_subtracts_matching_stacks);
     suite_add_tcase(s, tc);
     return s;
 }
