@@ -20,6 +20,7 @@
 #include "lib/report/graphviz.h"
 #include "session/control.h"
 #include "session/jemalloc_stats_json.h"
+#include "session/process_files.h"
 #include "session/profile_run.h"
 #include "session/sampling.h"
 #include "session/say.h"
@@ -31,8 +32,53 @@
 
 /* ---- state ---- */
 
+/* At most this much of a malloc_conf is given (the process's text). */
+#define MALLOC_CONF_MAX 1024
+
+/* The value of var in an environ file (NUL-separated KEY=VALUE), or NULL. */
+static const char *environ_value(const char *env, size_t len, const char *var)
+{
+    size_t n = strlen(var);
+    for (const char *e = env, *end = env + len; e < end; e += strnlen(e, (size_t)(end - e)) + 1)
+        if ((size_t)(end - e) > n && strncmp(e, var, n) == 0 && e[n] == '=')
+            return e + n + 1;
+    return NULL;
+}
+
+static json_object *bounded_string(const char *text)
+{
+    return json_object_new_string_len(text, (int)strnlen(text, MALLOC_CONF_MAX));
+}
+
+/* Mesos' malloc_conf: what the process's environment set at its start
+ * (MALLOC_CONF, or its prefixed copy's name: _RJEM_MALLOC_CONF), and what
+ * its jemalloc was built with (config.malloc_conf, --with-malloc-conf).
+ * Only that one variable of the environment is read out. */
+static json_object *malloc_conf_json(struct session *s)
+{
+    json_object *o = json_object_new_object();
+    char var[64];
+    control_conf_var(s, var, sizeof var);
+    size_t len = 0;
+    char *env = process_file(s, "environ", &len);
+    const char *value = env ? environ_value(env, len, var) : NULL;
+    json_object_object_add(o, "environment", bounded_string(value ? value : ""));
+    json_object_object_add(o, "environment_variable", json_object_new_string(var));
+    free(env);
+    uint64_t at = 0;
+    char built[MALLOC_CONF_MAX + 1] = "";
+    struct mallctl_call c = {.name = "config.malloc_conf", .old = &at, .oldlen = sizeof at};
+    struct mp_error err;
+    if (control_run_calls(s, &c, 1) == 0 && c.ret == 0 && at &&
+        target_read_string(s->target, at, built, sizeof built, &err) < 0)
+        snprintf(built, sizeof built, "(unreadable: %.200s)", err.msg);
+    json_object_object_add(o, "build_options", bounded_string(built));
+    return o;
+}
+
 /* The process's part of /state: the allocator, and for a jemalloc with
- * its own profiler whether it is built in, enabled and active. */
+ * its own profiler whether it is built in, enabled and active, and its
+ * malloc_conf as Mesos gives it. */
 static json_object *process_json(struct session *s)
 {
     json_object *je = json_object_new_object();
@@ -52,6 +98,8 @@ static json_object *process_json(struct session *s)
         json_object_object_add(je, "profiling_active_at_start",
                                json_object_new_boolean(s->prof_conf.opt_prof_active));
     }
+    if (jemalloc)
+        json_object_object_add(je, "malloc_conf", malloc_conf_json(s));
     return je;
 }
 

@@ -2,7 +2,7 @@
 # own script drives it: state, statistics, a run started with Mesos'
 # duration syntax and stopped early, one run per process, the downloads
 # (raw dump read by jeprof, text, SVG graph) of the latest finished run
-# only; a run that ends by itself; a process whose owner turned profiling
+# only; a run that ends by itself; the malloc_conf /state gives; a process whose owner turned profiling
 # on (409); a glibc process run by memprof's sampler; a process killed in
 # the middle of its run; the other endpoints told the process is in a run;
 # and the settings put back when the agent ends by SIGTERM or is killed.
@@ -27,6 +27,10 @@ http GET "/memory-profiler/state?pid=$GR"
 check "state: 200, jemalloc detected" json_is "d['memory_profiler']['jemalloc_detected']" True
 check "state: profiling enabled, not active" \
     json_is "(d['jemalloc']['profiling_enabled'], d['jemalloc']['profiling_active'])" "(True, False)"
+check "state: malloc_conf.environment is the process's MALLOC_CONF, as Mesos gives it" \
+    json_is "(d['jemalloc']['malloc_conf']['environment'], d['jemalloc']['malloc_conf']['environment_variable'])" "('prof:true,prof_active:false', 'MALLOC_CONF')"
+check "state: malloc_conf.build_options is jemalloc's config.malloc_conf (Debian's: empty)" \
+    json_is "d['jemalloc']['malloc_conf']['build_options']" "$("$MEMPROF" -p "$GR" -e 'mallctl config.malloc_conf' 2>/dev/null | sed -n 's/^config.malloc_conf: *//p' | sed 's/^"\(.*\)"$/\1/')"
 
 # Refusals of the query and the method.
 http GET "/memory-profiler/start?pid=$GR&duration=5mins"
