@@ -106,15 +106,16 @@ static void process_memory(struct session *s)
 /* jemalloc's figures (one stop), with its profiler's settings. */
 static int jemalloc_figures(struct session *s)
 {
-    bool active = false;
+    bool active = false, enabled = false;
     uint64_t lg = 0;
     struct mallctl_call prof[] = {
         {.name = "prof.active", .old = &active, .oldlen = sizeof active},
         {.name = "prof.lg_sample", .old = &lg, .oldlen = sizeof lg},
+        {.name = "opt.prof", .old = &enabled, .oldlen = sizeof enabled},
     };
     struct jemalloc_summary f;
     struct jemalloc_arenas arenas;
-    if (jemalloc_summary_read_arenas(s, prof, 2, &f, &arenas))
+    if (jemalloc_summary_read_arenas(s, prof, 3, &f, &arenas))
         return -1;
     if (f.stats) {          /* else built without statistics (config.stats) */
         sample(s->out, "jemalloc_allocated_bytes", f.allocated);
@@ -134,7 +135,8 @@ static int jemalloc_figures(struct session *s)
                 arenas.a[i].dirty, arenas.a[i].index, arenas.a[i].muzzy);
     if (prof[0].ret == 0)       /* built with profiling (config.prof) */
         sample(s->out, "jemalloc_prof_active", active);
-    if (prof[1].ret == 0)
+    /* Without prof:true jemalloc never set its rate: prof.lg_sample reads 0. */
+    if (prof[1].ret == 0 && prof[2].ret == 0 && enabled)
         sample(s->out, "jemalloc_prof_sample_interval_bytes", UINT64_C(1) << (lg & 63));
     return 0;
 }

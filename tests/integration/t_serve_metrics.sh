@@ -26,6 +26,7 @@ check "its content type is text format 0.0.4" header_has '^Content-Type: text/pl
 check "jemalloc_allocated_bytes above 100 MB, labelled with pid, comm and the rule's name" \
     awk -v pid="$KH" '$1 ~ "^jemalloc_allocated_bytes\\{pid=\"" pid "\",comm=\"known_heap\",name=\"heap-holder\"\\}$" && $2 > 100e6 { f = 1 } END { exit !f }' "$WORK/body"
 check "memprof_target_up 1" body_has "^memprof_target_up\\{pid=\"$KH\".*\\} 1$"
+check "prof:true: the sample interval, 512 KiB by default" body_has "^jemalloc_prof_sample_interval_bytes\\{pid=\"$KH\".*\\} 524288$"
 check "every metric has HELP and TYPE before its samples" \
     awk '/^# TYPE/ { typed[$3] = 1; next } /^#/ { next } { n = $1; sub(/\{.*/, "", n); if (!typed[n]) exit 1 }' "$WORK/body"
 check "promtool check metrics finds nothing to say" sh -c "promtool check metrics <'$WORK/body'"
@@ -45,6 +46,8 @@ check "per-arena muzzy bytes, labelled arena" body_has "^jemalloc_arena_muzzy_by
 check "the arenas' dirty bytes add up to jemalloc_dirty_bytes" sum_is dirty
 check "the arenas' muzzy bytes add up to jemalloc_muzzy_bytes" sum_is muzzy
 check "their HELP says only the first 64 arenas are given" body_has "^# HELP jemalloc_arena_dirty_bytes .*first 64 arenas"
+check "no sample interval for a process without prof:true (jemalloc never set one)" \
+    sh -c "! grep -q '^jemalloc_prof_sample_interval_bytes{' '$WORK/body'"
 check "promtool check metrics: the per-arena series pass too" sh -c "promtool check metrics <'$WORK/body'"
 
 http GET "/metrics"
