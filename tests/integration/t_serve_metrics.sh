@@ -4,21 +4,24 @@
 # --target rule gives; the exposition passes promtool's lint; a process
 # that is gone or not served is a 404/403, not a failed scrape.  A jemalloc
 # process with four arenas (plain, churning): its dirty and muzzy bytes per
-# arena, labelled arena="i", add up to the totals read in the same stop.
+# arena, labelled arena="i", add up to the totals read in the same stop;
+# a process with 73 arenas in use gives 64 of them (the cap), and totals.
 . "$SRCDIR/tests/integration/lib.sh"
 
 # The targets run from copies in $WORK, so that the rules match them and
 # no other test's processes.
 mkdir "$WORK/bin" && cp "$TARGETS/known_heap" "$TARGETS/glibc_live" "$TARGETS/plain" "$WORK/bin/"
-TARGETS=$WORK/bin
+SRC_TARGETS=$TARGETS TARGETS=$WORK/bin
 CONF=prof:true start_target known_heap
 KH=$PID
 CONF= start_target glibc_live
 GL=$PID
 CONF=narenas:4 start_target plain
 PL=$PID
+CONF=narenas:80 TARGETS=$SRC_TARGETS start_target many_arenas 72
+MA=$PID
 start_serve --target "name=heap-holder,exe=$WORK/bin/known_heap" --target "exe=$WORK/bin/glibc_live" \
-    --target "exe=$WORK/bin/plain"
+    --target "exe=$WORK/bin/plain" --target "exe=$SRC_TARGETS/many_arenas"
 
 http GET "/metrics?pid=$KH"
 check "/metrics?pid=known_heap: 200" status_is 200
@@ -50,9 +53,16 @@ check "no sample interval for a process without prof:true (jemalloc never set on
     sh -c "! grep -q '^jemalloc_prof_sample_interval_bytes{' '$WORK/body'"
 check "promtool check metrics: the per-arena series pass too" sh -c "promtool check metrics <'$WORK/body'"
 
+http GET "/metrics?pid=$MA"
+check "73 arenas in use: 64 arenas' dirty bytes, each arena once" \
+    sh -c "[ \$(grep '^jemalloc_arena_dirty_bytes{' '$WORK/body' | sort -u | wc -l) = 64 ]"
+check "... and 64 arenas' muzzy bytes" \
+    sh -c "[ \$(grep -c '^jemalloc_arena_muzzy_bytes{' '$WORK/body') = 64 ]"
+check "... the totals still read" body_has "^jemalloc_dirty_bytes\\{pid=\"$MA\".*\\} [0-9]+$"
+
 http GET "/metrics"
 check "/metrics: both processes served" sh -c "grep -q 'memprof_target_up{pid=\"$KH\"' '$WORK/body' && grep -q 'memprof_target_up{pid=\"$GL\"' '$WORK/body'"
-check "/metrics: no other process (the rules)" sh -c "[ \$(grep -c '^memprof_target_up{' '$WORK/body') = 3 ]"
+check "/metrics: no other process (the rules)" sh -c "[ \$(grep -c '^memprof_target_up{' '$WORK/body') = 4 ]"
 
 http GET "/metrics?pid=1"
 check "a process the rules leave out: 403" status_is 403
