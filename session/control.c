@@ -23,6 +23,7 @@
 #include "lib/base/file_write.h"
 #include "lib/base/text_escape.h"
 #include "session/say.h"
+#include "lib/base/multiarch.h"
 
 
 const struct jemalloc_copy *control_selected_copy(struct session *s)
@@ -291,8 +292,9 @@ int control_needs_jemalloc(struct session *s, const char *cmd)
     else
         say_error("'%s' drives jemalloc, and process %d does not use jemalloc (no "
                   "mallctl in any mapped object); it uses %s. Start it with "
-                  "LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2 "
-                  "MALLOC_CONF=prof:true,prof_active:false to profile it. For this "
+                  "LD_PRELOAD=/usr/lib/" MEMPROF_MULTIARCH "/libjemalloc.so.2 "
+                  "MALLOC_CONF=prof:true,prof_active:false" MEMPROF_JEMALLOC_PROF_NOTE
+                  " to profile it. For this "
                   "process memprof can run %s", cmd, (int)pid, uses, control_what_works(a->kind));
     return -1;
 }

@@ -14,6 +14,7 @@
 #include "session/control.h"
 #include "session/json_answer.h"
 #include "session/say.h"
+#include "lib/base/multiarch.h"
 
 #define DEFAULT_LG 19u      /* as jemalloc's lg_prof_sample: 512 KiB */
 
@@ -91,8 +92,9 @@ static int refuse(struct session *s, const char *why)
                   "prof_active:false", why, var);
     } else
         say_error("prof: %s. To profile it, restart it with LD_PRELOAD="
-                  "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2 "
-                  "MALLOC_CONF=prof:true,prof_active:false (or link it with jemalloc); "
+                  "/usr/lib/" MEMPROF_MULTIARCH "/libjemalloc.so.2 "
+                  "MALLOC_CONF=prof:true,prof_active:false" MEMPROF_JEMALLOC_PROF_NOTE
+                  " (or link it with jemalloc); "
                   "memprof can still run %s here", why, control_what_works(s->alloc.kind));
     return -1;
 }

@@ -2,7 +2,7 @@
  * register and extended (FPU/SSE/AVX) state of a stopped thread, how to
  * aim it at a function, where the stack pointer goes, the trampoline bytes,
  * and which system calls are safe to interrupt.  Implemented once per
- * architecture in attach/arch_<cpu>.c; nothing else in attach/ knows a
+ * architecture in attach/arch/<cpu>.c; nothing else in attach/ knows a
  * register name. */
 #ifndef MEMPROF_ARCH_H
 #define MEMPROF_ARCH_H
@@ -14,9 +14,11 @@
 
 #include "lib/base/error.h"
 
-/* Opaque register file big enough for any supported architecture. */
+/* Opaque register file big enough for any supported architecture
+ * (x86-64: user_regs_struct, 27 words; aarch64: user_pt_regs, 34 words,
+ * and the syscall number NT_ARM_SYSTEM_CALL shows). */
 struct arch_regs {
-    uint64_t words[32];
+    uint64_t words[40];
 };
 
 /* Everything of a stopped thread's CPU state that a call may change. */
@@ -30,7 +32,7 @@ struct arch_state {
 #define ARCH_MAX_ARGS 6
 
 /* Bytes below the stack pointer that leaf code may use without moving it
- * (System V x86-64 red zone). */
+ * (System V x86-64 red zone: 128; AAPCS64 has none: 0). */
 size_t arch_red_zone(void);
 
 /* The stack pointer to enter a call with when `scratch` bytes of argument
@@ -114,10 +116,14 @@ struct arch_frame {
 };
 
 /* When the saved registers show a system call the kernel would restart on
- * resume: the address of its 2-byte instruction (to check with
- * arch_is_syscall_insn), else 0. */
+ * resume: the address of its ARCH_SYSCALL_INSN_LEN-byte instruction (to
+ * check with arch_is_syscall_insn), else 0. */
 uint64_t arch_restart_pc(const struct arch_regs *r);
-#define ARCH_SYSCALL_INSN_LEN 2
+#if defined(__aarch64__)
+#define ARCH_SYSCALL_INSN_LEN 4     /* svc #0 */
+#else
+#define ARCH_SYSCALL_INSN_LEN 2     /* syscall, int $0x80 */
+#endif
 bool arch_is_syscall_insn(const uint8_t *code);
 
 /* A system call the kernel resumes through its restart block (relative

@@ -416,14 +416,19 @@ END_TEST
  * 0x401000 with first argument arg0. */
 static struct arch_regs restart_block_regs(uint64_t orig, uint64_t arg0)
 {
+    /* Filled as its own object and copied in: writing through a cast
+     * pointer and returning the struct by value is an aliasing violation
+     * the optimizer is free to break. */
+    struct user_regs_struct u;
+    memset(&u, 0, sizeof u);
+    u.rip = 0x401002;
+    u.rax = (uint64_t)-516;
+    u.orig_rax = orig;
+    u.rdi = arg0;
+    u.rsi = 0x7ffd0000;
     struct arch_regs r;
     memset(&r, 0, sizeof r);
-    struct user_regs_struct *u = (struct user_regs_struct *)r.words;
-    u->rip = 0x401002;
-    u->rax = (uint64_t)-516;
-    u->orig_rax = orig;
-    u->rdi = arg0;
-    u->rsi = 0x7ffd0000;
+    memcpy(r.words, &u, sizeof u);
     return r;
 }
 
