@@ -7,8 +7,9 @@ loader, no relocation, no data but struct sampler_data, mapped
 SAMPLER_CODE_SIZE after the code.  The linker script already refuses most
 of what would break that; this checks the linked ELF once more, from its
 section and symbol tables, and checks that every system call the code
-makes is one of those its arch header lists (each `syscall` is preceded by
-the `mov $NR,%eax` of its asm, arch_*.h).  Fails (exit 1, saying why) or
+makes is one of those its arch header lists (each `syscall` or `svc #0` is
+preceded by the `mov $NR,%eax` or `mov x8, #NR` of its asm, arch_*.h).
+Fails (exit 1, saying why) or
 prints the C file on stdout.
 
 usage: embed_image.py IMAGE.elf IMAGE.bin ARCH_HEADER [OBJDUMP]
@@ -77,11 +78,16 @@ def check_syscalls(elf_path, header, objdump):
     insns = [l.split("\t", 1)[1].strip() for l in lines if re.match(r"^\s+[0-9a-f]+:\t", l)]
     for i, insn in enumerate(insns):
         op = insn.split()[0] if insn else ""
-        if op in ("sysenter", "int", "int3", "syscall"):
-            m = re.match(r"mov\s+\$0x([0-9a-f]+),%eax$", insns[i - 1]) if i else None
-            if op != "syscall" or not m or int(m.group(1), 16) not in allowed:
+        # x86-64: `mov $NR,%eax; syscall`; arm64: `mov x8, #NR; svc #0x0`
+        # (objdump adds a `// #NR` comment after the arm64 immediate).
+        if op in ("sysenter", "int", "int3", "syscall", "svc", "hvc", "smc"):
+            prev = insns[i - 1] if i else ""
+            m = (re.match(r"mov\s+\$0x([0-9a-f]+),%eax$", prev) if op == "syscall" else
+                 re.match(r"mov\s+[xw]8, #0x([0-9a-f]+)(\s*//.*)?$", prev)
+                 if op == "svc" and insn.split(None, 1)[1:] == ["#0x0"] else None)
+            if not m or int(m.group(1), 16) not in allowed:
                 fail("the image makes a system call other than %s: '%s' after '%s'"
-                     % (sorted(allowed), insn, insns[i - 1] if i else ""))
+                     % (sorted(allowed), insn, prev))
 
 
 def main():

@@ -70,6 +70,18 @@ static inline uint64_t arch_thread_pointer(void)
  * [frame] holds the caller's %rbp and [frame+8] the return address the
  * call pushed); the caller's %rsp after the return is just above both.
  * These two words are in the stand-in's own frame: read directly. */
+/* The data half's address, as the code reaches it (RIP-relative). */
+#define ARCH_DATA(block) (block)
+
+/* The frame the walk starts from, taken inside the stand-in. */
+#define ARCH_MY_FRAME() ((const uint64_t *)__builtin_frame_address(0))
+
+/* x86-64 return addresses carry no signature. */
+static inline uint64_t arch_strip_pac(uint64_t ra)
+{
+    return ra;
+}
+
 struct arch_walk_regs {
     uint64_t pc;               /* a return address into the current function */
     uint64_t sp;               /* its stack pointer once that call returned */

@@ -20,14 +20,18 @@
 #include <stdint.h>
 
 #include "allocator/sampler/abi.h"
+#if defined(__aarch64__)
+#include "allocator/sampler/inproc/arch_aarch64.h"
+#else
 #include "allocator/sampler/inproc/arch_x86_64.h"
+#endif
 
 #define EXPORT   __attribute__((visibility("hidden"), used))
 #define NOINLINE __attribute__((noinline))
 
 /* The data half, at SAMPLER_CODE_SIZE from the image's start (image.lds). */
 extern struct sampler_data sampler_data_block __attribute__((visibility("hidden")));
-#define DATA (&sampler_data_block)
+#define DATA ARCH_DATA(&sampler_data_block)
 #define CTL  (&sampler_data_block.ctl)
 
 /* memprof and other threads change these words while we read them. */
@@ -262,7 +266,7 @@ static enum step step_out(struct arch_walk_regs *r, struct stack_reader *rd)
         return STEP_LOST;
     if (ra == 0)
         return STEP_END;
-    r->pc = ra;
+    r->pc = arch_strip_pac(ra);
     r->sp = cfa;
     r->fp = fp;
     return STEP_NEXT;
@@ -511,7 +515,7 @@ static inline __attribute__((always_inline)) void forget_if_sampled(void *ptr)
 }
 
 #define REAL(fn, type) ((type)(uintptr_t)LOAD(&CTL->real[fn]))
-#define MY_FRAME() ((const uint64_t *)__builtin_frame_address(0))
+#define MY_FRAME() ARCH_MY_FRAME()
 
 /* ---- the stand-ins ----------------------------------------------------- */
 
