@@ -30,14 +30,21 @@ static const struct {
     [ALLOCATOR_MIMALLOC] = { "mimalloc", "mimalloc" },
 };
 
+/* A kind outside the table (never made, but gcc 12 for arm64 cannot tell
+ * and fails the build with -Warray-bounds) reads as unknown. */
+static enum allocator_kind known_kind(enum allocator_kind k)
+{
+    return (unsigned)k < sizeof kinds / sizeof kinds[0] ? k : ALLOCATOR_UNKNOWN;
+}
+
 const char *allocator_kind_name(enum allocator_kind k)
 {
-    return kinds[k].name;
+    return kinds[known_kind(k)].name;
 }
 
 const char *allocator_kind_key(enum allocator_kind k)
 {
-    return kinds[k].key;
+    return kinds[known_kind(k)].key;
 }
 
 static bool defines(const struct mapped_object *o, const char *name)
