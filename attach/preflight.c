@@ -2,6 +2,7 @@
  * memprof must not or cannot stop: gone, zombie, stopped, already traced,
  * not ours, 32-bit, strict seccomp, Yama.  Runs before any ptrace call. */
 #include "attach/preflight.h"
+#include "attach/arch/arch.h"
 
 #include <elf.h>
 #include <dirent.h>
@@ -267,11 +268,11 @@ int preflight_check_elf_header(pid_t pid, const unsigned char *hdr, size_t len,
         return mp_error_set(err, "process %d: its executable is not an ELF file", pid);
     if (hdr[EI_CLASS] == ELFCLASS32)
         return mp_error_set(err, "process %d is a 32-bit program: memprof handles "
-                            "64-bit x86-64 processes only", pid);
+                            "64-bit " ARCH_NAME " processes only", pid);
     if (len >= sizeof(Elf64_Ehdr)) {
         const Elf64_Ehdr *eh = (const Elf64_Ehdr *)hdr;
-        if (eh->e_machine != EM_X86_64)
-            return mp_error_set(err, "process %d is not an x86-64 program (ELF "
+        if (eh->e_machine != ARCH_ELF_MACHINE)
+            return mp_error_set(err, "process %d is not an " ARCH_NAME " program (ELF "
                                 "machine %u): memprof cannot call into it", pid,
                                 eh->e_machine);
     }

@@ -1121,7 +1121,7 @@ static enum try_result interrupt(struct remote_stop *s, struct mp_error *err)
 }
 
 /* 0 when the self-restore frame can re-enter the thread's interrupted
- * system call the way the kernel would (rip - 2 is a syscall instruction),
+ * system call the way the kernel would (arch_restart_pc holds a system call instruction),
  * 1 when not (why set). */
 static int check_restart_insn(struct remote_stop *s, char *why, size_t whylen)
 {

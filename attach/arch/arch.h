@@ -124,6 +124,15 @@ uint64_t arch_restart_pc(const struct arch_regs *r);
 #else
 #define ARCH_SYSCALL_INSN_LEN 2     /* syscall, int $0x80 */
 #endif
+
+/* The programs memprof can call into: its own CPU's (ELF e_machine). */
+#if defined(__aarch64__)
+#define ARCH_ELF_MACHINE 183        /* EM_AARCH64 */
+#define ARCH_NAME "arm64 (aarch64)"
+#else
+#define ARCH_ELF_MACHINE 62         /* EM_X86_64 */
+#define ARCH_NAME "x86-64"
+#endif
 bool arch_is_syscall_insn(const uint8_t *code);
 
 /* A system call the kernel resumes through its restart block (relative
