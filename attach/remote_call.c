@@ -1121,8 +1121,8 @@ static enum try_result interrupt(struct remote_stop *s, struct mp_error *err)
 }
 
 /* 0 when the self-restore frame can re-enter the thread's interrupted
- * system call the way the kernel would (arch_restart_pc holds a system call instruction),
- * 1 when not (why set). */
+ * system call the way the kernel would (a system call instruction at
+ * arch_restart_pc), 1 when not (why set). */
 static int check_restart_insn(struct remote_stop *s, char *why, size_t whylen)
 {
     uint64_t pc = arch_restart_pc(&s->saved.regs);
