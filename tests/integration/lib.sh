@@ -156,8 +156,18 @@ toggles() {
 }
 
 # The call trampoline memprof writes at the program's entry point (x86-64:
-# call *%rax; mov %rax,%rdi; 1: mov %rbx,%rsp; mov $15,%eax; syscall; jmp 1b).
-TRAMPOLINE=ffd04889c74889dcb80f0000000f05ebf4
+# call *%rax; mov %rax,%rdi; 1: mov %rbx,%rsp; mov $15,%eax; syscall; jmp 1b;
+# arm64: blr x9; 1: mov sp, x19; mov x8, #139; svc #0; b 1b), and the
+# numbers of the system calls that open a file (x86-64: open 2, creat 85,
+# openat 257; arm64 has only openat, 56).
+case "$(uname -m)" in
+aarch64)
+    TRAMPOLINE=20013fd67f020091681180d2010000d4fdffff17
+    OPEN_SYSCALLS="56" ;;
+*)
+    TRAMPOLINE=ffd04889c74889dcb80f0000000f05ebf4
+    OPEN_SYSCALLS="2 85 257" ;;
+esac
 
 # entry_bytes PID [HEX]: print the trampoline's length in bytes at the
 # program's entry point as hex, after writing HEX there when given.
@@ -237,7 +247,7 @@ PY
 # start_blocked_dump [PREFIX...]: memprof (run behind PREFIX, e.g. env ...)
 # calls `mallctl prof.dump $WORK/dumpfifo` on $PID in the background ($MP,
 # output in $WORK/mp.out and mp.err); return once the hijacked thread waits
-# in open() of that FIFO (creat 85; open 2 / openat 257 too), which jemalloc
+# in open() of that FIFO (any of OPEN_SYSCALLS), which jemalloc
 # 5.3 does until someone opens it for reading, with memprof tracing it.
 # The call may stay open as long as a test holds it (MEMPROF_CALL_TIMEOUT
 # 3600), unless PREFIX sets its own limit.
@@ -250,8 +260,9 @@ start_blocked_dump() {
 blocked_in_dump_open() {    # in whichever thread memprof borrowed
     local task
     for task in /proc/$PID/task/*; do
-        case "$(cut -d' ' -f1 "$task/syscall" 2>/dev/null)" in
-        2|85|257) [ "$(awk '/^TracerPid:/ {print $2}' "$task/status" 2>/dev/null)" = "$MP" ] && return 0 ;;
+        case " $OPEN_SYSCALLS " in
+        *" $(cut -d' ' -f1 "$task/syscall" 2>/dev/null) "*)
+            [ "$(awk '/^TracerPid:/ {print $2}' "$task/status" 2>/dev/null)" = "$MP" ] && return 0 ;;
         esac
     done
     kill -0 "$MP" 2>/dev/null || die "memprof ended before the call blocked: $(cat "$WORK/mp.err")"

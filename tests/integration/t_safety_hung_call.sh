@@ -12,7 +12,7 @@
 
 sigblk() { awk '/^SigBlk:/ {print $2}' "/proc/$1/status"; }
 mp_ended() { case "$(state_of "$MP")" in ""|Z) return 0 ;; esac; return 1; }
-in_open() { case "$(cut -d' ' -f1 "/proc/$PID/syscall")" in 2|85|257) return 0 ;; esac; return 1; }
+in_open() { case " $OPEN_SYSCALLS " in *" $(cut -d' ' -f1 "/proc/$PID/syscall") "*) return 0 ;; esac; return 1; }
 same_mask() { [ "$(sigblk "$PID")" = "$SIGBLK" ]; }
 dump_complete() { grep -q '^heap_v2/' "$WORK/dump.out"; }
 
