@@ -13,7 +13,8 @@ FUZZ_CFLAGS   = -std=gnu11 -D_GNU_SOURCE -I. -g -O1 -Wall -Wextra -Werror \
 FUZZ_NAMES    = profile maps input procmem glibc_info cfi_rows serve_query web_config aranges
 FUZZ_BIN      = $(FUZZ_NAMES:%=$(FUZZ_DIR)/fuzz_%)
 
-FUZZ_SRC_profile = fuzz/fuzz_profile.c lib/profile/profile.c lib/proc/maps.c lib/base/error.c
+FUZZ_SRC_profile = fuzz/fuzz_profile.c lib/profile/profile.c lib/profile/addr_tokens.c lib/base/u64map.c \
+                   lib/proc/maps.c lib/base/error.c
 FUZZ_SRC_maps    = fuzz/fuzz_maps.c lib/proc/maps.c lib/base/error.c
 FUZZ_SRC_procmem = fuzz/fuzz_procmem.c lib/proc/procmem.c lib/proc/maps.c lib/base/error.c
 FUZZ_SRC_glibc_info = fuzz/fuzz_glibc_info.c lib/mallinfo/glibc_info.c lib/base/error.c

@@ -15,6 +15,9 @@ static void check(const struct profile *p)
             (size_t)s->sample0 + s->nsamples > p->nsamples)
             abort();
     }
+    for (size_t i = 0; i < p->nframes; i++)
+        if (p->frames[i] >= p->naddrs)
+            abort();
     for (size_t i = 0; i < p->nsamples; i++)
         if (p->samples[i].thread >= p->nthreads)
             abort();

@@ -226,69 +226,34 @@ void analysis_free(struct analysis *a)
 
 /* ---- building a view ---- */
 
-/* What one distinct return address expands to: its node ids innermost
- * first and which of those frames are the allocator's.  Most addresses
- * are one frame, kept in the slot itself so the per-frame loop (millions
- * of frames in a big profile) touches one cache line. */
+/* What one of the profile's distinct return addresses (profile->addrs)
+ * expands to: its node ids innermost first and which of those frames are
+ * the allocator's.  Indexed like profile->addrs and filled on first use,
+ * so the per-frame loop (millions of frames in a big profile) is an array
+ * read; most addresses are one frame, kept in the entry itself. */
 struct addr_entry {
-    uint64_t addr;
     uint32_t id;               /* count == 1: the node id; else index into ids */
-    uint8_t count;             /* 0: empty slot */
+    uint8_t count;             /* 0: not resolved yet */
     uint16_t alloc_mask;       /* bit k: frame k is the allocator's */
 };
 
 struct addr_cache {
-    struct addr_entry *slots;
-    size_t cap, n;
-    int shift;                 /* 64 - log2(cap), for Fibonacci hashing */
+    struct addr_entry *entries;   /* one per profile->addrs */
     uint32_t *ids;             /* node ids of multi-frame (inlined) addresses */
     size_t nids, ids_cap;
 };
 
-static size_t addr_slot(const struct addr_cache *c, uint64_t addr)
-{
-    return (size_t)((addr * 0x9e3779b97f4a7c15ULL) >> c->shift);
-}
-
-static int addr_cache_alloc(struct addr_cache *c, size_t cap)
-{
-    c->slots = calloc(cap, sizeof *c->slots);
-    c->cap = cap;
-    c->shift = 64;
-    for (size_t x = cap; x > 1; x >>= 1)
-        c->shift--;
-    return c->slots ? 0 : -1;
-}
-
-static int addr_cache_init(struct addr_cache *c)
+static int addr_cache_init(struct addr_cache *c, const struct profile *p)
 {
     memset(c, 0, sizeof *c);
-    return addr_cache_alloc(c, 4096);
+    c->entries = calloc(p->naddrs ? p->naddrs : 1, sizeof *c->entries);
+    return c->entries ? 0 : -1;
 }
 
 static void addr_cache_fini(struct addr_cache *c)
 {
-    free(c->slots);
+    free(c->entries);
     free(c->ids);
-}
-
-static int addr_cache_grow(struct addr_cache *c)
-{
-    struct addr_cache old = *c;
-    if (addr_cache_alloc(c, old.cap * 2) < 0) {
-        *c = old;
-        return -1;
-    }
-    for (size_t i = 0; i < old.cap; i++) {
-        if (!old.slots[i].count)
-            continue;
-        size_t j = addr_slot(c, old.slots[i].addr);
-        while (c->slots[j].count)
-            j = (j + 1) & (c->cap - 1);
-        c->slots[j] = old.slots[i];
-    }
-    free(old.slots);
-    return 0;
 }
 
 static int push_ids(struct addr_cache *c, const uint32_t *ids, int n)
@@ -324,7 +289,6 @@ static int resolve_addr(struct analysis *a, const struct profile *p,
         if (frames[i].is_allocator)
             e->alloc_mask |= (uint16_t)(1u << i);
     }
-    e->addr = addr;
     e->id = n == 1 ? ids[0] : (uint32_t)c->nids;
     if (n > 1 && push_ids(c, ids, n) < 0)
         return -1;
@@ -332,23 +296,14 @@ static int resolve_addr(struct analysis *a, const struct profile *p,
     return 0;
 }
 
-static const struct addr_entry *lookup_addr(struct analysis *a, const struct profile *p,
-                                            struct addr_cache *c, uint64_t addr)
+/* What frame i of p expands to, resolved on first use. */
+static const struct addr_entry *lookup_frame(struct analysis *a, const struct profile *p,
+                                             struct addr_cache *c, size_t i)
 {
-    size_t mask = c->cap - 1;
-    size_t j = addr_slot(c, addr);
-    for (; c->slots[j].count; j = (j + 1) & mask)
-        if (c->slots[j].addr == addr)
-            return &c->slots[j];
-    if ((c->n + 1) * 2 > c->cap) {
-        if (addr_cache_grow(c) < 0)
-            return NULL;
-        return lookup_addr(a, p, c, addr);
-    }
-    if (resolve_addr(a, p, c, &c->slots[j], addr) < 0)
+    struct addr_entry *e = &c->entries[p->frames[i]];
+    if (e->count == 0 && resolve_addr(a, p, c, e, profile_frame(p, i)) < 0)
         return NULL;
-    c->n++;
-    return &c->slots[j];
+    return e;
 }
 
 /* The node ids of every frame of a profile: millions of them, written
@@ -403,11 +358,10 @@ static int append_stack(struct analysis *a, const struct profile *p,
 {
     size_t start = out->n;
     bool stripping = !a->keep_allocator;
-    const uint64_t *frames = p->frames + st->frame0;
     if (id_vec_reserve(out, st->nframes) < 0)
         return -1;
     for (uint32_t f = 0; f < st->nframes; f++) {
-        const struct addr_entry *e = lookup_addr(a, p, c, frames[f]);
+        const struct addr_entry *e = lookup_frame(a, p, c, (size_t)st->frame0 + f);
         if (!e)
             return -1;
         if (e->count == 1 && !stripping) {     /* the common case */
@@ -449,7 +403,7 @@ static struct analysis_view *build_view(struct analysis *a, const struct profile
     struct analysis_view *v = calloc(1, sizeof *v);
     struct addr_cache cache;
     struct id_vec ids = {0};
-    if (!v || addr_cache_init(&cache) < 0)
+    if (!v || addr_cache_init(&cache, p) < 0)
         goto oom_nocache;
     v->profile = p;
     v->stack_start = malloc((p->nstacks + 1) * sizeof *v->stack_start);

@@ -9,6 +9,8 @@
  * the end pointer, so binary garbage cannot take the parser out of bounds. */
 #include "lib/profile/profile.h"
 #include "lib/base/array.h"
+#include "lib/base/u64map.h"
+#include "lib/profile/addr_tokens.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -45,6 +47,9 @@ struct reader {
     enum sampling sampling;
     double rate;
     size_t cap_frames, cap_stacks, cap_samples, cap_threads;
+    struct u64map addr_ids;  /* return address -> its index in prof->addrs */
+    struct addr_tokens tokens;  /* address texts read -> the same index */
+    size_t cap_addrs;
     uint32_t *slots;         /* thread id hash: index + 1, 0 = empty */
     size_t nslots;
     /* The stack being read (heap_v2): its first line and whether it has its
@@ -111,9 +116,13 @@ static struct profile_values unsample_counts(struct reader *r, const struct coun
 
 /* ---- lines and tokens ---- */
 
+static const bool space_char[256] = {
+    [' '] = true, ['\t'] = true, ['\r'] = true, ['\f'] = true, ['\v'] = true,
+};
+
 static bool is_space(char c)
 {
-    return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
+    return space_char[(unsigned char)c];
 }
 
 #define STREAM_CHUNK (1u << 20)
@@ -427,39 +436,82 @@ static int reserve_frames(struct reader *r, size_t n)
     return 0;
 }
 
-/* The addresses of an "@ ..." list, appended to prof->frames.  jemalloc
- * writes "0x..." (and "0" for a null frame); bare hex is accepted too. */
-static int parse_addresses(struct reader *r, const char *p, const char *end)
+/* The index of addr in prof->addrs, added when first seen; -1 when out
+ * of memory. */
+static int64_t addr_index(struct reader *r, uint64_t addr)
+{
+    struct profile *p = r->prof;
+    uint32_t *id = u64map_slot(&r->addr_ids, addr);
+    if (!id)
+        return -1;
+    if (*id != U64MAP_NEW)
+        return *id;
+    if (grow((void **)&p->addrs, &r->cap_addrs, p->naddrs + 1, sizeof *p->addrs, 1024))
+        return -1;
+    p->addrs[p->naddrs] = addr;
+    *id = (uint32_t)p->naddrs;
+    return (int64_t)p->naddrs++;
+}
+
+/* One address token read the careful way at *p (up to end): its index
+ * in prof->addrs, remembered by its text for the next time; *p moves past
+ * it.  -1 with the error set. */
+static int64_t read_address(struct reader *r, const char **pp, const char *end)
 {
     char q[40];
+    const char *p = *pp, *tok = p;
+    if (end - p > 2 && p[0] == '0' && (p[1] | 0x20) == 'x' && hex_plus1[(unsigned char)p[2]])
+        p += 2;
+    const char *digits = p;
+    uint64_t v = 0;
+    unsigned h;
+    while (p < end && (h = hex_plus1[(unsigned char)*p]) != 0) {
+        v = v << 4 | (h - 1);
+        p++;
+    }
+    if (p == digits || (p < end && !is_space(*p)))
+        return fail(r, "expected a hexadecimal return address, found %s",
+                    quote(tok, end, q, sizeof q));
+    if (p - digits > 16 && hex_too_long(digits, p))
+        return fail(r, "return address %s is longer than 64 bits",
+                    quote(tok, p, q, sizeof q));
+    int64_t id = addr_index(r, v);
+    if (id < 0)
+        return oom(r);
+    addr_tokens_add(&r->tokens, tok, (size_t)(p - tok), (uint32_t)id);
+    *pp = p;
+    return id;
+}
+
+/* The addresses of an "@ ..." list, appended to prof->frames.  jemalloc
+ * writes "0x..." (and "0" for a null frame); bare hex is accepted too.
+ * A token seen before is known by its text (addr_tokens.h); the 16 bytes
+ * that takes may run past the line, never past the text read. */
+static int parse_addresses(struct reader *r, const char *p, const char *end)
+{
     if (reserve_frames(r, (size_t)(end - p)))
         return -1;
-    uint64_t *frames = r->prof->frames;
+    uint32_t *frames = r->prof->frames;
     size_t n = r->prof->nframes;
     for (;;) {
         while (p < end && is_space(*p))
             p++;
         if (p >= end)
             break;
-        const char *tok = p;
-        if (end - p > 2 && p[0] == '0' && (p[1] | 0x20) == 'x' && hex_plus1[(unsigned char)p[2]])
-            p += 2;
-        const char *digits = p;
-        uint64_t v = 0;
-        unsigned h;
-        while (p < end && (h = hex_plus1[(unsigned char)*p]) != 0) {
-            v = v << 4 | (h - 1);
-            p++;
-        }
-        if (p == digits || (p < end && !is_space(*p)))
-            return fail(r, "expected a hexadecimal return address, found %s",
-                        quote(tok, end, q, sizeof q));
-        if (p - digits > 16 && hex_too_long(digits, p))
-            return fail(r, "return address %s is longer than 64 bits",
-                        quote(tok, p, q, sizeof q));
         if (n >= UINT32_MAX)
             return fail(r, "too many frames in one profile (more than 2^32)");
-        frames[n++] = v;
+        size_t len;
+        uint32_t known;
+        if (addr_tokens_find(&r->tokens, p, r->end, &len, &known) && len <= (size_t)(end - p) &&
+            (p + len == end || is_space(p[len]))) {
+            frames[n++] = known;
+            p += len;
+            continue;
+        }
+        int64_t id = read_address(r, &p, end);
+        if (id < 0)
+            return -1;
+        frames[n++] = (uint32_t)id;
     }
     r->prof->nframes = n;
     return 0;
@@ -660,7 +712,7 @@ static int legacy_type(struct reader *r, const char *p, const char *e,
 {
     struct profile *prof = r->prof;
     char q[40];
-    const char *type = p, *slash = memchr(p, '/', (size_t)(e - p));
+    const char *type = p, *slash = p < e ? memchr(p, '/', (size_t)(e - p)) : NULL;
     const char *type_end = slash ? slash : e;
     bool has_period = false;
     uint64_t n = 0;
@@ -911,6 +963,8 @@ static struct profile *parse_with(struct reader *r, const char *name, struct mp_
     else if (rc == 0)
         rc = finish(r);
     free(r->slots);
+    u64map_free(&r->addr_ids);
+    addr_tokens_free(&r->tokens);
     if (rc) {
         profile_free(p);
         return NULL;
@@ -1091,6 +1145,7 @@ void profile_free(struct profile *p)
         free(p->threads[i].name);
     free(p->threads);
     free(p->frames);
+    free(p->addrs);
     free(p->stacks);
     free(p->samples);
     maps_free(&p->maps);

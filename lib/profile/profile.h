@@ -96,8 +96,14 @@ struct profile {
     struct profile_thread *threads;
     size_t nthreads;
 
-    uint64_t *frames;              /* return addresses, innermost first */
+    /* Each frame is an index into addrs, the distinct return addresses:
+     * half the memory of the addresses themselves, and what an address
+     * resolves to is looked up once (analysis views index by it).  The
+     * parser makes addrs distinct; a profile built by hand may repeat one. */
+    uint32_t *frames;              /* innermost first */
     size_t nframes;
+    uint64_t *addrs;
+    size_t naddrs;
     struct profile_stack *stacks;
     size_t nstacks;
     struct profile_thread_sample *samples;
@@ -121,6 +127,12 @@ struct profile_object_id {
     char *path;                    /* as in MAPPED_LIBRARIES */
     char *build_id;                /* hex */
 };
+
+/* The return address of frame i. */
+static inline uint64_t profile_frame(const struct profile *p, size_t i)
+{
+    return p->addrs[p->frames[i]];
+}
 
 /* Scale a (count, bytes) pair in place as jeprof's AdjustSamples does:
  * if n != 0, scale = 1 / (1 - exp(-(s/n)/R)).  R == 0 leaves it alone. */

@@ -305,7 +305,7 @@ static PbSample *make_sample(struct pprof_builder *b, const struct profile_stack
     perftools__profiles__sample__init(s);
     size_t n = 0;
     for (uint32_t i = 0; i < st->nframes; i++) {
-        uint64_t ra = b->prof->frames[st->frame0 + i];
+        uint64_t ra = profile_frame(b->prof, (size_t)st->frame0 + i);
         struct site *site = site_at(b, ra ? ra - 1 : 0);
         if (!site)
             goto fail;

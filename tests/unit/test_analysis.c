@@ -66,6 +66,17 @@ struct fake_stack {
 
 #define FAKE_MAX_STACKS 16
 
+/* addr's index in p->addrs, added when new (distinct, as the parser makes them). */
+static uint32_t fake_addr_index(struct profile *p, uint64_t addr)
+{
+    size_t i = 0;
+    while (i < p->naddrs && p->addrs[i] != addr)
+        i++;
+    if (i == p->naddrs)
+        p->addrs[p->naddrs++] = addr;
+    return (uint32_t)i;
+}
+
 /* A profile holding the stacks; every value is in use (and allocated ever
  * twice as much when alloc is set). */
 static struct profile *fake_profile(const struct fake_stack *s, size_t n, bool alloc)
@@ -75,6 +86,7 @@ static struct profile *fake_profile(const struct fake_stack *s, size_t n, bool a
     p->has_alloc = alloc;
     p->stacks = calloc(n + 1, sizeof *p->stacks);
     p->frames = calloc(n * 8 + 1, sizeof *p->frames);
+    p->addrs = calloc(n * 8 + 1, sizeof *p->addrs);
     p->samples = calloc(n + 1, sizeof *p->samples);
     p->threads = calloc(2, sizeof *p->threads);
     p->threads[0].id = 7;
@@ -84,7 +96,7 @@ static struct profile *fake_profile(const struct fake_stack *s, size_t n, bool a
         struct profile_stack *st = &p->stacks[i];
         st->frame0 = (uint32_t)p->nframes;
         for (int k = 0; k < 8 && s[i].frames[k]; k++)
-            p->frames[p->nframes++] = s[i].frames[k];
+            p->frames[p->nframes++] = fake_addr_index(p, s[i].frames[k]);
         st->nframes = (uint32_t)(p->nframes - st->frame0);
         st->v.inuse_bytes = s[i].bytes;
         st->v.inuse_objects = s[i].objects;
@@ -110,6 +122,7 @@ static void fake_profile_free(struct profile *p)
 {
     free(p->stacks);
     free(p->frames);
+    free(p->addrs);
     free(p->samples);
     free(p->threads);
     free(p);

@@ -53,11 +53,15 @@ static struct profile *make_profile(const double bytes[NFN])
     p->name = "fake.heap";
     p->stacks = calloc(NFN, sizeof *p->stacks);
     p->frames = calloc(NFN * 2, sizeof *p->frames);
+    p->addrs = calloc(NFN + 1, sizeof *p->addrs);
+    p->addrs[NFN] = (uint64_t)FN_MAIN * 0x1000 + 0x21;
+    p->naddrs = NFN + 1;
     for (size_t k = 0; k < NFN; k++) {
         struct profile_stack *st = &p->stacks[k];
         st->frame0 = (uint32_t)p->nframes;
-        p->frames[p->nframes++] = (uint64_t)(FN_LEAK + k) * 0x1000 + 0x11;
-        p->frames[p->nframes++] = (uint64_t)FN_MAIN * 0x1000 + 0x21;
+        p->addrs[k] = (uint64_t)(FN_LEAK + k) * 0x1000 + 0x11;
+        p->frames[p->nframes++] = (uint32_t)k;
+        p->frames[p->nframes++] = NFN;   /* main's call */
         st->nframes = 2;
         st->v.inuse_bytes = bytes[k];
         st->v.inuse_objects = bytes[k] / 64;
@@ -88,6 +92,7 @@ static void teardown(void)
     for (size_t i = 0; i < npoints; i++) {
         free(profs[i]->stacks);
         free(profs[i]->frames);
+        free(profs[i]->addrs);
         free(profs[i]);
     }
 }
@@ -294,6 +299,7 @@ START_TEST(many_points_are_thinned)
         analysis_forget(c, big[i]);
         free(big[i]->stacks);
         free(big[i]->frames);
+        free(big[i]->addrs);
         free(big[i]);
     }
 }

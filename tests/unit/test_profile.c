@@ -5,8 +5,10 @@
  * jeprof's AdjustSamples formula, never from running the reader. */
 #include "tests/unit/unit.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -135,10 +137,10 @@ START_TEST(v2_structure)
     ck_assert_uint_eq(p->nframes, 4);
     const struct profile_stack *a = &p->stacks[0], *b = &p->stacks[1];
     ck_assert_uint_eq(a->nframes, 3);
-    ck_assert_uint_eq(p->frames[a->frame0], 0x10);     /* innermost first */
-    ck_assert_uint_eq(p->frames[a->frame0 + 2], 0x30);
+    ck_assert_uint_eq(profile_frame(p, a->frame0), 0x10);     /* innermost first */
+    ck_assert_uint_eq(profile_frame(p, a->frame0 + 2), 0x30);
     ck_assert_uint_eq(b->nframes, 1);
-    ck_assert_uint_eq(p->frames[b->frame0], 0x40);
+    ck_assert_uint_eq(profile_frame(p, b->frame0), 0x40);
     assert_inuse(&a->v, 1, 1024, p->period);
     assert_inuse(&b->v, 3, 300000, p->period);
 
@@ -235,15 +237,62 @@ START_TEST(v2_odd_stacks)
     ck_assert_uint_eq(p->nstacks, 3);
     ck_assert_uint_eq(p->stacks[0].nframes, 0);
     ck_assert_uint_eq(p->stacks[1].nframes, 300);
-    ck_assert_uint_eq(p->frames[p->stacks[1].frame0 + 299], 300);
-    const uint64_t *f = &p->frames[p->stacks[2].frame0];
+    ck_assert_uint_eq(profile_frame(p, p->stacks[1].frame0 + 299), 300);
+    size_t f = p->stacks[2].frame0;
     ck_assert_uint_eq(p->stacks[2].nframes, 4);
-    ck_assert_uint_eq(f[0], 0);
-    ck_assert_uint_eq(f[1], 0xabc);
-    ck_assert_uint_eq(f[2], 0xff);
-    ck_assert_uint_eq(f[3], 1);
+    ck_assert_uint_eq(profile_frame(p, f), 0);
+    ck_assert_uint_eq(profile_frame(p, f + 1), 0xabc);
+    ck_assert_uint_eq(profile_frame(p, f + 2), 0xff);
+    ck_assert_uint_eq(profile_frame(p, f + 3), 1);
+    ck_assert_uint_eq(p->frames[f + 3], p->frames[p->stacks[1].frame0]);   /* 0x1 again */
+    ck_assert_uint_eq(p->naddrs, 302);   /* 1..300, 0 and 0xabc */
     ck_assert_double_eq(p->total.inuse_objects, 3);
     profile_free(p);
+}
+END_TEST
+
+/* Addresses of every length from 1 to 16 digits (and longer with leading
+ * zeros), in either case, with and without 0x, each also last on its line
+ * and followed by one to eight more characters: the reader takes eight
+ * digits at a time where it can, one at a time where it cannot. */
+START_TEST(v2_address_lengths)
+{
+    static char text[1 << 16];
+    uint64_t want[600];
+    size_t nwant = 0;
+    uint64_t x = 0x9e3779b97f4a7c15ull;
+    int n = snprintf(text, sizeof text, "heap_v2/0\n");
+    for (int digits = 1; digits <= 20; digits++) {
+        for (int variant = 0; variant < 6; variant++) {
+            x = x * 6364136223846793005ull + 1442695040888963407ull;
+            /* beyond 16 digits, leading zeros make up the rest */
+            uint64_t v = digits >= 16 ? x : x & ((1ull << (4 * digits)) - 1);
+            char hex[32];
+            snprintf(hex, sizeof hex, variant & 1 ? "%0*" PRIX64 : "%0*" PRIx64,
+                     digits, v);
+            want[nwant++] = strtoull(hex, NULL, 16);
+            want[nwant++] = 0x5;
+            /* this address then a short one padded to 1..8 more characters */
+            n += snprintf(text + n, sizeof text - (size_t)n, "@ %s%s %*s\n  t*: 1: 1 [0: 0]\n",
+                          variant & 2 ? "0x" : "", hex, 1 + variant + (digits & 1), "5");
+            want[nwant] = want[nwant - 2];
+            nwant++;
+            n += snprintf(text + n, sizeof text - (size_t)n, "@ %s%s\n  t*: 1: 1 [0: 0]\n",
+                          variant & 2 ? "" : "0X", hex);
+        }
+    }
+    snprintf(text + n, sizeof text - (size_t)n, "\n" MAPS);
+    struct profile *p = parse(text);
+    ck_assert_msg(p != NULL, "%s", err.msg);
+    ck_assert_uint_eq(p->nframes, nwant);
+    for (size_t i = 0; i < nwant; i++)
+        ck_assert_msg(profile_frame(p, i) == want[i], "frame %zu: %" PRIx64 " != %" PRIx64,
+                      i, profile_frame(p, i), want[i]);
+    profile_free(p);
+    parse_fails("heap_v2/1\n@ 0x12345678g 0x1\n", "found '0x12345678g 0x1'");
+    parse_fails("heap_v2/1\n@ 0x1234567\xc3\xa9 0x1\n", "found '0x1234567?? 0x1'");
+    parse_fails("heap_v2/1\n@ 0x123456789abcdef0F 0x1\n",
+                "return address '0x123456789abcdef0F' is longer than 64 bits");
 }
 END_TEST
 
@@ -313,7 +362,7 @@ START_TEST(legacy_heap_v2)
     ck_assert_uint_eq(p->period, 524288);
     ck_assert_uint_eq(p->nstacks, 2);
     ck_assert_uint_eq(p->stacks[0].nframes, 2);
-    ck_assert_uint_eq(p->frames[1], 2);
+    ck_assert_uint_eq(profile_frame(p, 1), 2);
     assert_inuse(&p->stacks[1].v, 2, 200000, p->period);
     ck_assert_uint_eq(p->nsamples, 0);
     ck_assert(p->has_alloc);
@@ -357,7 +406,7 @@ START_TEST(legacy_heapprofile_is_not_sampled)
     ck_assert_double_eq(p->total.inuse_objects, 3);
     ck_assert_double_eq(p->total.inuse_bytes, 3000);
     ck_assert_double_eq(p->total.alloc_bytes, 5000);
-    ck_assert_uint_eq(p->frames[0], 0x4005d0);
+    ck_assert_uint_eq(profile_frame(p, 0), 0x4005d0);
     profile_free(p);
     /* growth profiles and other types without "heap" are not adjusted either */
     p = parse("heap profile: 1: 8 [1: 8] @ growth\n1: 8 [1: 8] @ 0x1\n" MAPS);
@@ -727,7 +776,7 @@ START_TEST(real_dump_unsampled)
     ck_assert_uint_eq(p->nthreads, 2);
     ck_assert_str_eq(p->threads[1].name, "worker two");
     ck_assert_uint_gt(p->maps.n, 3);
-    ck_assert_ptr_nonnull(maps_find(&p->maps, p->frames[p->stacks[0].frame0]));
+    ck_assert_ptr_nonnull(maps_find(&p->maps, profile_frame(p, p->stacks[0].frame0)));
     profile_free(p);
 }
 END_TEST
@@ -824,6 +873,7 @@ static Suite *profile_suite(void)
     tcase_add_test(tc, v2_cumulative_counts);
     tcase_add_test(tc, v2_period_one_and_zero);
     tcase_add_test(tc, v2_odd_stacks);
+    tcase_add_test(tc, v2_address_lengths);
     tcase_add_test(tc, v2_megabyte_line);
     tcase_add_test(tc, v2_many_threads);
     suite_add_tcase(s, tc);
