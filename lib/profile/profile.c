@@ -28,6 +28,12 @@
 
 enum sampling { SAMPLING_NONE, SAMPLING_V1, SAMPLING_V2 };
 
+#define MEMO_BITS 8
+struct unsampled {
+    uint64_t n, s;
+    double out_n, out_s;
+};
+
 struct line {
     const char *s, *e;  /* trimmed text of the line */
     bool complete;      /* ended with a newline (not cut off by EOF) */
@@ -46,6 +52,7 @@ struct reader {
     struct profile *prof;
     enum sampling sampling;
     double rate;
+    struct unsampled memo[1 << MEMO_BITS];   /* see unsample_memo */
     size_t cap_frames, cap_stacks, cap_samples, cap_threads;
     struct u64map addr_ids;  /* return address -> its index in prof->addrs */
     struct addr_tokens tokens;  /* address texts read -> the same index */
@@ -102,13 +109,33 @@ static void unsample_pair(const struct reader *r, double *n, double *s)
         profile_unsample_v1(n, s, r->rate);
 }
 
+/* (count, bytes) unsampled, remembered per pair for version 2: a profile
+ * repeats a few pairs (each stack's t* line and its thread's, the same
+ * size classes) and each new one costs an exp(). */
+static void unsample_memo(struct reader *r, uint64_t n, uint64_t s, double *out_n, double *out_s)
+{
+    *out_n = (double)n;
+    *out_s = (double)s;
+    if (r->sampling != SAMPLING_V2 || n == 0) {
+        unsample_pair(r, out_n, out_s);
+        return;
+    }
+    struct unsampled *m = &r->memo[((n * 0x9e3779b97f4a7c15ull) ^ (s * 0xff51afd7ed558ccdull)) >>
+                                   (64 - MEMO_BITS)];
+    if (m->n == n && m->s == s) {      /* m->n == 0: empty */
+        *out_n = m->out_n;
+        *out_s = m->out_s;
+        return;
+    }
+    unsample_pair(r, out_n, out_s);
+    *m = (struct unsampled){n, s, *out_n, *out_s};
+}
+
 static struct profile_values unsample_counts(struct reader *r, const struct counts *c)
 {
-    struct profile_values v = {
-        (double)c->n1, (double)c->s1, (double)c->n2, (double)c->s2,
-    };
-    unsample_pair(r, &v.inuse_objects, &v.inuse_bytes);
-    unsample_pair(r, &v.alloc_objects, &v.alloc_bytes);
+    struct profile_values v;
+    unsample_memo(r, c->n1, c->s1, &v.inuse_objects, &v.inuse_bytes);
+    unsample_memo(r, c->n2, c->s2, &v.alloc_objects, &v.alloc_bytes);
     if (c->n2 || c->s2)
         r->prof->has_alloc = true;
     return v;
@@ -246,6 +273,10 @@ static enum num_result parse_decimal(const char **p, const char *end, uint64_t *
 {
     const char *s = *p;
     uint64_t v = 0;
+    /* 19 digits cannot overflow: check only beyond them */
+    const char *safe = end - s > 19 ? s + 19 : end;
+    for (; s < safe && (unsigned)(*s - '0') < 10; s++)
+        v = v * 10 + (unsigned)(*s - '0');
     for (; s < end && *s >= '0' && *s <= '9'; s++) {
         unsigned d = (unsigned)(*s - '0');
         if (v > (UINT64_MAX - d) / 10)
@@ -259,31 +290,38 @@ static enum num_result parse_decimal(const char **p, const char *end, uint64_t *
     return NUM_OK;
 }
 
-/* A decimal number; what names it for messages ("a count of objects"). */
-static int expect_number(struct reader *r, const char **p, const char *end,
-                         const char *what, uint64_t *out)
+static int number_failure(struct reader *r, enum num_result res, const char *p,
+                          const char *end, const char *what)
 {
     char q[40];
-    skip_spaces(p, end);
-    switch (parse_decimal(p, end, out)) {
-    case NUM_OK:
-        return 0;
-    case NUM_OVERFLOW:
+    if (res == NUM_OVERFLOW)
         return fail(r, "%s is too large (more than 2^64-1)", what);
-    default:
-        return fail(r, "expected %s, found %s", what, quote(*p, end, q, sizeof q));
-    }
+    return fail(r, "expected %s, found %s", what, quote(p, end, q, sizeof q));
 }
 
-static int expect_char(struct reader *r, const char **p, const char *end, char c)
+/* A decimal number; what names it for messages ("a count of objects"). */
+static inline int expect_number(struct reader *r, const char **p, const char *end,
+                                const char *what, uint64_t *out)
+{
+    skip_spaces(p, end);
+    enum num_result res = parse_decimal(p, end, out);
+    return res == NUM_OK ? 0 : number_failure(r, res, *p, end, what);
+}
+
+static int char_failure(struct reader *r, const char *p, const char *end, char c)
 {
     char q[40];
+    return fail(r, "expected '%c', found %s", c, quote(p, end, q, sizeof q));
+}
+
+static inline int expect_char(struct reader *r, const char **p, const char *end, char c)
+{
     skip_spaces(p, end);
     if (*p < end && **p == c) {
         (*p)++;
         return 0;
     }
-    return fail(r, "expected '%c', found %s", c, quote(*p, end, q, sizeof q));
+    return char_failure(r, *p, end, c);
 }
 
 /* "c: b [c: b]", spaces as jeprof allows them (and a few more). */
