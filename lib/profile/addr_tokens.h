@@ -44,7 +44,7 @@ void addr_tokens_free(struct addr_tokens *t);
 /* The slot a token's two 8-byte halves hash to. */
 static inline size_t addr_tokens_slot(const struct addr_tokens *t, uint64_t lo, uint64_t hi)
 {
-    return (size_t)(((lo ^ hi * 0x9e3779b97f4a7c15ull) * 0xff51afd7ed558ccdull) >> t->shift);
+    return (size_t)(((lo + (hi << 7 | hi >> 57)) * 0x9e3779b97f4a7c15ull) >> t->shift);
 }
 
 /* 16 bytes of 0xff then 16 of 0: the mask keeping a token's first n bytes

@@ -543,7 +543,7 @@ static int parse_addresses(struct reader *r, const char *p, const char *end)
         if (addr_tokens_find(&r->tokens, p, r->end, &len, &known) && len <= (size_t)(end - p) &&
             (p + len == end || is_space(p[len]))) {
             frames[n++] = known;
-            p += len;
+            p += len + (p + len < end);   /* and the space after it */
             continue;
         }
         int64_t id = read_address(r, &p, end);
