@@ -17,16 +17,20 @@ static uint64_t stack_hash(const struct profile *p, const struct profile_stack *
 {
     uint64_t h = 1469598103934665603ULL ^ st->nframes;
     for (uint32_t i = 0; i < st->nframes; i++)
-        h = (h ^ p->frames[st->frame0 + i]) * 1099511628211ULL;
+        h = (h ^ profile_frame(p, (size_t)st->frame0 + i)) * 1099511628211ULL;
     return h;
 }
 
+/* The same return addresses (each profile indexes its own addrs). */
 static bool same_frames(const struct profile *a, const struct profile_stack *x,
                         const struct profile *b, const struct profile_stack *y)
 {
-    return x->nframes == y->nframes &&
-           memcmp(a->frames + x->frame0, b->frames + y->frame0,
-                  x->nframes * sizeof *a->frames) == 0;
+    if (x->nframes != y->nframes)
+        return false;
+    for (uint32_t i = 0; i < x->nframes; i++)
+        if (profile_frame(a, (size_t)x->frame0 + i) != profile_frame(b, (size_t)y->frame0 + i))
+            return false;
+    return true;
 }
 
 static int table_build(struct stack_table *t, const struct profile *p)
@@ -79,8 +83,9 @@ static bool all_zero(const struct profile_values *v)
 }
 
 /* Append a stack (frames of st in src) with values v to d; d's arrays are
- * sized for every stack and frame of both profiles. */
-static void append(struct profile *d, const struct profile *src,
+ * sized for every stack and frame of both profiles, and d's addrs are
+ * src's from addr0 on. */
+static void append(struct profile *d, const struct profile *src, uint32_t addr0,
                    const struct profile_stack *st, struct profile_values v)
 {
     if (all_zero(&v))
@@ -88,8 +93,8 @@ static void append(struct profile *d, const struct profile *src,
     struct profile_stack *out = &d->stacks[d->nstacks++];
     *out = (struct profile_stack){.frame0 = (uint32_t)d->nframes, .nframes = st->nframes,
                                   .v = v};
-    memcpy(d->frames + d->nframes, src->frames + st->frame0, st->nframes * sizeof *d->frames);
-    d->nframes += st->nframes;
+    for (uint32_t i = 0; i < st->nframes; i++)
+        d->frames[d->nframes++] = addr0 + src->frames[st->frame0 + i];
     d->total.inuse_objects += v.inuse_objects;
     d->total.inuse_bytes += v.inuse_bytes;
     d->total.alloc_objects += v.alloc_objects;
@@ -129,11 +134,18 @@ static struct profile *delta_shell(const struct profile *before, const struct pr
     size_t nst = before->nstacks + after->nstacks, nfr = before->nframes + after->nframes;
     d->stacks = calloc(nst ? nst : 1, sizeof *d->stacks);
     d->frames = calloc(nfr ? nfr : 1, sizeof *d->frames);
+    /* after's addresses then before's (an address in both is there twice) */
+    d->naddrs = after->naddrs + before->naddrs;
+    d->addrs = malloc((d->naddrs ? d->naddrs : 1) * sizeof *d->addrs);
     d->name = strdup("delta");
-    if (!d->stacks || !d->frames || !d->name || copy_process(d, after)) {
+    if (!d->stacks || !d->frames || !d->addrs || !d->name || copy_process(d, after)) {
         profile_free(d);
         return NULL;
     }
+    if (after->naddrs)
+        memcpy(d->addrs, after->addrs, after->naddrs * sizeof *d->addrs);
+    if (before->naddrs)
+        memcpy(d->addrs + after->naddrs, before->addrs, before->naddrs * sizeof *d->addrs);
     return d;
 }
 
@@ -154,11 +166,11 @@ struct profile *profile_delta(const struct profile *before, const struct profile
         long b = table_find(&t, after, st);
         if (b >= 0)
             t.matched[b] = true;
-        append(d, after, st, minus(st->v, b >= 0 ? &before->stacks[b].v : NULL));
+        append(d, after, 0, st, minus(st->v, b >= 0 ? &before->stacks[b].v : NULL));
     }
     for (size_t i = 0; i < before->nstacks; i++)
         if (!t.matched[i])
-            append(d, before, &before->stacks[i],
+            append(d, before, (uint32_t)after->naddrs, &before->stacks[i],
                    minus((struct profile_values){0}, &before->stacks[i].v));
     free(t.slot);
     free(t.matched);

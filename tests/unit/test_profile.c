@@ -808,7 +808,7 @@ END_TEST
 static const struct profile_stack *stack_at(const struct profile *p, uint64_t pc)
 {
     for (size_t i = 0; i < p->nstacks; i++)
-        if (p->stacks[i].nframes && p->frames[p->stacks[i].frame0] == pc)
+        if (p->stacks[i].nframes && profile_frame(p, p->stacks[i].frame0) == pc)
             return &p->stacks[i];
     return NULL;
 }
@@ -832,9 +832,9 @@ START_TEST(delta_subtracts_matching_stacks)
     const struct profile_stack *a = NULL, *c = NULL;
     for (size_t i = 0; i < d->nstacks; i++) {
         const struct profile_stack *st = &d->stacks[i];
-        if (st->nframes == 2 && d->frames[st->frame0 + 1] == 0x20)
+        if (st->nframes == 2 && profile_frame(d, st->frame0 + 1) == 0x20)
             a = st;
-        if (st->nframes == 2 && d->frames[st->frame0 + 1] == 0x21)
+        if (st->nframes == 2 && profile_frame(d, st->frame0 + 1) == 0x21)
             c = st;
     }
     ck_assert_ptr_nonnull(a);
