@@ -30,7 +30,10 @@ def near(name, key, want, tol):
 near("leak_big", "flat_bytes", 64 * MiB, 0.01)
 near("leak_big", "cum_bytes", 64 * MiB, 0.01)
 near("leak_small", "flat_bytes", 8 * MiB, 0.05)
-near("leak_small", "flat_objects", 8192, 0.05)
+# 1 KiB blocks sampled every 1 KiB: jeprof's unsampling (which memprof
+# matches exactly, checked below) reads about 3% high here (12 runs: mean
+# 8430, sd about 60), so 5% was missed about once in a few hundred runs.
+near("leak_small", "flat_objects", 8192, 0.08)
 near("thread_alloc", "flat_bytes", 4 * MiB, 0.01)
 # recursion: recurse_alloc holds 2 MiB once, not once per level
 near("recurse_alloc", "cum_bytes", 2 * MiB, 0.01)
