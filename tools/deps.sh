@@ -30,6 +30,8 @@ packages=(
     openssl whois                           # integration: certificates (openssl), bcrypt hashes
                                             #   (mkpasswd -m bcrypt) for --web-config
     prometheus golang-go                    # integration: serve scraped by prometheus, read by go tool pprof
+    gcc-aarch64-linux-gnu qemu-system-arm   # the arm64 lane (tools/arm64): cross compiler, emulated
+    dpkg-dev cpio file                      #   machine; apt-get source, the initramfs, build checks
 )
 missing=()
 for p in "${packages[@]}"; do
