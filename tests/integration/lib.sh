@@ -568,7 +568,8 @@ stop_server() {
 
 # --- memprof's heap sampler (t_sampler_*) ------------------------------------
 #   got_into_sampler PID   prints how many call-table slots (the
-#                          JUMP_SLOT, GLOB_DAT and 64-bit relocations of
+#                          JUMP_SLOT, GLOB_DAT and 64-bit relocations (x86-64
+#                          or arm64) of
 #                          every mapped ELF object, read live from
 #                          /proc/PID/mem at the object's load address) hold
 #                          an address inside the process's
@@ -616,7 +617,8 @@ with open(f"/proc/{pid}/mem", "rb") as mem:
         rel = subprocess.run(["readelf", "-rW", path], capture_output=True, text=True).stdout
         for line in rel.splitlines():
             w = line.split()
-            if len(w) < 3 or w[2] not in ("R_X86_64_JUMP_SLOT", "R_X86_64_GLOB_DAT", "R_X86_64_64"):
+            if len(w) < 3 or w[2] not in ("R_X86_64_JUMP_SLOT", "R_X86_64_GLOB_DAT", "R_X86_64_64",
+                                          "R_AARCH64_JUMP_SLOT", "R_AARCH64_GLOB_DAT", "R_AARCH64_ABS64"):
                 continue
             slot = bias + int(w[0], 16)
             try:
