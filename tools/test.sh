@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # tools/test.sh - one command from a fresh clone to the whole test suite:
 # installs what is missing, builds, runs the unit and integration tests,
-# all of them again with memprof built under ASan+UBSan, and a short
-# fuzzing pass over every parser.  Ends with one line counting every unit
-# check and integration test of both runs, "total: N passed, N failed",
+# all of them again with memprof built under ASan+UBSan, a short fuzzing
+# pass over every parser, and the arm64 lane (tools/arm64/lane.sh; skipped
+# with MEMPROF_ARM64=0).  Ends with one line counting every unit check and
+# integration test of all runs, "total: N passed, N failed",
 # and "result: all passed" or "result: FAILED" (exit status 0 or 1).
 set -u
 cd "$(dirname "$0")/.."
@@ -19,6 +20,14 @@ make -s -k check SANITIZE=1 2>&1 | tee -a "$log"; [ "${PIPESTATUS[0]}" -eq 0 ] |
 make -s fuzz FUZZ_SECONDS="${FUZZ_SECONDS:-20}" >"$log.fuzz" 2>&1 || { status=1; tail -40 "$log.fuzz"; }
 grep -E '^(fuzzing|Done [0-9]+ runs)' "$log.fuzz"
 rm -f "$log.fuzz"
+# The arm64 lane (docs/testing.md): memprof cross-built for arm64 and a
+# subset of the integration tests in an emulated arm64 machine; its
+# "N passed, M failed" line is counted below.
+if [ "${MEMPROF_ARM64:-1}" = 0 ]; then
+    echo "arm64 lane: skipped (MEMPROF_ARM64=0)"
+else
+    bash tools/arm64/lane.sh 2>&1 | tee -a "$log"; [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+fi
 # Unit: "100%: Checks: N, Failures: F, Errors: E"; integration: "N passed, M failed".
 awk '
     /Checks: [0-9]+, Failures: [0-9]+, Errors: [0-9]+/ {
