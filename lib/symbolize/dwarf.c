@@ -5,8 +5,8 @@
  * cover an address, through its own sorted index of every unit's ranges,
  * built on first need, because .debug_aranges is optional (clang omits it)
  * and libdw 0.188's dwarf_addrdie relies on it.  A compressed .debug_info
- * is inflated a unit at a time (dwarf_sections.h): a unit is made
- * readable before it is read, with every unit when it may refer to
+ * (with its .debug_abbrev and .debug_line) is inflated a unit at a time
+ * (dwarf_sections.h): a unit is made readable before it is read, with every unit when it may refer to
  * another (DW_FORM_ref_addr, imported units) or when aranges cannot say
  * which unit to read. */
 #include "lib/symbolize/dwarf.h"
@@ -172,8 +172,29 @@ static bool refers_outside(Dwarf_Die *cudie)
     return ab == NULL;   /* unreadable abbreviations: assume the worst */
 }
 
-/* Make the unit whose header is at cu_off readable, and every unit when
- * it may refer to another.  0, or -1 when it cannot be read. */
+/* The offset of the unit's line table (DW_AT_stmt_list), read from the
+ * attribute's bytes: libdw's dwarf_formudata checks it against the part
+ * of .debug_line inflated so far. */
+static int stmt_list(Dwarf_Die *cudie, int offset_size, uint64_t *off)
+{
+    Dwarf_Attribute attr;
+    uint32_t off32;
+    if (!dwarf_attr(cudie, DW_AT_stmt_list, &attr) || !attr.valp)
+        return -1;
+    if (attr.form == DW_FORM_data8 || (attr.form == DW_FORM_sec_offset && offset_size == 8)) {
+        memcpy(off, attr.valp, 8);
+        return 0;
+    }
+    if (attr.form != DW_FORM_data4 && attr.form != DW_FORM_sec_offset)
+        return -1;
+    memcpy(&off32, attr.valp, 4);
+    *off = off32;
+    return 0;
+}
+
+/* Make the unit whose header is at cu_off readable (its entries,
+ * abbreviations and line table), and every unit when it may refer to
+ * another.  0, or -1 when it cannot be read. */
 static int unit_readable(struct sym_dwarf *d, Dwarf_Off cu_off)
 {
     if (!d->lazy || dwarf_sections_whole(d->lazy))
@@ -189,10 +210,15 @@ static int unit_readable(struct sym_dwarf *d, Dwarf_Off cu_off)
     Dwarf_Die cudie;
     Dwarf_Off next;
     size_t header;
-    if (dwarf_next_unit(d->dw, cu_off, &next, &header, NULL, NULL, NULL, NULL, NULL, NULL) != 0 ||
+    uint8_t offset_size;
+    uint64_t line;
+    if (dwarf_next_unit(d->dw, cu_off, &next, &header, NULL, NULL, NULL, &offset_size, NULL,
+                        NULL) != 0 ||
         !dwarf_offdie(d->dw, cu_off + header, &cudie) || refers_outside(&cudie))
         return lazy_all(d);
-    return 0;
+    if (stmt_list(&cudie, offset_size, &line) != 0)
+        return 0;   /* no line table */
+    return lazy_result(d, dwarf_sections_need_line(d->lazy, line));
 }
 
 /* The unit .debug_aranges names for vaddr: memprof's table while

@@ -1,12 +1,14 @@
 /* dwarf_sections.c - a debug file's sections as libdw gets them: the ones
- * no lookup reads hidden, a compressed .debug_info inflated lazily, as far
- * as the units asked for (dwarf_sections.h says why).
+ * no lookup reads hidden, a compressed .debug_info, .debug_abbrev and
+ * .debug_line inflated lazily, as far as the units asked for
+ * (dwarf_sections.h says why).
  *
- * The inflated text goes to one buffer of the section's full size, made
+ * Each inflated text goes to one buffer of the section's full size, made
  * at once (the pages never written are never touched, so they cost no
  * memory) so that it never moves; libdw sees its first `ready` bytes
  * through the section's Elf_Data. */
 #include "lib/symbolize/dwarf_sections.h"
+#include "lib/symbolize/abbrev_end.h"
 
 #include <gelf.h>
 #include <stdlib.h>
@@ -17,12 +19,19 @@
  * units reopens libdw a few times, not once per unit. */
 #define MIN_STEP (64u << 10)
 
-struct dwarf_sections {
+/* One compressed section taken over: .debug_info, .debug_abbrev or
+ * .debug_line.  data is NULL for a section left to libdw (absent, or not
+ * compressed). */
+struct lazy_section {
     Elf_Data *data;          /* what libdw reads: d_buf = text, d_size = ready */
     unsigned char *text;     /* the section inflated, size bytes once whole */
     uint64_t size, ready;
     z_stream z;
     bool broken;             /* the stream failed: ready is all there is */
+};
+
+struct dwarf_sections {
+    struct lazy_section info, abbrev, line;
 };
 
 /* Sections a lookup never reads: libdw would inflate them for nothing. */
@@ -59,60 +68,85 @@ static bool zlib_payload(Elf *elf, Elf_Scn *scn, const unsigned char **in,
     return *inlen <= UINT32_MAX;
 }
 
-static int inflate_to(struct dwarf_sections *s, uint64_t end);
+static int inflate_to(struct lazy_section *s, uint64_t end);
+static void lazy_free(struct lazy_section *s);
 
-/* Take over scn: libdw will read our buffer, with no SHF_COMPRESSED. */
-static struct dwarf_sections *take_info(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh)
+/* Take over scn into *s (zeroed): libdw will read our buffer, with no
+ * SHF_COMPRESSED.  False (and *s still zeroed) when it cannot be. */
+static bool take_section(Elf *elf, Elf_Scn *scn, struct lazy_section *s)
 {
+    GElf_Shdr sh;
     const unsigned char *in;
     size_t inlen;
     uint64_t size;
-    if (!zlib_payload(elf, scn, &in, &inlen, &size))
-        return NULL;
-    struct dwarf_sections *s = calloc(1, sizeof *s);
-    if (!s || !(s->text = malloc(size)) || inflateInit(&s->z) != Z_OK) {
-        if (s)
-            free(s->text);
-        free(s);
-        return NULL;
+    Elf_Data *data;
+    if (!gelf_getshdr(scn, &sh) || !zlib_payload(elf, scn, &in, &inlen, &size) ||
+        !(s->text = malloc(size)))
+        return false;
+    /* in place: zlib's state points back at its z_stream */
+    if (inflateInit(&s->z) != Z_OK || !(data = elf_getdata(scn, NULL))) {
+        inflateEnd(&s->z);
+        free(s->text);
+        *s = (struct lazy_section){0};
+        return false;
     }
+    s->data = data;
     s->size = size;
     s->z.next_in = (unsigned char *)in;
     s->z.avail_in = (uInt)inlen;
-    s->data = elf_getdata(scn, NULL);
-    if (!s->data) {
-        dwarf_sections_free(s);
-        return NULL;
-    }
     s->data->d_buf = s->text;
     s->data->d_size = 0;
     s->data->d_type = ELF_T_BYTE;
-    sh->sh_flags &= ~(GElf_Xword)SHF_COMPRESSED;
-    sh->sh_size = size;
-    gelf_update_shdr(scn, sh);
+    sh.sh_flags &= ~(GElf_Xword)SHF_COMPRESSED;
+    sh.sh_size = size;
+    gelf_update_shdr(scn, &sh);
     /* Never empty: libdw treats an empty .debug_info as none at all. */
     inflate_to(s, 1);
-    return s;
+    return true;
+}
+
+/* Which of the three lazy sections name is: 0 info, 1 abbrev, 2 line, -1
+ * none. */
+static int lazy_index(const char *name)
+{
+    static const char *const lazy[] = {".debug_info", ".debug_abbrev", ".debug_line"};
+    for (int i = 0; i < 3; i++)
+        if (strcmp(name, lazy[i]) == 0)
+            return i;
+    return -1;
 }
 
 struct dwarf_sections *dwarf_sections_prepare(Elf *elf)
 {
     size_t shstrndx;
+    Elf_Scn *compressed[3] = {NULL, NULL, NULL};   /* info, abbrev, line */
     if (elf_getshdrstrndx(elf, &shstrndx) != 0)
         return NULL;
-    struct dwarf_sections *info = NULL;
     for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
         GElf_Shdr sh;
         const char *name;
+        int i;
         if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
             !(name = elf_strptr(elf, shstrndx, sh.sh_name)))
             continue;
         if (unread_section(name))
             hide_section(scn, &sh);
-        else if (!info && strcmp(name, ".debug_info") == 0 && (sh.sh_flags & SHF_COMPRESSED))
-            info = take_info(elf, scn, &sh);
+        else if ((i = lazy_index(name)) >= 0 && !compressed[i] && (sh.sh_flags & SHF_COMPRESSED))
+            compressed[i] = scn;
     }
-    return info;
+    /* abbrev and line only with info: lookups are confined by units */
+    struct dwarf_sections *s = compressed[0] ? calloc(1, sizeof *s) : NULL;
+    if (!s)
+        return NULL;
+    if (!take_section(elf, compressed[0], &s->info)) {
+        free(s);
+        return NULL;
+    }
+    if (compressed[1])
+        take_section(elf, compressed[1], &s->abbrev);
+    if (compressed[2])
+        take_section(elf, compressed[2], &s->line);
+    return s;
 }
 
 const unsigned char *dwarf_sections_bytes(Elf *elf, const char *name, size_t *len)
@@ -137,18 +171,30 @@ const unsigned char *dwarf_sections_bytes(Elf *elf, const char *name, size_t *le
     return NULL;
 }
 
+/* A taken-over section's buffer and stream (libdw is done with them). */
+static void lazy_free(struct lazy_section *s)
+{
+    if (!s->data)
+        return;
+    inflateEnd(&s->z);
+    free(s->text);
+}
+
 void dwarf_sections_free(struct dwarf_sections *s)
 {
     if (!s)
         return;
-    inflateEnd(&s->z);
-    free(s->text);
+    lazy_free(&s->info);
+    lazy_free(&s->abbrev);
+    lazy_free(&s->line);
     free(s);
 }
 
 /* Inflate until at least end bytes are ready (or the section is whole). */
-static int inflate_to(struct dwarf_sections *s, uint64_t end)
+static int inflate_to(struct lazy_section *s, uint64_t end)
 {
+    if (!s->data)
+        return 0;   /* libdw's own: whole */
     if (end > s->size)
         end = s->size;
     if (s->ready >= end)
@@ -178,13 +224,15 @@ static int inflate_to(struct dwarf_sections *s, uint64_t end)
     return 1;
 }
 
-/* A unit's length field: 4 bytes, or 0xffffffff and 8 more (DWARF64). */
-static int unit_end(struct dwarf_sections *s, uint64_t off, uint64_t *end)
+/* A unit's length field at off: 4 bytes, or 0xffffffff and 8 more
+ * (DWARF64).  *end is where the unit ends, *offset_size 4 or 8. */
+static int unit_end(struct lazy_section *s, uint64_t off, uint64_t *end, int *offset_size)
 {
-    if (off > s->size - 4 || inflate_to(s, off + 12) < 0)
+    if (s->size < 4 || off > s->size - 4 || inflate_to(s, off + 12) < 0)
         return -1;
     uint32_t len32;
     memcpy(&len32, s->text + off, 4);
+    *offset_size = 4;
     if (len32 < 0xfffffff0u) {
         *end = off + 4 + len32;
         return 0;
@@ -196,27 +244,100 @@ static int unit_end(struct dwarf_sections *s, uint64_t off, uint64_t *end)
     if (len64 > s->size)
         return -1;
     *end = off + 12 + len64;
+    *offset_size = 8;
     return 0;
+}
+
+/* Make the whole unit (length-prefixed) at off readable. */
+static int need_unit(struct lazy_section *s, uint64_t off, int *offset_size)
+{
+    uint64_t end;
+    if (!s->data)
+        return 0;
+    if (off >= s->size || unit_end(s, off, &end, offset_size) || end > s->size)
+        return -1;
+    return inflate_to(s, end) < 0 ? -1 : 0;
+}
+
+/* The .debug_abbrev offset in the header of the unit at off (whose first
+ * 24 bytes are readable): after the version in DWARF 2 to 4, after the
+ * unit type and address size in DWARF 5. */
+static int abbrev_offset(const struct lazy_section *info, uint64_t off, int offset_size,
+                         uint64_t *abbrev)
+{
+    uint64_t pos = off + (offset_size == 8 ? 12 : 4);
+    uint16_t version;
+    if (pos + 2 > info->ready)
+        return -1;
+    memcpy(&version, info->text + pos, 2);
+    pos += version >= 5 ? 4 : 2;
+    if (pos + (uint64_t)offset_size > info->ready)
+        return -1;
+    uint32_t off32;
+    if (offset_size == 8)
+        memcpy(abbrev, info->text + pos, 8);
+    else {
+        memcpy(&off32, info->text + pos, 4);
+        *abbrev = off32;
+    }
+    return 0;
+}
+
+/* Make the abbreviation table at off readable, inflating until its end
+ * has been seen. */
+static int need_abbrev(struct lazy_section *s, uint64_t off)
+{
+    if (!s->data)
+        return 0;
+    for (;;) {
+        size_t end;
+        int rc = off < s->ready ? abbrev_table_end(s->text, s->ready, off, &end) : 1;
+        if (rc <= 0)
+            return rc;
+        if (s->ready == s->size || inflate_to(s, s->ready + 1) < 0)
+            return -1;
+    }
+}
+
+static uint64_t ready_sum(const struct dwarf_sections *s)
+{
+    return s->info.ready + s->abbrev.ready + s->line.ready;
 }
 
 int dwarf_sections_need_unit(struct dwarf_sections *s, uint64_t off)
 {
-    uint64_t before = s->ready, end;
-    if (s->size < 4 || off >= s->size || unit_end(s, off, &end) || end > s->size ||
-        inflate_to(s, end) < 0)
+    uint64_t before = ready_sum(s), abbrev;
+    int offset_size;
+    if (need_unit(&s->info, off, &offset_size) ||
+        abbrev_offset(&s->info, off, offset_size, &abbrev) || need_abbrev(&s->abbrev, abbrev))
         return -1;
-    return s->ready > before;
+    return ready_sum(s) > before;
+}
+
+int dwarf_sections_need_line(struct dwarf_sections *s, uint64_t off)
+{
+    uint64_t before = ready_sum(s);
+    int offset_size;
+    if (need_unit(&s->line, off, &offset_size))
+        return -1;
+    return ready_sum(s) > before;
 }
 
 int dwarf_sections_need_all(struct dwarf_sections *s)
 {
-    uint64_t before = s->ready;
-    if (inflate_to(s, s->size) < 0)
+    uint64_t before = ready_sum(s);
+    if (inflate_to(&s->info, s->info.size) < 0 || inflate_to(&s->abbrev, s->abbrev.size) < 0 ||
+        inflate_to(&s->line, s->line.size) < 0)
         return -1;
-    return s->ready > before;
+    return ready_sum(s) > before;
+}
+
+static bool lazy_whole(const struct lazy_section *s)
+{
+    return !s->data || s->ready == s->size || s->broken;
 }
 
 bool dwarf_sections_whole(const struct dwarf_sections *s)
 {
-    return s->ready == s->size || s->broken;
+    return lazy_whole(&s->info) && lazy_whole(&s->abbrev) && lazy_whole(&s->line);
 }
