@@ -15,9 +15,10 @@
 #include <string.h>
 #include <zlib.h>
 
-/* Inflate at least this much more each time, so that a walk through many
- * units reopens libdw a few times, not once per unit. */
-#define MIN_STEP (64u << 10)
+/* Inflate at least this much more each time, and an eighth more of what
+ * is ready, so that a walk through many units reopens libdw a few times,
+ * not once per unit, without inflating much past the last unit asked for. */
+#define MIN_STEP (16u << 10)
 
 /* One compressed section taken over: .debug_info, .debug_abbrev or
  * .debug_line.  data is NULL for a section left to libdw (absent, or not
@@ -201,7 +202,7 @@ static int inflate_to(struct lazy_section *s, uint64_t end)
         return 0;
     if (s->broken)
         return -1;
-    uint64_t step = s->ready > MIN_STEP ? s->ready : MIN_STEP;
+    uint64_t step = s->ready / 8 > MIN_STEP ? s->ready / 8 : MIN_STEP;
     uint64_t target = end - s->ready < step ? s->ready + step : end;
     if (target > s->size)
         target = s->size;
