@@ -364,48 +364,65 @@ static bool may_hold_functions(int tag)
            tag == DW_TAG_enumeration_type || is_name_scope(tag);
 }
 
-/* Set *out to the innermost function-like DIE under parent whose code
- * holds vaddr; true when one of parent's children holds it. */
-static bool search_function(Dwarf_Die *parent, uint64_t vaddr, Dwarf_Die *out, int depth)
+#define MAX_SCOPE_DEPTH 64
+
+/* The DIEs from a unit down to the deepest one holding an address, and
+ * which of them is the innermost function (-1: none). */
+struct scope_path {
+    Dwarf_Die die[MAX_SCOPE_DEPTH + 1];
+    int n, func;
+};
+
+/* Extend path with the function-like DIEs under parent whose code holds
+ * vaddr, down to the deepest; true when one of parent's children holds
+ * it (else path is as it was). */
+static bool search_function(Dwarf_Die *parent, uint64_t vaddr, struct scope_path *path)
 {
     Dwarf_Die child;
-    if (depth > 64 || dwarf_child(parent, &child) != 0)
+    if (path->n > MAX_SCOPE_DEPTH || dwarf_child(parent, &child) != 0)
         return false;
     do {
         int tag = dwarf_tag(&child);
         if (!may_hold_functions(tag))
             continue;
+        path->die[path->n] = child;
         if (dwarf_haspc(&child, vaddr) != 1) {
             /* a name scope has no addresses of its own: look inside */
             if (!is_name_scope(tag) && tag != DW_TAG_module && tag != DW_TAG_enumeration_type)
                 continue;
-            if (search_function(&child, vaddr, out, depth + 1))
+            path->n++;
+            if (search_function(&child, vaddr, path))
                 return true;
+            path->n--;
             continue;
         }
         if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine)
-            *out = child;
-        search_function(&child, vaddr, out, depth + 1);
+            path->func = path->n;
+        path->n++;
+        search_function(&child, vaddr, path);
         return true;
     } while (dwarf_siblingof(&child, &child) == 0);
     return false;
 }
 
-/* The innermost function-like scope (inlined or not) holding vaddr.
- * Walked by hand: dwarf_getscopes does not descend into DIEs without
- * addresses, so never finds the functions Rust nests in namespace and
- * struct DIEs.  The chain up from it comes from dwarf_getscopes_die, which
- * continues an inlined instance with the function it was inlined into. */
-static bool innermost_function(Dwarf_Die *cudie, uint64_t vaddr, Dwarf_Die *out)
+/* The innermost function-like scope (inlined or not) holding vaddr, and
+ * the scopes it is in, innermost first, in chain[0, return).  Walked by
+ * hand: dwarf_getscopes does not descend into DIEs without addresses, so
+ * never finds the functions Rust nests in namespace and struct DIEs; and
+ * the walk down is the chain up (an inlined instance's parent is the
+ * function it was inlined into), so no second walk of the unit
+ * (dwarf_getscopes_die) is needed. */
+static int innermost_function(Dwarf_Die *cudie, uint64_t vaddr, struct scope_path *path,
+                              Dwarf_Die *chain)
 {
-    Dwarf_Die found = {0};
-    bool any = false;
-    if (search_function(cudie, vaddr, &found, 0))
-        any = dwarf_tag(&found) == DW_TAG_subprogram ||
-              dwarf_tag(&found) == DW_TAG_inlined_subroutine;
-    if (any)
-        *out = found;
-    return any;
+    path->n = 0;
+    path->func = -1;
+    if (!search_function(cudie, vaddr, path))
+        return 0;
+    int n = 0;
+    for (int i = path->func; i >= 0; i--)
+        chain[n++] = path->die[i];
+    return n;
 }
 
 int sym_dwarf_lookup(struct sym_dwarf *d, uint64_t vaddr,
@@ -428,8 +445,9 @@ int sym_dwarf_lookup(struct sym_dwarf *d, uint64_t vaddr,
     size_t nfiles = 0;
     if (dwarf_getsrcfiles(cudie, &files, &nfiles) != 0)
         files = NULL;
-    Dwarf_Die inner, *chain = NULL;
-    int nchain = innermost_function(cudie, vaddr, &inner) ? dwarf_getscopes_die(&inner, &chain) : 0;
+    struct scope_path path;
+    Dwarf_Die chain[MAX_SCOPE_DEPTH + 1];
+    int nchain = innermost_function(cudie, vaddr, &path, chain);
     int n = 0;
     for (int i = 0; i < nchain && n < max; i++) {
         int tag = dwarf_tag(&chain[i]);
@@ -443,7 +461,6 @@ int sym_dwarf_lookup(struct sym_dwarf *d, uint64_t vaddr,
         call_site(&chain[i], files, nfiles, &file, &line);
         file = absolute_file(cudie, file, d->files[n], sizeof d->files[0]);
     }
-    free(chain);
     if (n == 0) /* a CU without subprogram DIEs: still give the line */
         out[n++] = (struct sym_dwarf_frame){NULL, file, line};
     return n;
