@@ -285,13 +285,24 @@ static bool is_name_scope(int tag)
            tag == DW_TAG_structure_type || tag == DW_TAG_union_type;
 }
 
+/* Whether die's unit is C, where no function is inside a name scope. */
+static bool in_c_unit(Dwarf_Die *die)
+{
+    Dwarf_Die cu;
+    if (!dwarf_diecu(die, &cu, NULL, NULL))
+        return false;
+    int lang = dwarf_srclang(&cu);
+    return lang == DW_LANG_C89 || lang == DW_LANG_C || lang == DW_LANG_C99 || lang == DW_LANG_C11;
+}
+
 /* "ns::Class::name" for a function with no linkage name (a static or
- * C function), built from the declaration's enclosing scopes. */
+ * C function), built from the declaration's enclosing scopes (found by
+ * walking its unit from the start, so not in C, which has none). */
 static const char *qualified_name(Dwarf_Die *die, const char *name, char *buf, size_t len)
 {
     Dwarf_Die decl = declaration_of(die);
     Dwarf_Die *scopes = NULL;
-    int n = dwarf_getscopes_die(&decl, &scopes);
+    int n = in_c_unit(&decl) ? 0 : dwarf_getscopes_die(&decl, &scopes);
     size_t pos = 0;
     buf[0] = '\0';
     for (int i = n - 1; i >= 1; i--) {
