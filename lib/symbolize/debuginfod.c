@@ -1,8 +1,15 @@
 /* debuginfod.c - the debuginfod client (see lib/symbolize/debuginfod.h): bounded
  * in time, quiet (libdebuginfod prints nothing unless DEBUGINFOD_PROGRESS
- * or DEBUGINFOD_VERBOSE asks it to), and every failure told in words. */
+ * or DEBUGINFOD_VERBOSE asks it to), and every failure told in words.
+ *
+ * libdebuginfod is loaded (dlopen) the first time a debug file is fetched,
+ * not linked: it brings some 30 libraries (libcurl and what that needs)
+ * whose loading and relocation cost every memprof run about 12M
+ * instructions, most of a small profile's analysis, for a lookup that
+ * happens only when a debug file is missing and DEBUGINFOD_URLS is set. */
 #include "lib/symbolize/debuginfod.h"
 
+#include <dlfcn.h>
 #include <elfutils/debuginfod.h>
 #include <errno.h>
 #include <stdbool.h>
@@ -20,6 +27,48 @@ int sym_debuginfod_enabled(void)
 {
     const char *urls = getenv(DEBUGINFOD_URLS_ENV_VAR);
     return urls && urls[strspn(urls, " \t")] != '\0';
+}
+
+#define CLIENT_LIBRARY "libdebuginfod.so.1"
+
+/* The functions of libdebuginfod memprof calls, typed as its header says. */
+struct client_api {
+    __typeof__(debuginfod_begin) *begin;
+    __typeof__(debuginfod_end) *end;
+    __typeof__(debuginfod_find_debuginfo) *find_debuginfo;
+    __typeof__(debuginfod_set_user_data) *set_user_data;
+    __typeof__(debuginfod_get_user_data) *get_user_data;
+    __typeof__(debuginfod_set_progressfn) *set_progressfn;
+};
+
+static struct client_api api;
+
+/* Load libdebuginfod once; NULL with *why set when it cannot be. */
+static const struct client_api *client_api(char **why)
+{
+    static bool loaded;
+    if (loaded)
+        return &api;
+    void *lib = dlopen(CLIENT_LIBRARY, RTLD_NOW | RTLD_LOCAL);
+    if (lib) {
+        api.begin = (__typeof__(api.begin))dlsym(lib, "debuginfod_begin");
+        api.end = (__typeof__(api.end))dlsym(lib, "debuginfod_end");
+        api.find_debuginfo = (__typeof__(api.find_debuginfo))dlsym(lib, "debuginfod_find_debuginfo");
+        api.set_user_data = (__typeof__(api.set_user_data))dlsym(lib, "debuginfod_set_user_data");
+        api.get_user_data = (__typeof__(api.get_user_data))dlsym(lib, "debuginfod_get_user_data");
+        api.set_progressfn = (__typeof__(api.set_progressfn))dlsym(lib, "debuginfod_set_progressfn");
+        loaded = api.begin && api.end && api.find_debuginfo && api.set_user_data &&
+                 api.get_user_data && api.set_progressfn;
+        if (loaded)
+            return &api;
+    }
+    const char *e = dlerror();
+    if (asprintf(why, "debuginfod client library %s cannot be loaded (%s): install it "
+                 "(apt-get install libdebuginfod1)", CLIENT_LIBRARY, e ? e : "a function is missing") < 0)
+        *why = NULL;
+    if (lib)
+        dlclose(lib);
+    return NULL;
 }
 
 static double now_s(void)
@@ -41,7 +90,7 @@ static int past_deadline(debuginfod_client *c, long done, long total)
 {
     (void)done;
     (void)total;
-    struct lookup *l = debuginfod_get_user_data(c);
+    struct lookup *l = api.get_user_data(c);
     if (now_s() > l->deadline)
         l->cancelled = true;
     return l->cancelled;
@@ -59,18 +108,20 @@ char *sym_debuginfod_fetch(const uint8_t *build_id, size_t len, char **why)
             *why = NULL;
         return NULL;
     }
-    debuginfod_client *c = debuginfod_begin();
+    if (!client_api(why))
+        return NULL;
+    debuginfod_client *c = api.begin();
     if (!c) {
         if (asprintf(why, "debuginfod client could not start: %s", strerror(errno)) < 0)
             *why = NULL;
         return NULL;
     }
     struct lookup l = {now_s() + SYM_DEBUGINFOD_LIMIT_S, false};
-    debuginfod_set_user_data(c, &l);
-    debuginfod_set_progressfn(c, past_deadline);
+    api.set_user_data(c, &l);
+    api.set_progressfn(c, past_deadline);
     char *path = NULL;
-    int fd = debuginfod_find_debuginfo(c, build_id, (int)len, &path);
-    debuginfod_end(c);
+    int fd = api.find_debuginfo(c, build_id, (int)len, &path);
+    api.end(c);
     if (fd >= 0) {
         close(fd);  /* the caller opens and checks the file itself */
         return path;
