@@ -47,6 +47,52 @@ static int cmp_sym(const void *a, const void *b)
     return strcmp(x->name, y->name);
 }
 
+/* Stable radix sort of v[0, n) by value, a byte at a time from the
+ * lowest, skipping the bytes all values share (most: an object's
+ * addresses span a few MB).  tmp holds n symbols. */
+static void radix_by_value(struct elf_symbol *v, struct elf_symbol *tmp, size_t n)
+{
+    uint64_t all_or = 0, all_and = ~(uint64_t)0;
+    for (size_t i = 0; i < n; i++) {
+        all_or |= v[i].value;
+        all_and &= v[i].value;
+    }
+    for (unsigned shift = 0; shift < 64; shift += 8) {
+        if ((((all_or ^ all_and) >> shift) & 0xff) == 0)
+            continue;   /* the same byte everywhere: no reordering */
+        size_t start[257] = {0};
+        for (size_t i = 0; i < n; i++)
+            start[((v[i].value >> shift) & 0xff) + 1]++;
+        for (int b = 0; b < 256; b++)
+            start[b + 1] += start[b];
+        for (size_t i = 0; i < n; i++)
+            tmp[start[(v[i].value >> shift) & 0xff]++] = v[i];
+        memcpy(v, tmp, n * sizeof *v);
+    }
+}
+
+/* In cmp_sym's order, equal ones as they were (as glibc's merge sort
+ * leaves them): by value with a radix sort, then each run of one value
+ * by cmp_sym; qsort of the whole, with a call per comparison, cost a
+ * small profile's analysis about 20M instructions. */
+static void sort_symbols(struct elf_symbol *v, size_t n)
+{
+    struct elf_symbol *tmp = n > 1 ? malloc(n * sizeof *tmp) : NULL;
+    if (!tmp) {
+        if (n > 1)
+            qsort(v, n, sizeof *v, cmp_sym);
+        return;
+    }
+    radix_by_value(v, tmp, n);
+    free(tmp);
+    for (size_t i = 0, j; i < n; i = j) {
+        for (j = i + 1; j < n && v[j].value == v[i].value; j++)
+            ;
+        if (j - i > 1)
+            qsort(v + i, j - i, sizeof *v, cmp_sym);
+    }
+}
+
 typedef void symbol_fn(void *ctx, const GElf_Sym *sym, const char *name, size_t len);
 
 /* Call fn for each named symbol of a symbol table section, its name cut
@@ -201,7 +247,7 @@ static int read_sections(Elf *elf, struct elf_object *obj, struct mp_error *err)
             obj->has_debug_info = true;
         }
     }
-    qsort(obj->syms, obj->nsyms, sizeof *obj->syms, cmp_sym);
+    sort_symbols(obj->syms, obj->nsyms);
     return 0;
 }
 
