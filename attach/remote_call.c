@@ -1086,12 +1086,10 @@ static enum try_result seize(struct remote_stop *s, struct mp_error *err)
     return TRY_DONE;
 }
 
-/* Stop the seized thread; 0 stopped, else why not. */
-static enum try_result interrupt(struct remote_stop *s, struct mp_error *err)
+/* What wait_interrupt's w says of the thread memprof interrupted. */
+static enum try_result interrupt_result(struct remote_stop *s, int w, struct mp_error *err)
 {
     struct remote_ctx *ctx = s->ctx;
-    int w = ptrace(PTRACE_INTERRUPT, s->tid, 0, 0) < 0 ? -1
-                : wait_interrupt(s, now_s() + STOP_WAIT_S, true);
     s->stopped_ns = mono_ns();
     if (w == -1) {
         reap(s);
@@ -1120,6 +1118,14 @@ static enum try_result interrupt(struct remote_stop *s, struct mp_error *err)
     return TRY_DONE;
 }
 
+/* Stop the seized thread; 0 stopped, else why not. */
+static enum try_result interrupt(struct remote_stop *s, struct mp_error *err)
+{
+    int w = ptrace(PTRACE_INTERRUPT, s->tid, 0, 0) < 0 ? -1
+                : wait_interrupt(s, now_s() + STOP_WAIT_S, true);
+    return interrupt_result(s, w, err);
+}
+
 /* 0 when the self-restore frame can re-enter the thread's interrupted
  * system call the way the kernel would (a system call instruction at
  * arch_restart_pc), 1 when not (why set). */
@@ -1142,22 +1148,33 @@ static int check_restart_insn(struct remote_stop *s, char *why, size_t whylen)
  * call's own when the registers show it, and remembered for the thread;
  * when they show restart_syscall continuing one, the remembered number if
  * the thread, instruction and arguments match, else -1 (EINTR). */
+static struct restart_memo *restart_memo_of(struct remote_ctx *ctx, pid_t tid)
+{
+    for (size_t i = 0; i < RESTART_MEMO_SLOTS; i++)
+        if (ctx->restart_memo[i].tid == tid)
+            return &ctx->restart_memo[i];
+    return NULL;
+}
+
+static void remember_restart(struct remote_ctx *ctx, pid_t tid, const struct arch_syscall *call)
+{
+    struct restart_memo *memo = restart_memo_of(ctx, tid);
+    if (!memo)
+        memo = &ctx->restart_memo[ctx->restart_memo_next++ % RESTART_MEMO_SLOTS];
+    *memo = (struct restart_memo){ .tid = tid, .call = *call };
+}
+
 long remote_reissue_nr(struct remote_ctx *ctx, pid_t tid, const struct arch_regs *regs)
 {
     struct arch_syscall call;
     enum restart_block kind = arch_restart_block(regs, &call);
     if (kind == RESTART_BLOCK_NONE)
         return -1;
-    struct restart_memo *memo = NULL;
-    for (size_t i = 0; i < RESTART_MEMO_SLOTS && !memo; i++)
-        if (ctx->restart_memo[i].tid == tid)
-            memo = &ctx->restart_memo[i];
     if (kind == RESTART_BLOCK_CALL) {
-        if (!memo)
-            memo = &ctx->restart_memo[ctx->restart_memo_next++ % RESTART_MEMO_SLOTS];
-        *memo = (struct restart_memo){ .tid = tid, .call = call };
+        remember_restart(ctx, tid, &call);
         return call.nr;
     }
+    struct restart_memo *memo = restart_memo_of(ctx, tid);
     if (memo && memo->call.pc == call.pc &&
         memcmp(memo->call.args, call.args, sizeof call.args) == 0)
         return memo->call.nr;
@@ -1196,11 +1213,65 @@ static enum try_result died_before_call(struct remote_stop *s, struct mp_error *
                ? TRY_FAILED : TRY_THREAD_GONE;
 }
 
+/* arm64 (arch_restart_hidden): let the thread run to its `svc`'s entry
+ * stop, where the kernel's restart decision shows, skip the call there
+ * and stop the thread again by interrupt with the registers it had, but
+ * restart_syscall in x8 if that was the decision: an exact restore then
+ * goes on with the call as the kernel would (a sleep keeps its end, where
+ * re-issuing it would wait its whole time again), and the memo keeps the
+ * original for the self-restore frame.  A signal that comes first is
+ * delivered as without memprof (its handler gets EINTR or the restart the
+ * kernel decides) and the thread stops at the handler.  The state is
+ * saved again at the new stop. */
+static enum try_result reveal_restart(struct remote_stop *s, struct mp_error *err)
+{
+    int sig = 0;
+    enum stop_kind k = STOP_OTHER;
+    double deadline = now_s() + STOP_WAIT_S;
+    while (k == STOP_OTHER || k == STOP_INTERRUPT) {
+        if (ptrace(PTRACE_SYSCALL, s->tid, 0, 0) < 0)
+            return interrupt_result(s, -1, err);
+        k = wait_stop(s, &sig, deadline, false);
+    }
+    if (k == STOP_GONE || k == STOP_TIMEOUT || k == STOP_TERMINAL || k == STOP_GROUP)
+        return interrupt_result(s, k == STOP_GONE ? -1 : k == STOP_GROUP ? 1 : -2, err);
+    if (k == STOP_SIGNAL && sig == SIGSTOP) {
+        keep_signal(s, sig);    /* as wait_interrupt keeps it */
+        sig = 0;
+    }
+    if (k == STOP_SYSCALL) {
+        sig = 0;
+        struct arch_regs at;
+        struct arch_syscall call;
+        if (arch_get_regs(s->tid, &at, err) < 0)
+            return thread_died(s) ? died_before_call(s, err) : TRY_FAILED;
+        if (arch_restart_seen(&s->saved.regs, &at, &call))
+            remember_restart(s->ctx, s->tid, &call);
+        if (arch_set_regs(s->tid, &s->saved.regs, err) < 0)
+            return thread_died(s) ? died_before_call(s, err) : TRY_FAILED;
+    }
+    int w = ptrace(PTRACE_INTERRUPT, s->tid, 0, 0) < 0 ||
+                    ptrace(PTRACE_CONT, s->tid, 0, (void *)(long)sig) < 0
+                ? -1 : wait_interrupt(s, now_s() + STOP_WAIT_S, true);
+    enum try_result r = interrupt_result(s, w, err);
+    if (r != TRY_DONE)
+        return r;
+    arch_state_free(&s->saved);
+    if (arch_save(s->tid, &s->saved, err) < 0)
+        return thread_died(s) ? died_before_call(s, err) : TRY_FAILED;
+    return TRY_DONE;
+}
+
 static enum try_result prepare(struct remote_stop *s, char *why, size_t whylen,
                                struct mp_error *err)
 {
     if (arch_save(s->tid, &s->saved, err) < 0)
         return thread_died(s) ? died_before_call(s, err) : TRY_FAILED;
+    if (arch_restart_hidden(&s->saved.regs)) {
+        enum try_result r = reveal_restart(s, err);
+        if (r != TRY_DONE)
+            return r;
+    }
     s->have_state = true;
     if (ptrace(PTRACE_GETSIGMASK, s->tid, sizeof s->saved_sigmask, &s->saved_sigmask) < 0) {
         mp_error_set(err, "cannot read the signal mask of thread %d: %s", s->tid,

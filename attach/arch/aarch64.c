@@ -447,13 +447,58 @@ bool arch_is_syscall_insn(const uint8_t *code)
     return insn == SVC0;
 }
 
-/* The registers never show a call continued through restart_syscall: the
- * kernel sets x8 to it only after the stop, and only if pc is left where
- * it was. */
+#define FUTEX_CMD_MASK 127       /* without FUTEX_PRIVATE_FLAG, FUTEX_CLOCK_REALTIME */
+#define FUTEX_WAIT_CMD 0
+
+/* The calls that return -ERESTART_RESTARTBLOCK when interrupted: nanosleep
+ * and relative clock_nanosleep, and futex waits with a timeout (x3). */
+bool arch_restart_hidden(const struct arch_regs *r)
+{
+    const uint64_t *u = cw(r);
+    if (!(u[W_FLAGS] & FLAG_AT_SVC))
+        return false;
+    switch ((long)u[W_X8]) {
+    case SYS_nanosleep: case SYS_clock_nanosleep:
+        return true;
+    case SYS_futex:
+        return u[3] != 0;
+    default:
+        return false;
+    }
+}
+
+/* do_signal's setup_restart_syscall, run when the thread left the stop
+ * with pc still on the `svc`, put restart_syscall in x8: the entry stop of
+ * that `svc` shows it. */
+bool arch_restart_seen(struct arch_regs *saved, const struct arch_regs *at_entry,
+                       struct arch_syscall *call)
+{
+    uint64_t *s = w(saved);
+    const uint64_t *e = cw(at_entry);
+    if ((long)e[W_SYSCALLNO] != SYS_restart_syscall ||
+        e[W_PC] != s[W_PC] + ARCH_SYSCALL_INSN_LEN)
+        return false;
+    *call = (struct arch_syscall){
+        .pc = s[W_PC], .nr = (long)s[W_X8],
+        .args = { s[0], s[1], s[2], s[3], s[4], s[5] },
+    };
+    s[W_X8] = SYS_restart_syscall;
+    return true;
+}
+
+/* A thread on an `svc` with restart_syscall in x8 goes on with a call the
+ * kernel continues (arch_restart_seen put it there, or an earlier stop of
+ * memprof's did); restart_syscall takes no arguments, so x0..x5 are still
+ * the original call's. */
 enum restart_block arch_restart_block(const struct arch_regs *r, struct arch_syscall *call)
 {
-    (void)r, (void)call;
-    return RESTART_BLOCK_NONE;
+    const uint64_t *u = cw(r);
+    if (!(u[W_FLAGS] & FLAG_AT_SVC) || (long)u[W_X8] != SYS_restart_syscall)
+        return RESTART_BLOCK_NONE;
+    *call = (struct arch_syscall){
+        .pc = u[W_PC], .nr = -1, .args = { u[0], u[1], u[2], u[3], u[4], u[5] },
+    };
+    return RESTART_BLOCK_CONTINUED;
 }
 
 /* A thread at the `svc #0` of ppoll or pselect6 was interrupted in it
@@ -484,19 +529,45 @@ bool arch_frame_adds_syscall(const struct arch_regs *r)
     return false;   /* no pause() on arm64, and no sleep frame (see below) */
 }
 
+/* A call continued through restart_syscall cannot be after rt_sigreturn
+ * (it voids the restart block): re-issued as `nr` when that is exact
+ * (futex waits but FUTEX_WAIT have absolute deadlines) or only makes it
+ * longer for want of knowing what was left (a sleep without a `rem`
+ * pointer), else EINTR (the sleep's `rem` holds what was left, the
+ * kernel wrote it at the interrupt; FUTEX_WAIT's callers loop). */
+static bool frame_reissues(const uint64_t *u, long nr)
+{
+    switch (nr) {
+    case SYS_nanosleep:
+        return u[1] == 0;
+    case SYS_clock_nanosleep:
+        return u[3] == 0;
+    case SYS_futex:
+        return (u[1] & FUTEX_CMD_MASK) != FUTEX_WAIT_CMD;
+    default:
+        return false;
+    }
+}
+
 /* The frame's registers: the thread's own, so that rt_sigreturn resumes it
  * exactly where the interrupt left it, re-issuing a call the kernel had
  * rewound (x8 still holds its number).  Like x86-64's frame, ppoll and
  * pselect6 return EINTR instead: their timeout holds the time left, and
- * a re-issue would add the time the thread was held. */
-static void fill_sigcontext(struct k_sigcontext *mc, const uint64_t *u)
+ * a re-issue would add the time the thread was held; a call going on
+ * through restart_syscall is re-issued as `reissue_nr` or gives EINTR
+ * (frame_reissues). */
+static void fill_sigcontext(struct k_sigcontext *mc, const uint64_t *u, long reissue_nr)
 {
     memcpy(mc->regs, u, sizeof mc->regs);
     mc->sp = u[W_SP];
     mc->pc = u[W_PC];
     mc->pstate = u[W_PSTATE] & ~(PSR_SS | PSR_BTYPE);
     long nr = (long)u[W_X8];
-    if ((u[W_FLAGS] & FLAG_AT_SVC) && (nr == SYS_ppoll || nr == SYS_pselect6)) {
+    if (!(u[W_FLAGS] & FLAG_AT_SVC))
+        return;
+    if (nr == SYS_restart_syscall && reissue_nr >= 0 && frame_reissues(u, reissue_nr)) {
+        mc->regs[W_X8] = (uint64_t)reissue_nr;
+    } else if (nr == SYS_ppoll || nr == SYS_pselect6 || nr == SYS_restart_syscall) {
         mc->regs[0] = (uint64_t)-EINTR;
         mc->pc += ARCH_SYSCALL_INSN_LEN;
     }
@@ -509,14 +580,14 @@ static void fill_sigcontext(struct k_sigcontext *mc, const uint64_t *u)
  * state is not put in the frame: a thread that restores itself gets its
  * V registers back, and the bits of Z beyond them, P and FFR are zero
  * (what a system call leaves too; the kernel restores them only from an
- * sve_context record, which memprof does not build).  tramp, hold_mask
- * and reissue_nr are unused: no sleep frame on arm64 (rt_sigsuspend is
+ * sve_context record, which memprof does not build).  tramp and
+ * hold_mask are unused: no sleep frame on arm64 (rt_sigsuspend is
  * re-issued, see docs/security.md). */
 int arch_frame_build(const struct arch_state *st, uint64_t sigmask, uint64_t hold_mask,
                      long reissue_nr, uint64_t tramp, struct arch_frame *f,
                      struct mp_error *err)
 {
-    (void)hold_mask, (void)reissue_nr, (void)tramp;
+    (void)hold_mask, (void)tramp;
     memset(f, 0, sizeof *f);
     const uint64_t *u = cw(&st->regs);
     if (!st->xstate || st->xstate_len < FPSIMD_LEN)
@@ -536,7 +607,7 @@ int arch_frame_build(const struct arch_state *st, uint64_t sigmask, uint64_t hol
      * rt_sigreturn) and the thread keeps its own altstack. */
     k->ss_flags = 3;
     k->sigmask = sigmask;
-    fill_sigcontext(&k->mc, u);
+    fill_sigcontext(&k->mc, u, reissue_nr);
     struct k_fpsimd_context fp = { .magic = FPSIMD_MAGIC, .size = sizeof fp };
     const uint8_t *saved = st->xstate;  /* user_fpsimd_state: vregs, fpsr, fpcr */
     memcpy(fp.vregs, saved, sizeof fp.vregs);

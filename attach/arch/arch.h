@@ -152,6 +152,20 @@ enum restart_block {
 };
 enum restart_block arch_restart_block(const struct arch_regs *r, struct arch_syscall *call);
 
+/* arm64: the kernel decides before the stop memprof sees whether a call
+ * it rewound goes on through restart_syscall (its restart block: a
+ * relative sleep keeps its end), and keeps that out of the registers
+ * until the thread resumes.  arch_restart_hidden: the registers show a
+ * call that may (relative sleeps, timed futex waits), for the engine to
+ * let the thread run to that system call's entry stop, registers
+ * at_entry, where arch_restart_seen tells: true when it became
+ * restart_syscall, *call then the original call and *saved changed to
+ * go on through restart_syscall when restored.  x86-64 shows it at the
+ * stop (arch_restart_block): never hidden. */
+bool arch_restart_hidden(const struct arch_regs *r);
+bool arch_restart_seen(struct arch_regs *saved, const struct arch_regs *at_entry,
+                       struct arch_syscall *call);
+
 /* An interrupted system call the kernel restarts with the relative
  * timeout it wrote back to the caller's memory when it was interrupted
  * (select: a timeval; pselect6, ppoll: a timespec): the restart waits that

@@ -402,6 +402,19 @@ enum restart_block arch_restart_block(const struct arch_regs *r, struct arch_sys
     return call->nr < 0 ? RESTART_BLOCK_CONTINUED : RESTART_BLOCK_CALL;
 }
 
+bool arch_restart_hidden(const struct arch_regs *r)
+{
+    (void)r;
+    return false;   /* -ERESTART_RESTARTBLOCK is in rax at the stop */
+}
+
+bool arch_restart_seen(struct arch_regs *saved, const struct arch_regs *at_entry,
+                       struct arch_syscall *call)
+{
+    (void)saved, (void)at_entry, (void)call;
+    return false;
+}
+
 enum restart_timeout arch_restart_timeout(const struct arch_regs *r, uint64_t *addr)
 {
     const struct user_regs_struct *u = cur(r);
