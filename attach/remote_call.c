@@ -1,7 +1,9 @@
 /* remote_call.c - the generic remote-call sequence (FIELD-NOTES §3):
  * PTRACE_SEIZE one thread, PTRACE_INTERRUPT, wait with __WALL, let any
  * signal it dequeued meanwhile go on to it (nothing is changed yet), save
- * registers, xstate and signal mask,
+ * registers, xstate and signal mask (on arm64, for a call the kernel may
+ * continue through restart_syscall, first run it to that system call's
+ * entry stop to read the kernel's decision: reveal_restart),
  * refuse it inside an rseq critical section or with a frame in the
  * allocator/loader/unwinder, write a signal frame of its saved state below
  * its red zone, block its asynchronous signals, call through a trampoline

@@ -16,12 +16,15 @@
  * is in no register.  So an exact restore of the registers re-issues the
  * call by its number in x8 when the thread resumes, with its original
  * arguments.  That is the kernel's own restart for every -ERESTARTSYS,
- * -ERESTARTNOINTR and -ERESTARTNOHAND call; what differs is said in
- * docs/security.md ("arm64"): a call the kernel would continue through
- * restart_syscall (relative nanosleep and clock_nanosleep, FUTEX_WAIT
- * with a timeout) waits its whole timeout again, and ppoll/pselect6 have
- * the time memprof held the thread taken off the timeout the kernel wrote
- * back (arch_restart_timeout).
+ * -ERESTARTNOINTR and -ERESTARTNOHAND call.  A call the kernel continues
+ * through restart_syscall instead (-ERESTART_RESTARTBLOCK: relative
+ * nanosleep and clock_nanosleep, timed futex waits) would wait its whole
+ * timeout again: for those the engine reads the decision at the `svc`'s
+ * entry stop (arch_restart_hidden, arch_restart_seen) and the thread
+ * resumes with restart_syscall in x8.  ppoll/pselect6 have the time
+ * memprof held the thread taken off the timeout the kernel wrote back
+ * (arch_restart_timeout).  What still differs is said in docs/guide.md
+ * (the safety list, "On arm64").
  *
  * FPCR and FPSR are left as the thread had them during the call: AAPCS64
  * makes FPCR's modes callee-saved, so jemalloc runs under whatever modes

@@ -1,6 +1,6 @@
 # A thread stopped inside nanosleep must sleep its full time after the
-# call (restart, not EINTR); one blocked in read() on a FIFO must get the
-# whole message later, with no EINTR.  Both programs are single-threaded,
+# call (restart, not EINTR), and not start it over; one blocked in read()
+# on a FIFO must get the whole message later, with no EINTR.  Both programs are single-threaded,
 # so memprof has to stop exactly that thread.
 . "$SRCDIR/tests/integration/lib.sh"
 
@@ -13,6 +13,9 @@ n=$(grep -c '^sleeps' "$TARGET_OUT")
 sleeps_or_damage() { grep -q "^sleeps $((n + 2))\$\|EARLY\|BAD" "$TARGET_OUT"; }
 wait_until 8 "two more sleeps of the sleeper" sleeps_or_damage
 check "nanosleep: no sleep ended early" file_lacks "$TARGET_OUT" 'EARLY|BAD'
+# the interrupted sleep goes on to its end (restart_syscall) rather than
+# starting over, which 60 stops in a row would stretch past twice its time
+check "nanosleep: no sleep started over" file_lacks "$TARGET_OUT" 'LONG'
 check "nanosleep: two more whole sleeps" file_has "$TARGET_OUT" "^sleeps $((n + 2))\$"
 check "nanosleep: the process is left running, untraced" untouched "$PID"
 

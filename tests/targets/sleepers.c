@@ -6,7 +6,8 @@
  * SIGRTMIN+3 blocked and on a sigaltstack of its own, which a call must
  * leave as they were (a thread that restores itself with rt_sigreturn
  * takes both from its frame).  Prints "SLEEP EARLY"/"READ BAD"/"CONTEXT
- * BAD" on a violation, "read ok" when the test's message arrived intact
+ * BAD" on a violation, "SLEEP LONG" after a sleep that lasted over twice
+ * its time (memprof's stops made it start over), "read ok" when the test's message arrived intact
  * and the context is unchanged, and "sleeps N" after each sleep. */
 #include <errno.h>
 #include <fcntl.h>
@@ -65,6 +66,8 @@ static void sleeper(void)
             _exit(1);
         }
         context_check();
+        if (slept > 2 * SLEEP_S)    /* started over rather than continued */
+            printf("SLEEP LONG slept=%.6f\n", slept);
         printf("sleeps %u\n", n);
         fflush(stdout);
     }
