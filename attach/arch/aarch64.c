@@ -452,6 +452,7 @@ bool arch_is_syscall_insn(const uint8_t *code)
 
 #define FUTEX_CMD_MASK 127       /* without FUTEX_PRIVATE_FLAG, FUTEX_CLOCK_REALTIME */
 #define FUTEX_WAIT_CMD 0
+#define TIMER_ABSTIME_FLAG 1    /* clock_nanosleep's flags: TIMER_ABSTIME */
 
 /* The calls that return -ERESTART_RESTARTBLOCK when interrupted: nanosleep
  * and relative clock_nanosleep, and futex waits with a timeout (x3). */
@@ -461,8 +462,10 @@ bool arch_restart_hidden(const struct arch_regs *r)
     if (!(u[W_FLAGS] & FLAG_AT_SVC))
         return false;
     switch ((long)u[W_X8]) {
-    case SYS_nanosleep: case SYS_clock_nanosleep:
+    case SYS_nanosleep:
         return true;
+    case SYS_clock_nanosleep:
+        return !(u[1] & TIMER_ABSTIME_FLAG);   /* absolute: -ERESTARTNOHAND */
     case SYS_futex:
         return u[3] != 0;
     default:
