@@ -1249,8 +1249,12 @@ static enum try_result reveal_restart(struct remote_stop *s, struct mp_error *er
             return thread_died(s) ? died_before_call(s, err) : TRY_FAILED;
         if (arch_restart_seen(&s->saved.regs, &at, &call))
             remember_restart(s->ctx, s->tid, &call);
-        if (arch_set_regs(s->tid, &s->saved.regs, err) < 0)
+        if (arch_set_regs(s->tid, &s->saved.regs, err) < 0) {
+            /* half written: the entry as it was, so that it makes the call */
+            struct mp_error ignored;
+            arch_set_regs(s->tid, &at, &ignored);
             return thread_died(s) ? died_before_call(s, err) : TRY_FAILED;
+        }
     }
     int w = ptrace(PTRACE_INTERRUPT, s->tid, 0, 0) < 0 ||
                     ptrace(PTRACE_CONT, s->tid, 0, (void *)(long)sig) < 0
