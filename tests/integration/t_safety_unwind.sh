@@ -5,7 +5,8 @@
 # thread, count the refusal, and leave the parked thread to finish its read
 # intact.  When every thread is unsafe memprof gives up with a clear
 # message after bounded retries and changes nothing.  A library mapped
-# after the session's first stop is walked through, not cut short.
+# after the session's first stop is walked through, not cut short; a
+# stack deeper than memprof walks is refused (its unseen frames unchecked).
 . "$SRCDIR/tests/integration/lib.sh"
 
 MESSAGE='memprof-unsafe-frame-message'
@@ -39,6 +40,8 @@ check_refused() {        # MODE WHY-REGEX [EXTRA-ARG]
 check_refused signal 'running a signal handler'
 check_refused dlopen 'inside (the dynamic loader|dlopen)' "$TARGETS/unsafe_ctor.so"
 check_refused extent 'inside jemalloc'
+# A stack deeper than memprof walks: the frames below are unchecked.
+check_refused deep 'its stack is deeper than 1024 frames'
 
 # A library mapped after memprof's first stop, with a frame of its own
 # (no frame pointer) on the stack of the thread memprof tries first: the

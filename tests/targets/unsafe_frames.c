@@ -13,6 +13,8 @@
  *                                       read() on FIFO in the program until
  *                                       "load" arrives, then dlopen(LIB) and
  *                                       read() under LIB's late_park()
+ *   unsafe_frames deep    FIFO          read() under 1100 frames of a
+ *                                       recursion: deeper than memprof walks
  *
  * "alone": no helper thread, so every thread is unsafe.  Prints "helper
  * TID" (when there is one) and "ready" once parked, then, after the test
@@ -84,6 +86,17 @@ static void in_late_library(const char *lib)
     park();
 }
 
+/* Blocks DEEP_FRAMES calls down: work after each call keeps every frame. */
+#define DEEP_FRAMES 1100
+__attribute__((noinline)) static int deep(int n)
+{
+    if (n == 0) {
+        unsafe_frames_block();
+        return 0;
+    }
+    return deep(n - 1) + (n & 1);
+}
+
 static void in_constructor(const char *lib)
 {
     setenv("UNSAFE_FRAMES_FIFO", fifo, 1);
@@ -148,7 +161,7 @@ int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IONBF, 0);
     if (argc < 3) {
-        fprintf(stderr, "usage: unsafe_frames signal|dlopen|late|extent FIFO [alone|LIB]\n");
+        fprintf(stderr, "usage: unsafe_frames signal|dlopen|late|deep|extent FIFO [alone|LIB]\n");
         return 2;
     }
     fifo = argv[2];
@@ -161,6 +174,8 @@ int main(int argc, char **argv)
         in_constructor(argv[3]);
     else if (strcmp(argv[1], "late") == 0 && argc > 3)
         in_late_library(argv[3]);
+    else if (strcmp(argv[1], "deep") == 0)
+        (void)deep(DEEP_FRAMES);
     else if (strcmp(argv[1], "extent") == 0)
         in_jemalloc();
     else
