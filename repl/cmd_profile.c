@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "lib/analysis/analysis.h"
+#include "lib/base/mono_clock.h"
 #include "lib/base/text_escape.h"
 #include "repl/command_table.h"
 #include "session/control.h"
@@ -35,13 +36,6 @@ static const struct {
     {"save", 0, false},
 };
 
-static double now_mono(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static void wall_text(time_t t, char *buf, size_t len)
 {
     struct tm tm;
@@ -57,7 +51,7 @@ static const struct session_dump *latest_dump(struct session *s, const struct pr
 static int state_json(struct session *s, const struct profile_run *r)
 {
     json_object *j = json_answer_new(), *o = json_object_new_object();
-    double end = r->state == RUN_RUNNING ? now_mono() : r->t_stopped;
+    double end = r->state == RUN_RUNNING ? mono_clock_s() : r->t_stopped;
     json_object_object_add(o, "name", json_object_new_string(r->name));
     json_object_object_add(o, "state", json_object_new_string(profile_run_state_name(r->state)));
     json_object_object_add(o, "pid", json_object_new_int(r->pid));
@@ -93,7 +87,7 @@ static int state_print(struct session *s, bool json)
     }
     if (json)
         return state_json(s, r);
-    double end = r->state == RUN_RUNNING ? now_mono() : r->t_stopped;
+    double end = r->state == RUN_RUNNING ? mono_clock_s() : r->t_stopped;
     char started[16], left[64] = "";
     wall_text(r->wall_start, started, sizeof started);
     if (r->state == RUN_RUNNING && r->o.duration > 0)

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/base/mono_clock.h"
 #include "lib/base/text_escape.h"
 #include "serve/endpoints.h"
 #include "serve/mesos_runs.h"
@@ -131,13 +132,6 @@ static void client_address(struct MHD_Connection *c, char *buf, size_t len)
                   (socklen_t)len);
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* One line per request on stderr: the client, what it asked (escaped: the
  * method and path are the client's bytes), the answer and its time. */
 static void log_request(const struct serve_request *rq, const char *method, const char *url,
@@ -234,12 +228,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
                                                       "X-Prometheus-Scrape-Timeout-Seconds");
     if (timeout && !query_scrape_timeout(timeout, &rq.scrape_timeout))
         rq.scrape_timeout = 0;
-    double t0 = now_s();
+    double t0 = mono_clock_s();
     const struct route *r = route_request(c, url, method, &rq, &rp);
     if (r)
         r->handle(&rq, &rp);
     if (!h->cfg->quiet || (r && r->control))
-        log_request(&rq, method, url, rp.status, now_s() - t0);
+        log_request(&rq, method, url, rp.status, mono_clock_s() - t0);
     return send_reply(c, &rp, h->cfg->web);
 }
 

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/base/mono_clock.h"
 #include "lib/base/own_dir.h"
 
 #define MAX_SLOTS 256
@@ -32,13 +33,6 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct run_slot slots[MAX_SLOTS];
 static struct own_dir base = {.fd = -1};
 static unsigned next_id = 1;
-
-static double now_mono(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static void run_dir(unsigned id, char *buf, size_t len)
 {
@@ -125,7 +119,7 @@ int mesos_runs_begin(pid_t pid, double duration, unsigned *id, char *dir, size_t
     if (sl && sl->active_id) {
         snprintf(why, why_len, "run %u is under way in process %d (%.0f s left): one run "
                  "per process; POST /memory-profiler/stop?pid=%d ends it", sl->active_id,
-                 (int)pid, sl->duration - (now_mono() - sl->t_start), (int)pid);
+                 (int)pid, sl->duration - (mono_clock_s() - sl->t_start), (int)pid);
         rc = 409;
     } else if (runs_under_way() >= MESOS_MAX_RUNS || (!sl && !(sl = new_slot()))) {
         snprintf(why, why_len, "this agent has %u profiling runs under way, its most: try "
@@ -141,7 +135,7 @@ int mesos_runs_begin(pid_t pid, double duration, unsigned *id, char *dir, size_t
         } else {
             sl->pid = pid;
             sl->active_id = *id;
-            sl->t_start = now_mono();
+            sl->t_start = mono_clock_s();
             sl->duration = duration;
             sl->w = (struct worker_handle){.control_fd = -1};
         }
@@ -213,7 +207,7 @@ void mesos_runs_state(pid_t pid, struct mesos_run_state *st)
         reap(sl);
         st->active_id = sl->active_id;
         if (sl->active_id) {
-            double left = sl->duration - (now_mono() - sl->t_start);
+            double left = sl->duration - (mono_clock_s() - sl->t_start);
             st->remaining_s = left > 0 ? left : 0;
         }
         st->last_id = sl->last_id;
@@ -240,7 +234,7 @@ static void end_runs(bool all, unsigned grace_s, unsigned timeout_s)
         struct run_slot *sl = &slots[i];
         reap(sl);
         bool overdue = sl->active_id &&
-                       now_mono() - sl->t_start > sl->duration + (double)grace_s;
+                       mono_clock_s() - sl->t_start > sl->duration + (double)grace_s;
         pid_t pid = sl->pid;
         unsigned id = sl->active_id;
         bool taken = (all || overdue) && take_worker(sl, &w);

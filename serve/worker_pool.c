@@ -16,6 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/base/mono_clock.h"
+
 /* The most workers under way at once, whatever --scrape-parallel says. */
 #define POOL_MAX 256
 
@@ -25,13 +27,6 @@ struct running {
     int pidfd;
     double started;
 };
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* A reply replaced by a one-sentence 504 (its body dropped). */
 static void late(struct worker_pool_item *it, double budget_s, bool started)
@@ -57,7 +52,7 @@ static void finish(struct running *r, struct worker_pool_item *items, bool kille
     if (r->pidfd >= 0)
         close(r->pidfd);
     worker_collect(&r->w, 0, &it->reply);
-    it->seconds = now_s() - r->started;
+    it->seconds = mono_clock_s() - r->started;
     if (killed && it->reply.status == 504)
         late(it, budget_s, true);
 }
@@ -68,9 +63,9 @@ static bool start(const struct serve_config *cfg, struct worker_pool_item *items
                   worker_job job, void *arg, struct running *r)
 {
     r->item = i;
-    r->started = now_s();
+    r->started = mono_clock_s();
     if (worker_spawn(cfg, items[i].pid, job, arg, &r->w, &items[i].reply) < 0) {
-        items[i].seconds = now_s() - r->started;
+        items[i].seconds = mono_clock_s() - r->started;
         return false;
     }
     r->pidfd = pidfd_open(r->w.child, 0);
@@ -81,10 +76,10 @@ static bool start(const struct serve_config *cfg, struct worker_pool_item *items
 static void wait_alone(struct running *r, struct worker_pool_item *items, double deadline,
                        double budget_s)
 {
-    double left = deadline - now_s();
+    double left = deadline - mono_clock_s();
     struct worker_pool_item *it = &items[r->item];
     worker_collect(&r->w, left > 0 ? (unsigned)ceil(left) : 0, &it->reply);
-    it->seconds = now_s() - r->started;
+    it->seconds = mono_clock_s() - r->started;
     if (it->reply.status == 504)
         late(it, budget_s, true);
 }
@@ -99,11 +94,11 @@ void worker_pool_run(const struct serve_config *cfg, struct worker_pool_item *it
     struct running run[POOL_MAX];
     struct pollfd pfd[POOL_MAX];
     size_t nrun = 0, next = 0;
-    double deadline = now_s() + budget_s;
+    double deadline = mono_clock_s() + budget_s;
     for (size_t i = 0; i < n; i++)
         items[i].reply = (struct worker_reply){0};
     for (;;) {
-        while (nrun < parallel && next < n && now_s() < deadline) {
+        while (nrun < parallel && next < n && mono_clock_s() < deadline) {
             if (!start(cfg, items, next++, job, arg, &run[nrun]))
                 continue;
             if (run[nrun].pidfd < 0)
@@ -113,7 +108,7 @@ void worker_pool_run(const struct serve_config *cfg, struct worker_pool_item *it
         }
         if (nrun == 0)
             break;
-        double left = deadline - now_s();
+        double left = deadline - mono_clock_s();
         if (left <= 0) {
             for (size_t k = 0; k < nrun; k++)
                 finish(&run[k], items, true, budget_s);
@@ -124,7 +119,7 @@ void worker_pool_run(const struct serve_config *cfg, struct worker_pool_item *it
             pfd[k] = (struct pollfd){.fd = run[k].pidfd, .events = POLLIN};
         int got = poll(pfd, nrun, (int)ceil(left * 1000));
         if (got < 0 && errno != EINTR)
-            deadline = now_s();     /* cannot poll: they end now */
+            deadline = mono_clock_s();     /* cannot poll: they end now */
         for (size_t k = nrun; k-- > 0;) {
             if (!(pfd[k].revents & (POLLIN | POLLHUP | POLLERR)))
                 continue;

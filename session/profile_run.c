@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "lib/analysis/analysis.h"
+#include "lib/base/mono_clock.h"
 #include "lib/base/text_escape.h"
 #include "session/control.h"
 #include "session/sampling.h"
@@ -24,13 +25,6 @@
 
 #define PEAK_PREFIX "peak"     /* jemalloc writes PEAK_PREFIX.PID.SEQ.uN.heap */
 #define MAX_FAILURES 3         /* dumps failing in a row end the run */
-
-static double now_mono(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 
 int profile_parse_duration(const char *text, double *seconds, struct mp_error *err)
@@ -67,9 +61,9 @@ double profile_run_next(const struct session *s)
     double next = r->next_dump;
     if (r->o.duration > 0 && r->t_end < next)
         next = r->t_end;
-    if (r->peak_armed && next > now_mono() + 1.0)
-        next = now_mono() + 1.0;       /* peak files are collected every second */
-    double left = next - now_mono();
+    if (r->peak_armed && next > mono_clock_s() + 1.0)
+        next = mono_clock_s() + 1.0;       /* peak files are collected every second */
+    double left = next - mono_clock_s();
     return left > 0 ? left : 0;
 }
 
@@ -230,7 +224,7 @@ static int start_sampled(struct session *s, struct profile_run *r)
 static void run_begins(struct session *s, struct profile_run *r)
 {
     r->state = RUN_RUNNING;
-    r->t_start = now_mono();
+    r->t_start = mono_clock_s();
     r->t_end = r->o.duration > 0 ? r->t_start + r->o.duration : 0;
     r->next_dump = r->t_start + r->o.every;
     r->wall_start = time(NULL);
@@ -400,7 +394,7 @@ static void tick_run(struct session *s)
         finish_run(s, RUN_PROCESS_ENDED, "memprof detached", false);
         return;
     }
-    double now = now_mono();
+    double now = mono_clock_s();
     if (r->peak_armed)
         collect_peaks(s, r, 1.0);
     if (r->o.duration > 0 && now >= r->t_end) {
@@ -445,7 +439,7 @@ static void finish_run(struct session *s, enum run_state state, const char *why,
         snprintf(r->why, sizeof r->why, "%s", why);
     }
     r->wall_end = time(NULL);
-    r->t_stopped = now_mono();
+    r->t_stopped = mono_clock_s();
     int pid = r->pid;
     char put_back[160] = "";
     if (gone && r->o.peak && s->target)

@@ -19,6 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/base/mono_clock.h"
+
 /* Set once a server failed to answer in time or at all: the next object
  * would wait just as long for nothing. */
 static bool servers_unusable;
@@ -71,13 +73,6 @@ static const struct client_api *client_api(char **why)
     return NULL;
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 struct lookup {
     double deadline;
     bool cancelled;
@@ -91,7 +86,7 @@ static int past_deadline(debuginfod_client *c, long done, long total)
     (void)done;
     (void)total;
     struct lookup *l = api.get_user_data(c);
-    if (now_s() > l->deadline)
+    if (mono_clock_s() > l->deadline)
         l->cancelled = true;
     return l->cancelled;
 }
@@ -116,7 +111,7 @@ char *sym_debuginfod_fetch(const uint8_t *build_id, size_t len, char **why)
             *why = NULL;
         return NULL;
     }
-    struct lookup l = {now_s() + SYM_DEBUGINFOD_LIMIT_S, false};
+    struct lookup l = {mono_clock_s() + SYM_DEBUGINFOD_LIMIT_S, false};
     api.set_user_data(c, &l);
     api.set_progressfn(c, past_deadline);
     char *path = NULL;
