@@ -21,16 +21,7 @@
 #define ARCH_SYS_PROCESS_VM_READV  270
 #define ARCH_SYS_PIPE2             59
 #define ARCH_SYS_FSTAT             80
-#define ARCH_STAT_INO_WORD         1      /* struct stat: st_dev, then st_ino */
 #define ARCH_STAT_WORDS            16     /* sizeof(struct stat) / 8 */
-#define ARCH_O_CLOEXEC             02000000   /* asm-generic fcntl.h, as x86-64 */
-
-/* The kernel's ABI, as <poll.h>, <sys/uio.h> and <time.h> have it. */
-#define ARCH_POLLIN    0x001
-#define ARCH_SIGSET_SIZE 8     /* the kernel's sigset_t, for ppoll */
-struct arch_pollfd { int32_t fd; int16_t events; int16_t revents; };
-struct arch_iovec { uint64_t base; uint64_t len; };
-struct arch_timespec { int64_t sec; int64_t nsec; };
 
 /* The smallest page an arm64 kernel uses (4, 16 or 64 KiB): a read that
  * stays within a 4 KiB page stays within the real one. */

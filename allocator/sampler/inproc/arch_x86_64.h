@@ -18,16 +18,7 @@
 #define ARCH_SYS_PROCESS_VM_READV  310
 #define ARCH_SYS_PIPE2             293
 #define ARCH_SYS_FSTAT             5
-#define ARCH_STAT_INO_WORD         1      /* struct stat: st_dev, then st_ino */
 #define ARCH_STAT_WORDS            18     /* sizeof(struct stat) / 8 */
-#define ARCH_O_CLOEXEC             02000000
-
-/* The kernel's ABI, as <poll.h>, <sys/uio.h> and <time.h> have it. */
-#define ARCH_POLLIN    0x001
-#define ARCH_SIGSET_SIZE 8     /* the kernel's sigset_t, for ppoll */
-struct arch_pollfd { int32_t fd; int16_t events; int16_t revents; };
-struct arch_iovec { uint64_t base; uint64_t len; };
-struct arch_timespec { int64_t sec; int64_t nsec; };
 
 #define ARCH_PAGE_SIZE 4096u
 

@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "allocator/sampler/abi.h"
+#include "allocator/sampler/inproc/kernel_abi.h"
 #if defined(__aarch64__)
 #include "allocator/sampler/inproc/arch_aarch64.h"
 #else
@@ -174,10 +175,10 @@ static int in_own_process(void)
  * samples, so the sampler stops for good.  A failed poll says nothing. */
 static int memprof_gone(void)
 {
-    struct arch_pollfd pfd = { .fd = (int32_t)LOAD(&CTL->watch_fd), .events = ARCH_POLLIN };
-    struct arch_timespec now = { 0, 0 };
+    struct kernel_pollfd pfd = { .fd = (int32_t)LOAD(&CTL->watch_fd), .events = KERNEL_POLLIN };
+    struct kernel_timespec now = { 0, 0 };
     int64_t n = ARCH_SYSCALL6(ARCH_SYS_PPOLL, (uint64_t)(uintptr_t)&pfd, 1,
-                              (uint64_t)(uintptr_t)&now, 0, ARCH_SIGSET_SIZE, 0);
+                              (uint64_t)(uintptr_t)&now, 0, KERNEL_SIGSET_SIZE, 0);
     return n > 0 && pfd.revents != 0;
 }
 
@@ -208,8 +209,8 @@ static int read_word(struct stack_reader *rd, uint64_t addr, uint64_t *out)
         *out = *(const volatile unaligned_u64 *)(uintptr_t)addr;
         return 1;
     }
-    struct arch_iovec local = { (uint64_t)(uintptr_t)out, sizeof *out };
-    struct arch_iovec remote = { addr, sizeof *out };
+    struct kernel_iovec local = { (uint64_t)(uintptr_t)out, sizeof *out };
+    struct kernel_iovec remote = { addr, sizeof *out };
     int64_t n = ARCH_SYSCALL6(ARCH_SYS_PROCESS_VM_READV, (uint64_t)LOAD(&CTL->tgid),
                               (uint64_t)(uintptr_t)&local, 1,
                               (uint64_t)(uintptr_t)&remote, 1, 0);
@@ -536,14 +537,14 @@ EXPORT int64_t sampler_make_watch(void)
 {
     int32_t fds[2];
     uint64_t st[ARCH_STAT_WORDS];
-    int64_t r = ARCH_SYSCALL6(ARCH_SYS_PIPE2, (uint64_t)(uintptr_t)fds, ARCH_O_CLOEXEC,
+    int64_t r = ARCH_SYSCALL6(ARCH_SYS_PIPE2, (uint64_t)(uintptr_t)fds, KERNEL_O_CLOEXEC,
                               0, 0, 0, 0);
     if (r < 0)
         return r;
     STORE(&CTL->watch_write, fds[1]);
     STORE(&CTL->watch_fd, fds[0]);
     r = ARCH_SYSCALL6(ARCH_SYS_FSTAT, (uint64_t)fds[0], (uint64_t)(uintptr_t)st, 0, 0, 0, 0);
-    __atomic_store_n(&CTL->watch_ino, r < 0 ? 0 : st[ARCH_STAT_INO_WORD], __ATOMIC_RELEASE);
+    __atomic_store_n(&CTL->watch_ino, r < 0 ? 0 : st[KERNEL_STAT_INO_WORD], __ATOMIC_RELEASE);
     return 0;
 }
 
