@@ -27,29 +27,31 @@
 #include <unistd.h>
 
 #include "lib/base/array.h"
+#include "lib/base/file_read.h"
 #include "lib/base/safe_open.h"
+#include "lib/proc/environ.h"
 
 #define DIR_PREFIX "memprof-"
 
-/* TMPDIR from the target's environment when absolute, else NULL. */
+/* The most of the target's environment read (the kernel gives the
+ * process's own strings; they fit in its argument limit). */
+#define ENVIRON_MAX (8u << 20)
+
+/* TMPDIR from the target's environment (as its getenv() sees it) when
+ * absolute and not too long, else NULL. */
 static char *target_tmpdir(pid_t pid)
 {
     char path[96];
     threads_proc_dir(pid, path, sizeof path - 8);   /* a live thread's */
     strcat(path, "/environ");
-    FILE *f = fopen(path, "re");
-    char *found = NULL, *line = NULL;
-    size_t cap = 0;
-    ssize_t n;
-    while (f && (n = getdelim(&line, &cap, 0, f)) > 0) {
-        if (strncmp(line, "TMPDIR=/", 8) == 0 && strlen(line + 7) < 1024) {
-            free(found);
-            found = strdup(line + 7);
-        }
-    }
-    free(line);
-    if (f)
-        fclose(f);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    size_t len = 0;
+    char *env = fd >= 0 ? file_read_fd(fd, ENVIRON_MAX, &len) : NULL;
+    if (fd >= 0)
+        close(fd);
+    const char *dir = env ? proc_environ_value(env, len, "TMPDIR") : NULL;
+    char *found = dir && dir[0] == '/' && strlen(dir) < 1024 ? strdup(dir) : NULL;
+    free(env);
     return found;
 }
 

@@ -1,10 +1,12 @@
 /* fuzz_procmem.c - libFuzzer harness for the parsers of the kernel's
  * memory files (lib/proc/procmem.c): status/smaps_rollup fields, stat's fault
- * counters, the cgroup line and smaps grouping; groups must add up. */
+ * counters, the cgroup line and smaps grouping; groups must add up; and a
+ * variable of an environ file (lib/proc/environ.c). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/proc/environ.h"
 #include "lib/proc/procmem.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -16,6 +18,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     procmem_field(text, size, "oom_kill", &v);
     procmem_stat_faults(text, size, &a, &b);
     if (procmem_cgroup_path(text, size, path, sizeof path) && strlen(path) >= sizeof path)
+        abort();
+    const char *env = proc_environ_value(text, size, "TMPDIR");
+    if (env && (env < text + 7 || env > text + size))
         abort();
     struct procmem_groups g;
     if (procmem_smaps_groups(text, size, &g) == 0) {

@@ -17,6 +17,7 @@
 
 #include "lib/analysis/analysis.h"
 #include "lib/base/file_write.h"
+#include "lib/proc/environ.h"
 #include "lib/report/graphviz.h"
 #include "session/control.h"
 #include "session/jemalloc_stats_json.h"
@@ -35,16 +36,6 @@
 /* At most this much of a malloc_conf is given (the process's text). */
 #define MALLOC_CONF_MAX 1024
 
-/* The value of var in an environ file (NUL-separated KEY=VALUE), or NULL. */
-static const char *environ_value(const char *env, size_t len, const char *var)
-{
-    size_t n = strlen(var);
-    for (const char *e = env, *end = env + len; e < end; e += strnlen(e, (size_t)(end - e)) + 1)
-        if ((size_t)(end - e) > n && strncmp(e, var, n) == 0 && e[n] == '=')
-            return e + n + 1;
-    return NULL;
-}
-
 static json_object *bounded_string(const char *text)
 {
     return json_object_new_string_len(text, (int)strnlen(text, MALLOC_CONF_MAX));
@@ -61,7 +52,7 @@ static json_object *malloc_conf_json(struct session *s)
     control_conf_var(s, var, sizeof var);
     size_t len = 0;
     char *env = process_file(s, "environ", &len);
-    const char *value = env ? environ_value(env, len, var) : NULL;
+    const char *value = env ? proc_environ_value(env, len, var) : NULL;
     json_object_object_add(o, "environment", bounded_string(value ? value : ""));
     json_object_object_add(o, "environment_variable", json_object_new_string(var));
     free(env);

@@ -5,6 +5,7 @@
 
 #include <string.h>
 
+#include "lib/proc/environ.h"
 #include "lib/proc/procmem.h"
 
 static bool field(const char *text, const char *key, uint64_t *v)
@@ -131,6 +132,22 @@ START_TEST(smaps_groups)
 }
 END_TEST
 
+START_TEST(environ_value)
+{
+    /* as /proc/PID/environ has it; the last entry cut without its NUL */
+    static const char env[] = "TMPDIRX=/no\0TMPDIR=/first\0MALLOC_CONF=prof:true\0"
+                              "TMPDIR=/second\0=odd\0LAST=cu";
+    size_t len = sizeof env - 1;
+    ck_assert_str_eq(proc_environ_value(env, len, "TMPDIR"), "/first");
+    ck_assert_str_eq(proc_environ_value(env, len, "MALLOC_CONF"), "prof:true");
+    ck_assert_ptr_null(proc_environ_value(env, len, "TMPDI"));
+    ck_assert_ptr_null(proc_environ_value(env, len, "HOME"));
+    ck_assert_int_eq(memcmp(proc_environ_value(env, len, "LAST"), "cu", 2), 0);
+    ck_assert_ptr_null(proc_environ_value(env, len - 3, "LAST"));   /* "LAS" */
+    ck_assert_ptr_null(proc_environ_value(env, 0, "TMPDIR"));
+}
+END_TEST
+
 static Suite *procmem_suite(void)
 {
     Suite *s = suite_create("procmem");
@@ -139,6 +156,7 @@ static Suite *procmem_suite(void)
     tcase_add_test(tc, stat_faults);
     tcase_add_test(tc, cgroup_path);
     tcase_add_test(tc, smaps_groups);
+    tcase_add_test(tc, environ_value);
     suite_add_tcase(s, tc);
     return s;
 }
