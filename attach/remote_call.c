@@ -80,13 +80,16 @@ static int64_t mono_ns(void)
 
 uint64_t remote_call_sigmask(uint64_t saved)
 {
-    (void)saved;
     /* Blocking a forced synchronous signal makes the kernel reset its
-     * handler to SIG_DFL process-wide: these stay deliverable. */
+     * handler to SIG_DFL process-wide: these stay deliverable, unless the
+     * thread blocks them itself.  Unblocked there, the thread would take
+     * a kill()-sent one meant for the process, and memprof could only give
+     * it back to this thread, which blocks it: for the program, lost. */
     static const int keep[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGSYS };
     uint64_t mask = ~(uint64_t)0;
     for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++)
-        mask &= ~((uint64_t)1 << (keep[i] - 1));
+        if (!(saved & ((uint64_t)1 << (keep[i] - 1))))
+            mask &= ~((uint64_t)1 << (keep[i] - 1));
     return mask;
 }
 
