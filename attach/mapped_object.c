@@ -103,6 +103,22 @@ static ino_t exe_inode(pid_t pid)
     return stat(path, &st) == 0 ? st.st_ino : 0;
 }
 
+/* Why not one object could be read, as far as memprof can tell. */
+static int no_object_error(pid_t pid, const struct map_list *maps, struct mp_error *err)
+{
+    if (!maps_have_program(maps))
+        return mp_error_set(err, "process %d has no program mapped (it is executing a "
+                            "new program or exiting): attach to it again", pid);
+    if (geteuid() != 0)
+        return mp_error_set(err, "cannot read any executable object mapped by "
+                            "process %d (through /proc/%d/map_files or /proc/%d/root): "
+                            "run memprof as root", pid, pid, pid);
+    return mp_error_set(err, "cannot read any executable object mapped by process %d "
+                        "(through /proc/%d/map_files or /proc/%d/root): the files are "
+                        "not ELF objects memprof can read, or were replaced since",
+                        pid, pid, pid);
+}
+
 int mapped_objects_load(pid_t pid, const struct map_list *maps,
                         struct mapped_objects *out, struct mp_error *err)
 {
@@ -121,9 +137,7 @@ int mapped_objects_load(pid_t pid, const struct map_list *maps,
     }
     if (out->n == 0) {
         mapped_objects_free(out);
-        return mp_error_set(err, "cannot read any executable object mapped by "
-                            "process %d (through /proc/%d/map_files or /proc/%d/root): "
-                            "run memprof as root", pid, pid, pid);
+        return no_object_error(pid, maps, err);
     }
     return 0;
 }

@@ -198,29 +198,33 @@ static bool loader_finished(pid_t pid, int probe_rc, struct mp_error *err)
     return false;
 }
 
-/* Whether the address space read as old is no longer the process's: not
- * one of its executable file mappings is still in place.  Every object
- * unreadable through map_files then means an exec swapped the address
+/* Whether the address space read as old is not, or no longer, the
+ * program's: it had no executable file mapping at all (read between an
+ * exec's switch to the new address space and the mapping of the new
+ * program, when /proc/PID/syscall shows the exec'ing thread only as
+ * "running"), or not one of its executable file mappings is still in
+ * place.  Every object unreadable then means an exec swapped the address
  * space while memprof read it (an exit leaves the maps empty, and
  * proc_fate says so). */
 static bool maps_replaced(pid_t pid, const struct map_list *old)
 {
+    if (!maps_have_program(old))
+        return true;
     struct map_list now = { 0 };
     struct mp_error ignored;
     if (maps_read_pid(pid, &now, &ignored) < 0)
         return false;
-    bool any = false, kept = false;
+    bool kept = false;
     for (size_t i = 0; i < old->n && !kept; i++) {
         const struct map_entry *o = &old->v[i];
         if (!o->x || !map_entry_is_file(o))
             continue;
-        any = true;
         for (size_t j = 0; j < now.n && !kept; j++)
             kept = now.v[j].start == o->start && now.v[j].end == o->end &&
                    now.v[j].inode == o->inode;
     }
     maps_free(&now);
-    return any && !kept;
+    return !kept;
 }
 
 static int open_parts(struct target *t, const struct target_options *opts,

@@ -284,6 +284,14 @@ bool map_entry_is_file(const struct map_entry *e)
     return e->path && e->path[0] == '/';
 }
 
+bool maps_have_program(const struct map_list *maps)
+{
+    for (size_t i = 0; i < maps->n; i++)
+        if (maps->v[i].x && map_entry_is_file(&maps->v[i]))
+            return true;
+    return false;
+}
+
 void maps_free(struct map_list *maps)
 {
     for (size_t i = 0; i < maps->n; i++)

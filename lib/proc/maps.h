@@ -51,6 +51,12 @@ const struct map_entry *maps_find(const struct map_list *maps, uint64_t addr);
 /* A file-backed mapping with a real path (not "[...]" or anonymous). */
 bool map_entry_is_file(const struct map_entry *e);
 
+/* Whether any mapping is executable and file-backed.  Every program's
+ * address space has one (its executable, its loader); one without is
+ * between an exec's switch to a new address space and the mapping of
+ * the new program into it (only [stack] then), or is being torn down. */
+bool maps_have_program(const struct map_list *maps);
+
 void maps_free(struct map_list *maps);
 
 #endif

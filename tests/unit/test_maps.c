@@ -190,6 +190,32 @@ START_TEST(read_own_process)
 }
 END_TEST
 
+START_TEST(program_or_not)
+{
+    /* An address space just switched to by an exec: only its stack. */
+    static const char bare[] = "7ffc0000-7ffc2000 rw-p 00000000 00:00 0 [stack]\n";
+    static const char lib_data[] = "7ffc0000-7ffc2000 rw-p 00000000 00:00 0 [stack]\n"
+        "1000-2000 r--p 00000000 fe:01 7 /usr/lib/libc.so.6\n"
+        "3000-4000 r-xp 00000000 00:00 0 [vdso]\n"
+        "5000-6000 rwxp 00000000 00:00 0\n";
+    static const char prog[] = "1000-2000 r--p 00000000 fe:01 7 /usr/bin/x\n"
+        "2000-3000 r-xp 00001000 fe:01 7 /usr/bin/x\n";
+    struct map_list m;
+    ck_assert_int_eq(maps_parse(bare, sizeof bare - 1, true, &m, &err), 0);
+    ck_assert(!maps_have_program(&m));
+    maps_free(&m);
+    ck_assert_int_eq(maps_parse(lib_data, sizeof lib_data - 1, true, &m, &err), 0);
+    ck_assert(!maps_have_program(&m));
+    maps_free(&m);
+    ck_assert_int_eq(maps_parse(prog, sizeof prog - 1, true, &m, &err), 0);
+    ck_assert(maps_have_program(&m));
+    maps_free(&m);
+    ck_assert_int_eq(maps_read_pid(getpid(), &m, &err), 0);
+    ck_assert(maps_have_program(&m));
+    maps_free(&m);
+}
+END_TEST
+
 static Suite *maps_suite(void)
 {
     Suite *s = suite_create("maps");
@@ -205,6 +231,7 @@ static Suite *maps_suite(void)
     tcase_add_test(tc, find);
     tcase_add_test(tc, overlapping_entries);
     tcase_add_test(tc, read_own_process);
+    tcase_add_test(tc, program_or_not);
     suite_add_tcase(s, tc);
     return s;
 }
