@@ -151,6 +151,10 @@ static int turn_on(struct session *s, unsigned lg, bool json, const char *what)
                rep.objects == 1 ? "" : "s",
                rep.skipped ? " (some slots held another function and were left)" : "",
                rep.rows, rep.build_ms, rep.stop_us, rep.reused ? ", reusing its region" : "");
+    if (!rep.owner_page)
+        say_status(s, "note: process %d could not make a page wiped on fork "
+                   "(MADV_WIPEONFORK, Linux 4.14): each sample asks getpid() to leave "
+                   "forked children alone, a system call more\n", (int)target_pid(s->target));
     if (rep.no_cfi)
         say_status(s, "note: %zu mapped object%s no call-frame information memprof could "
                    "read: stacks stop at %s code\n", rep.no_cfi,

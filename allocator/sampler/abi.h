@@ -108,7 +108,9 @@ struct sampler_thread {
     uint64_t rng;              /* xorshift state */
     uint64_t generation;       /* ctl.generation the countdown was drawn in:
                                 * another one starts a new countdown */
-    uint64_t pad[4];           /* one cache line each */
+    uint64_t draws;            /* countdowns run out since it started: the
+                                * watch pipe is polled every 16th */
+    uint64_t pad[3];           /* one cache line each */
 };
 
 /* One call-table slot memprof pointed at a stand-in, with what it held:
@@ -136,6 +138,9 @@ struct sampler_row {
     int8_t ra_off;             /* return address saved at CFA + ra_off */
     uint8_t cfa_reg;           /* enum sampler_cfa */
 };
+
+/* What ctl.owner_page holds in the process that made it. */
+#define SAMPLER_OWNER_MARK UINT64_C(0x6d656d70726f6621)
 
 struct sampler_ctl {
     uint64_t magic;            /* SAMPLER_MAGIC */
@@ -166,7 +171,12 @@ struct sampler_ctl {
     int32_t watch_write;       /* the pipe's write end while the process still
                                 * holds it (inside the stop that makes it) */
     uint32_t pad0;
-    uint64_t reserved[6];
+    uint64_t owner_page;       /* a private anonymous page the process made
+                                * (make_watch) with MADV_WIPEONFORK, holding
+                                * SAMPLER_OWNER_MARK: a forked child sees it
+                                * zeroed.  0: none (an older kernel); the
+                                * sampler asks getpid() against tgid then */
+    uint64_t reserved[5];
 };
 
 /* The data half of the image (at SAMPLER_CODE_SIZE from its start); rows

@@ -323,6 +323,7 @@ struct map_job {
     uint64_t size;             /* region bytes (0: reuse sm->base, pipe only) */
     int watch_read;            /* out: the process's read end */
     int64_t tgid;              /* out: the process as it sees itself */
+    uint64_t owner_page;       /* out: its owner page (abi.h), 0: none */
     char why[256];             /* the process refused: this says what */
 };
 
@@ -434,7 +435,9 @@ static int make_watch(struct remote_stop *s, struct map_job *j, struct mp_error 
     }
     if (remote_stop_read(s, sm->base + DATA_OFF(ctl.watch_fd), &rfd, sizeof rfd, err) < 0 ||
         remote_stop_read(s, sm->base + DATA_OFF(ctl.watch_write), &wfd, sizeof wfd, err) < 0 ||
-        remote_stop_read(s, sm->base + DATA_OFF(ctl.watch_ino), &ino, sizeof ino, err) < 0)
+        remote_stop_read(s, sm->base + DATA_OFF(ctl.watch_ino), &ino, sizeof ino, err) < 0 ||
+        remote_stop_read(s, sm->base + DATA_OFF(ctl.owner_page), &j->owner_page,
+                         sizeof j->owner_page, err) < 0)
         return -1;
     /* what the process's memory says is checked against its table */
     char path[96], want[64];
@@ -574,7 +577,7 @@ static int data_fill(struct sampler *sm, struct target *t, const uint64_t real[S
         .magic = SAMPLER_MAGIC, .abi = SAMPLER_ABI, .state = SAMPLER_OFF,
         .generation = ++sm->generation, .tgid = j->tgid, .watch_fd = j->watch_read,
         .lg_sample = sm->lg, .nrows = rows->n, .memprof_pid = getpid(),
-        .watch_ino = sm->watch_ino, .watch_write = -1,
+        .watch_ino = sm->watch_ino, .watch_write = -1, .owner_page = j->owner_page,
     };
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -647,6 +650,7 @@ static int stop_for_region(struct sampler *sm, struct target *t, size_t nrows,
     if (!rep->reused)
         sm->row_room = (sm->size - SAMPLER_CODE_SIZE - sizeof(struct sampler_data)) /
                        sizeof(struct sampler_row);
+    rep->owner_page = j->owner_page != 0;
     return 0;
 }
 
@@ -875,11 +879,30 @@ static uint64_t region_end(const struct map_list *maps, size_t i)
     return end;
 }
 
+/* Whether the region's owner page (abi.h) is still what the process made:
+ * a private anonymous read+write page holding the mark.  A forked child
+ * that inherited the region has the page zeroed; a page the program
+ * unmapped or replaced must never be read by the sampler again. */
+static bool owner_page_in_place(struct sampler *sm, struct target *t,
+                                const struct map_list *maps, uint64_t page)
+{
+    const struct map_entry *e = maps_find(maps, page);
+    uint64_t mark = 0;
+    struct mp_error ignored;
+    return (page & 0xfff) == 0 && e && e->r && e->w && !e->x && !e->shared &&
+           e->path[0] == 0 && e->end - page >= sizeof mark &&
+           mem_read(sm, t, page, &mark, sizeof mark, &ignored) == 0 &&
+           mark == SAMPLER_OWNER_MARK;
+}
+
 /* One region: its recorded slots put back, made inert; adopted for reuse
- * when its code is this memprof's.  Returns slots put back, -2 when it was
- * inert already, -1 when the region is not a sampler of this layout. */
-static long sweep_region(struct sampler *sm, struct target *t, uint64_t start, uint64_t end,
-                         struct fd_closes *fds, struct mp_error *err)
+ * when its code is this memprof's (an owner page no longer in place
+ * forgotten: the next make_watch makes one).  Returns slots put back, -2
+ * when it was inert already, -1 when the region is not a sampler of this
+ * layout. */
+static long sweep_region(struct sampler *sm, struct target *t, const struct map_list *maps,
+                         uint64_t start, uint64_t end, struct fd_closes *fds,
+                         struct mp_error *err)
 {
     struct sampler_image_header h;
     struct sampler_ctl ctl;
@@ -916,6 +939,8 @@ static long sweep_region(struct sampler *sm, struct target *t, uint64_t start, u
     }
     if (restored >= 0)
         mem_write(sm, t, start + DATA_OFF(ctl.npatches), &zero, sizeof zero, &ignored);
+    if (ctl.owner_page && !owner_page_in_place(sm, t, maps, ctl.owner_page))
+        mem_write(sm, t, start + DATA_OFF(ctl.owner_page), &zero, sizeof zero, &ignored);
     unsigned char *code = malloc(sampler_image_len);
     if (code && !sm->base && mem_read(sm, t, start, code, sampler_image_len, &ignored) == 0 &&
         memcmp(code, sampler_image, sampler_image_len) == 0) {
@@ -969,7 +994,7 @@ int sampler_sweep(struct sampler *sm, struct target *t, char *note, size_t notel
             return -1;
         }
         struct mp_error one;
-        long r = sweep_region(sm, t, m->start, region_end(&maps, i), &fds, &one);
+        long r = sweep_region(sm, t, &maps, m->start, region_end(&maps, i), &fds, &one);
         if (r < 0)
             continue;
         found++;

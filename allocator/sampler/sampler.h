@@ -39,6 +39,8 @@ struct sampler_on_report {
     size_t no_cfi;             /* objects without call-frame information */
     double build_ms, stop_us, patch_ms;
     bool reused;               /* an inert region from before was used again */
+    bool owner_page;           /* forked children are told by a page fork
+                                * wipes (else by getpid() at each sample) */
 };
 
 /* What a dump found besides the samples. */

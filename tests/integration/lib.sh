@@ -646,7 +646,7 @@ layout = {"magic": (0, "Q"), "abi": (8, "I"), "state": (12, "I"), "generation": 
           "tgid": (24, "q"), "watch_fd": (32, "i"), "lg_sample": (36, "I"),
           "nrows": (128, "Q"), "npatches": (136, "Q"), "memprof_pid": (144, "q"),
           "samples": (152, "Q"), "dropped": (160, "Q"), "truncated": (168, "Q"),
-          "live": (176, "Q")}
+          "live": (176, "Q"), "owner_page": (200, "Q")}
 start = next(int(f[0].split("-")[0], 16) for f in map(str.split, open(f"/proc/{pid}/maps"))
              if len(f) >= 6 and f[5] == "/memfd:memprof-sampler" and "x" in f[1])
 off, fmt = layout[field]
@@ -656,6 +656,22 @@ with open(f"/proc/{pid}/mem", "rb") as mem:
 PY
 }
 sampler_state_is() { [ "$(sampler_ctl "$1" state 2>/dev/null)" = "$2" ]; }
+# owner_page_ok PID: the sampler's owner page (abi.h) is a private
+# anonymous read+write page of the process holding the mark.
+owner_page_ok() {
+python3 - "$1" "$(sampler_ctl "$1" owner_page)" <<'PY'
+import struct, sys
+pid, page = sys.argv[1], int(sys.argv[2])
+maps = [l.split() for l in open(f"/proc/{pid}/maps")]
+hit = [f for f in maps if int(f[0].split("-")[0], 16) <= page < int(f[0].split("-")[1], 16)]
+if page == 0 or not hit or hit[0][1] != "rw-p" or len(hit[0]) > 5:
+    sys.exit(f"owner page {page:#x}: {hit[0] if hit else 'not mapped'}")
+with open(f"/proc/{pid}/mem", "rb") as mem:
+    mem.seek(page)
+    mark = struct.unpack("<Q", mem.read(8))[0]
+sys.exit(0 if mark == 0x6d656d70726f6621 else f"owner page holds {mark:#x}")
+PY
+}
 
 # start_serve ARGS...: memprof serve on a free loopback port (port 0: the
 # kernel's choice, read from its first line), its stderr in $SERVE_LOG

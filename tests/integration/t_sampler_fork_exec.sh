@@ -61,6 +61,44 @@ check "fork: the parent's own allocations are sampled (keep_after 409600 100)" [
 check "fork: no sample of the child's child_keep in the parent's profile" lacks_fn child_keep
 check "fork: blocks from before 'prof on' are not in the profile" lacks_fn keep_before
 
+# a child forked while the sampler is on, and still alive: it takes no
+# sample itself (the owner page reads zero in it: wiped on fork); a
+# session of its own finds the sampler it inherited, puts the child's
+# slots back, and samples it with an owner page of its own
+cmd spawn '^spawned [0-9]+'
+CHILD=$(grep -o '^spawned [0-9]*' "$TARGET_OUT" | tail -1 | cut -d' ' -f2)
+PIDS+=("$CHILD")
+child_samples=$(sampler_ctl "$CHILD" samples)
+kill -USR1 "$CHILD"
+wait_until 20 "the child's first round" grep -q '^child round ok' "$TARGET_OUT"
+check "spawn: the child's round took no sample" [ "$(sampler_ctl "$CHILD" samples)" = "$child_samples" ]
+check "spawn: the owner page reads zero in the child" \
+    [ "$(owner_page_ok "$CHILD" 2>&1)" = "owner page holds 0x0" ]
+mkfifo "$WORK/c.cmds"
+"$MEMPROF" -p "$CHILD" <"$WORK/c.cmds" >"$WORK/c.out" 2>&1 &
+CMP=$!
+PIDS+=("$CMP")
+exec 5>"$WORK/c.cmds"
+echo 'prof sample 0' >&5
+echo 'prof on' >&5
+wait_until 20 "the child's session to turn profiling on" grep -q 'profiling is now on' "$WORK/c.out"
+check "spawn: the child's session found the sampler it inherited" \
+    file_has "$WORK/c.out" 'found 1 sampler a memprof that is gone left'
+check "spawn: the child has an owner page of its own" owner_page_ok "$CHILD"
+check "spawn: not the parent's" [ "$(sampler_ctl "$CHILD" owner_page)" != "$(sampler_ctl "$PID" owner_page)" ]
+kill -USR1 "$CHILD"
+wait_until 20 "the child's second round" count_above "$TARGET_OUT" '^child round ok' 1
+echo "dump $WORK/child.heap" >&5
+wait_until 20 "the child's dump" grep -Eq '^dump1: [0-9]+ stacks' "$WORK/c.out"
+exec 5>&-
+wait "$CMP"
+check "spawn: the child's session ended well" [ $? = 0 ]
+mp "$WORK/child.heap" -e 'top --json 40'
+check "spawn: the child's round sampled exactly (child_round 409600 100)" \
+    [ "$(flat_of child_round)" = "409600 100" ]
+check "spawn: the parent's sampler is still on" sampler_state_is "$PID" 1
+kill -9 "$CHILD"
+
 # threads starting and ending while on
 cmd 'threads 8' '^threads 8 ok'
 dump_top

@@ -8,7 +8,8 @@
 # of each function are within 15 % of the truth.  While the sampler is in,
 # GOT slots of the process point into its region (read from outside);
 # after 'prof off' none does, 'dump' is refused and 'info --json' says the
-# sampler is off; the process runs on, untraced.
+# sampler is off; the process runs on, untraced.  The page that tells the
+# process from a forked child (wiped on fork) is made once and reused.
 . "$SRCDIR/tests/integration/lib.sh"
 
 CONF= start_target glibc_live
@@ -41,6 +42,9 @@ on_slots=$(got_into_sampler "$PID")
 check "on: GOT slots point into the sampler (read from outside)" [ "${on_slots:-0}" -ge 5 ]
 check "on: ctl.state is ON" sampler_state_is "$PID" 1
 check "on: ctl.npatches matches the slots seen" [ "$(sampler_ctl "$PID" npatches)" = "$on_slots" ]
+check "on: its owner page (wiped on fork) is a private anonymous page holding the mark" \
+    owner_page_ok "$PID"
+owner=$(sampler_ctl "$PID" owner_page)
 
 # (a) rate 0: exact
 round
@@ -126,6 +130,12 @@ check "off: info --json: sampler possible" [ "$(jf 'd["allocator"]["sampler"]["p
 check "off: info --json: sampler not on" [ "$(jf 'd["allocator"]["sampler"]["on"]')" = False ]
 check "off: the next session does not report a sampler left by a gone memprof" \
     err_lacks 'sampler a memprof that is gone left'
+
+mp -p "$PID" -e 'prof on' -e 'prof off'
+check "a later session's prof on/off: done" mp_ok
+check "a later session keeps the same owner page (none made per session)" \
+    [ "$(sampler_ctl "$PID" owner_page)" = "$owner" ]
+check "a later session: the owner page still holds the mark" owner_page_ok "$PID"
 
 # (e) the process runs on
 round

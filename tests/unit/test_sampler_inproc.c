@@ -404,23 +404,32 @@ START_TEST(full_table_drops_and_counts)
 }
 END_TEST
 
-/* memprof died: the write end of its pipe is closed.  The next call that
- * would sample notices, marks the sampler orphaned, and nothing is
- * sampled from then on. */
+/* memprof died: the write end of its pipe is closed.  A thread polls the
+ * pipe at its first sample and every 16th after (WATCH_EVERY): within 16
+ * samples the sampler is orphaned, and nothing is sampled from then on. */
+#define WATCH_EVERY 16
+
 START_TEST(orphan_when_memprof_is_gone)
 {
     void *before = w_malloc(10);
     ck_assert_uint_eq(sampled(), 1);
     close(img.watch[1]);
     img.watch[1] = -1;
-    void *p = w_malloc(10);
-    ck_assert_ptr_nonnull(p);
+    void *kept[WATCH_EVERY];
+    int n = 0;
+    while (n < WATCH_EVERY && img.ctl->state != SAMPLER_ORPHAN) {
+        kept[n] = w_malloc(10);
+        ck_assert_ptr_nonnull(kept[n]);
+        n++;
+    }
     ck_assert_uint_eq(img.ctl->state, SAMPLER_ORPHAN);
-    ck_assert_uint_eq(sampled(), 1);
+    ck_assert_uint_eq(sampled(), (uint64_t)n);      /* the last call noticed */
+    ck_assert_ptr_null(entry_of(kept[n - 1]));
     void *q = w_malloc(10);
-    ck_assert_uint_eq(sampled(), 1);
+    ck_assert_uint_eq(sampled(), (uint64_t)n);
     ck_assert_ptr_null(entry_of(q));
-    w_free(p);
+    for (int i = 0; i < n; i++)
+        w_free(kept[i]);
     w_free(q);
     w_free(before);
 }
@@ -449,6 +458,54 @@ START_TEST(forked_child_takes_no_sample)
     ck_assert_uint_eq(img.ctl->state, SAMPLER_ON);
     w_free(q);
     ck_assert_uint_eq(img.ctl->live, 0);
+}
+END_TEST
+
+/* With the owner page make_watch leaves (MADV_WIPEONFORK), the child is
+ * told without getpid(): tgid is made wrong here, so that only the page
+ * can tell the parent from the child. */
+START_TEST(forked_child_told_by_owner_page)
+{
+    int64_t (*make_watch)(void) =
+        (int64_t (*)(void))(void *)(img.base + header()->make_watch);
+    ck_assert_int_eq(make_watch(), 0);
+    const volatile uint64_t *owner = (const volatile uint64_t *)(uintptr_t)img.ctl->owner_page;
+    ck_assert_uint_ne(img.ctl->owner_page, 0);
+    ck_assert_uint_eq(*owner, SAMPLER_OWNER_MARK);
+    img.ctl->tgid = -1;
+    void *q = w_malloc(40);
+    ck_assert_uint_eq(sampled(), 1);
+    int ends[2];
+    ck_assert_int_eq(pipe(ends), 0);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        uint64_t seen = *owner;
+        void *p = w_malloc(24);
+        w_free(q);
+        w_free(p);
+        _exit(write(ends[1], &seen, sizeof seen) == sizeof seen && p != NULL ? 0 : 1);
+    }
+    close(ends[1]);
+    uint64_t child_saw = 1;
+    ck_assert_int_eq(read(ends[0], &child_saw, sizeof child_saw), sizeof child_saw);
+    close(ends[0]);
+    int status = 0;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    ck_assert_uint_eq(child_saw, 0);                  /* wiped in the child */
+    ck_assert_uint_eq(*owner, SAMPLER_OWNER_MARK);    /* kept here */
+    ck_assert_uint_eq(sampled(), 1);
+    ck_assert_uint_eq(img.ctl->live, 1);
+    ck_assert_ptr_nonnull(entry_of(q));
+    w_free(q);
+    ck_assert_uint_eq(img.ctl->live, 0);
+    /* a second make_watch (the next session) keeps the same page */
+    ck_assert_int_eq(make_watch(), 0);
+    ck_assert_ptr_eq((const void *)(uintptr_t)img.ctl->owner_page, (const void *)owner);
+    close(img.ctl->watch_fd);
+    close(img.ctl->watch_write);
+    munmap((void *)(uintptr_t)owner, 4096);
 }
 END_TEST
 
@@ -548,6 +605,30 @@ START_TEST(walk_follows_frame_pointer_rows)
 }
 END_TEST
 
+/* Frames far apart: the walk reads pages the wrapper's own is not. */
+CHAIN static void *deep_wide(int depth)
+{
+    volatile char pad[1500];
+    pad[0] = (char)depth;
+    void *p = depth ? deep_wide(depth - 1) : w_malloc(8);
+    AFTER_CALL();
+    return pad[0] == (char)depth ? p : NULL;
+}
+
+START_TEST(walk_crosses_many_pages)
+{
+    chain_rows(16);
+    void *p = deep_wide(24);                 /* about 36 KiB: 9 pages and more */
+    struct sampler_entry *e = entry_of(p);
+    ck_assert_ptr_nonnull(e);
+    ck_assert_uint_eq(e->truncated, 0);
+    ck_assert_uint_eq(e->nframes, 26);       /* 25 deep_wide, then the test */
+    for (int i = 1; i < 25; i++)
+        ck_assert_uint_eq(e->frames[i], e->frames[1]);
+    w_free(p);
+}
+END_TEST
+
 START_TEST(walk_stops_at_max_frames)
 {
     chain_rows(16);
@@ -628,6 +709,52 @@ START_TEST(make_watch_records_the_pipe)
 }
 END_TEST
 
+/* Pages found readable together are only those before the first that is
+ * not: a walk from a readable page up to an unreadable one right after it
+ * must read that one through the kernel (and stop), never directly.  The
+ * CFA is moved far up the stack (as by a wrong row) into a readable
+ * region A whose words send the walk to A's last page, and from there one
+ * page on, into B, which cannot be read. */
+START_TEST(walk_stops_at_the_page_that_cannot_be_read)
+{
+    uintptr_t here = (uintptr_t)__builtin_frame_address(0);
+    const size_t span = 2u << 20, page = 4096;
+    uint64_t *a = MAP_FAILED;
+    int32_t off = 0;
+    for (int lg = 24; lg <= 30 && a == MAP_FAILED; lg++) {
+        off = (int32_t)1 << lg;
+        uintptr_t at = ((here + (uintptr_t)off) & ~(uintptr_t)0xfffff) - span / 2;
+        a = mmap((void *)at, span + page, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+        if (a != MAP_FAILED && a != (void *)at) {
+            munmap(a, span + page);
+            a = MAP_FAILED;
+        }
+    }
+    ck_assert_ptr_ne(a, MAP_FAILED);
+    uintptr_t a_end = (uintptr_t)a + span;
+    ck_assert_int_eq(mprotect((void *)a_end, page, PROT_NONE), 0);     /* B */
+    uint64_t ra = (uintptr_t)chain_b + 1;
+    size_t words = span / 8;
+    for (size_t i = 0; i + 1 < words; i += 2) {    /* for a CFA x: fp at x-16, ra at x-8 */
+        a[i] = (a_end - 16) - (uint64_t)off;       /* next CFA: A's last pair */
+        a[i + 1] = ra;
+    }
+    a[words - 4] = (a_end + 64) - (uint64_t)off;   /* from there: into B */
+    a[words - 3] = ra;
+    chain_rows(off);
+    void *p = chain_a(50);
+    struct sampler_entry *e = entry_of(p);
+    ck_assert_ptr_nonnull(e);
+    ck_assert_uint_eq(e->nframes, 3);    /* chain_c; A's middle; A's last page */
+    ck_assert_uint_eq(e->frames[1], ra);
+    ck_assert_uint_eq(e->frames[2], ra);
+    ck_assert_uint_eq(e->truncated, 1);
+    w_free(p);
+    munmap(a, span + page);
+}
+END_TEST
+
 static Suite *sampler_inproc_suite(void)
 {
     Suite *s = suite_create("sampler_inproc");
@@ -645,9 +772,12 @@ static Suite *sampler_inproc_suite(void)
     tcase_add_test(tc, full_table_drops_and_counts);
     tcase_add_test(tc, orphan_when_memprof_is_gone);
     tcase_add_test(tc, forked_child_takes_no_sample);
+    tcase_add_test(tc, forked_child_told_by_owner_page);
     tcase_add_test(tc, off_takes_no_sample);
     tcase_add_test(tc, walk_follows_frame_pointer_rows);
+    tcase_add_test(tc, walk_crosses_many_pages);
     tcase_add_test(tc, walk_stops_at_max_frames);
+    tcase_add_test(tc, walk_stops_at_the_page_that_cannot_be_read);
     tcase_add_test(tc, walk_survives_rows_into_unreadable_memory);
     suite_add_tcase(s, tc);
     return s;

@@ -18,6 +18,9 @@
 #define ARCH_SYS_PROCESS_VM_READV  310
 #define ARCH_SYS_PIPE2             293
 #define ARCH_SYS_FSTAT             5
+#define ARCH_SYS_MMAP              9
+#define ARCH_SYS_MUNMAP            11
+#define ARCH_SYS_MADVISE           28
 #define ARCH_STAT_WORDS            18     /* sizeof(struct stat) / 8 */
 
 #define ARCH_PAGE_SIZE 4096u

@@ -14,8 +14,12 @@
  * process, on any thread, in a signal handler that interrupted one of its
  * own calls, and in a forked child that shares its data: no locks, atomic
  * operations on every shared word, a small stack frame, errno untouched,
- * and every read of the stack beyond its own frame made through
- * process_vm_readv, so that a wrong unwind row cannot fault. */
+ * and every read of the stack beyond its own frame's page first checked
+ * through process_vm_readv, so that a wrong unwind row cannot fault.  A
+ * sample costs no system call when its walk stays in pages already
+ * checked: the process is told from a forked child by a page that fork
+ * wipes, and memprof's pipe is polled once per WATCH_EVERY samples of a
+ * thread. */
 #include <stddef.h>
 #include <stdint.h>
 
@@ -163,11 +167,38 @@ static int64_t next_interval(uint64_t *rng, uint32_t lg)
 
 /* ---- the process and memprof ------------------------------------------ */
 
-/* A forked child shares the data (the memfd is mapped shared) but must
- * leave it alone: its blocks are not the process's. */
+/* A forked child has the data too (a copy-on-write copy in a target, the
+ * same pages in the unit test) but must leave it alone: its blocks are not
+ * the process's, and every page it wrote would be copied.  The owner page
+ * tells it without a system call: fork gives the child a zeroed one. */
 static int in_own_process(void)
 {
+    const volatile uint64_t *owner =
+        (const volatile uint64_t *)(uintptr_t)__atomic_load_n(&CTL->owner_page,
+                                                              __ATOMIC_ACQUIRE);
+    if (owner != 0)
+        return *owner == SAMPLER_OWNER_MARK;
     return ARCH_SYSCALL0(ARCH_SYS_GETPID) == LOAD(&CTL->tgid);
+}
+
+/* The owner page, made once (make_watch) and kept for every later
+ * session: private, anonymous, wiped on fork.  Without MADV_WIPEONFORK
+ * (Linux before 4.14) there is none and in_own_process asks getpid(). */
+static void make_owner_page(void)
+{
+    if (LOAD(&CTL->owner_page) != 0)
+        return;
+    int64_t page = ARCH_SYSCALL6(ARCH_SYS_MMAP, 0, ARCH_PAGE_SIZE, KERNEL_PROT_RW,
+                                 KERNEL_MAP_PRIVATE_ANON, (uint64_t)-1, 0);
+    if (page < 0 && page > -4096)
+        return;
+    if (ARCH_SYSCALL6(ARCH_SYS_MADVISE, (uint64_t)page, ARCH_PAGE_SIZE,
+                      KERNEL_MADV_WIPEONFORK, 0, 0, 0) != 0) {
+        ARCH_SYSCALL6(ARCH_SYS_MUNMAP, (uint64_t)page, ARCH_PAGE_SIZE, 0, 0, 0, 0);
+        return;
+    }
+    *(volatile uint64_t *)(uintptr_t)page = SAMPLER_OWNER_MARK;
+    __atomic_store_n(&CTL->owner_page, (uint64_t)page, __ATOMIC_RELEASE);
 }
 
 /* memprof holds the write end of the watch pipe; when it dies the read end
@@ -182,6 +213,11 @@ static int memprof_gone(void)
     return n > 0 && pfd.revents != 0;
 }
 
+/* The pipe is polled at a thread's first sample and every WATCH_EVERY-th
+ * after: a dead memprof is noticed within that many samples of a thread
+ * (each taken into the bounded table, read by nobody). */
+#define WATCH_EVERY 16
+
 static void become_orphan(void)
 {
     uint32_t on = SAMPLER_ON;
@@ -190,34 +226,58 @@ static void become_orphan(void)
 
 /* ---- the stack walk ---------------------------------------------------- */
 
-/* Reads of the process's stack that cannot fault: a word is read with
+/* Reads of the process's stack that cannot fault.  The pages known
+ * readable are one range: at first the page of the wrapper's own frame
+ * (the thread runs on it); a word outside is first checked with
  * process_vm_readv on the process itself, which fails instead of faulting
- * on memory that is not mapped; once a word of a page was read that way,
- * the rest of that page is read directly (stacks do not go away under the
- * thread that walks them). */
+ * on memory that is not mapped, one word from each of PROBE_PAGES pages
+ * from the word's own in one call: it stops at the first page that is not
+ * there, and the pages before it become the range.  Words inside are read
+ * directly (stacks do not go away under the thread that walks them). */
+#define PROBE_PAGES 4
+
 struct stack_reader {
-    uint64_t page;             /* a page known readable, 0: none yet */
+    uint64_t lo, hi;           /* [lo, hi): pages known readable */
 };
 
 typedef uint64_t unaligned_u64 __attribute__((aligned(1), may_alias));
 
-static int read_word(struct stack_reader *rd, uint64_t addr, uint64_t *out)
+static struct stack_reader reader_at(const uint64_t *frame)
+{
+    uint64_t page = (uint64_t)(uintptr_t)frame & ~(uint64_t)(ARCH_PAGE_SIZE - 1);
+    struct stack_reader rd = { page, page + ARCH_PAGE_SIZE };
+    return rd;
+}
+
+static int known_readable(const struct stack_reader *rd, uint64_t addr)
+{
+    return addr >= rd->lo && addr < rd->hi && rd->hi - addr >= sizeof(uint64_t);
+}
+
+static int probe_pages(struct stack_reader *rd, uint64_t addr)
 {
     uint64_t page = addr & ~(uint64_t)(ARCH_PAGE_SIZE - 1);
-    int one_page = (addr & (ARCH_PAGE_SIZE - 1)) <= ARCH_PAGE_SIZE - sizeof(uint64_t);
-    if (rd->page != 0 && page == rd->page && one_page) {
-        *out = *(const volatile unaligned_u64 *)(uintptr_t)addr;
-        return 1;
+    uint64_t words[PROBE_PAGES];
+    struct kernel_iovec local[PROBE_PAGES], remote[PROBE_PAGES];
+    for (uint32_t i = 0; i < PROBE_PAGES; i++) {
+        local[i] = (struct kernel_iovec){ (uint64_t)(uintptr_t)&words[i], sizeof words[i] };
+        remote[i] = (struct kernel_iovec){ page + (uint64_t)i * ARCH_PAGE_SIZE, sizeof words[i] };
     }
-    struct kernel_iovec local = { (uint64_t)(uintptr_t)out, sizeof *out };
-    struct kernel_iovec remote = { addr, sizeof *out };
     int64_t n = ARCH_SYSCALL6(ARCH_SYS_PROCESS_VM_READV, (uint64_t)LOAD(&CTL->tgid),
-                              (uint64_t)(uintptr_t)&local, 1,
-                              (uint64_t)(uintptr_t)&remote, 1, 0);
-    if (n != (int64_t)sizeof *out)
+                              (uint64_t)(uintptr_t)local, PROBE_PAGES,
+                              (uint64_t)(uintptr_t)remote, PROBE_PAGES, 0);
+    if (n < (int64_t)sizeof(uint64_t))
         return 0;
-    if (one_page)
-        rd->page = page;
+    rd->lo = page;
+    rd->hi = page + (uint64_t)(n / (int64_t)sizeof(uint64_t)) * ARCH_PAGE_SIZE;
+    return 1;
+}
+
+static int read_word(struct stack_reader *rd, uint64_t addr, uint64_t *out)
+{
+    if (!known_readable(rd, addr) && (!probe_pages(rd, addr) || !known_readable(rd, addr)))
+        return 0;
+    *out = *(const volatile unaligned_u64 *)(uintptr_t)addr;
     return 1;
 }
 
@@ -278,7 +338,7 @@ static enum step step_out(struct arch_walk_regs *r, struct stack_reader *rd)
 static uint32_t walk_stack(const uint64_t *frame, struct sampler_entry *e)
 {
     struct arch_walk_regs r = arch_walk_start(frame);
-    struct stack_reader rd = { 0 };
+    struct stack_reader rd = reader_at(frame);
     uint32_t n = 0, truncated = 0;
     e->frames[n++] = r.pc;
     for (;;) {
@@ -452,7 +512,9 @@ static NOINLINE void sample_slow(struct sampler_thread *t, uint64_t ptr, uint64_
     STORE(&t->rng, rng);
     if (!in_own_process())
         return;
-    if (memprof_gone()) {
+    uint64_t draws = LOAD(&t->draws);
+    STORE(&t->draws, draws + 1);
+    if (draws % WATCH_EVERY == 0 && memprof_gone()) {
         become_orphan();
         return;
     }
@@ -475,6 +537,7 @@ static NOINLINE void count_new_owner(struct sampler_thread *t, uint64_t tp, uint
     int64_t left = next_interval(&rng, LOAD(&CTL->lg_sample)) - (int64_t)size;
     STORE(&t->rng, rng);
     STORE(&t->generation, gen);
+    STORE(&t->draws, 0);
     STORE(&t->tp, tp);
     STORE(&t->bytes_left, left);
     if (left <= 0)
@@ -537,6 +600,7 @@ EXPORT int64_t sampler_make_watch(void)
 {
     int32_t fds[2];
     uint64_t st[ARCH_STAT_WORDS];
+    make_owner_page();
     int64_t r = ARCH_SYSCALL6(ARCH_SYS_PIPE2, (uint64_t)(uintptr_t)fds, KERNEL_O_CLOEXEC,
                               0, 0, 0, 0);
     if (r < 0)

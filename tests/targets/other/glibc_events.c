@@ -6,6 +6,9 @@
  *   fork       a child runs child_keep() (2000 x 4 KiB kept, checked,
  *              freed, 5 times over) and exits 0 if all was well;
  *              the parent waits: "fork ok" or "fork BAD STATUS"
+ *   spawn      a child that lives on: "spawned PID"; on each SIGUSR1 it runs
+ *              child_round() (100 x 4 KiB kept): "child round ok"; it
+ *              dies with the parent
  *   threads N  N threads run thread_keep() (100 x 8 KiB each, kept) and
  *              end; "threads N ok" once all are joined
  *   dlopen LIB dlopen()s LIB and calls its plugin_keep(); "dlopen ok BYTES"
@@ -17,6 +20,8 @@
  */
 #include <dlfcn.h>
 #include <pthread.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +71,31 @@ __attribute__((noinline)) static int child_keep(void)
     return 0;
 }
 
+static void *child_kept[100000];
+
+__attribute__((noinline)) static void child_round(void)
+{
+    static size_t n;
+    for (int i = 0; i < 100 && n < 100000; i++)
+        child_kept[n++] = malloc(4096);
+}
+
+static void child_lives_on(void)
+{
+    sigset_t usr1;
+    sigemptyset(&usr1);
+    sigaddset(&usr1, SIGUSR1);
+    sigprocmask(SIG_BLOCK, &usr1, NULL);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    for (;;) {
+        int sig;
+        if (sigwait(&usr1, &sig) == 0) {
+            child_round();
+            printf("child round ok %p\n", child_kept[0]);
+        }
+    }
+}
+
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 __attribute__((noinline)) static void thread_keep(void)
@@ -110,6 +140,12 @@ int main(int argc, char **argv)
                 printf("fork BAD %d\n", st);
             else
                 printf("fork ok\n");
+        } else if (strcmp(line, "spawn") == 0) {
+            fflush(stdout);
+            pid_t c = fork();
+            if (c == 0)
+                child_lives_on();
+            printf("spawned %d\n", (int)c);
         } else if (strncmp(line, "threads ", 8) == 0) {
             int n = atoi(line + 8);
             pthread_t th[64];
