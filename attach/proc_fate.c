@@ -47,6 +47,19 @@ static bool mm_alive(int mem_fd)
     return pread(mem_fd, &b, 1, 0) != 0;
 }
 
+int proc_fate_anchor(pid_t pid)
+{
+    char mem[96];
+    threads_proc_dir(pid, mem, sizeof mem - 4);     /* a live thread's */
+    strcat(mem, "/mem");
+    int fd = open(mem, O_RDONLY | O_CLOEXEC);
+    if (fd >= 0 && !mm_alive(fd)) {
+        close(fd);
+        fd = -1;
+    }
+    return fd;
+}
+
 enum proc_fate proc_fate(pid_t pid, int mem_fd, unsigned long long start_time)
 {
     if (mem_fd < 0 || mm_alive(mem_fd))

@@ -23,6 +23,11 @@ unsigned long long proc_start_time(pid_t pid);
  * (0: not compared).  PROC_SAME also when it cannot tell (mem_fd < 0). */
 enum proc_fate proc_fate(pid_t pid, int mem_fd, unsigned long long start_time);
 
+/* /proc/PID/mem of a live thread, opened to anchor proc_fate, or -1 when
+ * it cannot be opened or the process has no address space any more (a
+ * zombie: then there is no program to tell a fate from). */
+int proc_fate_anchor(pid_t pid);
+
 /* Is a thread of the process blocked inside execve (waiting for the
  * others to die)?  Its leader may look like a zombie meanwhile. */
 bool proc_exec_in_progress(pid_t pid);

@@ -307,31 +307,45 @@ static void exec_under_way(pid_t pid, struct mp_error *err)
                  "attaching to it: attach to it again", pid);
 }
 
+/* A refusal before the lock was taken may be the process exec'ing or
+ * exiting under the checks (a thread's /proc directory gone between
+ * choosing it and reading it): then say that instead. */
+static void lock_refused(pid_t pid, int anchor, unsigned long long start_time,
+                         struct mp_error *err)
+{
+    enum proc_fate fate = proc_fate(pid, anchor, start_time);
+    if (fate != PROC_SAME)
+        proc_fate_error(pid, fate, "while memprof was attaching to it", err);
+    else if (proc_exec_in_progress(pid))
+        exec_under_way(pid, err);
+}
+
 struct target *target_open_with(pid_t pid, const struct target_options *opts,
                                 const struct target_probe *probe, struct mp_error *err)
 {
     int lock_fd;
+    /* Opened first: whatever the process does meanwhile (exit, exec), what
+     * follows is checked against the program it ran then. */
+    unsigned long long start_time = proc_start_time(pid);
+    int anchor = proc_fate_anchor(pid);
     if (lock_target(pid, &lock_fd, err) < 0) {
         session_lock_release(lock_fd);
-        if (proc_exec_in_progress(pid))
-            exec_under_way(pid, err);
+        lock_refused(pid, anchor, start_time, err);
+        if (anchor >= 0)
+            close(anchor);
         return NULL;
     }
     struct target *t = calloc(1, sizeof *t);
     if (!t) {
         session_lock_release(lock_fd);
+        if (anchor >= 0)
+            close(anchor);
         mp_error_set(err, "out of memory");
         return NULL;
     }
     t->pid = pid;
-    /* Opened first: whatever the process does meanwhile (exit, exec), what
-     * follows is checked against the program it ran then. */
-    char mem[96];
-    threads_proc_dir(pid, mem, sizeof mem - 4);     /* a live thread's */
-    strcat(mem, "/mem");
-    int anchor = open(mem, O_RDONLY | O_CLOEXEC);
     t->lock_fd = lock_fd;
-    t->start_time = proc_start_time(pid);
+    t->start_time = start_time;
     t->exe = read_exe(pid);
     t->ctx.mem_fd = -1;
     read_owner(t);
