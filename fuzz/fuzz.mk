@@ -13,7 +13,7 @@ FUZZ_CFLAGS   = -std=gnu11 -D_GNU_SOURCE -I. -g -O1 -Wall -Wextra -Werror \
 FUZZ_NAMES    = profile maps input procmem glibc_info cfi_rows serve_query web_config aranges abbrev_end
 FUZZ_BIN      = $(FUZZ_NAMES:%=$(FUZZ_DIR)/fuzz_%)
 
-FUZZ_SRC_profile = fuzz/fuzz_profile.c lib/profile/profile.c lib/profile/addr_tokens.c lib/base/u64map.c \
+FUZZ_SRC_profile = fuzz/fuzz_profile.c lib/profile/profile.c lib/profile/addr_tokens.c lib/profile/addr_line.c lib/base/u64map.c \
                    lib/proc/maps.c lib/base/error.c
 FUZZ_SRC_maps    = fuzz/fuzz_maps.c lib/proc/maps.c lib/base/error.c
 FUZZ_SRC_procmem = fuzz/fuzz_procmem.c lib/proc/procmem.c lib/proc/environ.c lib/proc/maps.c lib/base/error.c
@@ -36,7 +36,7 @@ FUZZ_OPT_glibc_info = -dict=fuzz/glibc_info.dict
 .PHONY: fuzz fuzz-build
 fuzz-build: $(FUZZ_BIN)
 
-$(FUZZ_DIR)/fuzz_%: fuzz/fuzz_%.c lib/profile/profile.c lib/profile/profile.h lib/proc/maps.c lib/proc/maps.h lib/base/error.c lib/base/error.h lib/proc/procmem.c lib/proc/procmem.h lib/proc/environ.c lib/proc/environ.h \
+$(FUZZ_DIR)/fuzz_%: fuzz/fuzz_%.c lib/profile/profile.c lib/profile/profile.h lib/profile/addr_line.c lib/profile/addr_line.h lib/profile/addr_tokens.c lib/profile/addr_tokens.h lib/proc/maps.c lib/proc/maps.h lib/base/error.c lib/base/error.h lib/proc/procmem.c lib/proc/procmem.h lib/proc/environ.c lib/proc/environ.h \
                     lib/mallinfo/glibc_info.c lib/mallinfo/glibc_info.h \
                     lib/elf/cfi_rows.c lib/elf/cfi_rows.h lib/symbolize/aranges.c lib/symbolize/aranges.h lib/symbolize/abbrev_end.c lib/symbolize/abbrev_end.h serve/query.c serve/query.h serve/targets.c \
                     serve/web_config.c serve/web_config.h \

@@ -10,6 +10,7 @@
 #include "lib/profile/profile.h"
 #include "lib/base/array.h"
 #include "lib/base/u64map.h"
+#include "lib/profile/addr_line.h"
 #include "lib/profile/addr_tokens.h"
 
 #include <errno.h>
@@ -53,9 +54,13 @@ struct reader {
     enum sampling sampling;
     double rate;
     struct unsampled memo[1 << MEMO_BITS];   /* see unsample_memo */
+    struct counts last;      /* the counts unsample_counts saw last... */
+    struct profile_values last_v;   /* ...and what they gave */
+    bool last_ok;
     size_t cap_frames, cap_stacks, cap_samples, cap_threads;
     struct u64map addr_ids;  /* return address -> its index in prof->addrs */
     struct addr_tokens tokens;  /* address texts read -> the same index */
+    struct addr_line line;   /* the previous "@" line, for what the next shares */
     size_t cap_addrs;
     uint32_t *slots;         /* thread id hash: index + 1, 0 = empty */
     size_t nslots;
@@ -133,11 +138,18 @@ static void unsample_memo(struct reader *r, uint64_t n, uint64_t s, double *out_
 
 static struct profile_values unsample_counts(struct reader *r, const struct counts *c)
 {
+    /* A stack's thread line usually repeats its t* line's counts. */
+    if (r->last_ok && c->n1 == r->last.n1 && c->s1 == r->last.s1 &&
+        c->n2 == r->last.n2 && c->s2 == r->last.s2)
+        return r->last_v;
     struct profile_values v;
     unsample_memo(r, c->n1, c->s1, &v.inuse_objects, &v.inuse_bytes);
     unsample_memo(r, c->n2, c->s2, &v.alloc_objects, &v.alloc_bytes);
     if (c->n2 || c->s2)
         r->prof->has_alloc = true;
+    r->last = *c;
+    r->last_v = v;
+    r->last_ok = true;
     return v;
 }
 
@@ -340,6 +352,45 @@ static int parse_counts(struct reader *r, const char **p, const char *end,
     return 0;
 }
 
+/* The digits at *p, at most 19 (no overflow possible); false when there
+ * are none or more. */
+static inline bool quick_decimal(const char **p, const char *end, uint64_t *out)
+{
+    const char *s = *p, *limit = end - s > 19 ? s + 19 : end;
+    uint64_t v = 0;
+    unsigned d;
+    while (s < limit && (d = (unsigned)(*s - '0')) < 10) {
+        v = v * 10 + d;
+        s++;
+    }
+    if (s == *p || (s < end && (unsigned)(*s - '0') < 10))
+        return false;
+    *p = s;
+    *out = v;
+    return true;
+}
+
+/* The literal lit (n bytes) at *p, stepped over. */
+static inline bool quick_literal(const char **p, const char *end, const char *lit, size_t n)
+{
+    if ((size_t)(end - *p) < n || memcmp(*p, lit, n) != 0)
+        return false;
+    *p += n;
+    return true;
+}
+
+/* " c: b [c: b]" to the end of the line, spaced exactly as jemalloc
+ * writes it: each character tested once, with no message to prepare.
+ * false on anything else, which parse_counts then reads (and explains). */
+static bool quick_counts(const char *p, const char *end, struct counts *c)
+{
+    return quick_literal(&p, end, " ", 1) && quick_decimal(&p, end, &c->n1) &&
+           quick_literal(&p, end, ": ", 2) && quick_decimal(&p, end, &c->s1) &&
+           quick_literal(&p, end, " [", 2) && quick_decimal(&p, end, &c->n2) &&
+           quick_literal(&p, end, ": ", 2) && quick_decimal(&p, end, &c->s2) &&
+           quick_literal(&p, end, "]", 1) && p == end;
+}
+
 /* ---- growing arrays ---- */
 
 /* The new part of a big array will be written soon: fault its pages in
@@ -521,36 +572,68 @@ static int64_t read_address(struct reader *r, const char **pp, const char *end)
     return id;
 }
 
-/* The addresses of an "@ ..." list, appended to prof->frames.  jemalloc
- * writes "0x..." (and "0" for a null frame); bare hex is accepted too.
- * A token seen before is known by its text (addr_tokens.h); the 16 bytes
- * that takes may run past the line, never past the text read. */
-static int parse_addresses(struct reader *r, const char *p, const char *end)
+/* The address tokens in p[0..end), appended to prof->frames at *n (with
+ * room for them); their offsets from line go to r->line when record. */
+static int read_tokens(struct reader *r, const char *line, const char *p, const char *end,
+                       size_t *n, bool record)
 {
-    if (reserve_frames(r, (size_t)(end - p)))
-        return -1;
     uint32_t *frames = r->prof->frames;
-    size_t n = r->prof->nframes;
     for (;;) {
         while (p < end && is_space(*p))
             p++;
         if (p >= end)
-            break;
-        if (n >= UINT32_MAX)
+            return 0;
+        if (*n >= UINT32_MAX)
             return fail(r, "too many frames in one profile (more than 2^32)");
+        const char *tok = p;
         size_t len;
         uint32_t known;
         if (addr_tokens_find(&r->tokens, p, r->end, &len, &known) && len <= (size_t)(end - p) &&
             (p + len == end || is_space(p[len]))) {
-            frames[n++] = known;
-            p += len + (p + len < end);   /* and the space after it */
-            continue;
+            frames[(*n)++] = known;
+            p += len;
+        } else {
+            int64_t id = read_address(r, &p, end);
+            if (id < 0)
+                return -1;
+            frames[(*n)++] = (uint32_t)id;
         }
-        int64_t id = read_address(r, &p, end);
-        if (id < 0)
-            return -1;
-        frames[n++] = (uint32_t)id;
+        if (record)
+            addr_line_token(&r->line, (size_t)(tok - line), (size_t)(p - line));
+        p += p < end;                     /* the space after it */
     }
+}
+
+/* The addresses of an "@ ..." list, appended to prof->frames.  jemalloc
+ * writes "0x..." (and "0" for a null frame); bare hex is accepted too.
+ * The first and last tokens the line shares with the previous "@" line
+ * are that line's frames (addr_line.h); a token seen before is known by
+ * its text (addr_tokens.h); the 16 bytes that takes may run past the
+ * line, never past the text read. */
+static int parse_addresses(struct reader *r, const char *p, const char *end)
+{
+    if (reserve_frames(r, (size_t)(end - p)))
+        return -1;
+    struct addr_line *m = &r->line;
+    size_t n = r->prof->nframes, len = (size_t)(end - p);
+    if (m->valid && m->frame0 + m->ntokens != n)
+        addr_line_forget(m);              /* its frames are not the last ones */
+    struct addr_line_share sh = addr_line_compare(m, p, len);
+    if (n + sh.head + sh.tail >= UINT32_MAX)
+        sh = (struct addr_line_share){0, 0, 0, len};
+    size_t prev0 = m->frame0, prevn = m->ntokens;
+    bool record = addr_line_begin(m, len, &sh) == 0;
+    uint32_t *frames = r->prof->frames;
+    memcpy(frames + n, frames + prev0, sh.head * sizeof *frames);
+    n += sh.head;
+    if (read_tokens(r, p, p + sh.mid_s, p + sh.mid_e, &n, record)) {
+        addr_line_forget(m);
+        return -1;
+    }
+    memcpy(frames + n, frames + prev0 + prevn - sh.tail, sh.tail * sizeof *frames);
+    n += sh.tail;
+    if (record)
+        addr_line_end(m, p, len, &sh, r->prof->nframes);
     r->prof->nframes = n;
     return 0;
 }
@@ -683,7 +766,9 @@ static int v2_thread_line(struct reader *r, const struct line *l)
         return fail(r, "expected 't*:' or 't<thread id>:', found %s", quote(l->s, e, q, sizeof q));
     }
     struct counts c;
-    if (expect_char(r, &p, e, ':') || parse_counts(r, &p, e, &c))
+    if (p < e && *p == ':' && quick_counts(p + 1, e, &c))
+        p = e;
+    else if (expect_char(r, &p, e, ':') || parse_counts(r, &p, e, &c))
         return -1;
     skip_spaces(&p, e);
     if (r->prof->nstacks == 0) {
@@ -1003,6 +1088,7 @@ static struct profile *parse_with(struct reader *r, const char *name, struct mp_
     free(r->slots);
     u64map_free(&r->addr_ids);
     addr_tokens_free(&r->tokens);
+    addr_line_free(&r->line);
     if (rc) {
         profile_free(p);
         return NULL;

@@ -251,6 +251,64 @@ START_TEST(v2_odd_stacks)
 }
 END_TEST
 
+/* Stacks that share first and last frames with the one before, in many
+ * ways (one frame more or less, the same frame repeated, a token that is
+ * a prefix of another, spaces doubled, tabs, identical lines): each frame
+ * must be what the text says, read independently with strtoull. */
+START_TEST(v2_stacks_sharing_frames)
+{
+    static const char *const toks[] = {
+        "0x10", "0x1", "0x100", "0x7f0000001000", "0x7f00000010", "0", "0x10a", "ABC",
+    };
+    static const char *const seps[] = {" ", " ", " ", "  ", "\t", " \t "};
+    static char text[1 << 20];
+    static char lines[2000][200];
+    uint64_t seed = 0x9e3779b97f4a7c15ull;
+    int n = snprintf(text, sizeof text, "heap_v2/0\n");
+    size_t nlines = 0;
+    char prev[200] = "";
+    for (; nlines < 2000; nlines++) {
+        char *l = lines[nlines];
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        unsigned how = (unsigned)(seed >> 60) % 4;
+        if (how == 0 && prev[0]) {
+            strcpy(l, prev);                       /* the same line again */
+        } else {
+            size_t len = 0;
+            unsigned count = (unsigned)(seed >> 33) % 9;
+            for (unsigned i = 0; i < count; i++) {
+                seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+                /* mostly the previous line's token at this place */
+                const char *t = toks[(seed >> 40) % 8];
+                if ((seed >> 20) % 4 && i < 8)
+                    t = toks[(i * 3 + (how == 1 ? 0 : i / 4)) % 8];
+                len += (size_t)snprintf(l + len, 200 - len, "%s%s",
+                                        seps[(seed >> 50) % 6], t);
+            }
+            l[len] = '\0';
+        }
+        strcpy(prev, l);
+        n += snprintf(text + n, sizeof text - (size_t)n, "@%s\n  t*: 1: 8 [0: 0]\n", l);
+    }
+    snprintf(text + n, sizeof text - (size_t)n, MAPS);
+    struct profile *p = parse(text);
+    ck_assert_msg(p != NULL, "%s", err.msg);
+    ck_assert_uint_eq(p->nstacks, nlines);
+    for (size_t i = 0; i < nlines; i++) {
+        char buf[200], *save = NULL;
+        strcpy(buf, lines[i]);
+        size_t k = 0;
+        for (char *t = strtok_r(buf, " \t", &save); t; t = strtok_r(NULL, " \t", &save), k++) {
+            ck_assert_uint_lt(k, p->stacks[i].nframes);
+            ck_assert_uint_eq(profile_frame(p, p->stacks[i].frame0 + k), strtoull(t, NULL, 16));
+        }
+        ck_assert_msg(k == p->stacks[i].nframes, "stack %zu: %zu frames, read %u", i, k,
+                      p->stacks[i].nframes);
+    }
+    profile_free(p);
+}
+END_TEST
+
 /* Addresses of every length from 1 to 16 digits (and longer with leading
  * zeros), in either case, with and without 0x, each also last on its line
  * and followed by one to eight more characters: the reader takes eight
@@ -874,6 +932,7 @@ static Suite *profile_suite(void)
     tcase_add_test(tc, v2_period_one_and_zero);
     tcase_add_test(tc, v2_odd_stacks);
     tcase_add_test(tc, v2_address_lengths);
+    tcase_add_test(tc, v2_stacks_sharing_frames);
     tcase_add_test(tc, v2_megabyte_line);
     tcase_add_test(tc, v2_many_threads);
     suite_add_tcase(s, tc);
