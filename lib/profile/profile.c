@@ -121,7 +121,9 @@ static void unsample_memo(struct reader *r, uint64_t n, uint64_t s, double *out_
 {
     *out_n = (double)n;
     *out_s = (double)s;
-    if (r->sampling != SAMPLING_V2 || n == 0) {
+    if (n == 0)
+        return;                        /* no objects: nothing to scale */
+    if (r->sampling != SAMPLING_V2) {
         unsample_pair(r, out_n, out_s);
         return;
     }
@@ -350,45 +352,6 @@ static int parse_counts(struct reader *r, const char **p, const char *end,
         expect_char(r, p, end, ']'))
         return -1;
     return 0;
-}
-
-/* The digits at *p, at most 19 (no overflow possible); false when there
- * are none or more. */
-static inline bool quick_decimal(const char **p, const char *end, uint64_t *out)
-{
-    const char *s = *p, *limit = end - s > 19 ? s + 19 : end;
-    uint64_t v = 0;
-    unsigned d;
-    while (s < limit && (d = (unsigned)(*s - '0')) < 10) {
-        v = v * 10 + d;
-        s++;
-    }
-    if (s == *p || (s < end && (unsigned)(*s - '0') < 10))
-        return false;
-    *p = s;
-    *out = v;
-    return true;
-}
-
-/* The literal lit (n bytes) at *p, stepped over. */
-static inline bool quick_literal(const char **p, const char *end, const char *lit, size_t n)
-{
-    if ((size_t)(end - *p) < n || memcmp(*p, lit, n) != 0)
-        return false;
-    *p += n;
-    return true;
-}
-
-/* " c: b [c: b]" to the end of the line, spaced exactly as jemalloc
- * writes it: each character tested once, with no message to prepare.
- * false on anything else, which parse_counts then reads (and explains). */
-static bool quick_counts(const char *p, const char *end, struct counts *c)
-{
-    return quick_literal(&p, end, " ", 1) && quick_decimal(&p, end, &c->n1) &&
-           quick_literal(&p, end, ": ", 2) && quick_decimal(&p, end, &c->s1) &&
-           quick_literal(&p, end, " [", 2) && quick_decimal(&p, end, &c->n2) &&
-           quick_literal(&p, end, ": ", 2) && quick_decimal(&p, end, &c->s2) &&
-           quick_literal(&p, end, "]", 1) && p == end;
 }
 
 /* ---- growing arrays ---- */
@@ -766,9 +729,7 @@ static int v2_thread_line(struct reader *r, const struct line *l)
         return fail(r, "expected 't*:' or 't<thread id>:', found %s", quote(l->s, e, q, sizeof q));
     }
     struct counts c;
-    if (p < e && *p == ':' && quick_counts(p + 1, e, &c))
-        p = e;
-    else if (expect_char(r, &p, e, ':') || parse_counts(r, &p, e, &c))
+    if (expect_char(r, &p, e, ':') || parse_counts(r, &p, e, &c))
         return -1;
     skip_spaces(&p, e);
     if (r->prof->nstacks == 0) {
@@ -793,11 +754,79 @@ static bool is_maps_marker(const struct line *l)
            starts_with(l->s, l->e, "--- Memory map:");
 }
 
+/* The longest line quick_thread_line reads: 8 spaces, "t", 4 numbers of
+ * 19 digits and an id of 19, ": " " [" ": " "]" and the newline. */
+#define QUICK_LINE_MAX 128
+
+/* The 1 to 19 digits at s (no overflow possible), or NULL.  Unbounded:
+ * the caller knows a non-digit comes within 20 bytes. */
+static inline const char *quick_number(const char *s, uint64_t *out)
+{
+    uint64_t v = 0;
+    unsigned d, n = 0;
+    while ((d = (unsigned)(*s - '0')) < 10) {
+        if (++n > 19)
+            return NULL;
+        v = v * 10 + d;
+        s++;
+    }
+    *out = v;
+    return n ? s : NULL;
+}
+
+/* ": " then a number, or NULL. */
+static inline const char *quick_colon_number(const char *s, uint64_t *out)
+{
+    return s[0] == ':' && s[1] == ' ' ? quick_number(s + 2, out) : NULL;
+}
+
+/* A stack's thread line exactly as jemalloc writes it ("  t*: c: b [c: b]"
+ * or "  tN: ..." and a newline), read with one test per character and
+ * without looking for its end first; only where QUICK_LINE_MAX bytes are
+ * there to read, so nothing needs bounds.  1 when taken, 0 when it is not
+ * such a line (next_line and v2_thread_line read it then, and explain any
+ * error), -1 with the error set. */
+static int quick_thread_line(struct reader *r)
+{
+    const char *p = r->p;
+    if (r->end - p < QUICK_LINE_MAX || r->prof->nstacks == 0)
+        return 0;
+    for (int spaces = 0; *p == ' '; p++)
+        if (++spaces > 8)
+            return 0;
+    if (*p++ != 't')
+        return 0;
+    uint64_t id = 0;
+    bool star = *p == '*';
+    if (star)
+        p++;
+    else if (!(p = quick_number(p, &id)))
+        return 0;
+    struct counts c;
+    if (!(p = quick_colon_number(p, &c.n1)) || !(p = quick_colon_number(p, &c.s1)) ||
+        p[0] != ' ' || p[1] != '[' || !(p = quick_number(p + 2, &c.n2)) ||
+        !(p = quick_colon_number(p, &c.s2)) || p[0] != ']' || p[1] != '\n')
+        return 0;
+    r->p = p + 2;
+    r->lineno++;
+    r->pending = true;
+    if (star)
+        return stack_total(r, &c) ? -1 : 1;
+    return stack_thread(r, id, &c) ? -1 : 1;
+}
+
 static int read_v2_body(struct reader *r)
 {
     struct line l;
     char q[40];
-    while (next_line(r, &l)) {
+    for (;;) {
+        int quick = quick_thread_line(r);
+        if (quick < 0)
+            return -1;
+        if (quick)
+            continue;
+        if (!next_line(r, &l))
+            break;
         if (is_maps_marker(&l)) {
             slurp_rest(r);
             r->maps = r->p;

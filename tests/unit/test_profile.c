@@ -378,6 +378,64 @@ START_TEST(v2_megabyte_line)
 }
 END_TEST
 
+/* Thread lines spaced as jemalloc writes them are read by a quicker path
+ * than others; both must give the same values, thread ids and errors.
+ * The numbers have 1 to 20 digits (20: the careful path only). */
+static char *thread_lines(int stacks, const char *sep, int dup_at)
+{
+    static const char *const nums[] = {
+        "0", "7", "32", "4096", "123456789", "1234567890123456789",
+        "18446744073709551615", "99",
+    };
+    size_t cap = (size_t)stacks * 200 + 1024, n = 0;
+    char *text = malloc(cap);
+    ck_assert_ptr_nonnull(text);
+    n += (size_t)snprintf(text + n, cap - n, "heap_v2/524288\n");
+    for (int i = 0; i < stacks; i++) {
+        const char *a = nums[i % 8], *b = nums[(i / 8) % 8], *c = nums[(i / 3) % 8];
+        n += (size_t)snprintf(text + n, cap - n, "@ 0x%x\n  t*:%s%s: %s [%s: %s]\n", i + 1, sep,
+                              a, b, c, a);
+        if (i == dup_at)
+            n += (size_t)snprintf(text + n, cap - n, "  t*: 1: 1 [0: 0]\n");
+        n += (size_t)snprintf(text + n, cap - n, "  t%d:%s%s: %s [%s: %s]\n", i % 5, sep, a, b,
+                              c, a);
+    }
+    snprintf(text + n, cap - n, "\n" MAPS);
+    return text;
+}
+
+START_TEST(v2_quick_thread_lines)
+{
+    char *quick = thread_lines(400, " ", -1), *careful = thread_lines(400, "  ", -1);
+    struct profile *p = parse(quick);
+    ck_assert_msg(p != NULL, "%s", err.msg);
+    struct profile *q = parse(careful);
+    ck_assert_msg(q != NULL, "%s", err.msg);
+    ck_assert_uint_eq(p->nstacks, 400);
+    ck_assert_uint_eq(p->nsamples, 400);
+    ck_assert_uint_eq(p->nthreads, q->nthreads);
+    for (size_t i = 0; i < p->nthreads; i++)
+        ck_assert_uint_eq(p->threads[i].id, q->threads[i].id);
+    for (size_t i = 0; i < 400; i++) {
+        ck_assert_mem_eq(&p->stacks[i].v, &q->stacks[i].v, sizeof p->stacks[i].v);
+        ck_assert_mem_eq(&p->samples[i], &q->samples[i], sizeof p->samples[i]);
+    }
+    ck_assert_mem_eq(&p->total, &q->total, sizeof p->total);
+    profile_free(p);
+    profile_free(q);
+    free(quick);
+    free(careful);
+    /* a second t* line inside a long file: the same message and line
+     * (stack 100's "@" is line 2 + 3 * 100) */
+    quick = thread_lines(400, " ", 100);
+    careful = thread_lines(400, "  ", 100);
+    parse_fails(quick, "t.heap:304: a second 't*:' line for the stack at line 302");
+    parse_fails(careful, "t.heap:304: a second 't*:' line for the stack at line 302");
+    free(quick);
+    free(careful);
+}
+END_TEST
+
 START_TEST(v2_many_threads)
 {
     /* 300 header threads, then stacks naming them in reverse: each sample
@@ -935,6 +993,7 @@ static Suite *profile_suite(void)
     tcase_add_test(tc, v2_stacks_sharing_frames);
     tcase_add_test(tc, v2_megabyte_line);
     tcase_add_test(tc, v2_many_threads);
+    tcase_add_test(tc, v2_quick_thread_lines);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("legacy");
