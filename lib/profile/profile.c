@@ -593,6 +593,10 @@ static int parse_addresses(struct reader *r, const char *p, const char *end)
         addr_line_forget(m);
         return -1;
     }
+    if (sh.tail > UINT32_MAX - n) {       /* reserve_frames made room for 2^32 at most */
+        addr_line_forget(m);
+        return fail(r, "too many frames in one profile (more than 2^32)");
+    }
     memcpy(frames + n, frames + prev0 + prevn - sh.tail, sh.tail * sizeof *frames);
     n += sh.tail;
     if (record)
