@@ -21,6 +21,7 @@
  * A thread that dies is reaped at once, and one that exec's is let go
  * untouched: nothing is written into a new program. */
 #include "attach/remote_call.h"
+#include "attach/fault_signals.h"
 #include "attach/preflight.h"
 
 #include <errno.h>
@@ -85,12 +86,7 @@ uint64_t remote_call_sigmask(uint64_t saved)
      * thread blocks them itself.  Unblocked there, the thread would take
      * a kill()-sent one meant for the process, and memprof could only give
      * it back to this thread, which blocks it: for the program, lost. */
-    static const int keep[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGSYS };
-    uint64_t mask = ~(uint64_t)0;
-    for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++)
-        if (!(saved & ((uint64_t)1 << (keep[i] - 1))))
-            mask &= ~((uint64_t)1 << (keep[i] - 1));
-    return mask;
+    return ~(fault_signals_mask() & ~saved);
 }
 
 int remote_ctx_init(struct remote_ctx *ctx, pid_t pid, uint64_t tramp,
@@ -535,8 +531,7 @@ static int write_trampoline(struct remote_stop *s, struct mp_error *err)
  * kept like any other. */
 static bool is_fault(pid_t tid, int sig)
 {
-    if (sig != SIGSEGV && sig != SIGBUS && sig != SIGILL && sig != SIGFPE &&
-        sig != SIGSYS && sig != SIGTRAP)
+    if (!fault_signal(sig))
         return false;
     siginfo_t info;
     return ptrace(PTRACE_GETSIGINFO, tid, 0, &info) < 0 || info.si_code > 0;

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "attach/arch/arch.h"
+#include "attach/fault_signals.h"
 
 /* The last two numbers of the line: the user stack and instruction
  * pointers the thread will return to. */
@@ -76,6 +77,8 @@ static int cmp_thread(const void *a, const void *b)
     const struct thread_info *x = a, *y = b;
     if (x->rank != y->rank)
         return x->rank < y->rank ? -1 : 1;
+    if (x->blocks_fault_signal != y->blocks_fault_signal)
+        return x->blocks_fault_signal ? 1 : -1;
     return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
@@ -123,6 +126,28 @@ static int read_stat(pid_t pid, struct thread_info *t)
     if (f && *f >= '0' && *f <= '9')
         t->cpu = atoi(f);
     return 0;
+}
+
+bool thread_status_blocks_fault_signal(const char *status)
+{
+    const char *line = strstr(status, "\nSigBlk:");
+    if (!line)
+        return false;
+    char *end;
+    uint64_t blocked = strtoull(line + 8, &end, 16);
+    return end != line + 8 && (blocked & fault_signals_mask()) != 0;
+}
+
+/* Among the threads a session tries first, those that block a fault
+ * signal go last of their rank: read only for them (status is long). */
+static void mark_fault_signal_blockers(pid_t pid, struct thread_info *v, size_t n)
+{
+    for (size_t i = 0; i < n && i < 2 * THREADS_CANDIDATES; i++) {
+        char path[96], buf[2048];
+        snprintf(path, sizeof path, "/proc/%d/task/%d/status", pid, v[i].tid);
+        v[i].blocks_fault_signal = read_text(path, buf, sizeof buf) == 0 &&
+                                   thread_status_blocks_fault_signal(buf);
+    }
 }
 
 static bool exited_state(char state)
@@ -183,6 +208,8 @@ int threads_list(pid_t pid, struct thread_info **out, size_t *n, struct mp_error
         free(v);
         return mp_error_set(err, "process %d has exited (no threads left)", pid);
     }
+    threads_sort(v, cnt);
+    mark_fault_signal_blockers(pid, v, cnt);
     threads_sort(v, cnt);
     *out = v;
     *n = cnt;

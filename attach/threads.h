@@ -30,6 +30,9 @@ struct thread_info {
     uint64_t sp, pc;            /* from the syscall file when blocked, else 0 */
     int cpu;                    /* the CPU it last ran on (stat), -1: unknown */
     enum thread_rank rank;
+    bool blocks_fault_signal;   /* blocks SIGSEGV, SIGBUS ... (fault_signals.h):
+                                 * a call faulting there would reset the
+                                 * program's handler; borrowed last of its rank */
 };
 
 /* Parse /proc/PID/task/TID/syscall text ("running", "-1 sp pc", or
@@ -39,7 +42,12 @@ void thread_parse_syscall(const char *text, struct thread_info *t);
 /* The rank of a thread from its comm, state and syscall. */
 enum thread_rank thread_rank(const struct thread_info *t);
 
-/* Order candidates: best rank first, then by tid. */
+/* Whether the SigBlk line of /proc/PID/task/TID/status text blocks a
+ * fault signal (false when there is no such line). */
+bool thread_status_blocks_fault_signal(const char *status);
+
+/* Order candidates: best rank first, then those that block no fault
+ * signal, then by tid. */
 void threads_sort(struct thread_info *v, size_t n);
 
 /* How many of the best-ranked threads a session tries per round. */

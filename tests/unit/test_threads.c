@@ -63,12 +63,51 @@ START_TEST(ranks_threads)
 }
 END_TEST
 
+/* A thread that blocks a fault signal goes after the others of its rank,
+ * never before a better rank. */
+START_TEST(fault_signal_blockers_last_of_their_rank)
+{
+    char futex[64], epoll[64];
+    snprintf(futex, sizeof futex, "%d 0 0 0 0 0 0 0 0", SYS_futex);
+    snprintf(epoll, sizeof epoll, "%d 0 0 0 0 0 0 0 0", SYS_epoll_wait);
+    struct thread_info v[] = {
+        thread(20, "main", 'S', futex),
+        thread(21, "worker", 'S', futex),
+        thread(22, "blocker", 'S', futex),
+        thread(23, "eventloop", 'S', epoll),
+    };
+    v[0].blocks_fault_signal = v[2].blocks_fault_signal = true;
+    threads_sort(v, 4);
+    pid_t order[] = { 21, 20, 22, 23 };
+    for (int i = 0; i < 4; i++)
+        ck_assert_int_eq(v[i].tid, order[i]);
+}
+END_TEST
+
+START_TEST(reads_blocked_fault_signals)
+{
+    ck_assert(!thread_status_blocks_fault_signal("Name:\tx\nSigBlk:\t0000000000000000\n"));
+    /* SIGUSR1 (bit 9) and SIGRTMIN+3 blocked: no fault signal */
+    ck_assert(!thread_status_blocks_fault_signal("Name:\tx\nSigBlk:\t0000000400000200\n"));
+    /* SIGSEGV: bit 10 */
+    ck_assert(thread_status_blocks_fault_signal("Name:\tx\nSigBlk:\t0000000000000400\n"));
+    /* SIGSYS: bit 30; SIGTRAP: bit 4 */
+    ck_assert(thread_status_blocks_fault_signal("Name:\tx\nSigBlk:\t0000000040000000\n"));
+    ck_assert(thread_status_blocks_fault_signal("Name:\tx\nSigBlk:\t0000000000000010\n"));
+    ck_assert(!thread_status_blocks_fault_signal("Name:\tx\nSigPnd:\t0000000000000400\n"));
+    ck_assert(!thread_status_blocks_fault_signal("Name:\tx\nSigBlk:\tzz\n"));
+    ck_assert(!thread_status_blocks_fault_signal(""));
+}
+END_TEST
+
 static Suite *threads_suite(void)
 {
     Suite *s = suite_create("threads");
     TCase *tc = tcase_create("rank");
     tcase_add_test(tc, parses_syscall_file);
     tcase_add_test(tc, ranks_threads);
+    tcase_add_test(tc, fault_signal_blockers_last_of_their_rank);
+    tcase_add_test(tc, reads_blocked_fault_signals);
     suite_add_tcase(s, tc);
     return s;
 }
