@@ -40,7 +40,7 @@ static uint64_t region_pick(pid_t pid, uint64_t size)
     uint64_t best = 0;
     /* Below the main stack only (above it lie only the kernel's pages). */
     for (size_t i = 0; i + 1 < maps.n && strcmp(maps.v[i].path, "[stack]") != 0 &&
-                       maps.v[i + 1].start < (1ull << 47); i++) {
+                       maps.v[i + 1].start < ARCH_USER_VA_END; i++) {
         uint64_t lo = maps.v[i].end + REGION_PAD, hi = maps.v[i + 1].start;
         if (lo < (1ull << 32) || hi < lo || hi - lo < size + REGION_PAD ||
             strcmp(maps.v[i].path, "[heap]") == 0 || strcmp(maps.v[i + 1].path, "[stack]") == 0)

@@ -125,6 +125,17 @@ uint64_t arch_restart_pc(const struct arch_regs *r);
 #define ARCH_SYSCALL_INSN_LEN 2     /* syscall, int $0x80 */
 #endif
 
+/* The end of the addresses the kernel hands a process that asks for no
+ * higher (mmap without a hint above it): 47 bits on x86-64 (5-level
+ * paging goes higher only on request; the [vsyscall] page lies above),
+ * 48 on arm64, where the libraries and stacks sit just below 2^48 (52-bit
+ * addresses, too, only on request). */
+#if defined(__aarch64__)
+#define ARCH_USER_VA_END (1ull << 48)
+#else
+#define ARCH_USER_VA_END (1ull << 47)
+#endif
+
 /* The programs memprof can call into: its own CPU's (ELF e_machine). */
 #if defined(__aarch64__)
 #define ARCH_ELF_MACHINE 183        /* EM_AARCH64 */
