@@ -7,7 +7,8 @@
 #                           what was printed since the last match; dies otherwise
 #   p.command("line", rb"answer")   types line and Enter, waits for the answer
 #                           and the next prompt (readline reads keys again)
-#   p.wait_syscall(N)       waits until memprof is in system call N
+#   p.wait_syscall(NAME)    waits until memprof is in system call NAME (one of
+#                           SYSCALLS, numbered for the CPU it runs on)
 #   p.send("text")          types text ("\r" is Enter, "\x03" Ctrl-C,
 #                           "\x04" Ctrl-D, "\t" TAB)
 #   p.wait()                waits for the exit; returns the exit status
@@ -22,6 +23,13 @@ import termios
 import time
 
 SLOW = float(os.environ.get("SLOW", "1"))
+
+# The system calls tests wait for, by number on each CPU (/proc/PID/syscall
+# gives the number): x86-64's own table, arm64's asm-generic one.
+SYSCALLS = {
+    "x86_64": {"clock_nanosleep": 230},
+    "aarch64": {"clock_nanosleep": 115},
+}
 
 
 class Prompt:
@@ -78,8 +86,9 @@ class Prompt:
         self.send(line + "\r")
         return self.expect(answer)
 
-    def wait_syscall(self, number, timeout=30):
-        """Wait until memprof sits in system call number (a condition, not a delay)."""
+    def wait_syscall(self, name, timeout=30):
+        """Wait until memprof sits in system call name (a condition, not a delay)."""
+        number = SYSCALLS[os.uname().machine][name]
         deadline = time.monotonic() + timeout * SLOW
         while time.monotonic() < deadline:
             try:
@@ -89,7 +98,7 @@ class Prompt:
             except (OSError, IndexError):
                 pass
             self._read(0.02)
-        raise SystemExit("FAIL: memprof never entered system call %d" % number)
+        raise SystemExit("FAIL: memprof never entered system call %s (%d)" % (name, number))
 
     def send(self, text):
         os.write(self.fd, text.encode() if isinstance(text, str) else text)

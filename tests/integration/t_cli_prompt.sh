@@ -78,7 +78,7 @@ p = Prompt([memprof, "-p", "'"$PID"'"])
 p.expect(rb"memprof> ")
 p.send("sleep 30\r")
 p.expect(rb"sleep 30\r?\n")
-p.wait_syscall(230)                          # clock_nanosleep: the sleep runs
+p.wait_syscall("clock_nanosleep")            # the sleep runs
 p.send("\x03")
 p.expect(rb"sleep interrupted")
 p.expect(rb"memprof> ")

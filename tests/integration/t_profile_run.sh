@@ -175,7 +175,7 @@ p.expect(rb"memprof> ")
 p.command("profile start --duration 10m --every 1s --name long", rb"long started")
 p.send("profile wait\r")
 p.expect(rb"profile wait\r\n")
-p.wait_syscall(230)             # clock_nanosleep: the wait is running
+p.wait_syscall("clock_nanosleep")   # the wait is running
 p.send("\x03")
 p.expect(rb"long stopped \(Ctrl-C during 'profile wait'\) in process \d+ .*prof.active put back as before")
 p.command("mallctl prof.active", rb"prof.active: false")
