@@ -13,7 +13,8 @@ build=$ARM64_DIR/build
 [ -f "$ARM64_DIR/stamp.jemalloc" ] || die "no arm64 sysroot in $ARM64_DIR: run tools/arm64/sysroot.sh first"
 
 # The test targets the lane's tests start (lane.sh's TESTS), and stops.sh's.
-TARGETS_NEEDED=(sleepers signals glibc_live alloc_sites heartbeat)
+TARGETS_NEEDED=(sleepers signals glibc_live alloc_sites heartbeat known_heap leak_recent
+    slow_leak glibc_fragmented)
 
 # Copy the working tree (tracked and new files, not ignored ones); a file
 # is written only when its content differs, and then gets a new time, so

@@ -20,7 +20,14 @@ start=$(date +%s)
 #   t_sampler_glibc      the heap sampler on a glibc malloc target (-O2, no
 #                        frame pointers), its dumps analysed offline
 #   t_analysis_views     offline analysis of a jemalloc dump (arm64 DWARF)
-TESTS=${TESTS:-t_safety_syscalls.sh t_safety_midcall.sh t_safety_signals.sh t_sampler_glibc.sh t_analysis_views.sh}
+#   t_stats_summary      stats: jemalloc's figures read by mallctl calls
+#   t_memory_purge       memory and purge on jemalloc (RSS given back)
+#   t_glibc_purge        glibc malloc named; its stats (malloc_info) and purge
+#                        (malloc_trim)
+#   t_recent_leak        recent: jemalloc 5.3's recent allocations, live ones
+#   t_profile_run        runs: profiling for a while, dumps on a timer, the
+#                        settings put back
+TESTS=${TESTS:-t_safety_syscalls.sh t_safety_midcall.sh t_safety_signals.sh t_sampler_glibc.sh t_analysis_views.sh t_stats_summary.sh t_memory_purge.sh t_glibc_purge.sh t_recent_leak.sh t_profile_run.sh}
 # Deadlines of the tests' waits (wait_until) stretch by SLOW: under TCG a
 # process starts ~35x slower than on the host and python3 takes 2.5 s to
 # start.  GUEST_LIMIT bounds the whole guest run.

@@ -12,13 +12,14 @@
 
 # What memprof builds against and runs with, and what the lane's tests
 # use in the guest (tests/integration/lib.sh and run.sh: bash, coreutils,
-# grep, sed, awk, find, python3, gzip, nm; ps/pgrep from procps).
+# grep, sed, awk, find, python3, gzip, nm; ps/pgrep from procps; /bin/sh,
+# which tests run as 'sh -c', from dash as on any Debian system).
 PACKAGES=(
     libc6 libc6-dev libgcc-s1 libstdc++6
     libunwind-dev libelf-dev libdw-dev libreadline-dev zlib1g-dev libjson-c-dev
     libprotobuf-c-dev libdebuginfod-dev libmicrohttpd-dev libyaml-dev libgnutls28-dev
     libcrypt-dev check libiberty-dev
-    bash coreutils grep sed gawk findutils gzip procps python3 binutils util-linux
+    bash dash coreutils grep sed gawk findutils gzip procps python3 binutils util-linux
 )
 # Not unpacked into the root: the kernel (its vmlinuz and modules go to
 # $ARM64_DIR/kernel) and a static busybox for the initramfs.
@@ -50,7 +51,10 @@ debs_of() {  # PACKAGE...: the .deb files their installation consists of
         done
 }
 
-if ! stamp root; then
+# The root is made again when the list of packages changed (the stamp holds
+# it), and jemalloc, installed into it, with it.
+if ! stamp root || [ "$(cat "$ARM64_DIR/stamp.root")" != "${PACKAGES[*]}" ]; then
+    rm -f "$ARM64_DIR/stamp.jemalloc"
     log "fetching ${#PACKAGES[@]} arm64 packages and their dependencies"
     fetch "${PACKAGES[@]}"
     rm -rf "$SYSROOT"; mkdir -p "$SYSROOT"
@@ -74,7 +78,7 @@ if ! stamp root; then
         t=$(readlink "$l")
         ln -sfn "$(realpath -m --relative-to="$(dirname "$l")" "$SYSROOT$t")" "$l"
     done
-    done_ root
+    echo "${PACKAGES[*]}" >"$ARM64_DIR/stamp.root"
 fi
 # What the packages' maintainer scripts would have made (none ran): the
 # alternatives the tests call by their generic names, the guest's minimal
