@@ -159,14 +159,17 @@ toggles() {
 # call *%rax; mov %rax,%rdi; 1: mov %rbx,%rsp; mov $15,%eax; syscall; jmp 1b;
 # arm64: blr x9; 1: mov sp, x19; mov x8, #139; svc #0; b 1b), and the
 # numbers of the system calls that open a file (x86-64: open 2, creat 85,
-# openat 257; arm64 has only openat, 56).
+# openat 257; arm64 has only openat, 56) and of clock_nanosleep (exported:
+# pty_prompt.py's wait_syscall reads SYS_<name>).
 case "$(uname -m)" in
 aarch64)
     TRAMPOLINE=20013fd67f020091681180d2010000d4fdffff17
-    OPEN_SYSCALLS="56" ;;
+    OPEN_SYSCALLS="56"
+    export SYS_clock_nanosleep=115 ;;
 *)
     TRAMPOLINE=ffd04889c74889dcb80f0000000f05ebf4
-    OPEN_SYSCALLS="2 85 257" ;;
+    OPEN_SYSCALLS="2 85 257"
+    export SYS_clock_nanosleep=230 ;;
 esac
 
 # entry_bytes PID [HEX]: print the trampoline's length in bytes at the

@@ -7,8 +7,8 @@
 #                           what was printed since the last match; dies otherwise
 #   p.command("line", rb"answer")   types line and Enter, waits for the answer
 #                           and the next prompt (readline reads keys again)
-#   p.wait_syscall(NAME)    waits until memprof is in system call NAME (one of
-#                           SYSCALLS, numbered for the CPU it runs on)
+#   p.wait_syscall(NAME)    waits until memprof is in system call NAME, numbered
+#                           for the CPU by lib.sh (its SYS_NAME variable)
 #   p.send("text")          types text ("\r" is Enter, "\x03" Ctrl-C,
 #                           "\x04" Ctrl-D, "\t" TAB)
 #   p.wait()                waits for the exit; returns the exit status
@@ -23,13 +23,6 @@ import termios
 import time
 
 SLOW = float(os.environ.get("SLOW", "1"))
-
-# The system calls tests wait for, by number on each CPU (/proc/PID/syscall
-# gives the number): x86-64's own table, arm64's asm-generic one.
-SYSCALLS = {
-    "x86_64": {"clock_nanosleep": 230},
-    "aarch64": {"clock_nanosleep": 115},
-}
 
 
 class Prompt:
@@ -88,7 +81,7 @@ class Prompt:
 
     def wait_syscall(self, name, timeout=30):
         """Wait until memprof sits in system call name (a condition, not a delay)."""
-        number = SYSCALLS[os.uname().machine][name]
+        number = int(os.environ["SYS_" + name])    # /proc/PID/syscall gives numbers
         deadline = time.monotonic() + timeout * SLOW
         while time.monotonic() < deadline:
             try:
