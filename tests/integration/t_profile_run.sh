@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # profile start/state/stop/wait (issue 9, item 1) on slow_leak, whose
-# leak_slowly keeps 4 KiB/s among heavy churn: a 20 s run with --every 2s
+# leak_slowly keeps 16 KiB/s among heavy churn: a 20 s run with --every 2s
 # takes 10 dumps while 'profile' shows it running, trend ranks leak_slowly
 # first and --fail-over stops the batch with status 3; prof.active and the
 # rate are put back after a run, after 'profile stop', after SIGINT during
