@@ -56,7 +56,7 @@ check "detach: the sampler was in" [ "$(got_into_sampler "$PID")" -gt 0 ]
 echo 'detach' >&3
 echo 'help' >&3
 wait_until 20 "the session to detach and answer on" file_has "$WORK/det.out" 'memprof took its sampler out|detached'
-wait_until 20 "the session to answer help" file_has "$WORK/det.out" 'prof'
+wait_until 20 "the session to answer help" file_has "$WORK/det.out" 'list commands, or explain one'
 check "detach: the sampler is out while the session still runs" [ "$(got_into_sampler "$PID")" = 0 ]
 close_session
 check "detach: the session ended well" [ "$MPRC" = 0 ]
