@@ -71,6 +71,25 @@ static void radix_by_value(struct elf_symbol *v, struct elf_symbol *tmp, size_t 
     }
 }
 
+/* One value's symbols by cmp_sym.  Most runs are two or three aliases:
+ * an insertion sort, stable, with no call into qsort's merge sort for each
+ * (thousands of runs in a libc's symbol table); a long run (the hundreds
+ * of symbols at 0 in a debug file) goes to qsort. */
+static void sort_aliases(struct elf_symbol *v, size_t n)
+{
+    if (n > 8) {
+        qsort(v, n, sizeof *v, cmp_sym);
+        return;
+    }
+    for (size_t i = 1; i < n; i++) {
+        struct elf_symbol x = v[i];
+        size_t j = i;
+        for (; j > 0 && cmp_sym(&v[j - 1], &x) > 0; j--)
+            v[j] = v[j - 1];
+        v[j] = x;
+    }
+}
+
 /* In cmp_sym's order, equal ones as they were (as glibc's merge sort
  * leaves them): by value with a radix sort, then each run of one value
  * by cmp_sym; qsort of the whole, with a call per comparison, cost a
@@ -89,68 +108,71 @@ static void sort_symbols(struct elf_symbol *v, size_t n)
         for (j = i + 1; j < n && v[j].value == v[i].value; j++)
             ;
         if (j - i > 1)
-            qsort(v + i, j - i, sizeof *v, cmp_sym);
+            sort_aliases(v + i, j - i);
     }
 }
 
-typedef void symbol_fn(void *ctx, const GElf_Sym *sym, const char *name, size_t len);
+/* The symbol table sections' string tables, copied one after another
+ * into obj->strings with every '@' made a NUL, so that each name ends
+ * where it should be cut: versioned definitions keep "@@GLIBC_2.34" in
+ * .symtab names (in debug files), and no C or C++ name contains '@'.
+ * (A name that shares its tail with another, as linkers merge strings,
+ * still ends at the first '@' after its own start.)  Names then point into
+ * the copies: one pass over the symbols, no per-name copy. */
+static bool is_symbol_table(const GElf_Shdr *sh)
+{
+    return (sh->sh_type == SHT_SYMTAB || sh->sh_type == SHT_DYNSYM) && sh->sh_entsize != 0;
+}
 
-/* Call fn for each named symbol of a symbol table section, its name cut
- * at '@': versioned definitions keep "@@GLIBC_2.34" in .symtab names (in
- * debug files), and no C or C++ name contains '@'. */
-static void each_symbol(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, symbol_fn *fn,
-                        void *ctx)
+static Elf_Data *string_table(Elf *elf, const GElf_Shdr *sh)
+{
+    Elf_Scn *str = elf_getscn(elf, sh->sh_link);
+    GElf_Shdr ssh;
+    if (!str || !gelf_getshdr(str, &ssh) || ssh.sh_type != SHT_STRTAB)
+        return NULL;
+    Elf_Data *d = elf_getdata(str, NULL);
+    return d && d->d_buf && d->d_size > 0 ? d : NULL;
+}
+
+static size_t copy_string_table(Elf *elf, const GElf_Shdr *sh, char *dst, size_t room)
+{
+    Elf_Data *d = string_table(elf, sh);
+    if (!d || d->d_size > room)
+        return 0;
+    memcpy(dst, d->d_buf, d->d_size);
+    for (char *c = dst; (c = memchr(c, '@', d->d_size - (size_t)(c - dst))); c++)
+        *c = '\0';
+    dst[d->d_size - 1] = '\0';   /* a table that does not end in NUL ends there */
+    return d->d_size;
+}
+
+/* Append the named symbols of one table (its strings at obj->strings +
+ * base, size bytes).  A source file's symbol (STT_FILE, value 0) names no
+ * address: skipped, which also spares sorting them (a libc debug file has
+ * 1788 of its 10018 symbols so). */
+static void add_symbols(struct elf_object *obj, Elf_Scn *scn, const GElf_Shdr *sh,
+                        size_t base, size_t size)
 {
     Elf_Data *data = elf_getdata(scn, NULL);
-    if (!data || sh->sh_entsize == 0)
+    if (!data || size == 0)
         return;
     size_t n = sh->sh_size / sh->sh_entsize;
     for (size_t i = 1; i < n; i++) {
         GElf_Sym sym;
         if (!gelf_getsym(data, (int)i, &sym))
             break;
-        const char *name = elf_strptr(elf, sh->sh_link, sym.st_name);
-        size_t len = name ? strcspn(name, "@") : 0;
-        if (len > 0)
-            fn(ctx, &sym, name, len);
+        if (GELF_ST_TYPE(sym.st_info) == STT_FILE || sym.st_name >= size ||
+            obj->strings[base + sym.st_name] == '\0')
+            continue;
+        struct elf_symbol *s = &obj->syms[obj->nsyms++];
+        s->value = sym.st_value;
+        s->size = sym.st_size;
+        s->name = obj->strings + base + sym.st_name;
+        s->type = GELF_ST_TYPE(sym.st_info);
+        s->bind = GELF_ST_BIND(sym.st_info);
+        s->defined = sym.st_shndx != SHN_UNDEF;
+        s->dynamic = sh->sh_type == SHT_DYNSYM;
     }
-}
-
-/* First pass: how many symbols, and how many bytes their names take. */
-struct table_size {
-    size_t nsyms, nbytes;
-};
-
-static void count_symbol(void *ctx, const GElf_Sym *sym, const char *name, size_t len)
-{
-    struct table_size *ts = ctx;
-    (void)sym, (void)name;
-    ts->nsyms++;
-    ts->nbytes += len + 1;
-}
-
-/* Second pass: copy them into the object. */
-struct table_copy {
-    struct elf_object *obj;
-    size_t strpos;
-    bool dynamic;
-};
-
-static void copy_symbol(void *ctx, const GElf_Sym *sym, const char *name, size_t len)
-{
-    struct table_copy *tc = ctx;
-    char *dst = tc->obj->strings + tc->strpos;
-    memcpy(dst, name, len);
-    dst[len] = '\0';
-    tc->strpos += len + 1;
-    struct elf_symbol *s = &tc->obj->syms[tc->obj->nsyms++];
-    s->value = sym->st_value;
-    s->size = sym->st_size;
-    s->name = dst;
-    s->type = GELF_ST_TYPE(sym->st_info);
-    s->bind = GELF_ST_BIND(sym->st_info);
-    s->defined = sym->st_shndx != SHN_UNDEF;
-    s->dynamic = tc->dynamic;
 }
 
 static void read_notes(Elf_Scn *scn, struct elf_object *obj)
@@ -211,30 +233,33 @@ static int read_sections(Elf *elf, struct elf_object *obj, struct mp_error *err)
     size_t shstrndx;
     if (elf_getshdrstrndx(elf, &shstrndx) != 0)
         shstrndx = 0;
-    struct table_size size = {0, 0};
+    /* Room first: every entry of every symbol table, every string table. */
+    size_t nsyms = 0, nbytes = 0;
     Elf_Scn *scn = NULL;
     while ((scn = elf_nextscn(elf, scn))) {
         GElf_Shdr sh;
-        if (!gelf_getshdr(scn, &sh))
-            continue;
-        if (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM)
-            each_symbol(elf, scn, &sh, count_symbol, &size);
+        Elf_Data *d;
+        if (gelf_getshdr(scn, &sh) && is_symbol_table(&sh) && (d = string_table(elf, &sh))) {
+            nsyms += sh.sh_size / sh.sh_entsize;
+            nbytes += d->d_size;
+        }
     }
-    obj->syms = calloc(size.nsyms ? size.nsyms : 1, sizeof *obj->syms);
-    obj->strings = malloc(size.nbytes ? size.nbytes : 1);
+    obj->syms = calloc(nsyms ? nsyms : 1, sizeof *obj->syms);
+    obj->strings = malloc(nbytes ? nbytes : 1);
     if (!obj->syms || !obj->strings)
         return mp_error_set(err, "%s: out of memory reading symbols", obj->path);
-    struct table_copy copy = {.obj = obj};
+    size_t strpos = 0;
     scn = NULL;
     while ((scn = elf_nextscn(elf, scn))) {
         GElf_Shdr sh;
         if (!gelf_getshdr(scn, &sh))
             continue;
         const char *sname = shstrndx ? elf_strptr(elf, shstrndx, sh.sh_name) : NULL;
-        if (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM) {
+        if (is_symbol_table(&sh)) {
             obj->has_symtab |= sh.sh_type == SHT_SYMTAB;
-            copy.dynamic = sh.sh_type == SHT_DYNSYM;
-            each_symbol(elf, scn, &sh, copy_symbol, &copy);
+            size_t size = copy_string_table(elf, &sh, obj->strings + strpos, nbytes - strpos);
+            add_symbols(obj, scn, &sh, strpos, size);
+            strpos += size;
         } else if (sh.sh_type == SHT_NOTE) {
             if (!obj->build_id_len)
                 read_notes(scn, obj);
