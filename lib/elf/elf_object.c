@@ -124,6 +124,17 @@ static bool is_symbol_table(const GElf_Shdr *sh)
     return (sh->sh_type == SHT_SYMTAB || sh->sh_type == SHT_DYNSYM) && sh->sh_entsize != 0;
 }
 
+/* How many symbols a table's data holds: its bytes as read, not the size
+ * its header claims (a header may claim anything), over a symbol's size. */
+static size_t symbol_count(Elf *elf, Elf_Scn *scn, Elf_Data **data)
+{
+    *data = elf_getdata(scn, NULL);
+    if (!*data || !(*data)->d_buf)
+        return 0;
+    size_t one = gelf_getclass(elf) == ELFCLASS32 ? sizeof(Elf32_Sym) : sizeof(Elf64_Sym);
+    return (*data)->d_size / one;
+}
+
 static Elf_Data *string_table(Elf *elf, const GElf_Shdr *sh)
 {
     Elf_Scn *str = elf_getscn(elf, sh->sh_link);
@@ -147,19 +158,19 @@ static size_t copy_string_table(Elf *elf, const GElf_Shdr *sh, char *dst, size_t
 }
 
 /* Append the named symbols of one table (its strings at obj->strings +
- * base, size bytes).  A source file's symbol (STT_FILE, value 0) names no
+ * base, size bytes), obj->syms having room for room in all.  A source file's symbol (STT_FILE, value 0) names no
  * address: skipped, which also spares sorting them (a libc debug file has
  * 1788 of its 10018 symbols so). */
-static void add_symbols(struct elf_object *obj, Elf_Scn *scn, const GElf_Shdr *sh,
-                        size_t base, size_t size)
+static void add_symbols(struct elf_object *obj, size_t room, Elf *elf, Elf_Scn *scn,
+                        const GElf_Shdr *sh, size_t base, size_t size)
 {
-    Elf_Data *data = elf_getdata(scn, NULL);
-    if (!data || size == 0)
+    Elf_Data *data;
+    size_t n = symbol_count(elf, scn, &data);
+    if (size == 0)
         return;
-    size_t n = sh->sh_size / sh->sh_entsize;
     for (size_t i = 1; i < n; i++) {
         GElf_Sym sym;
-        if (!gelf_getsym(data, (int)i, &sym))
+        if (!gelf_getsym(data, (int)i, &sym) || obj->nsyms == room)
             break;
         if (GELF_ST_TYPE(sym.st_info) == STT_FILE || sym.st_name >= size ||
             obj->strings[base + sym.st_name] == '\0')
@@ -195,8 +206,8 @@ static void read_notes(Elf_Scn *scn, struct elf_object *obj)
 static void read_debuglink(Elf_Scn *scn, struct elf_object *obj)
 {
     Elf_Data *data = elf_getdata(scn, NULL);
-    if (!data || data->d_size < 8)
-        return;
+    if (obj->debuglink || !data || data->d_size < 8)
+        return;     /* the first of several wins (a crafted file may have more) */
     const char *name = data->d_buf;
     size_t len = strnlen(name, data->d_size);
     if (len == 0 || len >= data->d_size)
@@ -239,8 +250,9 @@ static int read_sections(Elf *elf, struct elf_object *obj, struct mp_error *err)
     while ((scn = elf_nextscn(elf, scn))) {
         GElf_Shdr sh;
         Elf_Data *d;
+        Elf_Data *syms;
         if (gelf_getshdr(scn, &sh) && is_symbol_table(&sh) && (d = string_table(elf, &sh))) {
-            nsyms += sh.sh_size / sh.sh_entsize;
+            nsyms += symbol_count(elf, scn, &syms);
             nbytes += d->d_size;
         }
     }
@@ -258,7 +270,7 @@ static int read_sections(Elf *elf, struct elf_object *obj, struct mp_error *err)
         if (is_symbol_table(&sh)) {
             obj->has_symtab |= sh.sh_type == SHT_SYMTAB;
             size_t size = copy_string_table(elf, &sh, obj->strings + strpos, nbytes - strpos);
-            add_symbols(obj, scn, &sh, strpos, size);
+            add_symbols(obj, nsyms, elf, scn, &sh, strpos, size);
             strpos += size;
         } else if (sh.sh_type == SHT_NOTE) {
             if (!obj->build_id_len)
