@@ -130,19 +130,6 @@ stats_held() {
     stats_summary="stats held median $runner_med us (one by one: $st_med us)"
 }
 
-# load_start / load_stop: every CPU busy, one spinning process per CPU at
-# normal priority (what a build or a busy server does to memprof).
-load_start() {
-    local i
-    for i in $(seq "$(nproc)"); do (while :; do :; done) & hogs+=($!); done
-    sleep 0.5
-}
-load_stop() {
-    [ ${#hogs[@]} -gt 0 ] && kill "${hogs[@]}" 2>/dev/null
-    wait "${hogs[@]}" 2>/dev/null
-    hogs=()
-}
-
 # stop_tail NAME: NT toggles (2 * NT stops) per measurement, REPS times
 # per configuration, the configurations interleaved so that the machine's
 # other load falls on all of them alike: idle and loaded, memprof's

@@ -14,3 +14,17 @@ stats_pct() {
 stats() { stats_pct 90; }
 # "median p99 max count".
 stats_tail() { stats_pct 99; }
+
+# load_start / load_stop: every CPU busy, one spinning process per CPU at
+# normal priority (what a build or a busy server does to memprof); the
+# spinners' pids in the caller's array hogs, for its exit trap.
+load_start() {
+    local i
+    for i in $(seq "$(nproc)"); do (while :; do :; done) & hogs+=($!); done
+    sleep 0.5
+}
+load_stop() {
+    [ ${#hogs[@]} -gt 0 ] && kill "${hogs[@]}" 2>/dev/null
+    wait "${hogs[@]}" 2>/dev/null
+    hogs=()
+}
