@@ -53,7 +53,19 @@ static void hide_section(Elf_Scn *scn, GElf_Shdr *sh)
     gelf_update_shdr(scn, sh);
 }
 
-/* The compressed payload of scn (after its Chdr) and its inflated size. */
+/* The zlib header of a stream (RFC 1950): deflate with at most a 32 KiB
+ * window, no preset dictionary, the header's own check. */
+static bool zlib_header_ok(const unsigned char *h, size_t len)
+{
+    return len >= 2 && (h[0] & 0x0f) == 8 && (h[0] >> 4) <= 7 && !(h[1] & 0x20) &&
+           ((unsigned)h[0] << 8 | h[1]) % 31 == 0;
+}
+
+/* The compressed payload of scn (after its Chdr and the zlib header: it is
+ * inflated raw, without the Adler-32 of everything inflated that zlib
+ * would compute and check only at the stream's end, which a lazy section
+ * seldom reaches: 5% of a small profile's analysis) and its inflated
+ * size. */
 static bool zlib_payload(Elf *elf, Elf_Scn *scn, const unsigned char **in,
                          size_t *inlen, uint64_t *size)
 {
@@ -66,6 +78,10 @@ static bool zlib_payload(Elf *elf, Elf_Scn *scn, const unsigned char **in,
     *in = (const unsigned char *)raw->d_buf + hdr;
     *inlen = raw->d_size - hdr;
     *size = ch.ch_size;
+    if (!zlib_header_ok(*in, *inlen))
+        return false;
+    *in += 2;
+    *inlen -= 2;
     return *inlen <= UINT32_MAX;
 }
 
@@ -85,7 +101,7 @@ static bool take_section(Elf *elf, Elf_Scn *scn, struct lazy_section *s)
         !(s->text = malloc(size)))
         return false;
     /* in place: zlib's state points back at its z_stream */
-    if (inflateInit(&s->z) != Z_OK || !(data = elf_getdata(scn, NULL))) {
+    if (inflateInit2(&s->z, -MAX_WBITS) != Z_OK || !(data = elf_getdata(scn, NULL))) {
         inflateEnd(&s->z);
         free(s->text);
         *s = (struct lazy_section){0};
