@@ -112,13 +112,6 @@ static void sort_symbols(struct elf_symbol *v, size_t n)
     }
 }
 
-/* The symbol table sections' string tables, copied one after another
- * into obj->strings with every '@' made a NUL, so that each name ends
- * where it should be cut: versioned definitions keep "@@GLIBC_2.34" in
- * .symtab names (in debug files), and no C or C++ name contains '@'.
- * (A name that shares its tail with another, as linkers merge strings,
- * still ends at the first '@' after its own start.)  Names then point into
- * the copies: one pass over the symbols, no per-name copy. */
 static bool is_symbol_table(const GElf_Shdr *sh)
 {
     return (sh->sh_type == SHT_SYMTAB || sh->sh_type == SHT_DYNSYM) && sh->sh_entsize != 0;
@@ -135,6 +128,7 @@ static size_t symbol_count(Elf *elf, Elf_Scn *scn, Elf_Data **data)
     return (*data)->d_size / one;
 }
 
+/* The string table a symbol table names (sh_link), if it is one. */
 static Elf_Data *string_table(Elf *elf, const GElf_Shdr *sh)
 {
     Elf_Scn *str = elf_getscn(elf, sh->sh_link);
@@ -145,6 +139,13 @@ static Elf_Data *string_table(Elf *elf, const GElf_Shdr *sh)
     return d && d->d_buf && d->d_size > 0 ? d : NULL;
 }
 
+/* A symbol table's string table, copied to dst (obj->strings, after the
+ * tables before it) with every '@' made a NUL, so that each name ends
+ * where it should be cut: versioned definitions keep "@@GLIBC_2.34" in
+ * .symtab names (in debug files), and no C or C++ name contains '@'.
+ * (A name that shares its tail with another, as linkers merge strings,
+ * still ends at the first '@' after its own start.)  Names then point into
+ * the copies: one pass over the symbols, no per-name copy. */
 static size_t copy_string_table(Elf *elf, const GElf_Shdr *sh, char *dst, size_t room)
 {
     Elf_Data *d = string_table(elf, sh);
@@ -158,16 +159,16 @@ static size_t copy_string_table(Elf *elf, const GElf_Shdr *sh, char *dst, size_t
 }
 
 /* Append the named symbols of one table (its strings at obj->strings +
- * base, size bytes), obj->syms having room for room in all.  A source file's symbol (STT_FILE, value 0) names no
- * address: skipped, which also spares sorting them (a libc debug file has
- * 1788 of its 10018 symbols so). */
+ * base, size bytes), obj->syms having room for room in all.  A source
+ * file's symbol (STT_FILE, value 0) names no address: skipped, which also
+ * spares sorting them (a libc debug file has 1788 of its 10018 symbols so). */
 static void add_symbols(struct elf_object *obj, size_t room, Elf *elf, Elf_Scn *scn,
                         const GElf_Shdr *sh, size_t base, size_t size)
 {
-    Elf_Data *data;
-    size_t n = symbol_count(elf, scn, &data);
     if (size == 0)
         return;
+    Elf_Data *data;
+    size_t n = symbol_count(elf, scn, &data);
     for (size_t i = 1; i < n; i++) {
         GElf_Sym sym;
         if (!gelf_getsym(data, (int)i, &sym) || obj->nsyms == room)
@@ -249,8 +250,7 @@ static int read_sections(Elf *elf, struct elf_object *obj, struct mp_error *err)
     Elf_Scn *scn = NULL;
     while ((scn = elf_nextscn(elf, scn))) {
         GElf_Shdr sh;
-        Elf_Data *d;
-        Elf_Data *syms;
+        Elf_Data *d, *syms;
         if (gelf_getshdr(scn, &sh) && is_symbol_table(&sh) && (d = string_table(elf, &sh))) {
             nsyms += symbol_count(elf, scn, &syms);
             nbytes += d->d_size;
