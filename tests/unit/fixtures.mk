@@ -12,7 +12,7 @@
 #   libnocfi.so            a shared object without .eh_frame
 #   *.out                  what each program reported about itself
 #   stripped/, dotdebug/, globaldebug/, buildid/, mismatch/, noid/, noid_bad/,
-#   zdebug/
+#   zdebug/, zbadheader/
 #                          stripped copies whose symbols live in separate
 #                          debug files found by debuglink or build-id
 #   debugroot/, baddebug/  debug directories (.build-id/ and path-mirrored)
@@ -27,7 +27,7 @@ FIXTURE_FILES = $(FX)/libfixture.so $(FX)/prog_pie.out $(FX)/prog_nopie.out \
 	$(FX)/prog_other $(FX)/prog_noid.out \
 	$(FX)/stripped/prog_pie $(FX)/dotdebug/prog_pie $(FX)/globaldebug/prog_pie \
 	$(FX)/buildid/prog_pie $(FX)/mismatch/prog_pie $(FX)/noid/prog_noid \
-	$(FX)/noid_bad/prog_noid $(FX)/zdebug/prog_pie $(FX)/debugroot.stamp $(FX)/baddebug.stamp \
+	$(FX)/noid_bad/prog_noid $(FX)/zdebug/prog_pie $(FX)/zbadheader/prog_pie $(FX)/debugroot.stamp $(FX)/baddebug.stamp \
 	$(FX)/libcfichain.so $(FX)/libnocfi.so
 
 .PHONY: fixtures
@@ -81,6 +81,18 @@ $(FX)/zdebug/prog_pie: $(FX)/prog_pie $(FX)/prog_pie.debug
 	@mkdir -p $(dir $@)
 	objcopy --compress-debug-sections=zlib $(FX)/prog_pie.debug $(dir $@)prog_pie.debug
 	objcopy --strip-all --add-gnu-debuglink=$(dir $@)prog_pie.debug $< $@
+
+# zdebug's debug file with its .debug_info's zlib header spoiled (the
+# byte after the 24-byte ELF64 compression header): a section that cannot
+# be inflated lazily, whose names still come from the symbol table.
+$(FX)/zbadheader/prog_pie: $(FX)/zdebug/prog_pie
+	@mkdir -p $(dir $@)
+	cp $(FX)/zdebug/prog_pie.debug $(dir $@)prog_pie.debug
+	off=$$(readelf -SW $(dir $@)prog_pie.debug | \
+	       awk '{ for (i = 1; i < NF; i++) if ($$i == ".debug_info") print $$(i + 3) }'); \
+	  test -n "$$off" && printf '\000' | \
+	  dd of=$(dir $@)prog_pie.debug bs=1 seek=$$((0x$$off + 24)) conv=notrunc status=none
+	objcopy --strip-all --add-gnu-debuglink=$(dir $@)prog_pie.debug $(FX)/prog_pie $@
 
 # The debug file in a .debug/ subdirectory.
 $(FX)/dotdebug/prog_pie: $(FX)/prog_pie $(FX)/prog_pie.debug

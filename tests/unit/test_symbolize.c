@@ -196,6 +196,24 @@ START_TEST(lines_from_compressed_debug_file)
 }
 END_TEST
 
+/* A compressed .debug_info whose zlib header is spoiled is not inflated
+ * (lazily or by libdw): no line, no inlined frame, the function still
+ * named from the debug file's symbol table, and no crash. */
+START_TEST(spoiled_zlib_header_leaves_symbol_names)
+{
+    struct fixture_out out;
+    fixture_out_load("prog_pie.out", &out);
+    struct harness h;
+    harness_open(&h, "zbadheader/prog_pie", NULL);
+    struct symbol_frame fr[8];
+    ck_assert_int_eq(lookup_lines(&h, &out, "inline", fr, 8), 1);
+    ck_assert_str_eq(fr[0].function, OUTER);
+    ck_assert_int_eq(fr[0].line, 0);
+    harness_close(&h);
+    fixture_out_free(&out);
+}
+END_TEST
+
 START_TEST(functions_never_load_dwarf)
 {
     struct fixture_out out;
@@ -727,6 +745,7 @@ static Suite *symbolize_suite(void)
     tcase_add_test(tc, lines_and_inline_chain);
     tcase_add_test(tc, lines_from_separate_debug_file);
     tcase_add_test(tc, lines_from_compressed_debug_file);
+    tcase_add_test(tc, spoiled_zlib_header_leaves_symbol_names);
     tcase_add_test(tc, functions_never_load_dwarf);
     tcase_add_test(tc, debuglink_next_to_object);
     tcase_add_test(tc, debuglink_in_dot_debug_subdir);
