@@ -48,13 +48,13 @@ start_clickhouse() {
     cp /etc/clickhouse-server/users.xml "$dir/"
     chmod 755 "$work"
     chown -R clickhouse: "$dir"
+    # exec all the way down (setpriv, env): $! is the server itself.
     (cd "$dir" && exec setpriv --reuid=clickhouse --regid=clickhouse --init-groups \
         env MALLOC_CONF=prof:true,prof_active:false /usr/sbin/clickhouse-server \
         --config="$dir/config.xml" >"$dir/out.log" 2>&1) &
     pid=$!
     until_ok 60 clickhouse-client --port "$tcp" -q 'select 1' ||
         { echo "servers.sh: clickhouse-server did not answer:" >&2; tail -5 "$dir"/*.log >&2; exit 1; }
-    pid=$(pgrep -P "$pid" -f clickhouse-server || echo "$pid")
 }
 
 start_redis() {
