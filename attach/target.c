@@ -482,6 +482,12 @@ const char *target_stop_priority(const struct target *t)
     }
 }
 
+const char *target_stop_cpus_asleep(const struct target *t)
+{
+    const struct stop_priority *p = &t->ctx.prio;
+    return p->state == STOP_PRIORITY_RAISED && p->awake_why[0] ? p->awake_why : NULL;
+}
+
 /* ---- stops ---------------------------------------------------------------- */
 
 static int cmp_double(const void *a, const void *b)

@@ -179,6 +179,10 @@ bool target_entry_kept(const struct target *t);
  * (MEMPROF_STOP_PRIORITY=0). */
 const char *target_stop_priority(const struct target *t);
 
+/* Why a raised memprof could not keep the CPUs awake during its last stop
+ * (no write access to /dev/cpu_dma_latency: stop_priority.h), or NULL. */
+const char *target_stop_cpus_asleep(const struct target *t);
+
 /* A call ran with its thread's seccomp filter suspended. */
 bool target_seccomp_suspended(const struct target *t);
 

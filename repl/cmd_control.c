@@ -316,6 +316,11 @@ static json_object *pauses_json(struct session *s)
     json_object_object_add(p, "priority_raised", json_object_new_boolean(!not_raised));
     json_object_object_add(p, "priority_not_raised_because",
                            not_raised ? json_object_new_string(not_raised) : NULL);
+    const char *asleep = target_stop_cpus_asleep(s->target);
+    json_object_object_add(p, "cpus_kept_awake", json_object_new_boolean(!not_raised && !asleep));
+    json_object_object_add(p, "cpus_not_kept_awake_because",
+                           not_raised ? json_object_new_string("the priority is not raised")
+                           : asleep ? json_object_new_string(asleep) : NULL);
     return p;
 }
 
@@ -329,9 +334,14 @@ static void pauses_text(struct session *s)
     const char *not_raised = target_stop_priority(s->target);
     if (not_raised)
         fprintf(s->out, "stop priority        not raised: %s\n", not_raised);
+    else if (target_stop_cpus_asleep(s->target))
+        fprintf(s->out, "stop priority        memprof runs at SCHED_RR 1, on the borrowed "
+                "thread's CPU, during each stop; CPUs not kept awake: %s\n",
+                target_stop_cpus_asleep(s->target));
     else
         fprintf(s->out, "stop priority        memprof runs at SCHED_RR 1, on the borrowed "
-                "thread's CPU, during each stop\n");
+                "thread's CPU, with every CPU kept out of deep idle states, during each "
+                "stop\n");
 }
 
 /* info for a process whose allocator is not jemalloc: nothing is called. */

@@ -365,6 +365,11 @@ all_grew() {
 count_above() { [ "$(grep -Ec -- "$2" "$1" 2>/dev/null)" -gt "$3" ]; }
 # ended PID: the process is gone or a zombie (alive's opposite).
 ended() { ! alive "$1"; }
+# The kernel's CPU wake-up latency target in microseconds (PM QoS: what
+# every open /dev/cpu_dma_latency request asks, at least; root only).
+cpu_latency_target() {
+    python3 -c 'import struct; print(struct.unpack("i", open("/dev/cpu_dma_latency", "rb").read(4))[0])'
+}
 # is_heap_profile FILE: FILE starts as a jemalloc heap profile does.
 is_heap_profile() {
     head -c 8 "$1" 2>/dev/null | grep -q '^heap_v2/' && return 0

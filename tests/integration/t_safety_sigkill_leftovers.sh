@@ -9,12 +9,14 @@
 # more kills with the private directory forced, half of them the moment
 # the session's directory is seen (a random delay alone lands after the
 # session on a fast machine: 2 of 20 kills left one), and one session that
-# uses it: no directory of memprof's is left either.
+# uses it: no directory of memprof's is left either, and the kernel's CPU
+# latency target is what it was (no stop's request outlives its memprof).
 . "$SRCDIR/tests/integration/lib.sh"
 
 KILLS=${KILLS:-100}
 DIR_KILLS=${DIR_KILLS:-20}
 touch "$WORK/start-stamp"
+latency_before=$(cpu_latency_target)
 start_target plain
 
 # memprof's names: memprof.XXXXXX (earlier versions), memprof-PID-HEX.
@@ -112,6 +114,10 @@ left=$(leftover_names)
 [ -z "$left" ] || echo "left behind: $left"
 check "directory: nothing of memprof's left after the next session" [ -z "$left" ]
 check "the target is alive, not traced, not stopped" assert_untouched "$PID"
+# Stops hold a CPU latency request (attach/stop_priority.h); a kill in one
+# must not leave the machine's CPUs kept awake.
+check "the CPUs' latency target is as before the kills" \
+    [ "$(cpu_latency_target)" = "$latency_before" ]
 # A kill inside a stop leaves the trampoline at the entry point, where a
 # thread may still return: later sessions keep it (t_session_leftover_trampoline).
 kept=; [ "$(entry_bytes "$PID")" = "$TRAMPOLINE" ] && kept=entry-kept

@@ -1,8 +1,10 @@
 # memprof raises its own scheduling priority only for the span of a stop
-# (SCHED_RR 1, on the borrowed thread's CPU) and puts back exactly what it
-# had: its policy, nice value and CPUs, read from the kernel between
-# commands at the prompt, after stops that worked and after one whose call
-# faulted.  Where it may not raise itself (no CAP_SYS_NICE) it says so once
+# (SCHED_RR 1, on the borrowed thread's CPU, every CPU kept awake by a
+# latency request) and puts back exactly what it had: its policy, nice
+# value and CPUs, read from the kernel between commands at the prompt,
+# after stops that worked and after one whose call faulted, with no
+# /dev/cpu_dma_latency request left open and the kernel's latency target
+# as it was.  Where it may not raise itself (no CAP_SYS_NICE) it says so once
 # and in `info`; MEMPROF_STOP_PRIORITY=0 turns the raise off.  The target's
 # own priority is never touched.
 . "$SRCDIR/tests/integration/lib.sh"
@@ -15,10 +17,17 @@ cpus_all=$(awk '/^Cpus_allowed_list:/ {print $2}' /proc/self/status)
 # MODE raised: every stop ran at SCHED_RR/1; MODE plain: none did.
 prompt_checks() {
     MEMPROF_TRACE_PAUSES=1 python3 - "$MEMPROF" "$1" "$2" "$cpus_all" "$(arena_of)" <<'PY'
-import re, sys
-sys.path.insert(0, __import__("os").environ["SRCDIR"] + "/tests/integration")
+import os, re, struct, sys
+sys.path.insert(0, os.environ["SRCDIR"] + "/tests/integration")
 from pty_prompt import Prompt
 memprof, pid, mode, cpus, arena = sys.argv[1:]
+
+def latency_target():
+    with open("/dev/cpu_dma_latency", "rb") as f:
+        return struct.unpack("i", f.read(4))[0]
+
+latency_before = latency_target()
+assert latency_before != 0, "something else holds the CPUs awake: the test cannot tell"
 p = Prompt(["nice", "-n", "7", memprof, "-p", pid])
 p.expect(rb"memprof> ")
 
@@ -31,10 +40,22 @@ def own():
                         re.M).group(1)
     return policy, nice, allowed
 
+def latency_requests():
+    n = 0
+    for fd in os.listdir(f"/proc/{p.pid}/fd"):
+        try:
+            n += os.readlink(f"/proc/{p.pid}/fd/{fd}") == "/dev/cpu_dma_latency"
+        except OSError:
+            pass
+    return n
+
 def put_back(after):
     got = own()
     assert got == (0, 7, cpus), f"after {after}: policy, nice, CPUs {got}, not (0, 7, {cpus})"
-    print(f"ok: after {after}: SCHED_OTHER, nice 7, CPUs {cpus}")
+    assert latency_requests() == 0, f"after {after}: memprof holds /dev/cpu_dma_latency open"
+    assert latency_target() == latency_before, \
+        f"after {after}: CPU latency target {latency_target()}, not {latency_before}"
+    print(f"ok: after {after}: SCHED_OTHER, nice 7, CPUs {cpus}, no latency request")
 
 put_back("attach")
 for cmd in ["prof on", "prof off", "stats", "info"]:
@@ -48,12 +69,13 @@ assert p.wait() == 0, p.buf[-1500:]
 text = p.buf.decode(errors="replace")
 prios = re.findall(r"^pause tid=\d+ .* prio=(\S+)", text, re.M)
 assert prios, text[-1500:]
-want = "SCHED_RR/1" if mode == "raised" else "SCHED_OTHER/nice7"
+want = "SCHED_RR/1+awake" if mode == "raised" else "SCHED_OTHER/nice7"
 assert set(prios) == {want}, (prios, want)
 print(f"ok: {len(prios)} stops, each at {want}")
 if mode == "raised":
     assert "does not raise its scheduling priority" not in text, text[-1500:]
-    assert re.search(r"stop priority +memprof runs at SCHED_RR 1", text), text[-1500:]
+    assert re.search(r"stop priority +memprof runs at SCHED_RR 1, on the borrowed thread's "
+                     r"CPU, with every CPU kept out of deep idle states", text), text[-1500:]
 PY
 }
 
@@ -86,6 +108,19 @@ check "no CAP_SYS_NICE: no stop ran raised" holds eval \
 OUT=$(nocap "$MEMPROF" -p "$PID" -e 'prof on' -e 'info --json' 2>/dev/null)
 check "no CAP_SYS_NICE: info --json says why" holds eval \
     'grep -q "\"priority_raised\": *false" <<<"$OUT" && grep -q "\"priority_not_raised_because\": *\"raising it needs CAP_SYS_NICE" <<<"$OUT"'
+
+# --- raised, but the latency request refused: said in info, stops go on ----
+# A private mount namespace puts a read-only empty file over the device.
+: >"$WORK/no-latency"
+OUT=$(MEMPROF_TRACE_PAUSES=1 unshare -m sh -c \
+      'mount --bind -o ro "$1" /dev/cpu_dma_latency && shift && exec "$@"' sh \
+      "$WORK/no-latency" "$MEMPROF" -p "$PID" -e 'prof on' -e 'prof off' -e info \
+      2>"$WORK/asleep.err"); RC=$?
+ERR=$(cat "$WORK/asleep.err"); printf '%s\n%s\n' "$OUT" "$ERR" >&2
+check "latency request refused: the session works, raised" \
+    eval '[ "$RC" = 0 ] && grep -q "^pause .* prio=SCHED_RR/1$" <<<"$ERR" && ! grep -q "+awake" <<<"$ERR"'
+check "latency request refused: info says why" \
+    grep -q "stop priority .*SCHED_RR 1.*; CPUs not kept awake: /dev/cpu_dma_latency: Read-only file system" <<<"$OUT"
 
 # --- turned off: nothing raised, no note, info says so ----------------------
 OUT=$(MEMPROF_STOP_PRIORITY=0 MEMPROF_TRACE_PAUSES=1 "$MEMPROF" -p "$PID" -e 'prof on' \
