@@ -4,7 +4,7 @@
 set -eu
 packages=(
     gcc g++ make pkg-config binutils       # build
-    libelf-dev libdw-dev libunwind-dev libjson-c-dev zlib1g-dev
+    libelf-dev libdw-dev libunwind-dev libjson-c-dev zlib1g-dev libdeflate-dev
     libreadline-dev libjemalloc-dev libjemalloc2 check
     libiberty-dev                           # demangling C++ and Rust names
     libprotobuf-c-dev protobuf-c-compiler protobuf-compiler  # pprof export (protoc: tests)

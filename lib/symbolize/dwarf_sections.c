@@ -1,7 +1,15 @@
 /* dwarf_sections.c - a debug file's sections as libdw gets them: the ones
  * no lookup reads hidden, a compressed .debug_info, .debug_abbrev and
- * .debug_line inflated lazily, as far as the units asked for
+ * .debug_line inflated lazily, as far as the units asked for, the other
+ * compressed .debug_* sections inflated whole by memprof with libdeflate
  * (dwarf_sections.h says why).
+ *
+ * Two inflaters: zlib's can stop anywhere and go on later, which the lazy
+ * sections need; libdeflate's inflates only a whole stream, 2.6 times as
+ * fast (355-457 MB/s against 136-177 MB/s on Debian's libc6-dbg and ld.so
+ * debug files, measured on a 2-core VM).  So a section read whole is
+ * inflated by libdeflate, and so is a lazy one once a lookup needs more of
+ * it than zlib could inflate in the same time (WHOLE_FRACTION).
  *
  * Each inflated text goes to one buffer of the section's full size, made
  * at once (the pages never written are never touched, so they cost no
@@ -11,6 +19,7 @@
 #include "lib/symbolize/abbrev_end.h"
 
 #include <gelf.h>
+#include <libdeflate.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -20,6 +29,14 @@
  * not once per unit, without inflating much past the last unit asked for. */
 #define MIN_STEP (16u << 10)
 
+/* A lazy section is inflated whole (libdeflate) rather than on (zlib) when
+ * more than 2/5 of it would have to be inflated by zlib: libdeflate is
+ * 2.6 times as fast. */
+#define WHOLE_FRACTION_NUM 2
+#define WHOLE_FRACTION_DEN 5
+
+#define DEFLATE_MAX_RATIO 1032
+
 /* One compressed section taken over: .debug_info, .debug_abbrev or
  * .debug_line.  data is NULL for a section left to libdw (absent, or not
  * compressed). */
@@ -27,12 +44,16 @@ struct lazy_section {
     Elf_Data *data;          /* what libdw reads: d_buf = text, d_size = ready */
     unsigned char *text;     /* the section inflated, size bytes once whole */
     uint64_t size, ready;
+    const unsigned char *in; /* the raw deflate stream (in the file's mapping) */
+    size_t inlen;
     z_stream z;
     bool broken;             /* the stream failed: ready is all there is */
 };
 
 struct dwarf_sections {
     struct lazy_section info, abbrev, line;
+    unsigned char **whole;   /* the texts of the sections inflated whole */
+    size_t nwhole;
 };
 
 /* Sections a lookup never reads: libdw would inflate them for nothing. */
@@ -82,11 +103,26 @@ static bool zlib_payload(Elf *elf, Elf_Scn *scn, const unsigned char **in,
         return false;
     *in += 2;
     *inlen -= 2;
-    return *inlen <= UINT32_MAX;
+    /* Deflate inflates at most 1032 bytes per byte (a length-258 match in
+     * two bits): a header claiming more is not believed, nor allocated. */
+    return *inlen <= UINT32_MAX && *size / DEFLATE_MAX_RATIO <= *inlen;
 }
 
 static int inflate_to(struct lazy_section *s, uint64_t end);
 static void lazy_free(struct lazy_section *s);
+
+/* The raw deflate stream in of inlen bytes into out, which it must fill
+ * exactly (size bytes). */
+static bool inflate_whole(const unsigned char *in, size_t inlen, unsigned char *out,
+                          uint64_t size)
+{
+    struct libdeflate_decompressor *d = libdeflate_alloc_decompressor();
+    size_t got = 0;
+    bool ok = d && libdeflate_deflate_decompress(d, in, inlen, out, size, &got) ==
+                   LIBDEFLATE_SUCCESS && got == size;
+    libdeflate_free_decompressor(d);
+    return ok;
+}
 
 /* Take over scn into *s (zeroed): libdw will read our buffer, with no
  * SHF_COMPRESSED.  False (and *s still zeroed) when it cannot be. */
@@ -109,6 +145,8 @@ static bool take_section(Elf *elf, Elf_Scn *scn, struct lazy_section *s)
     }
     s->data = data;
     s->size = size;
+    s->in = in;
+    s->inlen = inlen;
     s->z.next_in = (unsigned char *)in;
     s->z.avail_in = (uInt)inlen;
     s->data->d_buf = s->text;
@@ -120,6 +158,37 @@ static bool take_section(Elf *elf, Elf_Scn *scn, struct lazy_section *s)
     /* Never empty: libdw treats an empty .debug_info as none at all. */
     inflate_to(s, 1);
     return true;
+}
+
+/* Inflate scn whole into a buffer of s's and show libdw that, with no
+ * SHF_COMPRESSED; when it cannot be (a corrupt stream, no memory), the
+ * section is left as it was, for libdw to read or refuse. */
+static void take_whole(struct dwarf_sections *s, Elf *elf, Elf_Scn *scn)
+{
+    GElf_Shdr sh;
+    const unsigned char *in;
+    size_t inlen;
+    uint64_t size;
+    Elf_Data *data;
+    unsigned char *text, **more;
+    if (!gelf_getshdr(scn, &sh) || !zlib_payload(elf, scn, &in, &inlen, &size))
+        return;
+    if (!(more = realloc(s->whole, (s->nwhole + 1) * sizeof *more)))
+        return;
+    s->whole = more;
+    if (!(text = malloc(size)))
+        return;
+    if (!inflate_whole(in, inlen, text, size) || !(data = elf_getdata(scn, NULL))) {
+        free(text);
+        return;
+    }
+    s->whole[s->nwhole++] = text;
+    data->d_buf = text;
+    data->d_size = size;
+    data->d_type = ELF_T_BYTE;
+    sh.sh_flags &= ~(GElf_Xword)SHF_COMPRESSED;
+    sh.sh_size = size;
+    gelf_update_shdr(scn, &sh);
 }
 
 /* Which of the three lazy sections name is: 0 info, 1 abbrev, 2 line, -1
@@ -137,6 +206,8 @@ struct dwarf_sections *dwarf_sections_prepare(Elf *elf)
 {
     size_t shstrndx;
     Elf_Scn *compressed[3] = {NULL, NULL, NULL};   /* info, abbrev, line */
+    Elf_Scn *others[16];                           /* the other compressed .debug_* */
+    size_t nothers = 0;
     if (elf_getshdrstrndx(elf, &shstrndx) != 0)
         return NULL;
     for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
@@ -148,8 +219,12 @@ struct dwarf_sections *dwarf_sections_prepare(Elf *elf)
             continue;
         if (unread_section(name))
             hide_section(scn, &sh);
-        else if ((i = lazy_index(name)) >= 0 && !compressed[i] && (sh.sh_flags & SHF_COMPRESSED))
-            compressed[i] = scn;
+        else if (!(sh.sh_flags & SHF_COMPRESSED))
+            continue;
+        else if ((i = lazy_index(name)) >= 0)
+            compressed[i] = compressed[i] ? compressed[i] : scn;
+        else if (strncmp(name, ".debug_", 7) == 0 && nothers < sizeof others / sizeof others[0])
+            others[nothers++] = scn;
     }
     /* abbrev and line only with info: lookups are confined by units */
     struct dwarf_sections *s = compressed[0] ? calloc(1, sizeof *s) : NULL;
@@ -163,6 +238,8 @@ struct dwarf_sections *dwarf_sections_prepare(Elf *elf)
         take_section(elf, compressed[1], &s->abbrev);
     if (compressed[2])
         take_section(elf, compressed[2], &s->line);
+    for (size_t k = 0; k < nothers; k++)
+        take_whole(s, elf, others[k]);
     return s;
 }
 
@@ -204,6 +281,9 @@ void dwarf_sections_free(struct dwarf_sections *s)
     lazy_free(&s->info);
     lazy_free(&s->abbrev);
     lazy_free(&s->line);
+    for (size_t k = 0; k < s->nwhole; k++)
+        free(s->whole[k]);
+    free(s->whole);
     free(s);
 }
 
@@ -218,6 +298,12 @@ static int inflate_to(struct lazy_section *s, uint64_t end)
         return 0;
     if (s->broken)
         return -1;
+    if ((end - s->ready) * WHOLE_FRACTION_DEN > s->size * WHOLE_FRACTION_NUM &&
+        inflate_whole(s->in, s->inlen, s->text, s->size)) {
+        /* the bytes already ready were written again, the same */
+        s->ready = s->data->d_size = s->size;
+        return 1;
+    }
     uint64_t step = s->ready / 8 > MIN_STEP ? s->ready / 8 : MIN_STEP;
     uint64_t target = end - s->ready < step ? s->ready + step : end;
     if (target > s->size)
@@ -311,7 +397,8 @@ static int need_abbrev(struct lazy_section *s, uint64_t off)
         int rc = off < s->ready ? abbrev_table_end(s->text, s->ready, off, &end) : 1;
         if (rc <= 0)
             return rc;
-        if (s->ready == s->size || inflate_to(s, s->ready + 1) < 0)
+        /* at least up to the table's start: one step when it lies far in */
+        if (s->ready == s->size || inflate_to(s, (off > s->ready ? off : s->ready) + 1) < 0)
             return -1;
     }
 }

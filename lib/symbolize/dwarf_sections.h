@@ -12,7 +12,10 @@
  * abbreviations) and dwarf_sections_need_line (its line table), after
  * which libdw must be opened again on the same Elf to see them (libdw
  * keeps the other sections it inflated: .debug_str and the like, small).
- * Files whose .debug_info is not compressed are left as they are. */
+ * The other compressed .debug_* sections libdw reads (.debug_str,
+ * .debug_rnglists, ...) are inflated whole by memprof, faster than libdw
+ * would (dwarf_sections.c says how).  Files whose .debug_info is not
+ * compressed are left as they are. */
 #ifndef MEMPROF_SYM_DWARF_SECTIONS_H
 #define MEMPROF_SYM_DWARF_SECTIONS_H
 

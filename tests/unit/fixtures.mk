@@ -10,6 +10,9 @@
 #   libcfichain.so         a chain of calls built -O2 -fomit-frame-pointer
 #                          (test_cfi_rows walks it with unwind rows)
 #   libnocfi.so            a shared object without .eh_frame
+#   manyunits.debug        the DWARF of four units of 1500 functions each
+#                          (about 100 KB of .debug_info a unit), as built
+#                          and zlib-compressed (zmanyunits.debug)
 #   *.out                  what each program reported about itself
 #   stripped/, dotdebug/, globaldebug/, buildid/, mismatch/, noid/, noid_bad/,
 #   zdebug/, zbadheader/
@@ -28,7 +31,7 @@ FIXTURE_FILES = $(FX)/libfixture.so $(FX)/prog_pie.out $(FX)/prog_nopie.out \
 	$(FX)/stripped/prog_pie $(FX)/dotdebug/prog_pie $(FX)/globaldebug/prog_pie \
 	$(FX)/buildid/prog_pie $(FX)/mismatch/prog_pie $(FX)/noid/prog_noid \
 	$(FX)/noid_bad/prog_noid $(FX)/zdebug/prog_pie $(FX)/zbadheader/prog_pie $(FX)/debugroot.stamp $(FX)/baddebug.stamp \
-	$(FX)/libcfichain.so $(FX)/libnocfi.so
+	$(FX)/libcfichain.so $(FX)/libnocfi.so $(FX)/zmanyunits.debug
 
 .PHONY: fixtures
 fixtures: $(FIXTURE_FILES)
@@ -50,6 +53,18 @@ $(FX)/libnocfi.so: $(FX_SRC)/nocfi.c tests/unit/fixtures.mk
 	gcc -O2 -fPIC -shared -nostdlib -fno-asynchronous-unwind-tables -fno-unwind-tables \
 	  -Wl,--no-eh-frame-hdr -Wl,-z,noseparate-code -o $@ $<
 	objcopy --remove-section .eh_frame $@
+
+# Each unit generated: functions f<unit>_<n> returning a constant.
+$(FX)/manyunits.debug: tests/unit/fixtures.mk
+	@mkdir -p $(FX)/manyunits
+	for u in 1 2 3 4; do \
+	  awk -v u=$$u 'BEGIN { for (i = 0; i < 1500; i++) printf "int f%d_%d(int x) { return x + %d; }\n", u, i, i }' \
+	    >$(FX)/manyunits/unit$$u.c; done
+	gcc -g -O0 -fPIC -shared -o $(FX)/manyunits/libmanyunits.so $(FX)/manyunits/unit*.c
+	objcopy --only-keep-debug $(FX)/manyunits/libmanyunits.so $@
+
+$(FX)/zmanyunits.debug: $(FX)/manyunits.debug
+	objcopy --compress-debug-sections=zlib $< $@
 
 $(FX)/prog_pie: $(FX_SRC)/prog.cpp $(FX)/libfixture.so
 	g++ $(FX_CFLAGS) -DFIXTURE_VARIANT=1 -fPIE -pie $(FX_RPATH) -o $@ $< -L$(FX) -lfixture

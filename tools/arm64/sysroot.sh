@@ -16,7 +16,7 @@
 # which tests run as 'sh -c', from dash as on any Debian system).
 PACKAGES=(
     libc6 libc6-dev libgcc-s1 libstdc++6
-    libunwind-dev libelf-dev libdw-dev libreadline-dev zlib1g-dev libjson-c-dev
+    libunwind-dev libelf-dev libdw-dev libreadline-dev zlib1g-dev libdeflate-dev libjson-c-dev
     libprotobuf-c-dev libdebuginfod-dev libmicrohttpd-dev libyaml-dev libgnutls28-dev
     libcrypt-dev check libiberty-dev
     bash dash coreutils grep sed gawk findutils gzip procps python3 binutils util-linux
