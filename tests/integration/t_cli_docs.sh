@@ -31,6 +31,7 @@ check "the man page renders without warnings" \
 make -s -C "$SRCDIR" install DESTDIR="$WORK/root" PREFIX=/opt/mp >"$WORK/install.log" 2>&1
 check "make install succeeds" [ $? -eq 0 ]
 check "installs the program" [ -x "$WORK/root/opt/mp/bin/memprof" ]
+check "installs memprof-serve beside it" [ -x "$WORK/root/opt/mp/bin/memprof-serve" ]
 check "installs the man page" cmp -s "$MAN" "$WORK/root/opt/mp/share/man/man1/memprof.1"
 for g in "$SRCDIR"/docs/*.md; do
     check "installs the guide $(basename "$g")" cmp -s "$g" "$WORK/root/opt/mp/share/doc/memprof/$(basename "$g")"

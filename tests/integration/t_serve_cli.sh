@@ -1,6 +1,7 @@
 # memprof serve's command line: --help, and each bad option refused before
 # anything listens (exit 2, saying what is wrong); a port already taken is
-# exit 1 naming it; `memprof --help` points at serve.
+# exit 1 naming it; `memprof --help` points at serve; serve is run from
+# memprof-serve beside memprof.
 . "$SRCDIR/tests/integration/lib.sh"
 
 serve() {
@@ -44,3 +45,22 @@ check "a port already taken: exit 1, naming it" sh -c "[ $RC = 1 ] && grep -q 'c
 
 OUT=$("$MEMPROF" --help)
 check "memprof --help names memprof serve" grep -q 'memprof serve \[OPTION\]' <<<"$OUT"
+
+# memprof serve is the program memprof-serve beside memprof (main/memprof.c):
+# found through a symbolic link to memprof, a clear error without it, and
+# none of the agent's libraries loaded by memprof itself.
+mkdir -p "$WORK/link" "$WORK/alone"
+ln -s "$MEMPROF" "$WORK/link/memprof"
+check "through a link to memprof: serve --help runs memprof-serve" \
+    eval '"$WORK/link/memprof" serve --help | grep -q -- --allow-control'
+cp "$MEMPROF" "$WORK/alone/memprof"
+"$WORK/alone/memprof" serve --help >"$WORK/out" 2>"$WORK/err"; RC=$?
+cat "$WORK/err" >&2
+check "without memprof-serve beside it: exit 1, naming the file and the fix" \
+    eval '[ $RC = 1 ] && grep -q "memprof: serve: cannot run $WORK/alone/memprof-serve: No such file or directory (memprof serve is the program memprof-serve, installed beside memprof" "$WORK/err"'
+needed=$(readelf -d "$MEMPROF" | awk '/NEEDED/ {print $NF}')
+echo "memprof loads: $needed" >&2
+check "memprof loads none of the agent's libraries" \
+    eval '! grep -Eq "libmicrohttpd|libgnutls|libyaml|libcrypt" <<<"$needed"'
+check "memprof-serve loads them" \
+    eval 'readelf -d "$(dirname "$MEMPROF")/memprof-serve" | grep -q "NEEDED.*libmicrohttpd"'
