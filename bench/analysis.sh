@@ -19,17 +19,21 @@ sizes=("$@")
 work=$(mktemp -d /tmp/bench-analysis.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
-# run LABEL CMD...: runs CMD once to warm the page cache (a first run on
+# run LABEL N CMD...: runs CMD once to warm the page cache (a first run on
 # a fresh machine reads the debug files from disk, and whichever program
-# ran second would get them for free), then REPS times; stdout of the last
-# to $work/LABEL.out.  Sets SECS (the median wall time, read from the
-# shell's microsecond clock: /usr/bin/time's %e has 10 ms steps, a third of
+# ran second would get them for free), then N times; stdout of the last to
+# $work/LABEL.out.  Sets SECS (the median wall time, read from the shell's
+# microsecond clock: /usr/bin/time's %e has 10 ms steps, a third of
 # memprof's time on the small profile) and KB (the largest peak RSS).
+# memprof's runs, tens of milliseconds on the small profile, moved by half
+# from one median of 5 to the next on a VM: they are taken MP_REPS times
+# (cheap), jeprof's REPS times.
 REPS=${REPS:-5}
+MP_REPS=${MP_REPS:-21}
 run() {
-    local label=$1; shift
+    local label=$1 reps=$2; shift 2
     local i t0 walls=() kb=0 k
-    for ((i = 0; i <= REPS; i++)); do
+    for ((i = 0; i <= reps; i++)); do
         t0=$EPOCHREALTIME
         /usr/bin/time -f '%M' -o "$work/$label.time" "$@" >"$work/$label.out" 2>"$work/$label.err" \
             || { echo "analysis.sh: $label failed:" >&2; tail -5 "$work/$label.err" >&2; exit 1; }
@@ -52,11 +56,11 @@ for n in "${sizes[@]}"; do
     stacks=$(grep -c '^@' "$dump")
     size=$(du -m "$dump" | cut -f1)
 
-    run "mp$n" "$MEMPROF" "$dump" -e 'top --bytes'
+    run "mp$n" "$MP_REPS" "$MEMPROF" "$dump" -e 'top --bytes'
     mp_s=$SECS mp_kb=$KB
     mp_total=$(awk '/^Total:/ {print $2; exit}' "$work/mp$n.out")
 
-    run "je$n" jeprof --text --show_bytes "$GEN" "$dump"
+    run "je$n" "$REPS" jeprof --text --show_bytes "$GEN" "$dump"
     je_s=$SECS je_kb=$KB
     je_total=$(awk '/^Total:/ {print $2; exit}' "$work/je$n.out")
 
