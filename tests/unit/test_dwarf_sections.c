@@ -127,18 +127,40 @@ static void str_claims_more(unsigned char *b, const Elf64_Shdr *sh, size_t n, co
     claim(b, sh, n, names, ".debug_str", 64 << 10);
 }
 
+/* The uncompressed fixture's .debug_info and its units beside a
+ * compressed copy (zfd) made ready for libdw. */
+struct info_pair {
+    struct debug_file plain, z;
+    const Elf_Data *want, *got;
+    uint64_t off[UNITS], end;
+    struct dwarf_sections *s;
+};
+
+static void pair_open(struct info_pair *p, int zfd)
+{
+    open_fd(&p->plain, open(fixture_path("manyunits.debug"), O_RDONLY));
+    open_fd(&p->z, zfd);
+    p->want = data_of(p->plain.elf, ".debug_info");
+    unit_offsets(p->want, p->off, &p->end);
+    p->s = dwarf_sections_prepare(p->z.elf);
+    ck_assert_ptr_nonnull(p->s);
+    p->got = data_of(p->z.elf, ".debug_info");
+}
+
+static void pair_close(struct info_pair *p)
+{
+    dwarf_sections_free(p->s);
+    close_file(&p->z);
+    close_file(&p->plain);
+}
+
 START_TEST(lazy_units_read_as_built)
 {
-    struct debug_file plain, z;
-    open_fd(&plain, open(fixture_path("manyunits.debug"), O_RDONLY));
-    open_fd(&z, open(fixture_path("zmanyunits.debug"), O_RDONLY));
-    const Elf_Data *want = data_of(plain.elf, ".debug_info");
-    uint64_t off[UNITS], end;
-    unit_offsets(want, off, &end);
-
-    struct dwarf_sections *s = dwarf_sections_prepare(z.elf);
-    ck_assert_ptr_nonnull(s);
-    const Elf_Data *got = data_of(z.elf, ".debug_info");
+    struct info_pair p;
+    pair_open(&p, open(fixture_path("zmanyunits.debug"), O_RDONLY));
+    struct dwarf_sections *s = p.s;
+    const Elf_Data *want = p.want, *got = p.got;
+    const uint64_t *off = p.off, end = p.end;
     /* The first unit: part of the section, each byte as built. */
     ck_assert_int_ge(dwarf_sections_need_unit(s, off[0]), 0);
     ck_assert_uint_ge(got->d_size, off[1]);
@@ -149,30 +171,19 @@ START_TEST(lazy_units_read_as_built)
     ck_assert_uint_eq(got->d_size, end);
     ck_assert_int_eq(memcmp(got->d_buf, want->d_buf, end), 0);
     ck_assert_int_eq(dwarf_sections_need_unit(s, off[1]), 0);
-    dwarf_sections_free(s);
-    close_file(&z);
-    close_file(&plain);
+    pair_close(&p);
 }
 END_TEST
 
 /* A unit far in asked for first: inflated whole at once, as built. */
 START_TEST(far_unit_first_reads_as_built)
 {
-    struct debug_file plain, z;
-    open_fd(&plain, open(fixture_path("manyunits.debug"), O_RDONLY));
-    open_fd(&z, open(fixture_path("zmanyunits.debug"), O_RDONLY));
-    const Elf_Data *want = data_of(plain.elf, ".debug_info");
-    uint64_t off[UNITS], end;
-    unit_offsets(want, off, &end);
-    struct dwarf_sections *s = dwarf_sections_prepare(z.elf);
-    ck_assert_ptr_nonnull(s);
-    ck_assert_int_eq(dwarf_sections_need_unit(s, off[UNITS - 1]), 1);
-    const Elf_Data *got = data_of(z.elf, ".debug_info");
-    ck_assert_uint_eq(got->d_size, end);
-    ck_assert_int_eq(memcmp(got->d_buf, want->d_buf, end), 0);
-    dwarf_sections_free(s);
-    close_file(&z);
-    close_file(&plain);
+    struct info_pair p;
+    pair_open(&p, open(fixture_path("zmanyunits.debug"), O_RDONLY));
+    ck_assert_int_eq(dwarf_sections_need_unit(p.s, p.off[UNITS - 1]), 1);
+    ck_assert_uint_eq(p.got->d_size, p.end);
+    ck_assert_int_eq(memcmp(p.got->d_buf, p.want->d_buf, p.end), 0);
+    pair_close(&p);
 }
 END_TEST
 
@@ -204,25 +215,16 @@ END_TEST
  * asking for all of it is -1, and nothing crashes. */
 START_TEST(info_claiming_more_fails_clearly)
 {
-    struct debug_file plain, z;
-    open_fd(&plain, open(fixture_path("manyunits.debug"), O_RDONLY));
-    open_fd(&z, patched(info_claims_more));
-    const Elf_Data *want = data_of(plain.elf, ".debug_info");
-    uint64_t off[UNITS], end;
-    unit_offsets(want, off, &end);
-    struct dwarf_sections *s = dwarf_sections_prepare(z.elf);
-    ck_assert_ptr_nonnull(s);
-    ck_assert_int_eq(dwarf_sections_need_unit(s, off[UNITS - 1]), 1);
-    const Elf_Data *got = data_of(z.elf, ".debug_info");
-    ck_assert_uint_ge(got->d_size, off[UNITS - 1]);
-    ck_assert_int_eq(memcmp(got->d_buf, want->d_buf, got->d_size), 0);
-    ck_assert_int_eq(dwarf_sections_need_all(s), -1);
-    ck_assert_uint_eq(got->d_size, end);
-    ck_assert_int_eq(memcmp(got->d_buf, want->d_buf, end), 0);
-    ck_assert_int_eq(dwarf_sections_need_all(s), -1);
-    dwarf_sections_free(s);
-    close_file(&z);
-    close_file(&plain);
+    struct info_pair p;
+    pair_open(&p, patched(info_claims_more));
+    ck_assert_int_eq(dwarf_sections_need_unit(p.s, p.off[UNITS - 1]), 1);
+    ck_assert_uint_ge(p.got->d_size, p.off[UNITS - 1]);
+    ck_assert_int_eq(memcmp(p.got->d_buf, p.want->d_buf, p.got->d_size), 0);
+    ck_assert_int_eq(dwarf_sections_need_all(p.s), -1);
+    ck_assert_uint_eq(p.got->d_size, p.end);
+    ck_assert_int_eq(memcmp(p.got->d_buf, p.want->d_buf, p.end), 0);
+    ck_assert_int_eq(dwarf_sections_need_all(p.s), -1);
+    pair_close(&p);
 }
 END_TEST
 
