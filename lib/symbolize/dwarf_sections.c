@@ -35,6 +35,7 @@
 #define WHOLE_FRACTION_NUM 2
 #define WHOLE_FRACTION_DEN 5
 
+/* The most deflate makes of one byte (zlib_payload). */
 #define DEFLATE_MAX_RATIO 1032
 
 /* One compressed section taken over: .debug_info, .debug_abbrev or
@@ -48,6 +49,7 @@ struct lazy_section {
     size_t inlen;
     z_stream z;
     bool broken;             /* the stream failed: ready is all there is */
+    bool whole_failed;       /* libdeflate refused the stream: zlib only */
 };
 
 struct dwarf_sections {
@@ -298,11 +300,16 @@ static int inflate_to(struct lazy_section *s, uint64_t end)
         return 0;
     if (s->broken)
         return -1;
-    if ((end - s->ready) * WHOLE_FRACTION_DEN > s->size * WHOLE_FRACTION_NUM &&
-        inflate_whole(s->in, s->inlen, s->text, s->size)) {
-        /* the bytes already ready were written again, the same */
-        s->ready = s->data->d_size = s->size;
-        return 1;
+    /* From the stream's start: the bytes already ready are written again,
+     * the same (one stream has one inflation), also when libdeflate stops
+     * short (a header claiming more than the stream holds) and zlib then
+     * goes on from where it was. */
+    if (!s->whole_failed && (end - s->ready) * WHOLE_FRACTION_DEN > s->size * WHOLE_FRACTION_NUM) {
+        if (inflate_whole(s->in, s->inlen, s->text, s->size)) {
+            s->ready = s->data->d_size = s->size;
+            return 1;
+        }
+        s->whole_failed = true;
     }
     uint64_t step = s->ready / 8 > MIN_STEP ? s->ready / 8 : MIN_STEP;
     uint64_t target = end - s->ready < step ? s->ready + step : end;
