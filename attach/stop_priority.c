@@ -112,7 +112,8 @@ static bool first_look(struct stop_priority *p)
 /* The kernel's CPU latency target to 0 for as long as the descriptor is
  * open (Documentation/power/pm_qos_interface.rst): every CPU leaves its
  * idle state at once and polls rather than halts until the request goes.
- * Needs root (the device is 0600); tried at each stop, said once. */
+ * Needs root (the device is 0600); tried at each stop, and when it fails
+ * info says why (awake_why). O_CLOEXEC: memprof forks only to exec. */
 static void keep_cpus_awake(struct stop_priority *p)
 {
     int fd = open(CPU_LATENCY_DEV, O_WRONLY | O_CLOEXEC);
