@@ -332,16 +332,14 @@ static void pauses_text(struct session *s)
             ps->calls, ps->last_us, (int)ps->last_tid, ps->median_us, ps->p90_us,
             ps->max_us, ps->unsafe_retries);
     const char *not_raised = target_stop_priority(s->target);
+    const char *asleep = target_stop_cpus_asleep(s->target);
     if (not_raised)
         fprintf(s->out, "stop priority        not raised: %s\n", not_raised);
-    else if (target_stop_cpus_asleep(s->target))
-        fprintf(s->out, "stop priority        memprof runs at SCHED_RR 1, on the borrowed "
-                "thread's CPU, during each stop; CPUs not kept awake: %s\n",
-                target_stop_cpus_asleep(s->target));
     else
         fprintf(s->out, "stop priority        memprof runs at SCHED_RR 1, on the borrowed "
-                "thread's CPU, with every CPU kept out of deep idle states, during each "
-                "stop\n");
+                "thread's CPU%s, during each stop%s%s\n",
+                asleep ? "" : ", with every CPU kept out of deep idle states",
+                asleep ? "; CPUs not kept awake: " : "", asleep ? asleep : "");
 }
 
 /* info for a process whose allocator is not jemalloc: nothing is called. */
