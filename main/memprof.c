@@ -23,15 +23,15 @@ static int exec_serve(char **argv)
 {
     char self[PATH_MAX], path[PATH_MAX + sizeof SERVE_PROGRAM];
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n <= 0) {
-        fprintf(stderr, "memprof: serve: cannot find memprof's own file (/proc/self/exe: %s); "
-                "is /proc mounted?\n", strerror(errno));
+    char *slash = n > 0 && n < (ssize_t)sizeof self - 1 ? memrchr(self, '/', (size_t)n) : NULL;
+    if (!slash) {
+        fprintf(stderr, "memprof: serve: cannot find the directory memprof runs from "
+                "(/proc/self/exe: %s); is /proc mounted?\n",
+                n < 0 ? strerror(errno) : "no absolute path");
         return 1;
     }
-    self[n] = 0;
-    char *slash = strrchr(self, '/');
-    snprintf(path, sizeof path, "%.*s/" SERVE_PROGRAM, slash ? (int)(slash - self) : 1,
-             slash ? self : ".");
+    *slash = 0;
+    snprintf(path, sizeof path, "%s/" SERVE_PROGRAM, self);
     execv(path, argv);
     fprintf(stderr, "memprof: serve: cannot run %s: %s (memprof serve is the program "
             SERVE_PROGRAM ", installed beside memprof by make install: install it again)\n",
