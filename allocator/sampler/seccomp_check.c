@@ -1,0 +1,351 @@
+/* seccomp_check.c - owns the sampler's seccomp decision
+ * (seccomp_check.h): which system calls, with which arguments, the
+ * filters must let through, and the sentence that refuses when one is not.
+ *
+ * The calls are those of inproc/arch_<cpu>.h's ARCH_SYS_* list (the only
+ * ones the image makes: tools/embed_image.py checks it) and of the stop
+ * that puts the sampler in (sampler.c: map_region, make_watch), with the
+ * C library's wrappers' arguments.  test_seccomp checks this list against
+ * the image's. */
+#include "allocator/sampler/seccomp_check.h"
+
+#include <errno.h>
+#include <linux/audit.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+
+#include "attach/preflight.h"
+#include "attach/seccomp_filters.h"
+
+#if defined(__x86_64__)
+#define THIS_AUDIT_ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define THIS_AUDIT_ARCH AUDIT_ARCH_AARCH64
+#else
+#error "memprof's sampler knows the audit arch of x86-64 and arm64 only"
+#endif
+
+#define A(i) SECCOMP_FIELD_ARG(i)
+
+/* Where a call is made, and so what the filter may do to it. */
+enum call_when {
+    SAMPLER,        /* by the sampler, in any thread, memprof holding none */
+    RESTORE,        /* a held thread restoring itself if memprof dies */
+    STOP,           /* in the stop that puts the sampler in: unheld only if
+                     * memprof dies during it; a failure is harmless then */
+};
+
+struct judged {
+    const char *name;
+    long nr;
+    uint64_t args[6];
+    unsigned known;            /* arguments memprof knows (SECCOMP_FIELD_ARG) */
+    enum call_when when;
+    const char *what;          /* what the call is for */
+};
+
+/* Argument 0 of process_vm_readv is the process's own pid: filled in. */
+#define TGID_ARG 0xffffffffffffffffull
+
+static const struct judged calls[] = {
+    { "ppoll", SYS_ppoll, {0, 1, 0, 0, 8, 0}, A(1) | A(3) | A(4) | A(5), SAMPLER,
+      "to see whether memprof is still there" },
+    { "process_vm_readv", SYS_process_vm_readv, {TGID_ARG, 0, 4, 0, 4, 0},
+      A(2) | A(4) | A(5), SAMPLER, "to read a stack without faulting" },
+    { "getpid", SYS_getpid, {0}, 0, SAMPLER,
+      "to tell a forked child, where it has no page wiped on fork" },
+    { "rt_sigreturn", SYS_rt_sigreturn, {0}, 0, RESTORE,
+      "by which a thread memprof holds restores itself if memprof dies" },
+    { "memfd_create", SYS_memfd_create, {0, 1}, A(1), STOP, "" },
+    { "mmap", SYS_mmap, {0, 0, 5 /* PROT_READ|PROT_EXEC */, 2 /* MAP_PRIVATE */, 0, 0},
+      A(0) | A(2) | A(3) | A(5), STOP, "" },
+    { "mprotect", SYS_mprotect, {0, 0, 3 /* PROT_READ|PROT_WRITE */}, A(2), STOP, "" },
+    { "close", SYS_close, {0}, 0, STOP, "" },
+    { "pipe2", SYS_pipe2, {0, 02000000 /* O_CLOEXEC */, 0, 0, 0, 0},
+      A(1) | A(2) | A(3) | A(4) | A(5), STOP, "" },
+    { "fstat", SYS_fstat, {0}, A(2) | A(3) | A(4) | A(5), STOP, "" },
+    { "mmap", SYS_mmap, {0, 4096, 3, 0x22 /* MAP_PRIVATE|MAP_ANONYMOUS */, (uint64_t)-1, 0},
+      A(0) | A(1) | A(2) | A(3) | A(4) | A(5), STOP, "" },
+    { "madvise", SYS_madvise, {0, 4096, 18 /* MADV_WIPEONFORK */}, A(1) | A(2) | A(3) | A(4) | A(5),
+      STOP, "" },
+    { "munmap", SYS_munmap, {0, 4096}, A(1) | A(2) | A(3) | A(4) | A(5), STOP, "" },
+};
+#define NCALLS (sizeof calls / sizeof calls[0])
+
+size_t sampler_seccomp_ncalls(void)
+{
+    return NCALLS;
+}
+
+const char *sampler_seccomp_call(size_t i, long tgid, struct seccomp_call *c, bool *must_allow)
+{
+    const struct judged *j = &calls[i];
+    memset(c, 0, sizeof *c);
+    c->nr = (int32_t)j->nr;           /* the native number: no x32 bit */
+    c->arch = THIS_AUDIT_ARCH;
+    memcpy(c->args, j->args, sizeof c->args);
+    c->known = SECCOMP_FIELD_NR | SECCOMP_FIELD_ARCH | j->known;
+    if (j->args[0] == TGID_ARG) {
+        c->args[0] = (uint64_t)tgid;
+        if (tgid > 0)
+            c->known |= A(0);
+    }
+    *must_allow = j->when != STOP;
+    return j->name;
+}
+
+/* All filters on one call, as the kernel combines them. */
+static void run_all(const struct seccomp_insn *const *progs, const size_t *lens, size_t n,
+                    const struct seccomp_call *c, struct seccomp_outcome *out)
+{
+    memset(out, 0, sizeof *out);
+    out->ret = SECCOMP_ACT_ALLOW;
+    for (size_t i = 0; i < n; i++) {
+        struct seccomp_outcome o;
+        seccomp_bpf_run(progs[i], lens[i], c, &o);
+        if (seccomp_ret_wins(o.ret, out->ret))
+            out->ret = o.ret;
+        out->unknown_read |= o.unknown_read;
+        out->varies |= o.varies;
+        out->bounded |= o.bounded;
+    }
+}
+
+static bool acceptable(uint32_t ret, bool must_allow)
+{
+    if (seccomp_ret_allows(ret))
+        return true;
+    return !must_allow && (ret & SECCOMP_ACT_MASK) == SECCOMP_ACT_ERRNO;
+}
+
+/* ", depending on argument 0 and the instruction pointer, which memprof
+ * cannot know in advance: the worst case is taken" */
+static void caveat(const struct seccomp_outcome *o, char *buf, size_t len)
+{
+    buf[0] = 0;
+    if (o->bounded) {
+        snprintf(buf, len, " (the filter has too many paths to follow them all: memprof "
+                 "takes the worst)");
+        return;
+    }
+    if (!o->varies || !o->unknown_read)
+        return;
+    size_t used = (size_t)snprintf(buf, len, " (depending on ");
+    unsigned left = o->unknown_read;
+    for (unsigned f = 1; left && used < len; f <<= 1) {
+        if (!(left & f))
+            continue;
+        left &= ~f;
+        char name[40];
+        used += (size_t)snprintf(buf + used, len - used, "%s%s",
+                                 seccomp_field_name(f, name, sizeof name),
+                                 left ? " and " : "");
+    }
+    if (used < len)
+        snprintf(buf + used, len - used, ", which memprof cannot know in advance: it "
+                 "takes the worst case)");
+}
+
+static void say_refusal(pid_t pid, const struct judged *j, const struct seccomp_outcome *o,
+                        char *buf, size_t len)
+{
+    char effect[160], why[200];
+    seccomp_ret_effect(o->ret, effect, sizeof effect);
+    caveat(o, why, sizeof why);
+    if (j->when == SAMPLER)
+        snprintf(buf, len, "process %d's seccomp filter %s for %s%s, a system call the "
+                 "sampler makes in the process's own threads (%s) while memprof holds none "
+                 "of them; memprof does not put the sampler there", (int)pid, effect,
+                 j->name, why, j->what);
+    else if (j->when == RESTORE)
+        snprintf(buf, len, "process %d's seccomp filter %s for %s%s, the system call %s; "
+                 "memprof does not put the sampler there", (int)pid, effect, j->name, why,
+                 j->what);
+    else
+        snprintf(buf, len, "process %d's seccomp filter %s for %s%s, a system call of the "
+                 "stop that puts the sampler in, which the thread would make with its filter "
+                 "in force if memprof died during that stop; memprof does not put the "
+                 "sampler there", (int)pid, effect, j->name, why);
+}
+
+const char *sampler_seccomp_judge(pid_t pid, long tgid, const struct seccomp_insn *const *progs,
+                                  const size_t *lens, size_t nprogs, char *buf, size_t len)
+{
+    for (size_t i = 0; i < nprogs; i++) {
+        char why[200];
+        if (seccomp_bpf_check(progs[i], lens[i], why, sizeof why) < 0) {
+            snprintf(buf, len, "process %d's seccomp filter %zu (of %zu) is not a program "
+                     "memprof can evaluate (%s), so memprof cannot tell what it does to "
+                     "the sampler's system calls and does not put the sampler there",
+                     (int)pid, i, nprogs, why);
+            return buf;
+        }
+    }
+    for (size_t i = 0; i < NCALLS; i++) {
+        struct seccomp_call c;
+        bool must_allow;
+        sampler_seccomp_call(i, tgid, &c, &must_allow);
+        struct seccomp_outcome o;
+        run_all(progs, lens, nprogs, &c, &o);
+        if (!acceptable(o.ret, must_allow)) {
+            say_refusal(pid, &calls[i], &o, buf, len);
+            return buf;
+        }
+    }
+    return NULL;
+}
+
+/* ---- the process's filters --------------------------------------------- */
+
+/* Why memprof cannot read the filters, from the kernel's errno. */
+static const char *cannot_read(pid_t pid, pid_t tid, int e, char *buf, size_t len)
+{
+    snprintf(buf, len, "process %d runs under a seccomp filter memprof cannot read "
+             "(PTRACE_SECCOMP_GET_FILTER on thread %d: %s%s), so memprof cannot tell what "
+             "it does to the system calls the sampler makes inside the process and does not "
+             "put the sampler there", (int)pid, (int)tid, strerror(e),
+             e == EACCES ? "; the kernel gives a filter only to a tracer with "
+             "CAP_SYS_ADMIN that runs under no filter itself" : "");
+    return buf;
+}
+
+static const char *no_capability(pid_t pid, pid_t tid, const struct tracer_identity *me,
+                                 char *buf, size_t len)
+{
+    snprintf(buf, len, "process %d runs under a seccomp filter (thread %d) memprof cannot "
+             "read: the kernel gives a filter (PTRACE_SECCOMP_GET_FILTER) only to a tracer "
+             "with CAP_SYS_ADMIN that runs under no filter itself, and memprof %s; so "
+             "memprof cannot tell what the filter does to the system calls the sampler "
+             "makes inside the process and does not put the sampler there (give memprof "
+             "CAP_SYS_ADMIN, as root, to let it read the filter)", (int)pid, (int)tid,
+             me->seccomp ? "runs under seccomp" : "lacks CAP_SYS_ADMIN");
+    return buf;
+}
+
+/* The threads' state, checked against the filters read from one: a
+ * thread with a different count has other filters; 1 when they differ
+ * (buf says so), 0 when every filtered thread shows n. */
+static int threads_differ(pid_t pid, const struct seccomp_thread *th, size_t nth,
+                          const struct seccomp_filters *f, char *buf, size_t len)
+{
+    if (nth <= 1)
+        return 0;                   /* the one thread is the one read */
+    for (size_t i = 0; i < nth; i++) {
+        if (th[i].mode <= 0 && th[i].tid != f->tid)
+            continue;               /* no filter: nothing to read */
+        if (th[i].filters == (int)f->n)
+            continue;
+        if (th[i].filters < 0)
+            snprintf(buf, len, "process %d runs under seccomp filters, and this kernel does "
+                     "not show how many each thread has (Seccomp_filters: Linux 5.9 and "
+                     "later), so memprof cannot tell that every thread has the filters it "
+                     "read from thread %d, and does not put the sampler there", (int)pid,
+                     (int)f->tid);
+        else
+            snprintf(buf, len, "thread %d of process %d runs under %d seccomp filters, "
+                     "thread %d (from which memprof read them) under %zu: their filters "
+                     "differ (one was installed without SECCOMP_FILTER_FLAG_TSYNC), and "
+                     "memprof reads them only from the thread it stops, so it cannot tell "
+                     "what they do to the sampler's system calls in thread %d and does not "
+                     "put the sampler there", (int)th[i].tid, (int)pid, th[i].filters,
+                     (int)f->tid, f->n, (int)th[i].tid);
+        return 1;
+    }
+    return 0;
+}
+
+/* 1 when the cached verdict still holds for these threads. */
+static bool cache_holds(const struct seccomp_verdict_cache *cache,
+                        const struct seccomp_thread *th, size_t nth)
+{
+    if (!cache->decided)
+        return false;
+    for (size_t i = 0; i < nth; i++)
+        if (th[i].mode != 0 && (th[i].mode != 2 || th[i].filters != cache->filters))
+            return false;
+    return true;
+}
+
+static long own_tgid(struct target *t)
+{
+    char path[128];
+    struct proc_status st;
+    target_proc_dir(t, path, sizeof path - 8);
+    strcat(path, "/status");
+    return preflight_read_status(path, &st) < 0 ? 0 : (long)st.nspid_inner;
+}
+
+/* Read and judge; the verdict is kept in cache when it can be trusted
+ * later (filters read, the same count on every filtered thread). */
+static const char *decide(struct target *t, const struct seccomp_thread *th, size_t nth,
+                          pid_t filtered_tid, struct seccomp_verdict_cache *cache,
+                          char *buf, size_t len)
+{
+    pid_t pid = target_pid(t);
+    struct tracer_identity me;
+    preflight_identity(&me);
+    if (!me.cap_sys_admin || me.seccomp)
+        return no_capability(pid, filtered_tid, &me, buf, len);
+    struct seccomp_filters f;
+    struct mp_error err;
+    if (seccomp_filters_read(t, &f, &err) < 0) {
+        snprintf(buf, len, "memprof could not stop a thread of process %d to read its "
+                 "seccomp filters: %s", (int)pid, err.msg);
+        return buf;
+    }
+    if (f.errno_read)
+        return cannot_read(pid, f.tid, f.errno_read, buf, len);
+    const char *r = NULL;
+    if (threads_differ(pid, th, nth, &f, buf, len))
+        r = buf;
+    else {
+        const struct seccomp_insn *progs[SECCOMP_FILTERS_MAX];
+        size_t lens[SECCOMP_FILTERS_MAX];
+        for (size_t i = 0; i < f.n; i++) {
+            progs[i] = f.v[i].insns;
+            lens[i] = f.v[i].n;
+        }
+        r = sampler_seccomp_judge(pid, own_tgid(t), progs, lens, f.n, buf, len);
+        cache->decided = true;
+        cache->filters = (int)f.n;
+        snprintf(cache->refusal, sizeof cache->refusal, "%s", r ? r : "");
+    }
+    seccomp_filters_free(&f);
+    return r;
+}
+
+const char *sampler_seccomp_refusal(struct target *t, struct seccomp_verdict_cache *cache,
+                                    char *buf, size_t len)
+{
+    pid_t pid = target_pid(t);
+    struct seccomp_thread *th;
+    size_t nth;
+    struct mp_error err;
+    if (seccomp_threads(t, &th, &nth, &err) < 0) {
+        snprintf(buf, len, "memprof cannot tell whether process %d runs under a seccomp "
+                 "filter: %s", (int)pid, err.msg);
+        return buf;
+    }
+    pid_t filtered = 0;
+    const char *r = NULL;
+    for (size_t i = 0; i < nth && !r; i++) {
+        if (th[i].mode == 1) {
+            snprintf(buf, len, "thread %d of process %d runs in strict seccomp mode, where "
+                     "the kernel kills it for any system call but read, write, exit and "
+                     "sigreturn; memprof does not put the sampler there", (int)th[i].tid,
+                     (int)pid);
+            r = buf;
+        } else if (th[i].mode != 0 && !filtered)
+            filtered = th[i].tid;
+    }
+    if (!r && filtered) {
+        if (cache_holds(cache, th, nth))
+            r = cache->refusal[0] ? snprintf(buf, len, "%s", cache->refusal), buf : NULL;
+        else
+            r = decide(t, th, nth, filtered, cache, buf, len);
+    }
+    free(th);
+    return r;
+}
