@@ -274,8 +274,9 @@ struct session_dump *sampling_dump(struct session *s, const char *name, const ch
     if (same_program(s))
         return NULL;
     if (!sampler_is_on(s->sampler)) {
-        char why[512];
-        if (sampler_refusal(s->target, &s->alloc, why, sizeof why))
+        char why[768];
+        if (sampler_refusal(s->target, &s->alloc, why, sizeof why) ||
+            sampler_filter_refusal(s->sampler, s->target, why, sizeof why))
             refuse(s, why);
         else
             say_error("dump: memprof's sampler is not in process %d, so there is no heap "

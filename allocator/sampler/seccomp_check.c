@@ -244,13 +244,13 @@ static int threads_differ(pid_t pid, const struct seccomp_thread *th, size_t nth
                      "read from thread %d, and does not put the sampler there", (int)pid,
                      (int)f->tid);
         else
-            snprintf(buf, len, "thread %d of process %d runs under %d seccomp filters, "
+            snprintf(buf, len, "thread %d of process %d runs under %d seccomp filter%s, "
                      "thread %d (from which memprof read them) under %zu: their filters "
                      "differ (one was installed without SECCOMP_FILTER_FLAG_TSYNC), and "
                      "memprof reads them only from the thread it stops, so it cannot tell "
                      "what they do to the sampler's system calls in thread %d and does not "
                      "put the sampler there", (int)th[i].tid, (int)pid, th[i].filters,
-                     (int)f->tid, f->n, (int)th[i].tid);
+                     th[i].filters == 1 ? "" : "s", (int)f->tid, f->n, (int)th[i].tid);
         return 1;
     }
     return 0;
