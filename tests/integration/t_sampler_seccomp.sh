@@ -5,7 +5,8 @@
 # (a) podman's and Docker's kind of default (EPERM for any call not listed,
 #     an allow list): 'prof on' goes in, a dump holds the target's
 #     allocating function, 'prof off' takes it out, the process lives on;
-# (b) a filter that kills ppoll: refused, naming ppoll and the kill;
+# (b) a filter that kills ppoll: refused, naming ppoll and the kill, at
+#     the prompt and by serve's POST /debug/pprof/heap (422);
 # (c) a filter that fails process_vm_readv with EPERM: refused, naming it
 #     and the errno;
 # (d) memprof without CAP_SYS_ADMIN, a thread under a filter: refused,
@@ -53,6 +54,15 @@ refused() {
 # (b) ppoll killed
 CONF= start_target seccomp_profile kill-ppoll
 refused "kill ppoll" "process $PID's seccomp filter would kill the process \(SIGSYS\) for ppoll, a system call the sampler makes"
+
+# serve's POST /debug/pprof/heap says the same, with 422
+start_serve --allow-control
+http POST "/debug/pprof/heap?pid=$PID&seconds=1"
+check "kill ppoll: serve's POST answers 422" status_is 422
+check "kill ppoll: serve's answer names ppoll and the kill" \
+    body_has "seccomp filter would kill the process \(SIGSYS\) for ppoll"
+check "kill ppoll: after serve, nothing mapped" file_lacks "/proc/$PID/maps" memprof-sampler
+check "kill ppoll: after serve, the process lives on, untraced" untouched "$PID"
 
 # (c) process_vm_readv failed with EPERM
 CONF= start_target seccomp_profile errno-vm-readv
