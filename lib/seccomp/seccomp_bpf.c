@@ -415,38 +415,28 @@ const char *seccomp_ret_effect(uint32_t ret, char *buf, size_t len)
                  "does not know and takes for a kill)", ret);
         return buf;
     }
-    switch (act) {
-    case SECCOMP_ACT_KILL_PROCESS:
-        snprintf(buf, len, "would kill the process (SIGSYS)");
-        break;
-    case SECCOMP_ACT_KILL_THREAD:
-        snprintf(buf, len, "would kill the thread making it (SIGSYS; the process's last "
-                 "thread: the process)");
-        break;
-    case SECCOMP_ACT_TRAP:
-        snprintf(buf, len, "would send SIGSYS (trap)");
-        break;
-    case SECCOMP_ACT_ERRNO: {
-        unsigned e = data > 4095 ? 4095 : data;
+    if (act == SECCOMP_ACT_ERRNO) {
+        unsigned e = data > 4095 ? 4095 : data;     /* the kernel's MAX_ERRNO */
         const char *name = strerrorname_np((int)e);
         snprintf(buf, len, "would fail it with errno %u%s%s%s", e, name ? " (" : "",
                  name ? name : "", name ? ")" : "");
-        break;
+        return buf;
     }
-    case SECCOMP_ACT_USER_NOTIF:
-        snprintf(buf, len, "would notify a supervisor (user notification; ENOSYS "
-                 "where none listens)");
-        break;
-    case SECCOMP_ACT_TRACE:
-        snprintf(buf, len, "would stop for a tracer (SECCOMP_RET_TRACE; ENOSYS where "
-                 "none traces it)");
-        break;
-    case SECCOMP_ACT_LOG:
-        snprintf(buf, len, "would allow it and log it");
-        break;
-    default:
-        snprintf(buf, len, "would allow it");
-    }
+    static const struct { uint32_t act; const char *effect; } effects[] = {
+        { SECCOMP_ACT_KILL_PROCESS, "would kill the process (SIGSYS)" },
+        { SECCOMP_ACT_KILL_THREAD, "would kill the thread making it (SIGSYS; the "
+                                   "process's last thread: the process)" },
+        { SECCOMP_ACT_TRAP, "would send SIGSYS (trap)" },
+        { SECCOMP_ACT_USER_NOTIF, "would notify a supervisor (user notification; ENOSYS "
+                                  "where none listens)" },
+        { SECCOMP_ACT_TRACE, "would stop for a tracer (SECCOMP_RET_TRACE; ENOSYS where "
+                             "none traces it)" },
+        { SECCOMP_ACT_LOG, "would allow it and log it" },
+        { SECCOMP_ACT_ALLOW, "would allow it" },
+    };
+    for (size_t i = 0; i < sizeof effects / sizeof effects[0]; i++)
+        if (effects[i].act == act)
+            snprintf(buf, len, "%s", effects[i].effect);
     return buf;
 }
 
