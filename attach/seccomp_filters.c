@@ -125,10 +125,13 @@ static int read_body(struct remote_stop *s, void *arg, struct mp_error *err)
     return 0;
 }
 
-int seccomp_filters_read(struct target *t, struct seccomp_filters *out, struct mp_error *err)
+int seccomp_filters_read(struct target *t, pid_t tid, struct seccomp_filters *out,
+                         struct mp_error *err)
 {
     memset(out, 0, sizeof *out);
-    if (target_stop_run(t, read_body, out, err) < 0) {
+    int rc = tid ? target_stop_run_thread(t, tid, read_body, out, err)
+                 : target_stop_run(t, read_body, out, err);
+    if (rc < 0) {
         seccomp_filters_free(out);
         return -1;
     }

@@ -43,10 +43,11 @@ struct seccomp_thread {
 int seccomp_threads(struct target *t, struct seccomp_thread **out, size_t *n,
                     struct mp_error *err);
 
-/* Read the filters of the thread one stop borrows.  0 with out filled (or
- * out->errno_read set where the kernel refused), -1 with err when no stop
- * could be made. */
-int seccomp_filters_read(struct target *t, struct seccomp_filters *out, struct mp_error *err);
+/* Read the filters of thread tid, or (tid 0) of the thread one stop
+ * borrows.  0 with out filled (or out->errno_read set where the kernel
+ * refused), -1 with err when no stop could be made. */
+int seccomp_filters_read(struct target *t, pid_t tid, struct seccomp_filters *out,
+                         struct mp_error *err);
 
 void seccomp_filters_free(struct seccomp_filters *f);
 

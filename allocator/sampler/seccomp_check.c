@@ -224,46 +224,23 @@ static const char *no_capability(pid_t pid, pid_t tid, const struct tracer_ident
     return buf;
 }
 
-/* The threads' state, checked against the filters read from one: a
- * thread with a different count has other filters; 1 when they differ
- * (buf says so), 0 when every filtered thread shows n. */
-static int threads_differ(pid_t pid, const struct seccomp_thread *th, size_t nth,
-                          const struct seccomp_filters *f, char *buf, size_t len)
+static bool count_read(const int *counts, size_t n, int count)
 {
-    if (nth <= 1)
-        return 0;                   /* the one thread is the one read */
-    for (size_t i = 0; i < nth; i++) {
-        if (th[i].mode <= 0 && th[i].tid != f->tid)
-            continue;               /* no filter: nothing to read */
-        if (th[i].filters == (int)f->n)
-            continue;
-        if (th[i].filters < 0)
-            snprintf(buf, len, "process %d runs under seccomp filters, and this kernel does "
-                     "not show how many each thread has (Seccomp_filters: Linux 5.9 and "
-                     "later), so memprof cannot tell that every thread has the filters it "
-                     "read from thread %d, and does not put the sampler there", (int)pid,
-                     (int)f->tid);
-        else
-            snprintf(buf, len, "thread %d of process %d runs under %d seccomp filter%s, "
-                     "thread %d (from which memprof read them) under %zu: their filters "
-                     "differ (one was installed without SECCOMP_FILTER_FLAG_TSYNC), and "
-                     "memprof reads them only from the thread it stops, so it cannot tell "
-                     "what they do to the sampler's system calls in thread %d and does not "
-                     "put the sampler there", (int)th[i].tid, (int)pid, th[i].filters,
-                     th[i].filters == 1 ? "" : "s", (int)f->tid, f->n, (int)th[i].tid);
-        return 1;
-    }
-    return 0;
+    for (size_t i = 0; i < n; i++)
+        if (counts[i] == count)
+            return true;
+    return false;
 }
 
-/* 1 when the cached verdict still holds for these threads. */
+/* 1 when the cached verdict still holds for these threads: every filtered
+ * thread shows the count of a stack read. */
 static bool cache_holds(const struct seccomp_verdict_cache *cache,
                         const struct seccomp_thread *th, size_t nth)
 {
     if (!cache->decided)
         return false;
     for (size_t i = 0; i < nth; i++)
-        if (th[i].mode != 0 && (th[i].mode != 2 || th[i].filters != cache->filters))
+        if (th[i].mode == 2 && !count_read(cache->counts, cache->ncounts, th[i].filters))
             return false;
     return true;
 }
@@ -277,42 +254,114 @@ static long own_tgid(struct target *t)
     return preflight_read_status(path, &st) < 0 ? 0 : (long)st.nspid_inner;
 }
 
-/* Read and judge; the verdict is kept in cache when it can be trusted
- * later (filters read, the same count on every filtered thread). */
-static const char *decide(struct target *t, const struct seccomp_thread *th, size_t nth,
-                          pid_t filtered_tid, struct seccomp_verdict_cache *cache,
-                          char *buf, size_t len)
+/* The filter stacks of a process: one read per different count. */
+struct stacks {
+    struct seccomp_filters v[SECCOMP_STACKS_MAX];
+    int counts[SECCOMP_STACKS_MAX];
+    size_t n;
+};
+
+static void stacks_free(struct stacks *st)
+{
+    for (size_t i = 0; i < st->n; i++)
+        seccomp_filters_free(&st->v[i]);
+    st->n = 0;
+}
+
+/* Read the filters of thread tid (0: the engine's choice) into the next
+ * stack; NULL, or the refusal in buf. */
+static const char *read_stack(struct target *t, pid_t tid, struct stacks *st, char *buf,
+                              size_t len)
 {
     pid_t pid = target_pid(t);
-    struct tracer_identity me;
-    preflight_identity(&me);
-    if (!me.cap_sys_admin || me.seccomp)
-        return no_capability(pid, filtered_tid, &me, buf, len);
-    struct seccomp_filters f;
+    struct seccomp_filters *f = &st->v[st->n];
     struct mp_error err;
-    if (seccomp_filters_read(t, &f, &err) < 0) {
+    if (seccomp_filters_read(t, tid, f, &err) < 0) {
         snprintf(buf, len, "memprof could not stop a thread of process %d to read its "
                  "seccomp filters: %s", (int)pid, err.msg);
         return buf;
     }
-    if (f.errno_read)
-        return cannot_read(pid, f.tid, f.errno_read, buf, len);
-    const char *r = NULL;
-    if (threads_differ(pid, th, nth, &f, buf, len))
-        r = buf;
-    else {
+    st->counts[st->n++] = (int)f->n;
+    return f->errno_read ? cannot_read(pid, f->tid, f->errno_read, buf, len) : NULL;
+}
+
+/* A filtered thread whose count no stack read has, or NULL. */
+static const struct seccomp_thread *unread_thread(const struct seccomp_thread *th, size_t nth,
+                                                  const struct stacks *st)
+{
+    for (size_t i = 0; i < nth; i++)
+        if (th[i].mode == 2 && !count_read(st->counts, st->n, th[i].filters))
+            return &th[i];
+    return NULL;
+}
+
+/* Every different stack read, each judged.  NULL, or the refusal. */
+static const char *read_and_judge(struct target *t, const struct seccomp_thread *th,
+                                  size_t nth, struct stacks *st, bool *judged, char *buf,
+                                  size_t len)
+{
+    pid_t pid = target_pid(t);
+    const char *r = read_stack(t, 0, st, buf, len);
+    const struct seccomp_thread *u;
+    while (!r && nth > 1 && (u = unread_thread(th, nth, st)) != NULL) {
+        if (u->filters < 0) {
+            snprintf(buf, len, "process %d runs under seccomp filters, and this kernel does "
+                     "not show how many each thread has (Seccomp_filters: Linux 5.9 and "
+                     "later), so memprof cannot tell whether its threads' filters differ, and "
+                     "does not put the sampler there", (int)pid);
+            return buf;
+        }
+        if (st->n == SECCOMP_STACKS_MAX) {
+            snprintf(buf, len, "the threads of process %d run under more than %d different "
+                     "stacks of seccomp filters, more than memprof reads; it does not put the "
+                     "sampler there", (int)pid, SECCOMP_STACKS_MAX);
+            return buf;
+        }
+        size_t before = st->n;
+        r = read_stack(t, u->tid, st, buf, len);
+        if (!r && st->counts[before] != u->filters) {
+            snprintf(buf, len, "the seccomp filters of thread %d of process %d changed while "
+                     "memprof read them (%d, then %d): try again", (int)u->tid, (int)pid,
+                     u->filters, st->counts[before]);
+            return buf;
+        }
+    }
+    if (r)
+        return r;
+    *judged = true;
+    long tgid = own_tgid(t);
+    for (size_t k = 0; !r && k < st->n; k++) {
+        const struct seccomp_filters *f = &st->v[k];
         const struct seccomp_insn *progs[SECCOMP_FILTERS_MAX];
         size_t lens[SECCOMP_FILTERS_MAX];
-        for (size_t i = 0; i < f.n; i++) {
-            progs[i] = f.v[i].insns;
-            lens[i] = f.v[i].n;
+        for (size_t i = 0; i < f->n; i++) {
+            progs[i] = f->v[i].insns;
+            lens[i] = f->v[i].n;
         }
-        r = sampler_seccomp_judge(pid, own_tgid(t), progs, lens, f.n, buf, len);
+        r = sampler_seccomp_judge(pid, tgid, progs, lens, f->n, buf, len);
+    }
+    return r;
+}
+
+/* Read and judge; the verdict is kept in cache once every stack is read. */
+static const char *decide(struct target *t, const struct seccomp_thread *th, size_t nth,
+                          pid_t filtered_tid, struct seccomp_verdict_cache *cache,
+                          char *buf, size_t len)
+{
+    struct tracer_identity me;
+    preflight_identity(&me);
+    if (!me.cap_sys_admin || me.seccomp)
+        return no_capability(target_pid(t), filtered_tid, &me, buf, len);
+    struct stacks st = {.n = 0};
+    bool judged = false;
+    const char *r = read_and_judge(t, th, nth, &st, &judged, buf, len);
+    if (judged) {
         cache->decided = true;
-        cache->filters = (int)f.n;
+        memcpy(cache->counts, st.counts, sizeof st.counts);
+        cache->ncounts = st.n;
         snprintf(cache->refusal, sizeof cache->refusal, "%s", r ? r : "");
     }
-    seccomp_filters_free(&f);
+    stacks_free(&st);
     return r;
 }
 
@@ -337,7 +386,7 @@ const char *sampler_seccomp_refusal(struct target *t, struct seccomp_verdict_cac
                      "sigreturn; memprof does not put the sampler there", (int)th[i].tid,
                      (int)pid);
             r = buf;
-        } else if (th[i].mode != 0 && !filtered)
+        } else if (th[i].mode == 2 && !filtered)
             filtered = th[i].tid;
     }
     if (!r && filtered) {

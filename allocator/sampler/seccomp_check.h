@@ -16,9 +16,12 @@
 
 /* A verdict kept for the session: valid while every thread shows the same
  * seccomp state (filters only stack: a new one changes the count). */
+#define SECCOMP_STACKS_MAX 8     /* different filter stacks read in one process */
+
 struct seccomp_verdict_cache {
     bool decided;
-    int filters;               /* the count every filtered thread showed */
+    int counts[SECCOMP_STACKS_MAX]; /* the filter counts of the stacks read */
+    size_t ncounts;
     char refusal[640];         /* "" allowed */
 };
 

@@ -10,7 +10,10 @@
 # (c) a filter that fails process_vm_readv with EPERM: refused, naming it
 #     and the errno;
 # (d) memprof without CAP_SYS_ADMIN, a thread under a filter: refused,
-#     saying the filter cannot be read and why.
+#     saying the filter cannot be read and why;
+# (e) filters of one thread only (no TSYNC): each different stack is read
+#     from a thread that has it, whichever thread memprof stops first: the
+#     default profile in the worker goes in, ppoll killed there is refused.
 # A refusal maps nothing; every target survives, untraced.
 . "$SRCDIR/tests/integration/lib.sh"
 
@@ -70,8 +73,8 @@ refused "errno process_vm_readv" "process $PID's seccomp filter would fail it wi
 
 # (d) without CAP_SYS_ADMIN: the worker thread alone is filtered (the
 # main thread is not, so memprof may attach), and its filter cannot be read
-CONF= start_target seccomp_profile thread-only
-check "thread-only: one thread runs under a filter" [ "$(filtered_threads "$PID")" = 1 ]
+CONF= start_target seccomp_profile thread-default
+check "thread-default: one thread runs under a filter" [ "$(filtered_threads "$PID")" = 1 ]
 mp_nocap() {
     OUT=$(capsh --drop=cap_sys_admin -- -c "exec '$MEMPROF' -p $PID -e 'prof on'" 2>"$WORK/mp.stderr"); RC=$?
     ERR=$(cat "$WORK/mp.stderr")
@@ -85,3 +88,11 @@ check "no CAP_SYS_ADMIN: the filter cannot be read, and why" \
 check "no CAP_SYS_ADMIN: what it means is said" err_has "cannot tell what the filter does to the system calls the sampler makes"
 check "no CAP_SYS_ADMIN: nothing mapped" file_lacks "/proc/$PID/maps" memprof-sampler
 check "no CAP_SYS_ADMIN: the process lives on, untraced" untouched "$PID"
+
+# (e) as root: the worker's own filters are read from the worker
+mp -p "$PID" -e 'prof on' -e 'prof off'
+check "thread-default, as root: prof on went in and came out" out_has 'profiling is now off'
+check "thread-default, as root: the process lives on, untraced" untouched "$PID"
+CONF= start_target seccomp_profile thread-kill-ppoll
+check "thread-kill-ppoll: one thread runs under a filter" [ "$(filtered_threads "$PID")" = 1 ]
+refused "thread-kill-ppoll" "process $PID's seccomp filter would kill the process \(SIGSYS\) for ppoll"

@@ -5,14 +5,15 @@
  *                  with EPERM; the list allows what a server needs
  *   kill-ppoll     everything allowed but ppoll, which kills the process
  *   errno-vm-readv everything allowed but process_vm_readv: EPERM
- *   thread-only    the main thread unfiltered; the worker installs the
- *                  default profile on itself alone (no TSYNC)
+ *   thread-MODE    the main thread unfiltered; the worker installs MODE's
+ *                  filter on itself alone (no TSYNC)
  * The filter is installed before the worker starts (it inherits it), but
- * in thread-only mode.  The worker keeps 64 blocks live from
+ * in a thread- mode.  The worker keeps 64 blocks live from
  * seccomp_profile_alloc and replaces one every millisecond. */
 #include <errno.h>
 #include <pthread.h>
 #include <seccomp.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,10 +44,17 @@ static void add(scmp_filter_ctx ctx, uint32_t action, const char *name)
     }
 }
 
+static bool thread_mode(const char *mode)
+{
+    return strncmp(mode, "thread-", 7) == 0;
+}
+
 static void install(const char *mode)
 {
     scmp_filter_ctx ctx;
-    if (strcmp(mode, "default") == 0 || strcmp(mode, "thread-only") == 0) {
+    if (thread_mode(mode))
+        mode += 7;
+    if (strcmp(mode, "default") == 0) {
         ctx = seccomp_init(SCMP_ACT_ERRNO(EPERM));
         for (size_t i = 0; ctx && i < sizeof allowed / sizeof allowed[0]; i++)
             add(ctx, SCMP_ACT_ALLOW, allowed[i]);
@@ -57,8 +65,8 @@ static void install(const char *mode)
         else if (ctx && strcmp(mode, "errno-vm-readv") == 0)
             add(ctx, SCMP_ACT_ERRNO(EPERM), "process_vm_readv");
         else {
-            fprintf(stderr, "usage: seccomp_profile default|kill-ppoll|errno-vm-readv|"
-                    "thread-only\n");
+            fprintf(stderr, "usage: seccomp_profile [thread-]default|kill-ppoll|"
+                    "errno-vm-readv\n");
             exit(2);
         }
     }
@@ -81,7 +89,7 @@ __attribute__((noinline)) static void *seccomp_profile_alloc(size_t size)
 static void *worker(void *arg)
 {
     const char *mode = arg;
-    if (strcmp(mode, "thread-only") == 0)
+    if (thread_mode(mode))
         install(mode);
     void *live[64] = {0};
     for (unsigned i = 0; ; i++) {
@@ -95,7 +103,7 @@ static void *worker(void *arg)
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "default";
-    if (strcmp(mode, "thread-only") != 0)
+    if (!thread_mode(mode))
         install(mode);
     pthread_t t;
     pthread_create(&t, NULL, worker, (void *)mode);
