@@ -232,7 +232,7 @@ static bool count_read(const int *counts, size_t n, int count)
     return false;
 }
 
-/* 1 when the cached verdict still holds for these threads: every filtered
+/* Whether the cached verdict still holds for these threads: every filtered
  * thread shows the count of a stack read. */
 static bool cache_holds(const struct seccomp_verdict_cache *cache,
                         const struct seccomp_thread *th, size_t nth)
@@ -390,10 +390,12 @@ const char *sampler_seccomp_refusal(struct target *t, struct seccomp_verdict_cac
             filtered = th[i].tid;
     }
     if (!r && filtered) {
-        if (cache_holds(cache, th, nth))
-            r = cache->refusal[0] ? snprintf(buf, len, "%s", cache->refusal), buf : NULL;
-        else
+        if (!cache_holds(cache, th, nth))
             r = decide(t, th, nth, filtered, cache, buf, len);
+        else if (cache->refusal[0]) {
+            snprintf(buf, len, "%s", cache->refusal);
+            r = buf;
+        }
     }
     free(th);
     return r;

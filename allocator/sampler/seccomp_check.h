@@ -22,7 +22,7 @@ struct seccomp_verdict_cache {
     bool decided;
     int counts[SECCOMP_STACKS_MAX]; /* the filter counts of the stacks read */
     size_t ncounts;
-    char refusal[640];         /* "" allowed */
+    char refusal[768];         /* "" allowed */
 };
 
 /* Why the sampler may not go into process t under its seccomp filters (a
