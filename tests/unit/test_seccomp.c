@@ -91,6 +91,25 @@ static const char *judge(struct prog *ps, size_t n, char *buf, size_t len)
     return sampler_seccomp_judge(4242, 7, progs, lens, n, buf, len);
 }
 
+/* Everything allowed but nr, which gets action. */
+static struct prog one_rule(uint32_t action, int nr)
+{
+    scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+    ck_assert_ptr_nonnull(ctx);
+    ck_assert_int_eq(seccomp_rule_add(ctx, action, nr, 0), 0);
+    return export(ctx);
+}
+
+/* The sampler is refused under p, saying want; p is freed. */
+static void refused_saying(struct prog p, const char *want)
+{
+    char buf[768];
+    const char *r = judge(&p, 1, buf, sizeof buf);
+    ck_assert_ptr_nonnull(r);
+    ck_assert_msg(strstr(r, want) != NULL, "refusal: %s", r);
+    free(p.v);
+}
+
 START_TEST(default_profile_lets_the_sampler_in)
 {
     struct prog p = export(default_profile());
@@ -104,33 +123,20 @@ START_TEST(default_profile_lets_the_sampler_in)
 }
 END_TEST
 
-/* The same profile without ppoll: EPERM for it, said with the errno. */
+/* ppoll failed with EPERM: said with the errno. */
 START_TEST(errno_for_ppoll_is_refused)
 {
-    scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
-    ck_assert_int_eq(seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ppoll), 0), 0);
-    struct prog p = export(ctx);
-    char buf[640];
-    const char *r = judge(&p, 1, buf, sizeof buf);
-    ck_assert_ptr_nonnull(r);
-    ck_assert_ptr_nonnull(strstr(r, "would fail it with errno 1 (EPERM) for ppoll"));
-    free(p.v);
+    refused_saying(one_rule(SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ppoll)),
+                   "would fail it with errno 1 (EPERM) for ppoll");
 }
 END_TEST
 
 START_TEST(killing_ppoll_is_refused)
 {
-    scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
-    ck_assert_int_eq(seccomp_rule_add(ctx, SCMP_ACT_KILL_PROCESS, SCMP_SYS(ppoll), 0), 0);
-    struct prog p = export(ctx);
+    struct prog p = one_rule(SCMP_ACT_KILL_PROCESS, SCMP_SYS(ppoll));
     ck_assert_uint_eq(run_call(p, SYS_ppoll, 0, 0, 0).ret, SECCOMP_ACT_KILL_PROCESS);
     ck_assert_uint_eq(run_call(p, SYS_getpid, 0, 0, 0).ret, SECCOMP_ACT_ALLOW);
-    char buf[640];
-    const char *r = judge(&p, 1, buf, sizeof buf);
-    ck_assert_ptr_nonnull(r);
-    ck_assert_ptr_nonnull(strstr(r, "process 4242's seccomp filter would kill the process"));
-    ck_assert_ptr_nonnull(strstr(r, "for ppoll"));
-    free(p.v);
+    refused_saying(p, "process 4242's seccomp filter would kill the process (SIGSYS) for ppoll");
 }
 END_TEST
 
@@ -143,11 +149,7 @@ START_TEST(arch_check_kills_foreign_arch)
     ck_assert_int_eq(seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_TRAP), 0);
     struct prog p = export(ctx);
     ck_assert_uint_eq(run_call(p, SYS_getpid, 0, 0, 0).ret, SECCOMP_ACT_TRAP);
-    char buf[640];
-    const char *r = judge(&p, 1, buf, sizeof buf);
-    ck_assert_ptr_nonnull(r);
-    ck_assert_ptr_nonnull(strstr(r, "would send SIGSYS (trap)"));
-    free(p.v);
+    refused_saying(p, "would send SIGSYS (trap)");
 }
 END_TEST
 
@@ -219,20 +221,16 @@ END_TEST
  * (it fails only if memprof dies there); a kill is not. */
 START_TEST(stop_calls)
 {
-    scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
-    ck_assert_int_eq(seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(memfd_create), 0), 0);
-    struct prog p = export(ctx);
-    char buf[640];
+    struct prog p = one_rule(SCMP_ACT_ERRNO(EPERM), SCMP_SYS(memfd_create));
+    char buf[768];
     ck_assert_ptr_null(judge(&p, 1, buf, sizeof buf));
     free(p.v);
-    ctx = seccomp_init(SCMP_ACT_ALLOW);
-    ck_assert_int_eq(seccomp_rule_add(ctx, SCMP_ACT_KILL_THREAD, SCMP_SYS(pipe2), 0), 0);
-    p = export(ctx);
-    const char *r = judge(&p, 1, buf, sizeof buf);
-    ck_assert_ptr_nonnull(r);
-    ck_assert_ptr_nonnull(strstr(r, "kill the thread making it"));
-    ck_assert_ptr_nonnull(strstr(r, "for pipe2, a system call of the stop"));
-    free(p.v);
+    refused_saying(one_rule(SCMP_ACT_KILL_THREAD, SCMP_SYS(pipe2)),
+                   "would kill the thread making it (SIGSYS; the process's last thread: the "
+                   "process) for pipe2, a system call of the stop");
+    refused_saying(one_rule(SCMP_ACT_ERRNO(EPERM), SCMP_SYS(rt_sigreturn)),
+                   "for rt_sigreturn, the system call by which a thread memprof holds restores "
+                   "itself");
 }
 END_TEST
 
