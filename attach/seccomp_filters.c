@@ -22,9 +22,8 @@ _Static_assert(sizeof(struct seccomp_insn) == 8, "struct sock_filter's layout");
 int seccomp_threads(struct target *t, struct seccomp_thread **out, size_t *n,
                     struct mp_error *err)
 {
-    char dir[128];
-    target_proc_dir(t, dir, sizeof dir - 8);
-    strcat(dir, "/task");
+    char dir[64];      /* every thread, also while a zombie main thread lingers */
+    snprintf(dir, sizeof dir, "/proc/%d/task", (int)target_pid(t));
     DIR *d = opendir(dir);
     if (!d)
         return mp_error_set(err, "cannot list %s: %s", dir, strerror(errno));

@@ -245,12 +245,13 @@ static bool cache_holds(const struct seccomp_verdict_cache *cache,
     return true;
 }
 
+/* The process's pid in its own namespace (what getpid() gives it): the
+ * main thread's NSpid, whose status stays readable while it is a zombie. */
 static long own_tgid(struct target *t)
 {
-    char path[128];
+    char path[64];
     struct proc_status st;
-    target_proc_dir(t, path, sizeof path - 8);
-    strcat(path, "/status");
+    snprintf(path, sizeof path, "/proc/%d/status", (int)target_pid(t));
     return preflight_read_status(path, &st) < 0 ? 0 : (long)st.nspid_inner;
 }
 
