@@ -67,6 +67,8 @@ static void parse_line(const char *line, size_t len, struct proc_status *out)
         parse_ids(v, out->gid);
     } else if ((v = field(line, len, "Seccomp"))) {
         out->seccomp = atoi(v);
+    } else if ((v = field(line, len, "Seccomp_filters"))) {
+        out->seccomp_filters = atoi(v);
     } else if ((v = field(line, len, "CapEff"))) {
         out->cap_eff = strtoull(v, NULL, 16);
         out->have_cap_eff = true;
@@ -89,6 +91,7 @@ int preflight_parse_status(const char *text, size_t len, struct proc_status *out
 {
     memset(out, 0, sizeof *out);
     out->seccomp = -1;
+    out->seccomp_filters = -1;
     const char *p = text, *end = text + len;
     while (p < end) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
@@ -310,7 +313,7 @@ int preflight_read_status(const char *path, struct proc_status *out)
     return 0;
 }
 
-static void my_identity(struct tracer_identity *me)
+void preflight_identity(struct tracer_identity *me)
 {
     memset(me, 0, sizeof *me);
     me->euid = geteuid();
@@ -499,7 +502,7 @@ int preflight_run(pid_t pid, struct mp_error *err)
     tracer_comm(st.tracer_pid, st.tracer_comm, sizeof st.tracer_comm);
     st.non_dumpable = non_dumpable(dir, &st);
     struct tracer_identity me;
-    my_identity(&me);
+    preflight_identity(&me);
     me.owns_target_userns = owns_userns(dir);
     if (preflight_check_status(pid, &st, &me, yama_scope(), err) < 0)
         return -1;

@@ -20,6 +20,7 @@ struct proc_status {
     uid_t uid[4];            /* real, effective, saved, fs */
     gid_t gid[4];
     int seccomp;             /* 0 none, 1 strict, 2 filter; -1 unknown */
+    int seccomp_filters;     /* filters stacked (Linux 5.9+); -1 unknown */
     uint64_t cap_eff, cap_prm;
     bool have_cap_eff, have_cap_prm;
     pid_t nspid_inner;       /* last NSpid number: the pid in its own namespace */
@@ -45,6 +46,10 @@ struct tracer_identity {
     bool cap_sys_admin;      /* needed to suspend a seccomp filter */
     int seccomp;             /* memprof's own seccomp mode (0: none) */
 };
+
+/* memprof's own identity, from /proc/self/status (owns_target_userns is
+ * per target: left false). */
+void preflight_identity(struct tracer_identity *me);
 
 /* Read and parse a status file (/proc/PID/status, /proc/PID/task/TID/
  * status).  Returns 0, or -1 with errno set. */

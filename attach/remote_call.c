@@ -1389,6 +1389,19 @@ static void traced_add(struct traced_list *l, const char *one)
     l->n++;
 }
 
+/* Keep only ctx->only_tid among the candidates; -1 (err) when it is gone. */
+static int only_thread(struct remote_ctx *ctx, struct thread_info *threads, size_t *n,
+                       struct mp_error *err)
+{
+    for (size_t i = 0; i < *n; i++)
+        if (threads[i].tid == ctx->only_tid) {
+            threads[0] = threads[i];
+            *n = 1;
+            return 0;
+        }
+    return mp_error_set(err, "thread %d of process %d has exited", ctx->only_tid, ctx->pid);
+}
+
 int remote_session(struct remote_ctx *ctx, remote_body_fn body, void *arg,
                    struct remote_report *rep, struct mp_error *err)
 {
@@ -1408,6 +1421,10 @@ int remote_session(struct remote_ctx *ctx, remote_body_fn body, void *arg,
             return -1;
         if (threads_list(ctx->pid, &threads, &n, err) < 0)
             return -1;
+        if (ctx->only_tid && only_thread(ctx, threads, &n, err) < 0) {
+            free(threads);
+            return -1;
+        }
         /* a traced thread does not take a candidate's place */
         for (size_t i = 0; i < n && tried - traced_now < THREADS_CANDIDATES; i++) {
             int body_rc = -1;

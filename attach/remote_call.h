@@ -50,6 +50,7 @@ struct remote_ctx {
     FILE *trace;                /* one line per stop (MEMPROF_TRACE_PAUSES), or NULL */
     struct stop_priority prio;  /* memprof's own scheduling during a stop */
     bool cannot_suspend_seccomp; /* PTRACE_O_SUSPEND_SECCOMP refused (no CAP_SYS_ADMIN) */
+    pid_t only_tid;             /* non-zero: the one thread a session may stop */
     struct restart_memo restart_memo[RESTART_MEMO_SLOTS];
     unsigned restart_memo_next; /* the slot a new thread takes */
     unsigned long long start_time; /* proc_start_time at attach, 0: unknown */

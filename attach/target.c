@@ -560,6 +560,15 @@ int target_stop_run(struct target *t, remote_body_fn body, void *arg,
     return rc;
 }
 
+int target_stop_run_thread(struct target *t, pid_t tid, remote_body_fn body, void *arg,
+                           struct mp_error *err)
+{
+    t->ctx.only_tid = tid;
+    int rc = target_stop_run(t, body, arg, err);
+    t->ctx.only_tid = 0;
+    return rc;
+}
+
 int target_read_string(struct target *t, uint64_t addr, char *buf, size_t len,
                        struct mp_error *err)
 {

@@ -111,6 +111,10 @@ void *target_allocator(const struct target *t);
  * err says so). */
 int target_stop_run(struct target *t, remote_body_fn body, void *arg,
                     struct mp_error *err);
+/* The same on thread tid alone (waiting, as for any thread, until it is
+ * safe to stop): for what the kernel tells only of one given thread. */
+int target_stop_run_thread(struct target *t, pid_t tid, remote_body_fn body, void *arg,
+                           struct mp_error *err);
 
 /* The process's own C library functions memprof may call (runtime
  * addresses, 0 when absent; the executable's for a static program),

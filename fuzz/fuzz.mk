@@ -10,7 +10,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_DIR      = $(BUILD)/fuzz
 FUZZ_CFLAGS   = -std=gnu11 -D_GNU_SOURCE -I. -g -O1 -Wall -Wextra -Werror \
                 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
-FUZZ_NAMES    = profile maps input procmem glibc_info cfi_rows serve_query web_config aranges abbrev_end elf_object dwarf_sections
+FUZZ_NAMES    = profile maps input procmem glibc_info cfi_rows serve_query web_config aranges abbrev_end elf_object dwarf_sections seccomp_bpf
 FUZZ_BIN      = $(FUZZ_NAMES:%=$(FUZZ_DIR)/fuzz_%)
 
 FUZZ_SRC_profile = fuzz/fuzz_profile.c lib/profile/profile.c lib/profile/addr_tokens.c lib/profile/addr_line.c lib/base/u64map.c \
@@ -20,6 +20,7 @@ FUZZ_SRC_procmem = fuzz/fuzz_procmem.c lib/proc/procmem.c lib/proc/environ.c lib
 FUZZ_SRC_glibc_info = fuzz/fuzz_glibc_info.c lib/mallinfo/glibc_info.c lib/base/error.c
 FUZZ_SRC_input   = fuzz/fuzz_input.c repl/cmdline.c allocator/jemalloc/mallctl.c allocator/jemalloc/mallctl_names.c attach/preflight.c attach/threads.c attach/arch/x86_64.c lib/base/error.c
 FUZZ_SRC_cfi_rows = fuzz/fuzz_cfi_rows.c lib/elf/cfi_rows.c lib/base/error.c
+FUZZ_SRC_seccomp_bpf = fuzz/fuzz_seccomp_bpf.c lib/seccomp/seccomp_bpf.c
 FUZZ_SRC_aranges = fuzz/fuzz_aranges.c lib/symbolize/aranges.c
 FUZZ_SRC_abbrev_end = fuzz/fuzz_abbrev_end.c lib/symbolize/abbrev_end.c
 FUZZ_SRC_dwarf_sections = fuzz/fuzz_dwarf_sections.c lib/symbolize/dwarf_sections.c lib/symbolize/abbrev_end.c
@@ -43,7 +44,7 @@ fuzz-build: $(FUZZ_BIN)
 $(FUZZ_DIR)/fuzz_%: fuzz/fuzz_%.c lib/profile/profile.c lib/profile/profile.h lib/profile/addr_line.c lib/profile/addr_line.h lib/profile/addr_tokens.c lib/profile/addr_tokens.h lib/proc/maps.c lib/proc/maps.h lib/base/error.c lib/base/error.h lib/proc/procmem.c lib/proc/procmem.h lib/proc/environ.c lib/proc/environ.h \
                     lib/mallinfo/glibc_info.c lib/mallinfo/glibc_info.h \
                     lib/elf/cfi_rows.c lib/elf/cfi_rows.h lib/elf/elf_object.c lib/elf/elf_object.h lib/symbolize/aranges.c lib/symbolize/aranges.h lib/symbolize/abbrev_end.c lib/symbolize/abbrev_end.h lib/symbolize/dwarf_sections.c lib/symbolize/dwarf_sections.h serve/query.c serve/query.h serve/targets.c \
-                    serve/web_config.c serve/web_config.h \
+                    serve/web_config.c serve/web_config.h lib/seccomp/seccomp_bpf.c lib/seccomp/seccomp_bpf.h \
                     repl/cmdline.c allocator/jemalloc/mallctl.c allocator/jemalloc/mallctl_names.c attach/preflight.c attach/threads.c attach/arch/x86_64.c
 	@mkdir -p $(dir $@)
 	$(CLANG) $(FUZZ_CFLAGS) -o $@ $(FUZZ_SRC_$*) $(FUZZ_LIBS_$*) -lm

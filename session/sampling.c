@@ -57,8 +57,9 @@ bool sampling_possible(struct session *s, char *why, size_t len)
 
 int sampling_require(struct session *s)
 {
-    char why[512];
-    if (sampling_possible(s, why, sizeof why))
+    char why[768];
+    if (sampling_possible(s, why, sizeof why) &&
+        !sampler_filter_refusal(s->sampler, s->target, why, sizeof why))
         return 0;
     say_error("no heap profile of process %d without a restart: %s",
               (int)target_pid(s->target), why);
@@ -119,8 +120,9 @@ static int answer_json(struct session *s, bool active, bool was, unsigned lg)
 /* The sampler in, at rate lg.  0, or -1 after saying why. */
 static int put_in(struct session *s, unsigned lg, struct sampler_on_report *rep)
 {
-    char why[512];
-    if (sampler_refusal(s->target, &s->alloc, why, sizeof why))
+    char why[768];
+    if (sampler_refusal(s->target, &s->alloc, why, sizeof why) ||
+        sampler_filter_refusal(s->sampler, s->target, why, sizeof why))
         return refuse(s, why);
     struct mp_error err;
     if (sampler_on(s->sampler, s->target, &s->alloc, lg, rep, &err) < 0) {
@@ -272,8 +274,9 @@ struct session_dump *sampling_dump(struct session *s, const char *name, const ch
     if (same_program(s))
         return NULL;
     if (!sampler_is_on(s->sampler)) {
-        char why[512];
-        if (sampler_refusal(s->target, &s->alloc, why, sizeof why))
+        char why[768];
+        if (sampler_refusal(s->target, &s->alloc, why, sizeof why) ||
+            sampler_filter_refusal(s->sampler, s->target, why, sizeof why))
             refuse(s, why);
         else
             say_error("dump: memprof's sampler is not in process %d, so there is no heap "

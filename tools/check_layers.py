@@ -4,7 +4,7 @@
 Floors, from the bottom: lib/ < attach/ < allocator/ < session/ < repl/
 (and serve/ beside repl/) < main/ (the entry that picks a front end).  A file may include headers of its own floor and
 of lower ones, never of a higher one; lib/ sub-folders have their own order
-(base < proc, mallinfo, elf < profile < symbolize < analysis < report).  A module is a
+(base < proc, mallinfo, seccomp, elf < profile < symbolize < analysis < report).  A module is a
 .c/.h pair (or a lone file; NAME_internal.h belongs to NAME); no two modules
 may include each other, directly or around a circle.  Only attach/ includes
 the architecture's code (attach/arch/).  Prints each violation and exits 1, or prints a summary
@@ -16,7 +16,7 @@ import re
 import sys
 
 FLOORS = ["lib", "attach", "allocator", "session", "repl", "serve", "main"]
-LIB_ORDER = ["base", "proc", "mallinfo", "elf", "profile", "symbolize", "analysis", "report"]
+LIB_ORDER = ["base", "proc", "mallinfo", "seccomp", "elf", "profile", "symbolize", "analysis", "report"]
 # repl and serve are peers: neither may include the other.
 PEERS = {("repl", "serve"), ("serve", "repl")}
 

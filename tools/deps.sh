@@ -23,6 +23,8 @@ packages=(
     graphviz                                # graph: dot renders .svg/.png/.pdf
     rustc cargo librust-jemalloc-sys-dev    # the Rust test target (tests/targets/rust)
     libdebuginfod-dev libdebuginfod1        # debug files fetched by build-id
+    libseccomp-dev                          # tests: the seccomp evaluator's unit test and the
+                                            #   container-like test targets build real filters with it
     debuginfod                              # integration: a real debuginfod server
     chromium                                # integration: the flame graph in a browser
     libmicrohttpd-dev                       # memprof serve: the HTTP agent

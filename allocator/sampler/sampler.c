@@ -21,9 +21,9 @@
 
 #include "allocator/sampler/abi.h"
 #include "allocator/sampler/image.h"
+#include "allocator/sampler/seccomp_check.h"
 #include "attach/link_map.h"
 #include "attach/memory.h"
-#include "attach/preflight.h"
 #include "lib/elf/cfi_rows.h"
 #include "lib/elf/elf_got.h"
 #include "lib/proc/maps.h"
@@ -55,6 +55,7 @@ struct sampler {
     uint64_t generation;
     struct sampler_patch *patches;  /* what the process's patches[] holds */
     size_t npatches;
+    struct seccomp_verdict_cache seccomp;  /* the filters' verdict, kept */
 };
 
 static const struct sampler_image_header *image_header(void)
@@ -99,6 +100,7 @@ void sampler_forget(struct sampler *sm)
     free(sm->patches);
     sm->patches = NULL;
     sm->npatches = 0;
+    sm->seccomp.decided = false;
 }
 
 bool sampler_is_on(const struct sampler *sm)
@@ -164,15 +166,6 @@ static int ctl_write32(struct sampler *sm, struct target *t, size_t off, uint32_
 
 /* ---- where the sampler may go ------------------------------------------ */
 
-static int seccomp_mode(struct target *t)
-{
-    char path[96];
-    struct proc_status st;
-    target_proc_dir(t, path, sizeof path - 8);
-    strcat(path, "/status");
-    return preflight_read_status(path, &st) < 0 ? -1 : st.seccomp;
-}
-
 const char *sampler_refusal(struct target *t, const struct allocator_id *a, char *buf,
                             size_t len)
 {
@@ -186,10 +179,6 @@ const char *sampler_refusal(struct target *t, const struct allocator_id *a, char
                  "calls to malloc() are direct, with no call table memprof could point at "
                  "a sampler (a static program, Go, or Rust with a static allocator); "
                  "profile it by restarting it with a profiling allocator", (int)pid);
-    else if (seccomp_mode(t) != 0)
-        snprintf(buf, len, "process %d runs under a seccomp filter, which could kill it "
-                 "for the system calls the sampler makes inside it (getpid, ppoll, "
-                 "process_vm_readv); memprof does not put a sampler there", (int)pid);
     else if (!c->mmap || !c->mprotect || !c->syscall || !c->close)
         snprintf(buf, len, "process %d lacks mmap(), mprotect(), close() or syscall() in "
                  "its C library, which memprof needs to map the sampler", (int)pid);
@@ -199,6 +188,12 @@ const char *sampler_refusal(struct target *t, const struct allocator_id *a, char
     else
         return NULL;
     return buf;
+}
+
+const char *sampler_filter_refusal(struct sampler *sm, struct target *t, char *buf,
+                                   size_t len)
+{
+    return sampler_seccomp_refusal(t, &sm->seccomp, buf, len);
 }
 
 /* ---- what the sampler stands in for ------------------------------------ */

@@ -56,6 +56,13 @@ struct sampler_dump_info {
 const char *sampler_refusal(struct target *t, const struct allocator_id *a, char *buf,
                             size_t len);
 
+/* Why the sampler may not go in under the process's seccomp filters
+ * (allocator/sampler/seccomp_check.h), or NULL.  A process under a filter
+ * has it read in one stop; the verdict is kept while the threads' filters
+ * stay as they were. */
+const char *sampler_filter_refusal(struct sampler *sm, struct target *t, char *buf,
+                                   size_t len);
+
 struct sampler *sampler_new(void);
 /* The process exec'd or exited: its sampler went with the old program.
  * memprof's side forgets it (nothing is written anywhere). */

@@ -156,3 +156,9 @@ $(TARGET_DIR)/sampler_plugin.so: tests/targets/lib/sampler_plugin.c
 $(TARGET_DIR)/tcmalloc_live: tests/targets/other/glibc_live.c $(OTHER_DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(OTHER_CFLAGS) -O2 -fomit-frame-pointer -o $@ $< -ltcmalloc
+
+# A glibc-malloc program under a filter libseccomp builds, as container
+# runtimes build theirs (t_sampler_seccomp).
+$(TARGET_DIR)/seccomp_profile: tests/targets/seccomp_profile.c $(wildcard tests/targets/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(TARGET_CFLAGS) -o $@ $< -lseccomp
