@@ -17,7 +17,7 @@ int analysis_symbolizer_resolve(void *cookie, const struct profile *p,
                                 uint64_t addr, enum symbolize_detail detail,
                                 struct symbol_frame *frames, int max)
 {
-    return symbolizer_lookup(cookie, &p->maps, addr, detail, frames, max);
+    return symbolizer_lookup_profile(cookie, p, addr, detail, frames, max);
 }
 
 /* The executable mappings whose objects frames can land in, each path
@@ -88,20 +88,21 @@ void analysis_check_inputs(struct symbolizer *sym, const struct profile *p,
         const struct map_entry *e = &p->maps.v[i];
         struct symbol_file_identity id;
         struct mp_error err;
-        if (!first_code_mapping(&p->maps, i) ||
-            symbolizer_file_identity(sym, &p->maps, e, &id, &err))
+        if (!first_code_mapping(&p->maps, i))
+            continue;
+        if (profile_object_id(p, e->path)) {
+            /* The build is known: the symbolizer names from that build
+             * only, found wherever it is, and says here, once, when it is
+             * elsewhere or nowhere. */
+            symbolizer_profile_object(sym, p, e, &id, &err);
+            continue;
+        }
+        if (symbolizer_file_identity(sym, &p->maps, e, &id, &err))
             continue;   /* unreadable: the symbolizer says so when it needs it */
-        const char *recorded = profile_object_id(p, e->path);
         char when[32], dumped[32], read_from[4200] = "";
         if (strcmp(id.path, e->path) != 0)
             snprintf(read_from, sizeof read_from, " (read from %s)", id.path);
-        if (recorded && id.build_id[0] && strcmp(recorded, id.build_id) != 0) {
-            warn(warnings, "%s%s has build-id %s, but the process had build-id %s "
-                 "mapped when %s was taken: the object was rebuilt or replaced "
-                 "since, and its frames may be named wrong; point --exe or "
-                 "--sysroot at the files of that build", e->path, read_from,
-                 id.build_id, recorded, name);
-        } else if (!recorded && p->taken_at && id.mtime.tv_sec > p->taken_at) {
+        if (p->taken_at && id.mtime.tv_sec > p->taken_at) {
             format_time(id.mtime.tv_sec, when, sizeof when);
             format_time(p->taken_at, dumped, sizeof dumped);
             warn(warnings, "%s%s was modified at %s, after %s was taken (%s): it "

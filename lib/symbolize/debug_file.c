@@ -162,9 +162,19 @@ static bool by_build_id(const struct sym_debug_search *q, char **mismatch, struc
     char *local = sym_debug_build_id_path(q->debug_dir, o);
     if (!local)
         return false;
-    /* The local debug directory first (root's, trusted), then the one inside
+    /* A run directory's kept copy first (what the run was named from),
+     * then the local debug directory (root's, trusted), then the one inside
      * the root (a container may ship its own; its user may write there). */
-    bool found = try_path(q, local, false, false, mismatch, h);
+    bool found = false;
+    if (q->kept_dir) {
+        char *kept = sym_debug_build_id_path(q->kept_dir, o);
+        found = try_path(q, kept, false, true, mismatch, h);
+    }
+    if (found) {
+        free(local);
+        return true;
+    }
+    found = try_path(q, local, false, false, mismatch, h);
     if (!found && has_root(q)) {
         char *in_root = sym_debug_build_id_path(q->debug_dir, o);
         char *p = in_root ? join(q->root, in_root, NULL, NULL) : NULL;
@@ -220,7 +230,8 @@ static bool by_debuginfod(const struct sym_debug_search *q, char **mismatch, str
     if (q->obj->build_id_len == 0 || !sym_debuginfod_enabled())
         return false;
     char *why = NULL;
-    char *path = sym_debuginfod_fetch(q->obj->build_id, q->obj->build_id_len, &why);
+    char *path = sym_debuginfod_fetch(q->obj->build_id, q->obj->build_id_len,
+                                      SYM_DEBUGINFOD_DEBUGINFO, &why);
     bool found = try_path(q, path, false, false, mismatch, h);
     if (q->remote_note && !found && why && !*q->remote_note)
         *q->remote_note = why;
