@@ -48,22 +48,35 @@ int analysis_record_objects(struct symbolizer *sym, struct profile *p)
     return 0;
 }
 
-static void warn(FILE *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void warn(FILE *out, const char *fmt, ...)
+/* "kind: message", the message escaped: paths and names come from the dump. */
+static void vput(FILE *out, const char *kind, const char *fmt, va_list ap)
 {
     char *msg = NULL;
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vasprintf(&msg, fmt, ap);
-    va_end(ap);
-    if (n < 0)
+    if (vasprintf(&msg, fmt, ap) < 0)
         return;
-    /* Paths and names come from the dump. */
-    fputs("warning: ", out);
+    fprintf(out, "%s: ", kind);
     text_escape_put(out, msg);
     fputc('\n', out);
     free(msg);
+}
+
+static void warn(FILE *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(FILE *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void warn(FILE *out, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vput(out, "warning", fmt, ap);
+    va_end(ap);
+}
+
+static void note(FILE *out, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vput(out, "note", fmt, ap);
+    va_end(ap);
 }
 
 static void format_time(int64_t t, char *buf, size_t len)
@@ -84,6 +97,7 @@ void analysis_check_inputs(struct symbolizer *sym, const struct profile *p,
              "dump again, or use a copy of the file that has the section", name);
         return;
     }
+    bool unrecorded_told = p->nobject_ids > 0;
     for (size_t i = 0; i < p->maps.n; i++) {
         const struct map_entry *e = &p->maps.v[i];
         struct symbol_file_identity id;
@@ -99,6 +113,16 @@ void analysis_check_inputs(struct symbolizer *sym, const struct profile *p,
         }
         if (symbolizer_file_identity(sym, &p->maps, e, &id, &err))
             continue;   /* unreadable: the symbolizer says so when it needs it */
+        if (!unrecorded_told && id.build_id[0]) {
+            /* Objects with build-ids, none recorded: not a dump memprof
+             * took (or its FILE.buildids is gone). */
+            unrecorded_told = true;
+            note(warnings, "%s comes without the build-ids of the objects the process "
+                 "had mapped (memprof records them beside the dumps it takes, as "
+                 "FILE.buildids): its frames are named from the files at its paths now "
+                 "(%s, ...), which memprof cannot check are the builds it ran", name,
+                 id.path);
+        }
         char when[32], dumped[32], read_from[4200] = "";
         if (strcmp(id.path, e->path) != 0)
             snprintf(read_from, sizeof read_from, " (read from %s)", id.path);
