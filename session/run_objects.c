@@ -26,6 +26,7 @@
 #include "lib/elf/elf_object.h"
 #include "lib/symbolize/symbolize.h"
 #include "session/say.h"
+#include "session/session.h"
 
 /* One object above this is not kept (a 2 GiB binary is not worth a run
  * directory's size); nor more than this in all. */
@@ -177,7 +178,7 @@ int profile_run_keep_objects(struct session *s, const size_t *idx, size_t n, con
     }
     close(dirfd);
     if (k.files)
-        say_status(s, "kept %u object file%s (%.1f MiB) in %s/" PROFILE_KEPT_SUBDIR
+        fprintf(s->out, "kept %u object file%s (%.1f MiB) in %s/" PROFILE_KEPT_SUBDIR
                    ", so that the run can be analysed on another machine\n", k.files,
                    k.files == 1 ? "" : "s", (double)k.bytes / (1 << 20), dir);
     char *msg = NULL;
