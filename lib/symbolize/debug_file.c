@@ -9,11 +9,9 @@
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdlib.h>
-#include <linux/openat2.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -46,32 +44,7 @@ static bool file_crc32(int fd, uint32_t *crc)
  * no device (a watchdog, a tape) or FIFO is ever opened. */
 static int open_untrusted(const struct sym_debug_search *q, const char *path)
 {
-    int pfd;
-    size_t rootlen = has_root(q) ? strlen(q->root) : 0;
-    if (rootlen && strncmp(path, q->root, rootlen) == 0 && path[rootlen] == '/') {
-        int rootfd = open(q->root, O_PATH | O_DIRECTORY | O_CLOEXEC);
-        if (rootfd < 0)
-            return -1;
-        struct open_how how = {
-            .flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
-            .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
-        };
-        pfd = (int)syscall(SYS_openat2, rootfd, path + rootlen + 1, &how, sizeof how);
-        close(rootfd);
-    } else {
-        pfd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-    }
-    if (pfd < 0)
-        return -1;
-    struct stat st;
-    int fd = -1;
-    if (fstat(pfd, &st) == 0 && S_ISREG(st.st_mode)) {
-        char self[64];
-        snprintf(self, sizeof self, "/proc/self/fd/%d", pfd);
-        fd = open(self, O_RDONLY | O_CLOEXEC);
-    }
-    close(pfd);
-    return fd;
+    return safe_open_in_root(has_root(q) ? q->root : NULL, path, true, NULL);
 }
 
 /* Opens the candidate and judges it; on MATCHES *fdp keeps it open, so the

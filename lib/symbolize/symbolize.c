@@ -398,7 +398,8 @@ struct object_request {
 static struct sym_object *open_object(struct symbolizer *s, const struct object_request *r,
                                       struct mp_error *err)
 {
-    int fd = safe_open_regular(AT_FDCWD, r->path, r->nofollow, NULL);
+    /* Under the root (a process's, a --sysroot), links resolve inside it. */
+    int fd = safe_open_in_root(s->root, r->path, r->nofollow, NULL);
     if (fd < 0) {
         mp_error_set(err, "cannot open %s: %s", r->path,
                      errno == EINVAL ? "not a regular file" : strerror(errno));
@@ -1043,7 +1044,7 @@ int symbolizer_file_identity(struct symbolizer *s, const struct map_list *maps,
         return err->msg[0] ? -1 : mp_error_set(err, "out of memory");
     snprintf(out->path, sizeof out->path, "%s", where);
     struct stat st;
-    int fd = safe_open_regular(AT_FDCWD, where, false, &st);
+    int fd = safe_open_in_root(s->root, where, false, &st);
     free(where);
     if (fd < 0)
         return mp_error_set(err, "cannot open %s: %s", out->path,

@@ -13,14 +13,6 @@
 # A dump without its build-ids is named from P as before, and says so.
 . "$SRCDIR/tests/integration/lib.sh"
 
-build_id() { readelf -n "$1" | awk '/Build ID:/ {print $3}'; }
-free_port() {
-    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-serves() {
-    python3 -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=5).read()' \
-        "http://127.0.0.1:$1/buildid/$2/executable" 2>/dev/null
-}
 # No line of the output names a function of the other build.
 no_other_build() { ! grep -q 'other_build_' <<<"$OUT"; }
 names_sites() { grep -Eq '%  build_site_big$' <<<"$OUT" && grep -Eq '%  build_site_small$' <<<"$OUT"; }
@@ -90,7 +82,7 @@ debuginfod -F -p "$PORT" -d "$WORK/debuginfod.sqlite" -t 0 -g 0 "$WORK/srv" \
     >"$WORK/debuginfod.log" 2>&1 &
 SERVER=$!
 PIDS+=("$SERVER")
-wait_until 60 "debuginfod serving build A" serves "$PORT" "$A_ID"
+wait_until 60 "debuginfod serving build A" debuginfod_serves "$PORT" "$A_ID" executable
 DEBUGINFOD_URLS="http://127.0.0.1:$PORT" DEBUGINFOD_CACHE_PATH=$WORK/cache \
     mp "$WORK/d.heap" -e 'top 5'
 check "debuginfod: names build A's sites" names_sites
