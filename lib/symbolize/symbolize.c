@@ -453,31 +453,6 @@ static bool is_jemalloc_path(const char *path)
     return strncmp(basename_of(path), "libjemalloc", 11) == 0;
 }
 
-/* Where to read a mapped file: opts.exe for the main executable, else the
- * path under the root.  A file deleted since it was mapped (an upgrade)
- * can still be read live through /proc/PID/map_files; offline it is gone. */
-static char *file_location(struct symbolizer *s, const struct map_entry *e,
-                           bool use_exe, struct mp_error *err)
-{
-    char *out = NULL;
-    if (use_exe)
-        return strdup(s->exe);
-    if (e->deleted) {
-        int pid, end = 0;
-        if (has_root(s) && sscanf(s->root, "/proc/%d/root%n", &pid, &end) == 1 &&
-            s->root[end] == '\0' &&
-            asprintf(&out, "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, pid,
-                     e->start, e->end) >= 0)
-            return out;
-        mp_error_set(err, "%s was deleted after the process mapped it (upgraded "
-                          "since?)", e->path);
-        return NULL;
-    }
-    if (asprintf(&out, "%s%s", has_root(s) ? s->root : "", e->path) < 0)
-        return NULL;
-    return out;
-}
-
 /* The live process's pid when the root is its /proc/PID/root, else 0. */
 static int live_pid(const struct symbolizer *s)
 {
@@ -488,8 +463,39 @@ static int live_pid(const struct symbolizer *s)
     return 0;
 }
 
-/* One place an object of a given build-id may be; adds its description to
- * looked (for the message when it is nowhere). */
+/* /proc/PID/map_files/START-END: the very inode mapped (malloc'd). */
+static char *map_files_name(int pid, const struct map_entry *e)
+{
+    char *out = NULL;
+    if (asprintf(&out, "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, pid, e->start, e->end) < 0)
+        return NULL;
+    return out;
+}
+
+/* Where to read a mapped file: opts.exe for the main executable, else the
+ * path under the root.  A file deleted since it was mapped (an upgrade)
+ * can still be read live through /proc/PID/map_files; offline it is gone. */
+static char *file_location(struct symbolizer *s, const struct map_entry *e,
+                           bool use_exe, struct mp_error *err)
+{
+    char *out = NULL;
+    if (use_exe)
+        return strdup(s->exe);
+    if (e->deleted) {
+        int pid = live_pid(s);
+        if (pid)
+            return map_files_name(pid, e);
+        mp_error_set(err, "%s was deleted after the process mapped it (upgraded "
+                          "since?)", e->path);
+        return NULL;
+    }
+    if (asprintf(&out, "%s%s", has_root(s) ? s->root : "", e->path) < 0)
+        return NULL;
+    return out;
+}
+
+/* The object at path (malloc'd, freed here) if it is of the build the
+ * dump recorded, else NULL. */
 static struct sym_object *try_build_at(struct symbolizer *s, char *path, bool nofollow,
                                        const struct map_entry *e, const struct expect *x,
                                        const char *kept_dir)
@@ -512,6 +518,41 @@ static char *build_id_file(const char *dir, const char *build_id, const char *su
     return out;
 }
 
+/* The places looked in, for the message when none has the build. */
+struct places {
+    char text[700];
+};
+
+static void looked_in(struct places *pl, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void looked_in(struct places *pl, const char *fmt, ...)
+{
+    size_t n = strlen(pl->text);
+    if (n && n + 2 < sizeof pl->text)
+        n += (size_t)snprintf(pl->text + n, sizeof pl->text - n, ", ");
+    va_list ap;
+    va_start(ap, fmt);
+    if (n < sizeof pl->text)
+        vsnprintf(pl->text + n, sizeof pl->text - n, fmt, ap);
+    va_end(ap);
+}
+
+/* The live process's very file mapped, then the debug directory inside
+ * its root (resolved in that root: its user may have placed links there). */
+static struct sym_object *find_in_process(struct symbolizer *s, int pid,
+                                          const struct map_entry *e, const struct expect *x,
+                                          struct places *pl)
+{
+    looked_in(pl, "process %d's own files", pid);
+    struct sym_object *o = try_build_at(s, map_files_name(pid, e), false, e, x, NULL);
+    char *own_dir = NULL;
+    if (!o && asprintf(&own_dir, "%s%s", s->root, s->debug_dir) >= 0)
+        o = try_build_at(s, build_id_file(own_dir, x->build_id, ".debug"), true, e, x, NULL);
+    free(own_dir);
+    return o;
+}
+
 static char *fetch_remote(const char *build_id, enum sym_debuginfod_kind kind, char **why)
 {
     uint8_t id[64];
@@ -521,75 +562,58 @@ static char *fetch_remote(const char *build_id, enum sym_debuginfod_kind kind, c
     for (size_t i = 0; i < len; i++)
         if (sscanf(build_id + 2 * i, "%2hhx", &id[i]) != 1)
             return NULL;
-    char *path = sym_debuginfod_fetch(id, len, kind, why);
-    if (!path && kind == SYM_DEBUGINFOD_DEBUGINFO) {
+    return sym_debuginfod_fetch(id, len, kind, why);
+}
+
+/* debuginfod: the object itself, else its debug file; *why says what the
+ * servers answered for the object when neither came. */
+static struct sym_object *find_remote(struct symbolizer *s, const struct map_entry *e,
+                                      const struct expect *x, struct places *pl, char **why)
+{
+    looked_in(pl, "debuginfod (%s)", getenv("DEBUGINFOD_URLS"));
+    char *why_dbg = NULL;
+    struct sym_object *o = try_build_at(s, fetch_remote(x->build_id,
+                                        SYM_DEBUGINFOD_EXECUTABLE, why), false, e, x, NULL);
+    if (!o)
+        o = try_build_at(s, fetch_remote(x->build_id, SYM_DEBUGINFOD_DEBUGINFO, &why_dbg),
+                         false, e, x, NULL);
+    free(why_dbg);
+    if (o) {
         free(*why);
         *why = NULL;
     }
-    return path;
+    return o;
 }
 
 /* The object of the build the process had mapped, where the file at its
  * path is another build (or missing): a copy the run directory kept, the
  * debug directory's (the object or, as Fedora links it, its debug file),
- * the live process's own mapped file and debug directory, debuginfod.
- * Every candidate counts only with the very build-id.  *looked lists the
- * places (malloc'd) for the message when none has it. */
+ * the live process's own files, debuginfod.  Every candidate counts only
+ * with the very build-id.  *looked (malloc'd) lists the places for the
+ * message when none has it, *remote_why what debuginfod said. */
 static struct sym_object *find_by_build_id(struct symbolizer *s, const struct map_entry *e,
                                            const struct expect *x, char **looked,
                                            char **remote_why)
 {
-    const char *id = x->build_id;
+    struct places pl = {.text = ""};
     struct sym_object *o = NULL;
     int pid = live_pid(s);
-    char places[600] = "";
     if (x->kept_dir) {
-        o = try_build_at(s, build_id_file(x->kept_dir, id, ""), true, e, x, x->kept_dir);
-        snprintf(places, sizeof places, "the run directory %s, ", x->kept_dir);
+        looked_in(&pl, "the run directory %s", x->kept_dir);
+        o = try_build_at(s, build_id_file(x->kept_dir, x->build_id, ""), true, e, x,
+                         x->kept_dir);
     }
+    looked_in(&pl, "%s/" PROFILE_KEPT_SUBDIR, s->debug_dir);
     if (!o)
-        o = try_build_at(s, build_id_file(s->debug_dir, id, ""), false, e, x, NULL);
+        o = try_build_at(s, build_id_file(s->debug_dir, x->build_id, ""), false, e, x, NULL);
     if (!o)
-        o = try_build_at(s, build_id_file(s->debug_dir, id, ".debug"), false, e, x, NULL);
-    size_t n = strlen(places);
-    snprintf(places + n, sizeof places - n, "%s/" PROFILE_KEPT_SUBDIR, s->debug_dir);
-    if (pid) {
-        /* The very file mapped, then the debug directory inside its root
-         * (resolved in that root: its user may have placed links there). */
-        char *mapped = NULL, *own_dir = NULL, *own_debug = NULL;
-        if (asprintf(&mapped, "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, pid, e->start,
-                     e->end) < 0)
-            mapped = NULL;
-        if (asprintf(&own_dir, "%s%s", s->root, s->debug_dir) >= 0)
-            own_debug = build_id_file(own_dir, id, ".debug");
-        free(own_dir);
-        if (!o)
-            o = try_build_at(s, mapped, false, e, x, NULL);
-        else
-            free(mapped);
-        if (!o)
-            o = try_build_at(s, own_debug, true, e, x, NULL);
-        else
-            free(own_debug);
-        n = strlen(places);
-        snprintf(places + n, sizeof places - n, ", process %d's own files", pid);
-    }
-    if (!o && sym_debuginfod_enabled()) {
-        char *why_exe = NULL, *why_dbg = NULL;
-        o = try_build_at(s, fetch_remote(id, SYM_DEBUGINFOD_EXECUTABLE, &why_exe), false,
-                         e, x, NULL);
-        if (!o)
-            o = try_build_at(s, fetch_remote(id, SYM_DEBUGINFOD_DEBUGINFO, &why_dbg), false,
-                             e, x, NULL);
-        free(why_dbg);
-        if (!o && why_exe)
-            *remote_why = why_exe;
-        else
-            free(why_exe);
-        n = strlen(places);
-        snprintf(places + n, sizeof places - n, ", debuginfod (%s)", getenv("DEBUGINFOD_URLS"));
-    }
-    *looked = strdup(places);
+        o = try_build_at(s, build_id_file(s->debug_dir, x->build_id, ".debug"), false, e, x,
+                         NULL);
+    if (!o && pid)
+        o = find_in_process(s, pid, e, x, &pl);
+    if (!o && sym_debuginfod_enabled())
+        o = find_remote(s, e, x, &pl, remote_why);
+    *looked = strdup(pl.text);
     return o;
 }
 
@@ -1039,12 +1063,22 @@ int symbolizer_file_identity(struct symbolizer *s, const struct map_list *maps,
 {
     memset(out, 0, sizeof *out);
     err->msg[0] = '\0';
-    char *where = file_location(s, e, s->exe && is_main_exe(maps, e), err);
+    bool use_exe = s->exe && is_main_exe(maps, e);
+    char *where = file_location(s, e, use_exe, err);
     if (!where)
         return err->msg[0] ? -1 : mp_error_set(err, "out of memory");
     snprintf(out->path, sizeof out->path, "%s", where);
     struct stat st;
-    int fd = safe_open_in_root(s->root, where, false, &st);
+    int fd = -1, pid = use_exe ? 0 : live_pid(s);
+    if (pid) {
+        /* Live, the very inode mapped: the file at the path may have been
+         * replaced, or mounted over, since (this is what a dump records). */
+        char *mapped = map_files_name(pid, e);
+        fd = mapped ? safe_open_regular(AT_FDCWD, mapped, false, &st) : -1;
+        free(mapped);
+    }
+    if (fd < 0)
+        fd = safe_open_in_root(s->root, where, false, &st);
     free(where);
     if (fd < 0)
         return mp_error_set(err, "cannot open %s: %s", out->path,
