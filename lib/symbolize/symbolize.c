@@ -782,7 +782,7 @@ static struct sym_dwarf *object_dwarf(struct symbolizer *s, struct sym_object *o
     if (!path)
         return NULL;
     struct mp_error err;
-    o->dwarf = sym_dwarf_open(path, &err);
+    o->dwarf = sym_dwarf_open(s->root, path, o->elf->build_id, o->elf->build_id_len, &err);
     if (o->dwarf)
         s->stats.dwarf_loaded++;
     return o->dwarf;
