@@ -98,8 +98,8 @@ static int copy_new(int in, off_t size, int dirfd, const char *name)
 
 /* Keep src (the object of build-id hex, or its debug file: suffix
  * ".debug") in dirfd's .build-id/, unless a copy is there already. */
-static void keep_file(int dirfd, const char *src, const char *hex, const char *suffix,
-                      struct kept *k)
+static void keep_file(int dirfd, const char *root, const char *src, const char *hex,
+                      const char *suffix, struct kept *k)
 {
     char sub[40], name[200];
     snprintf(sub, sizeof sub, PROFILE_KEPT_SUBDIR "/%.2s", hex);
@@ -107,7 +107,7 @@ static void keep_file(int dirfd, const char *src, const char *hex, const char *s
     struct stat st;
     if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
         return;
-    int fd = safe_open_regular(AT_FDCWD, src, false, &st);
+    int fd = safe_open_in_root(root, src, false, &st);
     if (fd < 0) {
         left_out(k, src, errno == EINVAL ? "not a regular file" : strerror(errno));
         return;
@@ -148,9 +148,10 @@ static void keep_profile(struct symbolizer *sym, const struct profile *p, int di
             left_out(k, e->path, err.msg);
             continue;
         }
-        keep_file(dirfd, id.path, hex, "", k);
+        const char *root = symbolizer_root(sym);
+        keep_file(dirfd, root, id.path, hex, "", k);
         if (id.debug_path[0])
-            keep_file(dirfd, id.debug_path, hex, ".debug", k);
+            keep_file(dirfd, root, id.debug_path, hex, ".debug", k);
     }
 }
 

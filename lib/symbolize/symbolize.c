@@ -234,6 +234,11 @@ void symbolizer_free(struct symbolizer *s)
     free(s);
 }
 
+const char *symbolizer_root(const struct symbolizer *s)
+{
+    return has_root(s) ? s->root : NULL;
+}
+
 const char *symbolizer_intern(struct symbolizer *s, const char *str)
 {
     return intern(s, str);

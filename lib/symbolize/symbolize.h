@@ -115,6 +115,10 @@ int symbolizer_profile_object(struct symbolizer *s, const struct profile *p,
                               const struct map_entry *e,
                               struct symbol_file_identity *out, struct mp_error *err);
 
+/* The root prefix it reads objects under (opts.root), or NULL: a path
+ * symbolizer_profile_object gives is opened inside it (safe_open_in_root). */
+const char *symbolizer_root(const struct symbolizer *s);
+
 /* What the symbolizer has done so far (tests and --stats). */
 struct symbolizer_stats {
     size_t objects_loaded;      /* ELF objects read: each identity at most once */
