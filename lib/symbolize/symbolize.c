@@ -32,6 +32,7 @@
 
 #include "lib/elf/elf_object.h"
 #include "lib/symbolize/alloc_frames.h"
+#include "lib/symbolize/build_places.h"
 #include "lib/symbolize/debug_file.h"
 #include "lib/symbolize/debuginfod.h"
 #include "lib/symbolize/dwarf.h"
@@ -468,15 +469,6 @@ static int live_pid(const struct symbolizer *s)
     return 0;
 }
 
-/* /proc/PID/map_files/START-END: the very inode mapped (malloc'd). */
-static char *map_files_name(int pid, const struct map_entry *e)
-{
-    char *out = NULL;
-    if (asprintf(&out, "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, pid, e->start, e->end) < 0)
-        return NULL;
-    return out;
-}
-
 /* Where to read a mapped file: opts.exe for the main executable, else the
  * path under the root.  A file deleted since it was mapped (an upgrade)
  * can still be read live through /proc/PID/map_files; offline it is gone. */
@@ -489,7 +481,7 @@ static char *file_location(struct symbolizer *s, const struct map_entry *e,
     if (e->deleted) {
         int pid = live_pid(s);
         if (pid)
-            return map_files_name(pid, e);
+            return sym_map_files_name(pid, e->start, e->end);
         mp_error_set(err, "%s was deleted after the process mapped it (upgraded "
                           "since?)", e->path);
         return NULL;
@@ -514,50 +506,6 @@ static struct sym_object *try_build_at(struct symbolizer *s, char *path, bool no
     return o && object_is_build(o, x->build_id) ? o : NULL;
 }
 
-static char *build_id_file(const char *dir, const char *build_id, const char *suffix)
-{
-    char *out = NULL;
-    if (asprintf(&out, "%s/" PROFILE_KEPT_SUBDIR "/%.2s/%s%s", dir, build_id, build_id + 2,
-                 suffix) < 0)
-        return NULL;
-    return out;
-}
-
-/* The places looked in, for the message when none has the build. */
-struct places {
-    char text[700];
-};
-
-static void looked_in(struct places *pl, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static void looked_in(struct places *pl, const char *fmt, ...)
-{
-    size_t n = strlen(pl->text);
-    if (n && n + 2 < sizeof pl->text)
-        n += (size_t)snprintf(pl->text + n, sizeof pl->text - n, ", ");
-    va_list ap;
-    va_start(ap, fmt);
-    if (n < sizeof pl->text)
-        vsnprintf(pl->text + n, sizeof pl->text - n, fmt, ap);
-    va_end(ap);
-}
-
-/* The live process's very file mapped, then the debug directory inside
- * its root (resolved in that root: its user may have placed links there). */
-static struct sym_object *find_in_process(struct symbolizer *s, int pid,
-                                          const struct map_entry *e, const struct expect *x,
-                                          struct places *pl)
-{
-    looked_in(pl, "process %d's own files", pid);
-    struct sym_object *o = try_build_at(s, map_files_name(pid, e), false, e, x, NULL);
-    char *own_dir = NULL;
-    if (!o && asprintf(&own_dir, "%s%s", s->root, s->debug_dir) >= 0)
-        o = try_build_at(s, build_id_file(own_dir, x->build_id, ".debug"), true, e, x, NULL);
-    free(own_dir);
-    return o;
-}
-
 static char *fetch_remote(const char *build_id, enum sym_debuginfod_kind kind, char **why)
 {
     uint8_t id[64];
@@ -573,9 +521,8 @@ static char *fetch_remote(const char *build_id, enum sym_debuginfod_kind kind, c
 /* debuginfod: the object itself, else its debug file; *why says what the
  * servers answered for the object when neither came. */
 static struct sym_object *find_remote(struct symbolizer *s, const struct map_entry *e,
-                                      const struct expect *x, struct places *pl, char **why)
+                                      const struct expect *x, char **why)
 {
-    looked_in(pl, "debuginfod (%s)", getenv("DEBUGINFOD_URLS"));
     char *why_dbg = NULL;
     struct sym_object *o = try_build_at(s, fetch_remote(x->build_id,
                                         SYM_DEBUGINFOD_EXECUTABLE, why), false, e, x, NULL);
@@ -591,34 +538,34 @@ static struct sym_object *find_remote(struct symbolizer *s, const struct map_ent
 }
 
 /* The object of the build the process had mapped, where the file at its
- * path is another build (or missing): a copy the run directory kept, the
- * debug directory's (the object or, as Fedora links it, its debug file),
- * the live process's own files, debuginfod.  Every candidate counts only
- * with the very build-id.  *looked (malloc'd) lists the places for the
- * message when none has it, *remote_why what debuginfod said. */
+ * path is another build (or missing): at the places build_places.h lists,
+ * then through debuginfod.  Every candidate counts only with the very
+ * build-id.  *looked (malloc'd) says where that was, for the message when
+ * none has it, *remote_why what debuginfod said. */
 static struct sym_object *find_by_build_id(struct symbolizer *s, const struct map_entry *e,
                                            const struct expect *x, char **looked,
                                            char **remote_why)
 {
-    struct places pl = {.text = ""};
+    struct sym_build_query q = {
+        .build_id = x->build_id, .kept_dir = x->kept_dir, .debug_dir = s->debug_dir,
+        .root = s->root, .pid = live_pid(s), .start = e->start, .end = e->end,
+    };
+    struct sym_build_place places[SYM_BUILD_PLACES_MAX];
+    char where[800];
+    size_t n = sym_build_places(&q, places, where, sizeof where);
     struct sym_object *o = NULL;
-    int pid = live_pid(s);
-    if (x->kept_dir) {
-        looked_in(&pl, "the run directory %s", x->kept_dir);
-        o = try_build_at(s, build_id_file(x->kept_dir, x->build_id, ""), true, e, x,
-                         x->kept_dir);
+    for (size_t i = 0; i < n && !o; i++) {
+        o = try_build_at(s, places[i].path, places[i].nofollow, e, x,
+                         places[i].kept ? x->kept_dir : NULL);
+        places[i].path = NULL;      /* freed by try_build_at */
     }
-    looked_in(&pl, "%s/" PROFILE_KEPT_SUBDIR, s->debug_dir);
-    if (!o)
-        o = try_build_at(s, build_id_file(s->debug_dir, x->build_id, ""), false, e, x, NULL);
-    if (!o)
-        o = try_build_at(s, build_id_file(s->debug_dir, x->build_id, ".debug"), false, e, x,
-                         NULL);
-    if (!o && pid)
-        o = find_in_process(s, pid, e, x, &pl);
-    if (!o && sym_debuginfod_enabled())
-        o = find_remote(s, e, x, &pl, remote_why);
-    *looked = strdup(pl.text);
+    sym_build_places_free(places, n);
+    if (!o && sym_debuginfod_enabled()) {
+        size_t len = strlen(where);
+        snprintf(where + len, sizeof where - len, ", debuginfod (%s)", getenv("DEBUGINFOD_URLS"));
+        o = find_remote(s, e, x, remote_why);
+    }
+    *looked = strdup(where);
     return o;
 }
 
@@ -1078,7 +1025,7 @@ int symbolizer_file_identity(struct symbolizer *s, const struct map_list *maps,
     if (pid) {
         /* Live, the very inode mapped: the file at the path may have been
          * replaced, or mounted over, since (this is what a dump records). */
-        char *mapped = map_files_name(pid, e);
+        char *mapped = sym_map_files_name(pid, e->start, e->end);
         fd = mapped ? safe_open_regular(AT_FDCWD, mapped, false, &st) : -1;
         free(mapped);
     }
