@@ -541,10 +541,11 @@ static struct sym_object *find_remote(struct symbolizer *s, const struct map_ent
  * path is another build (or missing): at the places build_places.h lists,
  * then through debuginfod.  Every candidate counts only with the very
  * build-id.  *looked (malloc'd) says where that was, for the message when
- * none has it, *remote_why what debuginfod said. */
+ * none has it, *remote_why what debuginfod said; *kept whether it is the
+ * saved run's own copy. */
 static struct sym_object *find_by_build_id(struct symbolizer *s, const struct map_entry *e,
                                            const struct expect *x, char **looked,
-                                           char **remote_why)
+                                           char **remote_why, bool *kept)
 {
     struct sym_build_query q = {
         .build_id = x->build_id, .kept_dir = x->kept_dir, .debug_dir = s->debug_dir,
@@ -554,10 +555,12 @@ static struct sym_object *find_by_build_id(struct symbolizer *s, const struct ma
     char where[800];
     size_t n = sym_build_places(&q, places, where, sizeof where);
     struct sym_object *o = NULL;
+    *kept = false;
     for (size_t i = 0; i < n && !o; i++) {
         o = try_build_at(s, places[i].path, places[i].nofollow, e, x,
                          places[i].kept ? x->kept_dir : NULL);
         places[i].path = NULL;      /* freed by try_build_at */
+        *kept = o && places[i].kept;
     }
     sym_build_places_free(places, n);
     if (!o && sym_debuginfod_enabled()) {
@@ -596,9 +599,12 @@ static struct sym_object *object_of_build(struct symbolizer *s, const struct map
     if (at_path && object_is_build(at_path, x->build_id))
         return at_path;
     char *looked = NULL, *remote_why = NULL;
-    struct sym_object *o = find_by_build_id(s, e, x, &looked, &remote_why);
+    bool kept;
+    struct sym_object *o = find_by_build_id(s, e, x, &looked, &remote_why, &kept);
     char *verdict = path_verdict(s, e, at_path, err);
-    if (o && at_path)
+    /* A saved run read elsewhere is named from its own copies: what it is
+     * for, and nothing to warn about. */
+    if (o && at_path && !kept)
         warn(s, "%s: %s, not the build-id %s the process had mapped: its frames are "
                 "named from %s, which has it", e->path, verdict ? verdict : "another build",
              x->build_id, o->path);

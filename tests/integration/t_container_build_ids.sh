@@ -96,6 +96,8 @@ mp "$WORK/run" -e 'top 5'
 check "run directory: top runs" mp_ok
 check "run directory: names build A's sites from the kept copy" names_sites
 check "run directory: nothing named from build B" no_other_build
+check "run directory: no warning (its own copies are what it is for)" \
+    holds eval '! grep -q warning <<<"$ERR"'
 # Moved elsewhere (another machine's directory): still its own copies.
 mv "$WORK/run" "$WORK/moved"
 mp "$WORK/moved" -e 'top 5'
