@@ -27,16 +27,20 @@ A_ID=$(build_id "$bindir/prog_a")
 B_ID=$(build_id "$P")
 [ -n "$A_ID" ] && [ "$A_ID" != "$B_ID" ] || die "the two builds have no distinct build-ids"
 
-env MALLOC_CONF=prof:true,prof_active:false unshare --mount --propagation private --fork \
-    sh -c "mount --bind \"$bindir/prog_a\" \"$P\" && exec \"$P\"" \
-    >"$WORK/a.out" 2>"$WORK/a.err" &
-ns=$!
-PIDS+=("$ns")
-wait_until 20 "build A ready in its namespace: $(cat "$WORK/a.err")" grep -q '^ready' "$WORK/a.out"
-PID=$(pgrep -P "$ns")
-[ -n "$PID" ] || die "no target under unshare $ns"
-PIDS+=("$PID")
-[ "$(build_id "/proc/$PID/root$P")" = "$A_ID" ] || die "the target does not run build A"
+# Build A in a mount namespace of its own where P is build A; sets PID.
+start_a() {
+    env MALLOC_CONF=prof:true,prof_active:false unshare --mount --propagation private --fork \
+        sh -c "mount --bind \"$bindir/prog_a\" \"$P\" && exec \"$P\"" \
+        >"$WORK/a.out" 2>"$WORK/a.err" &
+    local ns=$!
+    PIDS+=("$ns")
+    wait_until 20 "build A ready in its namespace: $(cat "$WORK/a.err")" grep -q '^ready' "$WORK/a.out"
+    PID=$(pgrep -P "$ns")
+    [ -n "$PID" ] || die "no target under unshare $ns"
+    PIDS+=("$PID")
+    [ "$(build_id "/proc/$PID/root$P")" = "$A_ID" ] || die "the target does not run build A"
+}
+start_a
 
 mp -q -p "$PID" -e 'prof sample 12 --force' -e 'prof on' -e 'sleep 1' -e "dump $WORK/d.heap" \
     -e 'top 5' -e "profile save $WORK/run" -e 'prof off' -e 'prof sample 19'
@@ -107,6 +111,25 @@ cp "$P" "$WORK/moved/.build-id/${A_ID:0:2}/${A_ID:2}"
 mp "$WORK/moved" -e 'top 5'
 check "a kept copy of another build is not used" no_other_build
 check "a kept copy of another build: P's frames are prog+0xOFF" out_has '%  prog\+0x[0-9a-f]+$'
+
+# ---- a run saved after its process ended: what could not be kept is said ----
+start_a
+"$MEMPROF" -q -p "$PID" -e 'prof sample 12 --force' \
+    -e "profile start --duration 5m --every 1s --save $WORK/ended" -e 'sleep 2.5' -e 'profile' \
+    -e 'profile wait' >"$WORK/ended.out" 2>"$WORK/ended.err" &
+MP=$!
+wait_until 30 "two dumps before the process ends" file_has "$WORK/ended.out" ': ([2-9]|[1-9][0-9]+) taken'
+kill -KILL "$PID"
+wait_until 20 "memprof to finish its batch" sh -c "! kill -0 $MP 2>/dev/null"
+wait "$MP"
+check "ended: the run was saved" file_has "$WORK/ended.out" "^saved run1: "
+check "ended: the save says build A of P was not kept, and why" \
+    file_has "$WORK/ended.err" "^warning: profile save: [0-9]+ object files? not kept in $WORK/ended, first $P \(no file of $P's recorded build was found\)"
+check "ended: nothing of build B was kept as build A" \
+    [ ! -e "$WORK/ended/.build-id/${A_ID:0:2}/${A_ID:2}" ]
+mp "$WORK/ended" -e 'top 5'
+check "ended: read back, no frame named from build B" no_other_build
+check "ended: read back, P's frames are prog+0xOFF" out_has '%  prog\+0x[0-9a-f]+$'
 
 # ---- a dump without its build-ids: named from P, and said so ----
 cp "$WORK/d.heap" "$WORK/bare.heap"
