@@ -190,8 +190,10 @@ const struct command command_table[] = {
      "  stops the run).\n"
      "profile save DIR [SERIES]  writes a series (default: the last run's) to a\n"
      "  new or empty directory: each dump as jemalloc wrote it (jeprof reads\n"
-     "  them), its build-ids, and manifest.json; 'memprof DIR' or 'load DIR'\n"
-     "  reads it back.",
+     "  them), its build-ids, manifest.json, and the objects its frames are\n"
+     "  named from (DIR/.build-id/, checked by build-id; at most 1 GiB, what is\n"
+     "  left out is said); 'memprof DIR' or 'load DIR' reads it back, on\n"
+     "  another machine too.",
      cmd_profile, 0},     /* holds Ctrl-C itself around its calls: 'wait' takes it */
     {"dumps", cmd_dumps_usage, cmd_dumps_summary, cmd_dumps_help, cmd_dumps, 0},
     {"top", cmd_top_usage, cmd_top_summary, cmd_top_help, cmd_top, 0},

@@ -44,6 +44,10 @@ void profile_run_session_end(struct session *s, bool signalled);
 int profile_run_save(struct session *s, const char *series, const char *dir);
 /* Whether dir holds a saved run (a manifest.json). */
 bool profile_run_dir_is_run(const char *dir);
+/* Keep in dir/.build-id the objects the dumps idx[0..n) are named from
+ * (session/run_objects.c), saying what was kept and what was left out.
+ * 0, or -1 when dir cannot be written at all. */
+int profile_run_keep_objects(struct session *s, const size_t *idx, size_t n, const char *dir);
 /* Load a saved run back as its series.  0, or -1 after saying why. */
 int profile_run_load(struct session *s, const char *dir);
 

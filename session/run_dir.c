@@ -1,6 +1,7 @@
 /* run_dir.c - a series on disk: a directory with each dump exactly as
  * jemalloc wrote it (NAME.heap, readable by jeprof), the build-ids of the
- * process's objects beside each (NAME.heap.buildids), and manifest.json
+ * process's objects beside each (NAME.heap.buildids), the objects
+ * themselves by build-id (.build-id/, session/run_objects.c), and manifest.json
  * saying which series, process and times.  Written by 'profile save',
  * read back by 'load DIR' and 'memprof DIR'.  A directory is untrusted
  * input when read back: names are checked before any path is made. */
@@ -179,6 +180,8 @@ int profile_run_save(struct session *s, const char *series, const char *dir)
     int rc = 0;
     for (long i = 0; i < n && rc == 0; i++)
         rc = save_dump(&s->dumps[idx[i]], dir, list);
+    if (rc == 0)
+        profile_run_keep_objects(s, idx, (size_t)n, dir);
     json_object_object_add(m, "dumps", list);
     char path[4096];
     snprintf(path, sizeof path, "%s/" MANIFEST, dir);

@@ -17,7 +17,7 @@ int analysis_symbolizer_resolve(void *cookie, const struct profile *p,
                                 uint64_t addr, enum symbolize_detail detail,
                                 struct symbol_frame *frames, int max)
 {
-    return symbolizer_lookup(cookie, &p->maps, addr, detail, frames, max);
+    return symbolizer_lookup_profile(cookie, p, addr, detail, frames, max);
 }
 
 /* The executable mappings whose objects frames can land in, each path
@@ -48,22 +48,35 @@ int analysis_record_objects(struct symbolizer *sym, struct profile *p)
     return 0;
 }
 
-static void warn(FILE *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void warn(FILE *out, const char *fmt, ...)
+/* "kind: message", the message escaped: paths and names come from the dump. */
+static void vput(FILE *out, const char *kind, const char *fmt, va_list ap)
 {
     char *msg = NULL;
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vasprintf(&msg, fmt, ap);
-    va_end(ap);
-    if (n < 0)
+    if (vasprintf(&msg, fmt, ap) < 0)
         return;
-    /* Paths and names come from the dump. */
-    fputs("warning: ", out);
+    fprintf(out, "%s: ", kind);
     text_escape_put(out, msg);
     fputc('\n', out);
     free(msg);
+}
+
+static void warn(FILE *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(FILE *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void warn(FILE *out, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vput(out, "warning", fmt, ap);
+    va_end(ap);
+}
+
+static void note(FILE *out, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vput(out, "note", fmt, ap);
+    va_end(ap);
 }
 
 static void format_time(int64_t t, char *buf, size_t len)
@@ -84,24 +97,36 @@ void analysis_check_inputs(struct symbolizer *sym, const struct profile *p,
              "dump again, or use a copy of the file that has the section", name);
         return;
     }
+    bool unrecorded_told = p->nobject_ids > 0;
     for (size_t i = 0; i < p->maps.n; i++) {
         const struct map_entry *e = &p->maps.v[i];
         struct symbol_file_identity id;
         struct mp_error err;
-        if (!first_code_mapping(&p->maps, i) ||
-            symbolizer_file_identity(sym, &p->maps, e, &id, &err))
+        if (!first_code_mapping(&p->maps, i))
+            continue;
+        if (profile_object_id(p, e->path)) {
+            /* The build is known: the symbolizer names from that build
+             * only, found wherever it is, and says here, once, when it is
+             * elsewhere or nowhere. */
+            symbolizer_profile_object(sym, p, e, &id, &err);
+            continue;
+        }
+        if (symbolizer_file_identity(sym, &p->maps, e, &id, &err))
             continue;   /* unreadable: the symbolizer says so when it needs it */
-        const char *recorded = profile_object_id(p, e->path);
+        if (!unrecorded_told && id.build_id[0]) {
+            /* Objects with build-ids, none recorded: not a dump memprof
+             * took (or its FILE.buildids is gone). */
+            unrecorded_told = true;
+            note(warnings, "%s comes without the build-ids of the objects the process "
+                 "had mapped (memprof records them beside the dumps it takes, as "
+                 "FILE.buildids): its frames are named from the files at its paths now "
+                 "(%s, ...), which memprof cannot check are the builds it ran", name,
+                 id.path);
+        }
         char when[32], dumped[32], read_from[4200] = "";
         if (strcmp(id.path, e->path) != 0)
             snprintf(read_from, sizeof read_from, " (read from %s)", id.path);
-        if (recorded && id.build_id[0] && strcmp(recorded, id.build_id) != 0) {
-            warn(warnings, "%s%s has build-id %s, but the process had build-id %s "
-                 "mapped when %s was taken: the object was rebuilt or replaced "
-                 "since, and its frames may be named wrong; point --exe or "
-                 "--sysroot at the files of that build", e->path, read_from,
-                 id.build_id, recorded, name);
-        } else if (!recorded && p->taken_at && id.mtime.tv_sec > p->taken_at) {
+        if (p->taken_at && id.mtime.tv_sec > p->taken_at) {
             format_time(id.mtime.tv_sec, when, sizeof when);
             format_time(p->taken_at, dumped, sizeof dumped);
             warn(warnings, "%s%s was modified at %s, after %s was taken (%s): it "

@@ -10,35 +10,45 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-/* "/proc/PID/root/rest": open the root and let the kernel resolve rest
- * inside it.  -2 when path is not of that form, or openat2 is missing. */
-static int open_in_proc_root(const char *path, int flags)
+/* The length of path's root prefix when it lies under a process's root
+ * (/proc/PID/root/ or, for a thread when the leader has exited,
+ * /proc/PID/task/TID/root/), else 0. */
+static size_t proc_root_prefix(const char *path)
 {
-    int pid_len = 0;
-    if (sscanf(path, "/proc/%*[0-9]/root/%n", &pid_len) != 0 || pid_len == 0)
-        return -2;
-    char root[64];
-    if ((size_t)pid_len - 1 >= sizeof root)
-        return -2;
-    memcpy(root, path, (size_t)pid_len - 1);
-    root[pid_len - 1] = 0;
-    int rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    int n = 0;
+    if (sscanf(path, "/proc/%*[0-9]/root/%n", &n) == 0 && n > 0)
+        return (size_t)n - 1;
+    n = 0;
+    if (sscanf(path, "/proc/%*[0-9]/task/%*[0-9]/root/%n", &n) == 0 && n > 0)
+        return (size_t)n - 1;
+    return 0;
+}
+
+/* path = root (its first rootlen bytes) + "/rest": open the root and let
+ * the kernel resolve rest inside it, with no magic link on the way.  -2
+ * when openat2 is missing. */
+static int open_under(const char *path, size_t rootlen, int flags)
+{
+    char *root = strndup(path, rootlen);
+    int rootfd = root ? open(root, O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
+    free(root);
     if (rootfd < 0)
         return -1;
-    struct open_how how = { .flags = (unsigned)flags, .resolve = RESOLVE_IN_ROOT };
-    int fd = (int)syscall(SYS_openat2, rootfd, path + pid_len, &how, sizeof how);
+    struct open_how how = {
+        .flags = (unsigned)flags,
+        .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+    };
+    int fd = (int)syscall(SYS_openat2, rootfd, path + rootlen + 1, &how, sizeof how);
     int saved = errno;
     close(rootfd);
     errno = saved;
     return fd < 0 && errno == ENOSYS ? -2 : fd;
 }
 
-int safe_open_regular(int dirfd, const char *path, bool nofollow, struct stat *st)
+/* The O_PATH descriptor checked to be a regular file, reopened for
+ * reading (the very inode), or -1. */
+static int reopen_regular(int pfd, struct stat *st)
 {
-    int flags = O_PATH | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0);
-    int pfd = dirfd == AT_FDCWD ? open_in_proc_root(path, flags) : -2;
-    if (pfd == -2)
-        pfd = openat(dirfd, path, flags);
     if (pfd < 0)
         return -1;
     struct stat local;
@@ -49,7 +59,6 @@ int safe_open_regular(int dirfd, const char *path, bool nofollow, struct stat *s
         errno = EINVAL;
         return -1;
     }
-    /* Reopening the O_PATH descriptor opens that very inode. */
     char self[64];
     snprintf(self, sizeof self, "/proc/self/fd/%d", pfd);
     int fd = open(self, O_RDONLY | O_CLOEXEC | O_NOCTTY);
@@ -57,4 +66,30 @@ int safe_open_regular(int dirfd, const char *path, bool nofollow, struct stat *s
     close(pfd);
     errno = saved;
     return fd;
+}
+
+static int open_path(int dirfd, const char *path, size_t rootlen, bool nofollow)
+{
+    int flags = O_PATH | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0);
+    int pfd = rootlen ? open_under(path, rootlen, flags) : -2;
+    if (pfd == -2)
+        pfd = openat(dirfd, path, flags);
+    return pfd;
+}
+
+int safe_open_in_root(const char *root, const char *path, bool nofollow, struct stat *st)
+{
+    size_t rootlen = root ? strlen(root) : 0;
+    while (rootlen > 1 && root[rootlen - 1] == '/')
+        rootlen--;
+    if (!rootlen || strncmp(path, root, rootlen) != 0 || path[rootlen] != '/' ||
+        (rootlen == 1 && root[0] == '/'))
+        return safe_open_regular(AT_FDCWD, path, nofollow, st);
+    return reopen_regular(open_path(AT_FDCWD, path, rootlen, nofollow), st);
+}
+
+int safe_open_regular(int dirfd, const char *path, bool nofollow, struct stat *st)
+{
+    size_t rootlen = dirfd == AT_FDCWD ? proc_root_prefix(path) : 0;
+    return reopen_regular(open_path(dirfd, path, rootlen, nofollow), st);
 }

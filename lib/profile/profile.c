@@ -1252,6 +1252,26 @@ static void load_object_ids(struct profile *p, const char *dump_path)
     free(text);
 }
 
+/* The directory of a dump that has a directory of kept objects beside it
+ * (memprof's 'profile save' wrote both), malloc'd, or NULL.  What is in it
+ * is only ever used after its build-id is checked. */
+static char *kept_dir_of(const char *dump_path)
+{
+    const char *slash = strrchr(dump_path, '/');
+    char *dir = slash ? strndup(dump_path, (size_t)(slash - dump_path + (slash == dump_path)))
+                      : strdup(".");
+    char *kept = NULL;
+    struct stat st;
+    if (dir && asprintf(&kept, "%s/" PROFILE_KEPT_SUBDIR, dir) >= 0 &&
+        lstat(kept, &st) == 0 && S_ISDIR(st.st_mode)) {
+        free(kept);
+        return dir;
+    }
+    free(kept);
+    free(dir);
+    return NULL;
+}
+
 struct profile *profile_load_file(const char *path, struct mp_error *err)
 {
     struct stat st;
@@ -1290,6 +1310,8 @@ struct profile *profile_load_file(const char *path, struct mp_error *err)
     if (p) {
         p->taken_at = st.st_mtim.tv_sec;
         load_object_ids(p, path);
+        if (p->nobject_ids)
+            p->kept_dir = kept_dir_of(path);
     }
     return p;
 }
@@ -1311,6 +1333,7 @@ void profile_free(struct profile *p)
         free(p->object_ids[i].build_id);
     }
     free(p->object_ids);
+    free(p->kept_dir);
     free(p->name);
     free(p);
 }

@@ -121,6 +121,10 @@ struct profile {
      * profile_load_file. */
     struct profile_object_id *object_ids;
     size_t nobject_ids;
+    /* A run directory memprof wrote ('profile save') that keeps copies of
+     * the objects by build-id (DIR/.build-id/xx/rest), set by
+     * profile_load_file for a dump in one; NULL otherwise. */
+    char *kept_dir;
 };
 
 struct profile_object_id {
@@ -157,6 +161,8 @@ void profile_free(struct profile *p);
 int profile_add_object_id(struct profile *p, const char *path, const char *build_id);
 /* The build-id recorded for path, or NULL. */
 const char *profile_object_id(const struct profile *p, const char *path);
+/* The directory of kept objects inside a run directory. */
+#define PROFILE_KEPT_SUBDIR ".build-id"
 /* The sidecar file's name for a dump file (malloc'd): "FILE.buildids". */
 char *profile_object_ids_path(const char *dump_path);
 /* Write the recorded build-ids to profile_object_ids_path(dump_path)

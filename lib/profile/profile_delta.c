@@ -117,6 +117,8 @@ static int copy_process(struct profile *d, const struct profile *after)
     for (size_t i = 0; i < after->nobject_ids; i++)
         if (profile_add_object_id(d, after->object_ids[i].path, after->object_ids[i].build_id))
             return -1;
+    if (after->kept_dir && !(d->kept_dir = strdup(after->kept_dir)))
+        return -1;
     return 0;
 }
 

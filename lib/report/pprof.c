@@ -175,8 +175,8 @@ static struct site *site_at(struct pprof_builder *b, uint64_t pc)
         return NULL;
     if (*slot != U64MAP_NEW)
         return b->sites[*slot];
-    int n = symbolizer_lookup(b->sym, &b->prof->maps, pc, SYMBOLIZE_LINES, b->frames,
-                              SITE_MAX_FRAMES);
+    int n = symbolizer_lookup_profile(b->sym, b->prof, pc, SYMBOLIZE_LINES, b->frames,
+                                      SITE_MAX_FRAMES);
     if (n < 0)
         n = 0;
     struct site *st = malloc(sizeof *st + (size_t)n * sizeof *st->frames);

@@ -9,11 +9,9 @@
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdlib.h>
-#include <linux/openat2.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -46,32 +44,7 @@ static bool file_crc32(int fd, uint32_t *crc)
  * no device (a watchdog, a tape) or FIFO is ever opened. */
 static int open_untrusted(const struct sym_debug_search *q, const char *path)
 {
-    int pfd;
-    size_t rootlen = has_root(q) ? strlen(q->root) : 0;
-    if (rootlen && strncmp(path, q->root, rootlen) == 0 && path[rootlen] == '/') {
-        int rootfd = open(q->root, O_PATH | O_DIRECTORY | O_CLOEXEC);
-        if (rootfd < 0)
-            return -1;
-        struct open_how how = {
-            .flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
-            .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
-        };
-        pfd = (int)syscall(SYS_openat2, rootfd, path + rootlen + 1, &how, sizeof how);
-        close(rootfd);
-    } else {
-        pfd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-    }
-    if (pfd < 0)
-        return -1;
-    struct stat st;
-    int fd = -1;
-    if (fstat(pfd, &st) == 0 && S_ISREG(st.st_mode)) {
-        char self[64];
-        snprintf(self, sizeof self, "/proc/self/fd/%d", pfd);
-        fd = open(self, O_RDONLY | O_CLOEXEC);
-    }
-    close(pfd);
-    return fd;
+    return safe_open_in_root(has_root(q) ? q->root : NULL, path, true, NULL);
 }
 
 /* Opens the candidate and judges it; on MATCHES *fdp keeps it open, so the
@@ -162,9 +135,19 @@ static bool by_build_id(const struct sym_debug_search *q, char **mismatch, struc
     char *local = sym_debug_build_id_path(q->debug_dir, o);
     if (!local)
         return false;
-    /* The local debug directory first (root's, trusted), then the one inside
+    /* A run directory's kept copy first (what the run was named from),
+     * then the local debug directory (root's, trusted), then the one inside
      * the root (a container may ship its own; its user may write there). */
-    bool found = try_path(q, local, false, false, mismatch, h);
+    bool found = false;
+    if (q->kept_dir) {
+        char *kept = sym_debug_build_id_path(q->kept_dir, o);
+        found = try_path(q, kept, false, true, mismatch, h);
+    }
+    if (found) {
+        free(local);
+        return true;
+    }
+    found = try_path(q, local, false, false, mismatch, h);
     if (!found && has_root(q)) {
         char *in_root = sym_debug_build_id_path(q->debug_dir, o);
         char *p = in_root ? join(q->root, in_root, NULL, NULL) : NULL;
@@ -220,7 +203,8 @@ static bool by_debuginfod(const struct sym_debug_search *q, char **mismatch, str
     if (q->obj->build_id_len == 0 || !sym_debuginfod_enabled())
         return false;
     char *why = NULL;
-    char *path = sym_debuginfod_fetch(q->obj->build_id, q->obj->build_id_len, &why);
+    char *path = sym_debuginfod_fetch(q->obj->build_id, q->obj->build_id_len,
+                                      SYM_DEBUGINFOD_DEBUGINFO, &why);
     bool found = try_path(q, path, false, false, mismatch, h);
     if (q->remote_note && !found && why && !*q->remote_note)
         *q->remote_note = why;

@@ -1,5 +1,6 @@
 /* debug_file.h - finding an object's separate debug file (the way gdb and
- * elfutils do): by build-id under <debug_dir>/.build-id/, then by
+ * elfutils do): by build-id under a run directory's kept copies and
+ * <debug_dir>/.build-id/, then by
  * .gnu_debuglink next to the object, in its .debug/ subdirectory and under
  * <debug_dir>/<object's directory>/, and last, when DEBUGINFOD_URLS is
  * set, from the debuginfod servers by build-id (lib/symbolize/debuginfod.h).  A
@@ -20,6 +21,9 @@ struct sym_debug_search {
     const char *path_in_root;      /* the same path without the root prefix */
     const char *root;              /* NULL or "" for none */
     const char *debug_dir;         /* e.g. /usr/lib/debug */
+    const char *kept_dir;          /* NULL, or a run directory whose
+                                      .build-id/ keeps debug files too
+                                      (looked in first) */
     char **remote_note;            /* NULL, or where a malloc'd sentence goes
                                       when debuginfod was asked and gave
                                       nothing (the caller warns with it) */

@@ -38,6 +38,7 @@ struct client_api {
     __typeof__(debuginfod_begin) *begin;
     __typeof__(debuginfod_end) *end;
     __typeof__(debuginfod_find_debuginfo) *find_debuginfo;
+    __typeof__(debuginfod_find_executable) *find_executable;
     __typeof__(debuginfod_set_user_data) *set_user_data;
     __typeof__(debuginfod_get_user_data) *get_user_data;
     __typeof__(debuginfod_set_progressfn) *set_progressfn;
@@ -56,10 +57,12 @@ static const struct client_api *client_api(char **why)
         api.begin = (__typeof__(api.begin))dlsym(lib, "debuginfod_begin");
         api.end = (__typeof__(api.end))dlsym(lib, "debuginfod_end");
         api.find_debuginfo = (__typeof__(api.find_debuginfo))dlsym(lib, "debuginfod_find_debuginfo");
+        api.find_executable = (__typeof__(api.find_executable))dlsym(lib, "debuginfod_find_executable");
         api.set_user_data = (__typeof__(api.set_user_data))dlsym(lib, "debuginfod_set_user_data");
         api.get_user_data = (__typeof__(api.get_user_data))dlsym(lib, "debuginfod_get_user_data");
         api.set_progressfn = (__typeof__(api.set_progressfn))dlsym(lib, "debuginfod_set_progressfn");
-        loaded = api.begin && api.end && api.find_debuginfo && api.set_user_data &&
+        loaded = api.begin && api.end && api.find_debuginfo && api.find_executable &&
+                 api.set_user_data &&
                  api.get_user_data && api.set_progressfn;
         if (loaded)
             return &api;
@@ -91,8 +94,10 @@ static int past_deadline(debuginfod_client *c, long done, long total)
     return l->cancelled;
 }
 
-char *sym_debuginfod_fetch(const uint8_t *build_id, size_t len, char **why)
+char *sym_debuginfod_fetch(const uint8_t *build_id, size_t len,
+                           enum sym_debuginfod_kind kind, char **why)
 {
+    const char *what = kind == SYM_DEBUGINFOD_EXECUTABLE ? "object file" : "debug file";
     *why = NULL;
     const char *urls = getenv(DEBUGINFOD_URLS_ENV_VAR);
     if (!urls)
@@ -115,7 +120,9 @@ char *sym_debuginfod_fetch(const uint8_t *build_id, size_t len, char **why)
     api.set_user_data(c, &l);
     api.set_progressfn(c, past_deadline);
     char *path = NULL;
-    int fd = api.find_debuginfo(c, build_id, (int)len, &path);
+    int fd = kind == SYM_DEBUGINFOD_EXECUTABLE
+             ? api.find_executable(c, build_id, (int)len, &path)
+             : api.find_debuginfo(c, build_id, (int)len, &path);
     api.end(c);
     if (fd >= 0) {
         close(fd);  /* the caller opens and checks the file itself */
@@ -131,15 +138,15 @@ char *sym_debuginfod_fetch(const uint8_t *build_id, size_t len, char **why)
     hex[2 * n] = '\0';
     int rc;
     if (e == ENOENT && !l.cancelled) {
-        rc = asprintf(why, "debuginfod (%s) has no debug file for build-id %s", urls, hex);
+        rc = asprintf(why, "debuginfod (%s) has no %s for build-id %s", urls, what, hex);
     } else {
         servers_unusable = true;
         if (l.cancelled)
-            rc = asprintf(why, "debuginfod (%s) did not deliver build-id %s (memprof "
-                          "gave up after %d s)", urls, hex, SYM_DEBUGINFOD_LIMIT_S);
+            rc = asprintf(why, "debuginfod (%s) did not deliver build-id %s (its %s: "
+                          "memprof gave up after %d s)", urls, hex, what, SYM_DEBUGINFOD_LIMIT_S);
         else
-            rc = asprintf(why, "debuginfod (%s) did not deliver build-id %s (%s)",
-                          urls, hex, strerror(e));
+            rc = asprintf(why, "debuginfod (%s) did not deliver build-id %s (its %s: %s)",
+                          urls, hex, what, strerror(e));
     }
     if (rc < 0)
         *why = NULL;

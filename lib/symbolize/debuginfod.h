@@ -16,11 +16,17 @@
 /* True when DEBUGINFOD_URLS names at least one server. */
 int sym_debuginfod_enabled(void);
 
-/* Downloads (or takes from the cache) the debug file of the build-id and
+/* What to fetch: the separate debug file, or the object itself (an
+ * executable or library of that build, for an object whose file on this
+ * machine is of another build). */
+enum sym_debuginfod_kind { SYM_DEBUGINFOD_DEBUGINFO, SYM_DEBUGINFOD_EXECUTABLE };
+
+/* Downloads (or takes from the cache) the file of the build-id and
  * returns its malloc'd path in the cache, or NULL with *why set to a
  * malloc'd sentence saying what the servers answered (the caller names the
  * object).  After a server could not be reached or timed out, later
  * lookups in this process fail at once instead of waiting again. */
-char *sym_debuginfod_fetch(const uint8_t *build_id, size_t len, char **why);
+char *sym_debuginfod_fetch(const uint8_t *build_id, size_t len,
+                           enum sym_debuginfod_kind kind, char **why);
 
 #endif

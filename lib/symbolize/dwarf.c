@@ -13,6 +13,7 @@
 #include "lib/base/array.h"
 #include "lib/base/safe_open.h"
 #include "lib/base/u64map.h"
+#include "lib/elf/elf_object.h"
 #include "lib/symbolize/aranges.h"
 #include "lib/symbolize/dwarf_sections.h"
 
@@ -90,19 +91,34 @@ static int open_dwarf(struct sym_dwarf *d)
     return 0;
 }
 
-struct sym_dwarf *sym_dwarf_open(const char *path, struct mp_error *err)
+/* Is fd's file of this build-id? */
+static bool is_build(int fd, const uint8_t *build_id, size_t len)
+{
+    uint8_t id[64];
+    size_t got = 0;
+    return elf_object_read_build_id(fd, id, sizeof id, &got) == 0 && got == len &&
+           memcmp(id, build_id, len) == 0;
+}
+
+struct sym_dwarf *sym_dwarf_open(const char *root, const char *path, const uint8_t *build_id,
+                                 size_t build_id_len, struct mp_error *err)
 {
     struct sym_dwarf *d = calloc(1, sizeof *d);
     if (!d) {
         mp_error_set(err, "out of memory");
         return NULL;
     }
-    d->fd = safe_open_regular(AT_FDCWD, path, false, NULL);
+    d->fd = safe_open_in_root(root, path, false, NULL);
     if (d->fd < 0) {
         mp_error_set(err, "cannot open %s: %s", path,
                      errno == EINVAL ? "not a regular file" : strerror(errno));
         goto fail;
     }
+    if (build_id_len && !is_build(d->fd, build_id, build_id_len)) {
+        mp_error_set(err, "%s is no longer the build whose symbols were read", path);
+        goto fail;
+    }
+    lseek(d->fd, 0, SEEK_SET);
     elf_version(EV_CURRENT);
     /* private: dwarf_sections changes section headers in memory */
     d->elf = elf_begin(d->fd, ELF_C_READ_MMAP_PRIVATE, NULL);

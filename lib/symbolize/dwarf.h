@@ -19,8 +19,12 @@ struct sym_dwarf_frame {
     int line;           /* 0 when unknown */
 };
 
-/* Opens path's DWARF.  NULL with err set when it has none. */
-struct sym_dwarf *sym_dwarf_open(const char *path, struct mp_error *err);
+/* Opens path's DWARF, path resolved inside root when it lies under it
+ * (safe_open_in_root; root NULL: none); with build_id_len > 0, only a file
+ * of that build-id (the one whose symbols were read: the name may now
+ * hold another file).  NULL with err set when it has none. */
+struct sym_dwarf *sym_dwarf_open(const char *root, const char *path, const uint8_t *build_id,
+                                 size_t build_id_len, struct mp_error *err);
 void sym_dwarf_free(struct sym_dwarf *d);
 
 /* Frames for link-time address vaddr, innermost inlined function first,

@@ -32,7 +32,9 @@
 
 #include "lib/elf/elf_object.h"
 #include "lib/symbolize/alloc_frames.h"
+#include "lib/symbolize/build_places.h"
 #include "lib/symbolize/debug_file.h"
+#include "lib/symbolize/debuginfod.h"
 #include "lib/symbolize/dwarf.h"
 #include "lib/symbolize/sym_table.h"
 #include "lib/base/text_escape.h"
@@ -53,6 +55,9 @@ struct sym_object {
     struct elf_object *elf;
     struct elf_object *debug_syms;  /* the debug file's .symtab, when elf is stripped */
     const char *debug_path;     /* interned separate debug file, or NULL */
+    const char *kept_dir;       /* interned run directory it was found
+                                 * through (its debug file may be kept
+                                 * there too), or NULL */
     bool debug_searched;
     struct sym_name *names;     /* one per symbol of object_symbols() */
     struct sym_dwarf *dwarf;
@@ -60,6 +65,15 @@ struct sym_object {
     struct sym_range *jemalloc_code;    /* static jemalloc copies' code */
     size_t njemalloc_code;
     bool jemalloc_code_done;
+};
+
+/* What a dump says of a mapping's object: the build-id the process had
+ * mapped, and a run directory keeping copies by build-id.  All interned;
+ * key is NULL when the dump says neither (then only paths are known). */
+struct expect {
+    const char *build_id;
+    const char *kept_dir;
+    const char *key;
 };
 
 /* One mapped file as a map list names it. */
@@ -75,6 +89,7 @@ struct sym_file {
 struct addr_entry {
     uint64_t map_start, map_offset, inode;
     const char *map_path;       /* interned; NULL when no mapping held it */
+    const char *expect_key;     /* the dump's expect.key it was computed for */
     bool deleted;
     size_t map_index;           /* where that mapping was in the last list */
     size_t first, count;        /* frames[first .. first+count) */
@@ -220,6 +235,11 @@ void symbolizer_free(struct symbolizer *s)
     free(s);
 }
 
+const char *symbolizer_root(const struct symbolizer *s)
+{
+    return has_root(s) ? s->root : NULL;
+}
+
 const char *symbolizer_intern(struct symbolizer *s, const char *str)
 {
     return intern(s, str);
@@ -283,6 +303,7 @@ static void find_debug_file(struct symbolizer *s, struct sym_object *o)
     struct sym_debug_search q = {
         .obj = o->elf, .opened_path = o->path, .path_in_root = o->path_in_root,
         .root = s->root, .debug_dir = s->debug_dir, .remote_note = &remote_note,
+        .kept_dir = o->kept_dir,
     };
     char *mismatch = NULL, *found = NULL;
     int fd = sym_debug_open(&q, &found, &mismatch);
@@ -320,7 +341,8 @@ static void find_debug_file(struct symbolizer *s, struct sym_object *o)
 }
 
 static struct sym_object *add_object(struct symbolizer *s, const char *key,
-                                     struct elf_object *elf, const char *path_in_root)
+                                     struct elf_object *elf, const char *path_in_root,
+                                     const char *kept_dir)
 {
     struct sym_object *o = calloc(1, sizeof *o);
     if (!o || !grow_array((void **)&s->objects, &s->capobjects, s->nobjects + 1,
@@ -333,6 +355,7 @@ static struct sym_object *add_object(struct symbolizer *s, const char *key,
     o->elf = elf;
     o->path = intern(s, elf->path);
     o->path_in_root = intern(s, path_in_root);
+    o->kept_dir = kept_dir;
     s->objects[s->nobjects] = o;
     sym_u64map_put(&s->object_by_key, (uintptr_t)key, s->nobjects++);
     s->stats.objects_loaded++;
@@ -370,27 +393,49 @@ static const char *object_key(struct symbolizer *s, int fd, const char *path,
     return internf(s, "build-id:%s", hex);
 }
 
-static struct sym_object *open_object(struct symbolizer *s, const char *path,
-                                      const char *path_in_root, struct mp_error *err)
+/* A file to read an object from. */
+struct object_request {
+    const char *path;           /* where to open it */
+    const char *path_in_root;   /* the object's path as the process saw it */
+    const char *kept_dir;       /* interned, or NULL */
+    bool nofollow;              /* a final symlink is refused */
+};
+
+static struct sym_object *open_object(struct symbolizer *s, const struct object_request *r,
+                                      struct mp_error *err)
 {
-    int fd = safe_open_regular(AT_FDCWD, path, false, NULL);
+    /* Under the root (a process's, a --sysroot), links resolve inside it. */
+    int fd = safe_open_in_root(s->root, r->path, r->nofollow, NULL);
     if (fd < 0) {
-        mp_error_set(err, "cannot open %s: %s", path,
+        mp_error_set(err, "cannot open %s: %s", r->path,
                      errno == EINVAL ? "not a regular file" : strerror(errno));
         return NULL;
     }
     struct sym_object *o = NULL;
-    const char *key = object_key(s, fd, path, err);
+    const char *key = object_key(s, fd, r->path, err);
     uint64_t index;
     if (key && sym_u64map_get(&s->object_by_key, (uintptr_t)key, &index)) {
         o = s->objects[index];
     } else if (key) {
-        struct elf_object *elf = elf_object_open_fd(fd, path, err);
+        struct elf_object *elf = elf_object_open_fd(fd, r->path, err);
         if (elf)
-            o = add_object(s, key, elf, path_in_root);
+            o = add_object(s, key, elf, r->path_in_root, r->kept_dir);
     }
     close(fd);
     return o;
+}
+
+/* Is o of the build with this build-id (hex)? */
+static bool object_is_build(const struct sym_object *o, const char *build_id)
+{
+    return strncmp(o->key, "build-id:", 9) == 0 && strcmp(o->key + 9, build_id) == 0;
+}
+
+/* o's build, for messages: "build-id HEX" or "no build-id". */
+static const char *object_build(struct symbolizer *s, const struct sym_object *o)
+{
+    return strncmp(o->key, "build-id:", 9) == 0 ? internf(s, "build-id %s", o->key + 9)
+                                                : "no build-id";
 }
 
 /* ---- mapped files ---- */
@@ -414,6 +459,16 @@ static bool is_jemalloc_path(const char *path)
     return strncmp(basename_of(path), "libjemalloc", 11) == 0;
 }
 
+/* The live process's pid when the root is its /proc/PID/root, else 0. */
+static int live_pid(const struct symbolizer *s)
+{
+    int pid, end = 0;
+    if (has_root(s) && sscanf(s->root, "/proc/%d/root%n", &pid, &end) == 1 &&
+        s->root[end] == '\0')
+        return pid;
+    return 0;
+}
+
 /* Where to read a mapped file: opts.exe for the main executable, else the
  * path under the root.  A file deleted since it was mapped (an upgrade)
  * can still be read live through /proc/PID/map_files; offline it is gone. */
@@ -424,12 +479,9 @@ static char *file_location(struct symbolizer *s, const struct map_entry *e,
     if (use_exe)
         return strdup(s->exe);
     if (e->deleted) {
-        int pid, end = 0;
-        if (has_root(s) && sscanf(s->root, "/proc/%d/root%n", &pid, &end) == 1 &&
-            s->root[end] == '\0' &&
-            asprintf(&out, "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, pid,
-                     e->start, e->end) >= 0)
-            return out;
+        int pid = live_pid(s);
+        if (pid)
+            return sym_map_files_name(pid, e->start, e->end);
         mp_error_set(err, "%s was deleted after the process mapped it (upgraded "
                           "since?)", e->path);
         return NULL;
@@ -439,8 +491,141 @@ static char *file_location(struct symbolizer *s, const struct map_entry *e,
     return out;
 }
 
+/* The object at path (malloc'd, freed here) if it is of the build the
+ * dump recorded, else NULL. */
+static struct sym_object *try_build_at(struct symbolizer *s, char *path, bool nofollow,
+                                       const struct map_entry *e, const struct expect *x,
+                                       const char *kept_dir)
+{
+    if (!path)
+        return NULL;
+    struct mp_error err;
+    struct object_request r = {path, e->path, kept_dir, nofollow};
+    struct sym_object *o = open_object(s, &r, &err);
+    free(path);
+    return o && object_is_build(o, x->build_id) ? o : NULL;
+}
+
+static char *fetch_remote(const char *build_id, enum sym_debuginfod_kind kind, char **why)
+{
+    uint8_t id[64];
+    size_t len = strlen(build_id) / 2;
+    if (len > sizeof id)
+        return NULL;
+    for (size_t i = 0; i < len; i++)
+        if (sscanf(build_id + 2 * i, "%2hhx", &id[i]) != 1)
+            return NULL;
+    return sym_debuginfod_fetch(id, len, kind, why);
+}
+
+/* debuginfod: the object itself, else its debug file; *why says what the
+ * servers answered for the object when neither came. */
+static struct sym_object *find_remote(struct symbolizer *s, const struct map_entry *e,
+                                      const struct expect *x, char **why)
+{
+    char *why_dbg = NULL;
+    struct sym_object *o = try_build_at(s, fetch_remote(x->build_id,
+                                        SYM_DEBUGINFOD_EXECUTABLE, why), false, e, x, NULL);
+    if (!o)
+        o = try_build_at(s, fetch_remote(x->build_id, SYM_DEBUGINFOD_DEBUGINFO, &why_dbg),
+                         false, e, x, NULL);
+    free(why_dbg);
+    if (o) {
+        free(*why);
+        *why = NULL;
+    }
+    return o;
+}
+
+/* The object of the build the process had mapped, where the file at its
+ * path is another build (or missing): at the places build_places.h lists,
+ * then through debuginfod.  Every candidate counts only with the very
+ * build-id.  *looked (malloc'd) says where that was, for the message when
+ * none has it, *remote_why what debuginfod said; *kept whether it is the
+ * saved run's own copy. */
+static struct sym_object *find_by_build_id(struct symbolizer *s, const struct map_entry *e,
+                                           const struct expect *x, char **looked,
+                                           char **remote_why, bool *kept)
+{
+    struct sym_build_query q = {
+        .build_id = x->build_id, .kept_dir = x->kept_dir, .debug_dir = s->debug_dir,
+        .root = s->root, .pid = live_pid(s), .start = e->start, .end = e->end,
+    };
+    struct sym_build_place places[SYM_BUILD_PLACES_MAX];
+    char where[800];
+    size_t n = sym_build_places(&q, places, where, sizeof where);
+    struct sym_object *o = NULL;
+    *kept = false;
+    for (size_t i = 0; i < n && !o; i++) {
+        o = try_build_at(s, places[i].path, places[i].nofollow, e, x,
+                         places[i].kept ? x->kept_dir : NULL);
+        places[i].path = NULL;      /* freed by try_build_at */
+        *kept = o && places[i].kept;
+    }
+    sym_build_places_free(places, n);
+    if (!o && sym_debuginfod_enabled()) {
+        size_t len = strlen(where);
+        snprintf(where + len, sizeof where - len, ", debuginfod (%s)", getenv("DEBUGINFOD_URLS"));
+        o = find_remote(s, e, x, remote_why);
+    }
+    *looked = strdup(where);
+    return o;
+}
+
+/* Why the file at the mapping's path is not used, malloc'd. */
+static char *path_verdict(struct symbolizer *s, const struct map_entry *e,
+                          const struct sym_object *at_path, const struct mp_error *err)
+{
+    char *out = NULL;
+    int rc;
+    if (!at_path)
+        rc = asprintf(&out, "%s", err->msg[0] ? err->msg : "its file cannot be read");
+    else if (strcmp(at_path->path, e->path) == 0)
+        rc = asprintf(&out, "the file there has %s", object_build(s, at_path));
+    else
+        rc = asprintf(&out, "the file read for it (%s) has %s", at_path->path,
+                      object_build(s, at_path));
+    return rc < 0 ? NULL : out;
+}
+
+/* The mapping's object, when the dump recorded its build-id: the file at
+ * its path if it is that build, else one found by the build-id; NULL,
+ * with a warning saying what is missing and how to get it. */
+static struct sym_object *object_of_build(struct symbolizer *s, const struct map_entry *e,
+                                          const struct expect *x, struct sym_object *at_path,
+                                          const struct mp_error *err,
+                                          const char *label)
+{
+    if (at_path && object_is_build(at_path, x->build_id))
+        return at_path;
+    char *looked = NULL, *remote_why = NULL;
+    bool kept;
+    struct sym_object *o = find_by_build_id(s, e, x, &looked, &remote_why, &kept);
+    char *verdict = path_verdict(s, e, at_path, err);
+    /* A saved run read elsewhere is named from its own copies: what it is
+     * for, and nothing to warn about. */
+    if (o && at_path && !kept)
+        warn(s, "%s: %s, not the build-id %s the process had mapped: its frames are "
+                "named from %s, which has it", e->path, verdict ? verdict : "another build",
+             x->build_id, o->path);
+    else if (!o)
+        warn(s, "cannot symbolize %s: the process had build-id %s mapped, but %s, and no "
+                "file of that build was found (looked in %s)%s%s; its frames show as "
+                "%s+0xOFFSET, the offset in that file: install its debug package (its "
+                "debug file belongs in %s/" PROFILE_KEPT_SUBDIR "/%.2s/%s.debug), set "
+                "DEBUGINFOD_URLS to a server that has it, or analyse the run saved with "
+                "'profile save' (it keeps the objects) on the host where it ran",
+             e->path, x->build_id, verdict ? verdict : "its file is another build",
+             looked ? looked : "", remote_why ? "; " : "", remote_why ? remote_why : "",
+             label, s->debug_dir, x->build_id, x->build_id + 2);
+    free(verdict);
+    free(looked);
+    free(remote_why);
+    return o;
+}
+
 static struct sym_file *new_file(struct symbolizer *s, const struct map_entry *e,
-                                 bool use_exe)
+                                 bool use_exe, const struct expect *x)
 {
     struct sym_file *f = calloc(1, sizeof *f);
     if (!f)
@@ -450,9 +635,12 @@ static struct sym_file *new_file(struct symbolizer *s, const struct map_entry *e
     f->is_jemalloc = is_jemalloc_path(e->path);
     struct mp_error err = {.msg = ""};
     char *where = file_location(s, e, use_exe, &err);
+    struct object_request r = {where, use_exe ? s->exe : e->path, NULL, false};
     if (where)
-        f->obj = open_object(s, where, use_exe ? s->exe : e->path, &err);
-    if (!f->obj)
+        f->obj = open_object(s, &r, &err);
+    if (x->build_id)
+        f->obj = object_of_build(s, e, x, f->obj, &err, f->label);
+    else if (!f->obj)
         warn(s, "cannot symbolize %s: %s; its frames show as %s+0xOFFSET "
                 "(use --sysroot or --exe to point at a copy of it)",
              e->path, err.msg[0] ? err.msg : "out of memory", f->label);
@@ -461,17 +649,18 @@ static struct sym_file *new_file(struct symbolizer *s, const struct map_entry *e
 }
 
 static struct sym_file *file_for(struct symbolizer *s, const struct map_list *maps,
-                                 const struct map_entry *e)
+                                 const struct map_entry *e, const struct expect *x)
 {
     bool use_exe = s->exe && is_main_exe(maps, e);
-    const char *key = internf(s, "%s\x1f%" PRIu64 "\x1f%u:%u\x1f%d%d", e->path,
-                              e->inode, e->dev_major, e->dev_minor, use_exe, e->deleted);
+    const char *key = internf(s, "%s\x1f%" PRIu64 "\x1f%u:%u\x1f%d%d\x1f%s", e->path,
+                              e->inode, e->dev_major, e->dev_minor, use_exe, e->deleted,
+                              x->key ? x->key : "");
     uint64_t index;
     if (!key)
         return NULL;
     if (sym_u64map_get(&s->file_by_key, (uintptr_t)key, &index))
         return s->files[index];
-    struct sym_file *f = new_file(s, e, use_exe);
+    struct sym_file *f = new_file(s, e, use_exe, x);
     if (!f || !grow_array((void **)&s->files, &s->capfiles, s->nfiles + 1,
                           sizeof *s->files)) {
         free(f);
@@ -501,6 +690,41 @@ static bool mapping_bias(const struct elf_object *elf, const struct map_entry *e
     return false;
 }
 
+/* A separate debug file standing in for its object (found by build-id):
+ * its program headers keep the addresses but no file contents. */
+static bool debug_only(const struct elf_object *elf)
+{
+    for (size_t i = 0; i < elf->nloads; i++)
+        if ((elf->loads[i].flags & PF_X) && elf->loads[i].filesz)
+            return false;
+    return elf->nloads > 0;
+}
+
+/* A debug file's load bias, from where the process mapped the object's
+ * start (offset 0), as the loader places it: that mapping less the first
+ * PT_LOAD's page.  False when the map list has no such mapping. */
+static bool bias_from_maps(const struct elf_object *elf, const struct map_list *maps,
+                           const struct map_entry *e, uint64_t *bias)
+{
+    if (elf->type == ET_EXEC) {
+        *bias = 0;
+        return true;
+    }
+    uint64_t low = UINT64_MAX;
+    for (size_t i = 0; i < elf->nloads; i++)
+        if (elf->loads[i].vaddr < low)
+            low = elf->loads[i].vaddr;
+    for (size_t i = 0; maps && i < maps->n; i++) {
+        const struct map_entry *m = &maps->v[i];
+        if (m->offset == 0 && m->inode == e->inode && m->start <= e->start &&
+            strcmp(m->path, e->path) == 0) {
+            *bias = m->start - (low & ~(uint64_t)0xfff);
+            return true;
+        }
+    }
+    return false;
+}
+
 /* ---- frames ---- */
 
 static struct sym_dwarf *object_dwarf(struct symbolizer *s, struct sym_object *o)
@@ -516,7 +740,7 @@ static struct sym_dwarf *object_dwarf(struct symbolizer *s, struct sym_object *o
     if (!path)
         return NULL;
     struct mp_error err;
-    o->dwarf = sym_dwarf_open(path, &err);
+    o->dwarf = sym_dwarf_open(s->root, path, o->elf->build_id, o->elf->build_id_len, &err);
     if (o->dwarf)
         s->stats.dwarf_loaded++;
     return o->dwarf;
@@ -619,16 +843,17 @@ static int unreadable_frame(struct symbolizer *s, const struct sym_file *f,
 }
 
 static int compute_frames(struct symbolizer *s, const struct map_list *maps,
-                          const struct map_entry *e, uint64_t addr,
+                          const struct map_entry *e, const struct expect *x, uint64_t addr,
                           enum symbolize_detail detail, struct symbol_frame *out, int max)
 {
     if (!e || !map_entry_is_file(e))
         return unmapped_frame(s, e, addr, out);
-    struct sym_file *f = file_for(s, maps, e);
+    struct sym_file *f = file_for(s, maps, e, x);
     if (!f)
         return unmapped_frame(s, e, addr, out);
     uint64_t bias = 0;
-    if (f->obj && !mapping_bias(f->obj->elf, e, &bias)) {
+    if (f->obj && !(debug_only(f->obj->elf) ? bias_from_maps(f->obj->elf, maps, e, &bias)
+                                            : mapping_bias(f->obj->elf, e, &bias))) {
         if (!f->mismatch_warned)
             warn(s, "%s (read from %s) does not fit its mapping at 0x%" PRIx64
                     " in the profile: rebuilt or replaced since?  Its frames show "
@@ -675,8 +900,8 @@ static bool entry_valid(struct addr_entry *a, const struct map_list *maps, uint6
 }
 
 static void remember(struct symbolizer *s, const struct map_list *maps,
-                     const struct map_entry *e, uint64_t addr, int detail,
-                     const struct symbol_frame *fr, int n)
+                     const struct map_entry *e, const struct expect *x, uint64_t addr,
+                     int detail, const struct symbol_frame *fr, int n)
 {
     if (!grow_array((void **)&s->entries, &s->capentries, s->nentries + 1,
                     sizeof *s->entries) ||
@@ -684,7 +909,7 @@ static void remember(struct symbolizer *s, const struct map_list *maps,
                     sizeof *s->frames))
         return;
     struct addr_entry *a = &s->entries[s->nentries];
-    *a = (struct addr_entry){.first = s->nframes, .count = (size_t)n};
+    *a = (struct addr_entry){.first = s->nframes, .count = (size_t)n, .expect_key = x->key};
     if (e) {
         a->map_start = e->start;
         a->map_offset = e->offset;
@@ -709,9 +934,25 @@ static int copy_out(const struct symbol_frame *fr, int n, struct symbol_frame *o
     return n;
 }
 
-int symbolizer_lookup(struct symbolizer *s, const struct map_list *maps,
-                      uint64_t addr, enum symbolize_detail detail,
-                      struct symbol_frame *frames, int max)
+/* What profile p (NULL: none) says of mapping e's object. */
+static struct expect expect_for(struct symbolizer *s, const struct profile *p,
+                                const struct map_entry *e)
+{
+    struct expect x = {0};
+    if (!p || !e || !map_entry_is_file(e))
+        return x;
+    const char *id = profile_object_id(p, e->path);
+    if (!id && !p->kept_dir)
+        return x;
+    x.build_id = id ? intern(s, id) : NULL;
+    x.kept_dir = p->kept_dir ? intern(s, p->kept_dir) : NULL;
+    x.key = internf(s, "%s\x1f%s", id ? id : "", p->kept_dir ? p->kept_dir : "");
+    return x;
+}
+
+static int lookup(struct symbolizer *s, const struct map_list *maps, const struct profile *p,
+                  uint64_t addr, enum symbolize_detail detail,
+                  struct symbol_frame *frames, int max)
 {
     if (max < 1)
         return 0;
@@ -720,15 +961,56 @@ int symbolizer_lookup(struct symbolizer *s, const struct map_list *maps,
     uint64_t index;
     if (sym_u64map_get(&s->by_addr[d], addr, &index) &&
         entry_valid(&s->entries[index], maps, addr)) {
-        s->stats.address_hits++;
-        const struct addr_entry *a = &s->entries[index];
-        return copy_out(&s->frames[a->first], (int)a->count, frames, max);
+        struct addr_entry *a = &s->entries[index];
+        /* The same mapping, but maybe another dump's word on its build. */
+        struct expect x = a->map_path ? expect_for(s, p, &maps->v[a->map_index])
+                                      : (struct expect){0};
+        if (x.key == a->expect_key) {
+            s->stats.address_hits++;
+            return copy_out(&s->frames[a->first], (int)a->count, frames, max);
+        }
     }
     const struct map_entry *e = maps ? maps_find(maps, addr) : NULL;
+    struct expect x = expect_for(s, p, e);
     struct symbol_frame fr[MAX_INLINE_DEPTH];
-    int n = compute_frames(s, maps, e, addr, detail, fr, MAX_INLINE_DEPTH);
-    remember(s, maps, e, addr, d, fr, n);
+    int n = compute_frames(s, maps, e, &x, addr, detail, fr, MAX_INLINE_DEPTH);
+    remember(s, maps, e, &x, addr, d, fr, n);
     return copy_out(fr, n, frames, max);
+}
+
+int symbolizer_lookup(struct symbolizer *s, const struct map_list *maps,
+                      uint64_t addr, enum symbolize_detail detail,
+                      struct symbol_frame *frames, int max)
+{
+    return lookup(s, maps, NULL, addr, detail, frames, max);
+}
+
+int symbolizer_lookup_profile(struct symbolizer *s, const struct profile *p,
+                              uint64_t addr, enum symbolize_detail detail,
+                              struct symbol_frame *frames, int max)
+{
+    return lookup(s, &p->maps, p, addr, detail, frames, max);
+}
+
+int symbolizer_profile_object(struct symbolizer *s, const struct profile *p,
+                              const struct map_entry *e,
+                              struct symbol_file_identity *out, struct mp_error *err)
+{
+    memset(out, 0, sizeof *out);
+    struct expect x = expect_for(s, p, e);
+    struct sym_file *f = map_entry_is_file(e) ? file_for(s, &p->maps, e, &x) : NULL;
+    if (!f || !f->obj)
+        return mp_error_set(err, "no file of %s%s was found", e->path,
+                            x.build_id ? "'s recorded build" : "");
+    struct sym_object *o = f->obj;
+    snprintf(out->path, sizeof out->path, "%s", o->path);
+    if (strncmp(o->key, "build-id:", 9) == 0)
+        snprintf(out->build_id, sizeof out->build_id, "%s", o->key + 9);
+    if (!o->elf->has_symtab || !o->elf->has_debug_info)
+        find_debug_file(s, o);
+    if (o->debug_path)
+        snprintf(out->debug_path, sizeof out->debug_path, "%s", o->debug_path);
+    return 0;
 }
 
 /* ---- the identity of a mapped file, for stale-input checks ---- */
@@ -739,12 +1021,22 @@ int symbolizer_file_identity(struct symbolizer *s, const struct map_list *maps,
 {
     memset(out, 0, sizeof *out);
     err->msg[0] = '\0';
-    char *where = file_location(s, e, s->exe && is_main_exe(maps, e), err);
+    bool use_exe = s->exe && is_main_exe(maps, e);
+    char *where = file_location(s, e, use_exe, err);
     if (!where)
         return err->msg[0] ? -1 : mp_error_set(err, "out of memory");
     snprintf(out->path, sizeof out->path, "%s", where);
     struct stat st;
-    int fd = safe_open_regular(AT_FDCWD, where, false, &st);
+    int fd = -1, pid = use_exe ? 0 : live_pid(s);
+    if (pid) {
+        /* Live, the very inode mapped: the file at the path may have been
+         * replaced, or mounted over, since (this is what a dump records). */
+        char *mapped = sym_map_files_name(pid, e->start, e->end);
+        fd = mapped ? safe_open_regular(AT_FDCWD, mapped, false, &st) : -1;
+        free(mapped);
+    }
+    if (fd < 0)
+        fd = safe_open_in_root(s->root, where, false, &st);
     free(where);
     if (fd < 0)
         return mp_error_set(err, "cannot open %s: %s", out->path,

@@ -33,6 +33,7 @@
 
 #include "lib/base/error.h"
 #include "lib/proc/maps.h"
+#include "lib/profile/profile.h"
 
 struct symbolizer;
 
@@ -76,6 +77,19 @@ int symbolizer_lookup(struct symbolizer *s, const struct map_list *maps,
                       uint64_t addr, enum symbolize_detail detail,
                       struct symbol_frame *frames, int max);
 
+/* The same for an address of profile p, whose dump may say which build of
+ * each object the process had mapped (p->object_ids) and where copies of
+ * them were kept (p->kept_dir): a file whose build-id differs from the
+ * recorded one never names a frame.  The object is then looked for by
+ * that build-id: in the kept copies, under the debug directory
+ * (.build-id/xx/rest, then rest.debug), in the live process (its
+ * /proc/PID/map_files, its own debug directory) and through debuginfod;
+ * found nowhere, its frames are "label+0xOFF" (file offsets) and a
+ * warning says which build-id is missing and how to get it. */
+int symbolizer_lookup_profile(struct symbolizer *s, const struct profile *p,
+                              uint64_t addr, enum symbolize_detail detail,
+                              struct symbol_frame *frames, int max);
+
 /* The file symbolization reads for mapping e of maps (the same choice of
  * --exe, root prefix or map_files as symbolizer_lookup), as it is on disk
  * now: its GNU build-id in hex (build_id[0] = 0 when it has none) and its
@@ -86,10 +100,24 @@ struct symbol_file_identity {
     char build_id[129];
     struct timespec mtime;
     char path[4096];            /* where it was read (for messages) */
+    char debug_path[4096];      /* its separate debug file, "" for none
+                                 * (filled by symbolizer_profile_object only) */
 };
 int symbolizer_file_identity(struct symbolizer *s, const struct map_list *maps,
                              const struct map_entry *e,
                              struct symbol_file_identity *out, struct mp_error *err);
+
+/* The object symbolizer_lookup_profile names mapping e of p from (found
+ * as it says, and checked by build-id), with its separate debug file when
+ * its own symbols are stripped.  Returns 0, or -1 with err saying why
+ * there is none (the symbolizer has warned once already). */
+int symbolizer_profile_object(struct symbolizer *s, const struct profile *p,
+                              const struct map_entry *e,
+                              struct symbol_file_identity *out, struct mp_error *err);
+
+/* The root prefix it reads objects under (opts.root), or NULL: a path
+ * symbolizer_profile_object gives is opened inside it (safe_open_in_root). */
+const char *symbolizer_root(const struct symbolizer *s);
 
 /* What the symbolizer has done so far (tests and --stats). */
 struct symbolizer_stats {

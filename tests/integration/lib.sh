@@ -457,6 +457,16 @@ start_redis() {
     wait_until 10 "redis answers PING" sh -c "redis-cli -p $port ping 2>/dev/null | grep -q PONG"
 }
 
+# build_id FILE: its GNU build-id in hex ("" when none).
+build_id() { readelf -n "$1" | awk '/Build ID:/ {print $3}'; }
+
+# debuginfod_serves PORT BUILD-ID KIND: the debuginfod server on PORT
+# answers 200 for that build's KIND (debuginfo, executable).
+debuginfod_serves() {
+    python3 -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=5).read()' \
+        "http://127.0.0.1:$1/buildid/$2/$3" 2>/dev/null
+}
+
 # free_port: a loopback TCP port nobody listens on now.
 free_port() {
     python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'

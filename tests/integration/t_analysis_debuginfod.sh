@@ -9,15 +9,8 @@
 # its own static jemalloc through the server alone.
 . "$SRCDIR/tests/integration/lib.sh"
 
-build_id() { readelf -n "$1" | awk '/Build ID:/ {print $3}'; }
-free_port() {
-    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
 # the server answers 200 for this build-id's debug file
-serves() {
-    python3 -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=5).read()' \
-        "http://127.0.0.1:$1/buildid/$2/debuginfo" 2>/dev/null
-}
+serves() { debuginfod_serves "$1" "$2" debuginfo; }
 
 mkdir -p "$WORK/srv" "$WORK/stripped" "$WORK/dumps"
 cp "$TARGETS/alloc_sites" "$WORK/stripped/alloc_sites"

@@ -2,7 +2,8 @@
 # Inputs that would give wrong names without a word are warned about:
 #  - `dump FILE` keeps the objects' build-ids in FILE.buildids; an
 #    executable replaced by another build after the dump is named, with
-#    both build-ids, when the file is read offline;
+#    both build-ids, when the file is read offline, and no frame is named
+#    from it;
 #  - without FILE.buildids, an object modified after the dump was taken;
 #  - a dump whose MAPPED_LIBRARIES section is empty or missing.
 # An untouched dump read back gets none of these warnings.
@@ -33,9 +34,11 @@ touch -d "@$(( $(stat -c %Y "$WORK/d.heap") + 60 ))" "$WORK/prog"   # surely lat
 mp "$WORK/d.heap" -e 'top 3'
 assert_ok
 check "rebuilt executable: warning naming it and both build-ids" \
-    grep -Eq "warning: $WORK/prog has build-id [0-9a-f]+, but the process had build-id [0-9a-f]+ mapped when d\.heap was taken" <<<"$ERR"
+    grep -Eq "warning: cannot symbolize $WORK/prog: the process had build-id [0-9a-f]+ mapped, but the file there has build-id [0-9a-f]+" <<<"$ERR"
+check "rebuilt executable: its frames are file offsets, not the other build's names" \
+    holds eval 'assert_out "prog\+0x[0-9a-f]+" && assert_no_out "  ($(nm "$TARGETS/light_alloc" | awk "\$2 ~ /^[tT]\$/ {print \$3}" | paste -sd "|"))\$"'
 mp "$WORK/d.heap" -e "pprof $WORK/d.pb.gz"
-check "the pprof export warns too" grep -q "warning: $WORK/prog has build-id" <<<"$ERR"
+check "the pprof export warns too" grep -q "warning: cannot symbolize $WORK/prog: the process had build-id" <<<"$ERR"
 
 # Without the build-id file: the mtime tells.
 rm "$WORK/d.heap.buildids"

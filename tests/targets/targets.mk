@@ -18,7 +18,7 @@ OTHER_TARGETS = $(TARGET_DIR)/glibc_fragmented $(TARGET_DIR)/glibc_parked \
                 $(TARGET_DIR)/mimalloc_idle $(TARGET_DIR)/glibc_live \
                 $(TARGET_DIR)/glibc_churn $(TARGET_DIR)/glibc_events $(TARGET_DIR)/tcmalloc_live \
                 $(TARGET_DIR)/no_libc
-TARGET_EXTRA  = $(TARGET_DIR)/nojemalloc $(TARGET_DIR)/static_rjem \
+TARGET_EXTRA  = $(TARGET_DIR)/nojemalloc $(TARGET_DIR)/two_builds_b $(TARGET_DIR)/static_rjem \
                 $(TARGET_DIR)/static_nopie $(TARGET_DIR)/unsafe_ctor.so $(TARGET_DIR)/late_park.so \
                 $(TARGET_DIR)/bump_malloc.so \
                 $(TARGET_DIR)/sampler_plugin.so \
@@ -42,6 +42,11 @@ $(TARGET_DIR)/%: tests/targets/%.c $(wildcard tests/targets/*.h)
 $(TARGET_DIR)/nojemalloc: tests/targets/plain.c $(wildcard tests/targets/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(TARGET_CFLAGS) -o $@ $< -lm
+
+# The other build of two_builds: other code where its sites are.
+$(TARGET_DIR)/two_builds_b: tests/targets/two_builds.c $(wildcard tests/targets/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(TARGET_CFLAGS) -DOTHER_BUILD -o $@ $< $(JEMALLOC_LIBS) -lm
 
 # A static program: glibc malloc linked into the executable, with only the
 # libc functions the program uses (t_allocator_named).

@@ -3,6 +3,8 @@
  * supported way, and on the system's jemalloc and libstdc++. */
 #include <dlfcn.h>
 #include <elf.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "lib/elf/elf_object.h"
@@ -686,10 +688,12 @@ END_TEST
 
 /* A library deleted after it was mapped (an upgrade) is still read, live,
  * through /proc/PID/map_files when the root is /proc/PID/root. */
-START_TEST(deleted_library_is_read_through_map_files_when_live)
+/* Copy the fixture library to path (made new, or mkstemp'd when it ends
+ * in XXXXXX). */
+static void copy_fixlib(char *path)
 {
-    char copy[] = "/tmp/memprof-fixlib-XXXXXX";
-    int fd = mkstemp(copy);
+    int fd = strstr(path, "XXXXXX") ? mkstemp(path)
+                                    : open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
     ck_assert_int_ge(fd, 0);
     FILE *in = fopen(fixture_path("libfixture.so"), "rb");
     ck_assert_ptr_nonnull(in);
@@ -699,6 +703,12 @@ START_TEST(deleted_library_is_read_through_map_files_when_live)
         ck_assert_int_eq(write(fd, buf, n), (ssize_t)n);
     fclose(in);
     close(fd);
+}
+
+START_TEST(deleted_library_is_read_through_map_files_when_live)
+{
+    char copy[] = "/tmp/memprof-fixlib-XXXXXX";
+    copy_fixlib(copy);
     void *lib = dlopen(copy, RTLD_NOW | RTLD_LOCAL);
     ck_assert_msg(lib != NULL, "%s", dlerror());
     void *fn = dlsym(lib, "fixlib_function");
@@ -730,6 +740,96 @@ START_TEST(deleted_library_is_read_through_map_files_when_live)
     fclose(warnings);
     free(text);
     maps_free(&maps);
+    dlclose(lib);
+}
+END_TEST
+
+/* A profile of this process by hand: its maps, and what a dump would
+ * record of the library at path (build-id, a run directory's copies). */
+static struct profile *self_profile(const char *path, const char *build_id,
+                                    const char *kept_dir)
+{
+    struct profile *p = calloc(1, sizeof *p);
+    struct mp_error err;
+    ck_assert_ptr_nonnull(p);
+    ck_assert_msg(maps_read_pid(getpid(), &p->maps, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(profile_add_object_id(p, path, build_id), 0);
+    p->kept_dir = kept_dir ? strdup(kept_dir) : NULL;
+    return p;
+}
+
+/* The name of the address under profile p, offline, into name; the
+ * warnings in *warned (malloc'd). */
+static const char *name_offline(const struct profile *p, uint64_t addr, char *name,
+                                size_t len, char **warned)
+{
+    size_t warned_len = 0;
+    FILE *w = open_memstream(warned, &warned_len);
+    struct symbolizer_options o = {.debug_dir = fixture_path("no-debug-dir"), .warnings = w};
+    struct symbolizer *s = symbolizer_new(&o);
+    struct symbol_frame f;
+    ck_assert_int_eq(symbolizer_lookup_profile(s, p, addr, SYMBOLIZE_FUNCTIONS, &f, 1), 1);
+    snprintf(name, len, "%s", f.function);
+    symbolizer_free(s);
+    fclose(w);
+    return name;
+}
+
+/* A dump that recorded a library's build-id is never named from a file of
+ * another build at its path: the frame is "label+0xOFF" with a warning
+ * naming the build-id; the right build is named; and a run directory's
+ * kept copy names it when the path no longer holds it. */
+START_TEST(only_the_recorded_build_names_frames)
+{
+    char copy[] = "/tmp/memprof-fixlib-XXXXXX";
+    copy_fixlib(copy);
+    void *lib = dlopen(copy, RTLD_NOW | RTLD_LOCAL);
+    ck_assert_msg(lib != NULL, "%s", dlerror());
+    uint64_t addr = (uintptr_t)dlsym(lib, "fixlib_function") + 1;
+    struct mp_error err;
+    struct elf_object *elf = elf_object_open(copy, &err);
+    ck_assert_msg(elf != NULL, "%s", err.msg);
+    char hex[129];
+    elf_object_build_id_hex(elf, hex, sizeof hex);
+    elf_object_free(elf);
+    ck_assert_uint_gt(strlen(hex), 2);
+    const char *other = "00112233445566778899aabbccddeeff00112233";
+
+    char *warned = NULL, name[256];
+    struct profile *p = self_profile(copy, other, NULL);
+    name_offline(p, addr, name, sizeof name, &warned);
+    ck_assert_str_ne(name, "fixlib_function");
+    ck_assert_ptr_nonnull(strstr(name, "memprof-fixlib-"));
+    ck_assert_ptr_nonnull(strstr(name, "+0x"));
+    ck_assert_ptr_nonnull(strstr(warned, "the process had build-id 00112233"));
+    ck_assert_ptr_nonnull(strstr(warned, "the file there has build-id"));
+    free(warned);
+    profile_free(p);
+
+    p = self_profile(copy, hex, NULL);
+    ck_assert_str_eq(name_offline(p, addr, name, sizeof name, &warned), "fixlib_function");
+    ck_assert_str_eq(warned, "");
+    free(warned);
+    profile_free(p);
+
+    char dir[] = "/tmp/memprof-kept-XXXXXX", sub[128], kept[256];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(sub, sizeof sub, "%s/.build-id", dir);
+    ck_assert_int_eq(mkdir(sub, 0700), 0);
+    snprintf(sub, sizeof sub, "%s/.build-id/%.2s", dir, hex);
+    ck_assert_int_eq(mkdir(sub, 0700), 0);
+    snprintf(kept, sizeof kept, "%s/%s", sub, hex + 2);
+    copy_fixlib(kept);
+    ck_assert_int_eq(unlink(copy), 0);      /* offline, the path is gone */
+    p = self_profile(copy, hex, dir);
+    ck_assert_str_eq(name_offline(p, addr, name, sizeof name, &warned), "fixlib_function");
+    free(warned);
+    profile_free(p);
+    unlink(kept);
+    rmdir(sub);
+    snprintf(sub, sizeof sub, "%s/.build-id", dir);
+    rmdir(sub);
+    rmdir(dir);
     dlclose(lib);
 }
 END_TEST
@@ -767,6 +867,7 @@ static Suite *symbolize_suite(void)
     tcase_add_test(tc, interned_strings_are_one_pointer);
     tcase_add_test(tc, caches_objects_and_addresses);
     tcase_add_test(tc, exe_override_applies_to_main_executable_only);
+    tcase_add_test(tc, only_the_recorded_build_names_frames);
     suite_add_tcase(s, tc);
     return s;
 }
