@@ -10,7 +10,9 @@
 # process runs on untouched.  The same through memprof serve's pprof
 # endpoint (GET says why a sampler run is needed, POST runs one).  Started
 # with profiling active, jemalloc's own profiler serves, and 'prof off'
-# says that 5.2 will not sample those threads again.  jemalloc 5.3.0
+# says that 5.2 will not sample those threads again.  'profile start
+# --peak' and 'recent' (5.3 only) are refused, prof.gdump left as it was
+# (it was once left on: dump files in the process's directory).  jemalloc 5.3.0
 # (Debian 12's) keeps its own profiler.
 . "$SRCDIR/tests/integration/lib.sh"
 
@@ -109,6 +111,17 @@ mp "$WORK/own.heap" -e 'top --json 20'
 got=$(flat_of leak_small_blocks)
 check "jemalloc's own dump: leak_small_blocks within 15% of $LEAK (got ${got:-none})" near "$got" $LEAK 15
 check "active from the start: the process is alive and untouched" untouched "$PID"
+
+# --- what 5.2 lacks is refused before anything changes ---------------------
+# (profiling active from the start, so that jemalloc's own profiler serves)
+start52 prof:true
+mp -p "$PID" -e 'profile start --peak --force'
+check "profile start --peak on 5.2.1: refused, saying prof.prefix came with 5.3" \
+    err_has 'profile start --peak: this jemalloc \(5\.2\.1\) has no prof\.prefix'
+mp -p "$PID" -e 'mallctl prof.gdump' -e recent
+check "and prof.gdump is still false (no dump files in the process's directory)" \
+    out_has '^prof\.gdump: false$'
+check "recent on 5.2.1: refused, saying it needs jemalloc 5.3" err_has 'it needs jemalloc 5\.3 or later'
 
 # --- jemalloc 5.3.0: its own profiler, as before ---------------------------
 start_target small_leak
