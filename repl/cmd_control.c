@@ -819,8 +819,15 @@ static int mallctl_owner_allows(struct session *s, const char *name, const void 
     if (strcmp(name, "prof.active") == 0 && !*(const bool *)newv)
         return control_owner_allows(s, "turn it off", force);
     /* as 'prof on': jemalloc 5.1 takes it without opt.prof, samples nothing */
-    if (strcmp(name, "prof.active") == 0)
-        return control_profiling_possible(s);
+    if (strcmp(name, "prof.active") == 0 && control_profiling_possible(s))
+        return -1;
+    if (strcmp(name, "prof.active") == 0 && s->prof_conf.own_profiler_blind) {
+        char v[64];
+        jemalloc_version_text(&s->prof_conf.version, v, sizeof v);
+        fprintf(stderr, "warning: in jemalloc %s, %s: prof.active on samples nothing of "
+                "the threads that ran with it off ('prof on' uses memprof's sampler "
+                "where it can)\n", v, jemalloc_inactive_threads_text);
+    }
     return 0;
 }
 
