@@ -2,8 +2,9 @@
 # tools/jemalloc52.sh - owns the copy of jemalloc 5.2.1 the tests run
 # (tests/integration/t_jemalloc52.sh): Debian 11 (bullseye)'s libjemalloc2,
 # the jemalloc Debian 11 and Ubuntu 20.04/22.04 ship, fetched once with an
-# apt private to its work directory (as tools/arm64/common.sh does: the
-# host's sources, lists and packages are never touched) and unpacked there.
+# apt private to its work directory (tools/private_apt.sh, as the arm64
+# lane's: the host's sources, lists and packages are never touched) and
+# unpacked there.
 # Later runs find it and need no network.
 #
 #   tools/jemalloc52.sh        prints the directory holding libjemalloc.so.2
@@ -24,44 +25,28 @@ if [ -f "$LIB/libjemalloc.so.2" ] && [ -f "$DIR/version" ]; then
     exit 0
 fi
 
-# The host's Debian mirror, as tools/arm64/common.sh's host_mirror reads it.
-mirror=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources 2>/dev/null |
-    grep -oE '(https?|file)://[^ ]+' | sed 's:/*$::' | grep -E '/debian$' | head -1) || true
-mirror=${mirror:-http://deb.debian.org/debian}
-
-mkdir -p "$APT_DIR"/{lists/partial,cache/archives/partial,etc/sources.list.d,etc/preferences.d} "$DIR/debs"
-: >"$APT_DIR/status"
+. "$(dirname "$0")/private_apt.sh"
+mkdir -p "$DIR/debs"
+private_apt_dirs "$APT_DIR"
 cat >"$APT_DIR/etc/sources.list.d/bullseye.sources" <<SRC
 Types: deb
-URIs: $mirror
+URIs: $(host_mirror debian)
 Suites: bullseye
 Components: main
 Architectures: $ARCH
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 SRC
-cat >"$APT_DIR/apt.conf" <<CONF
-APT::Architecture "$ARCH";
-APT::Architectures { "$ARCH"; };
-Dir::State "$APT_DIR";
-Dir::State::lists "$APT_DIR/lists";
-Dir::State::status "$APT_DIR/status";
-Dir::Cache "$APT_DIR/cache";
-Dir::Cache::archives "$APT_DIR/cache/archives";
-Dir::Etc::sourcelist "/dev/null";
-Dir::Etc::sourceparts "$APT_DIR/etc/sources.list.d";
-Dir::Etc::preferences "/dev/null";
-Dir::Etc::preferencesparts "$APT_DIR/etc/preferences.d";
-Debug::NoLocking "true";
-APT::Sandbox::User "root";
-CONF
+private_apt_conf "$APT_DIR" "$ARCH"
+# the .deb lands in $DIR/debs as root: no _apt sandbox to refuse it
+echo 'APT::Sandbox::User "root";' >>"$APT_DIR/apt.conf"
 export APT_CONFIG=$APT_DIR/apt.conf
 
 deb=$(ls "$DIR"/debs/${PKG}_5.2.1-*_"$ARCH".deb 2>/dev/null | head -1) || true
 if [ -z "$deb" ]; then
     apt-get update -qq >&2 ||
-        die "apt-get update failed for bullseye at $mirror (private to $APT_DIR; is the Debian mirror reachable?)"
+        die "apt-get update failed for bullseye at $(host_mirror debian) (private to $APT_DIR; is the Debian mirror reachable?)"
     ver=$(apt-cache madison "$PKG" 2>/dev/null | awk '$3 ~ /^5\.2\.1-/ {print $3; exit}')
-    [ -n "$ver" ] || die "bullseye at $mirror lists no $PKG 5.2.1 for $ARCH"
+    [ -n "$ver" ] || die "no $PKG 5.2.1 for $ARCH in bullseye's lists from $(host_mirror debian) (apt-get update's warnings above say whether the mirror was reached; a host without network needs $DIR copied from one that fetched it)"
     (cd "$DIR/debs" && apt-get download -qq "$PKG=$ver" >&2) ||
         die "apt-get download $PKG=$ver failed (see: APT_CONFIG=$APT_CONFIG apt-get download $PKG=$ver)"
     deb=$(ls "$DIR"/debs/${PKG}_5.2.1-*_"$ARCH".deb | head -1)
