@@ -744,6 +744,10 @@ static void explain_unsampled(struct session *s, const char *name, uint64_t grow
         fprintf(stderr, "The threads that allocated it are not sampled: in jemalloc "
                 "%s %s; 'prof on' in a new session uses memprof's sampler\n", version,
                 jemalloc_inactive_threads_text);
+    else if (!s->prof_conf.version.known)
+        fprintf(stderr, "The threads that allocated it are not sampled (this jemalloc "
+                "does not say its version): a thread whose thread.prof.active is false "
+                "is never sampled, and in jemalloc 5.2 %s\n", jemalloc_inactive_threads_text);
     else
         fprintf(stderr, "The threads that allocated it are not sampled (jemalloc %s): "
                 "a thread whose thread.prof.active is false (opt.prof_thread_active_init "
