@@ -86,6 +86,16 @@ bool jemalloc_inactive_threads_stop_sampling(const struct jemalloc_version *v)
            jemalloc_version_cmp(v, 5, 2, 1, 21) < 0;
 }
 
+/* 5.2.1's src/jemalloc.c, je_malloc: the counter is lowered (line 2352)
+ * before cache_bin_alloc_easy (line 2371); on a miss, malloc_default
+ * (line 2388) reaches prof_alloc_prep with update=true, which lowers it
+ * again (include/jemalloc/internal/prof_inlines_b.h, line 88).  The same
+ * fast path, the same fix. */
+bool jemalloc_small_sizes_read_high(const struct jemalloc_version *v)
+{
+    return jemalloc_inactive_threads_stop_sampling(v);
+}
+
 const char jemalloc_inactive_threads_text[] =
     "a thread that allocated while prof.active was false never samples again "
     "(its malloc fast path set its sampling counter to SSIZE_MAX, and turning "

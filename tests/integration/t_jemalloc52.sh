@@ -10,7 +10,8 @@
 # process runs on untouched.  The same through memprof serve's pprof
 # endpoint (GET says why a sampler run is needed, POST runs one).  Started
 # with profiling active, jemalloc's own profiler serves, and 'prof off'
-# says that 5.2 will not sample those threads again.  'profile start
+# says that 5.2 will not sample those threads again; its dump reads the
+# small blocks high, as 5.2 samples them too often (info says so).  'profile start
 # --peak' and 'recent' (5.3 only) are refused, prof.gdump left as it was
 # (it was once left on: dump files in the process's directory).  jemalloc 5.3.0
 # (Debian 12's) keeps its own profiler.
@@ -107,9 +108,14 @@ check "active from the start: info says jemalloc's own profiler serves 'prof on'
 check "prof off on 5.2.1: says jemalloc's own profiler will not sample the threads again" \
     err_has "warning: in jemalloc 5\.2\.1, a thread that allocated while prof\.active was false never samples again.*a later 'prof on' puts memprof's heap sampler in"
 check "prof on after it: memprof's sampler" out_has "memprof's sampler is in process $PID"
+check "info says jemalloc 5.2.1's own sizes of small allocations read high" \
+    out_has "^  jemalloc's sizes +of small allocations read high: in jemalloc 5\.2\.1"
 mp "$WORK/own.heap" -e 'top --json 20'
 got=$(flat_of leak_small_blocks)
-check "jemalloc's own dump: leak_small_blocks within 15% of $LEAK (got ${got:-none})" near "$got" $LEAK 15
+# 5.2 counts a small allocation that misses its thread cache twice toward
+# sampling: its own profile reads small blocks high (+4 to +20 % measured).
+check "jemalloc's own dump: leak_small_blocks from 95% to 135% of $LEAK (got ${got:-none})" \
+    awk -v g="${got:-0}" -v w=$LEAK 'BEGIN { exit !(g > w * 0.95 && g < w * 1.35) }'
 check "active from the start: the process is alive and untouched" untouched "$PID"
 
 # --- what 5.2 lacks is refused before anything changes ---------------------
@@ -122,6 +128,10 @@ mp -p "$PID" -e 'mallctl prof.gdump' -e recent
 check "and prof.gdump is still false (no dump files in the process's directory)" \
     out_has '^prof\.gdump: false$'
 check "recent on 5.2.1: refused, saying it needs jemalloc 5.3" err_has 'it needs jemalloc 5\.3 or later'
+mp -p "$PID" -e 'stats --json'
+check "stats --json on 5.2.1: jemalloc's JSON, stats.allocated in it" \
+    [ "$(jf "d['jemalloc']['stats']['allocated'] > 0")" = True ]
+check "5.2.1, active from the start: the process is alive and untouched" untouched "$PID"
 
 # --- jemalloc 5.3.0: its own profiler, as before ---------------------------
 start_target small_leak

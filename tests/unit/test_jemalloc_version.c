@@ -62,7 +62,8 @@ START_TEST(refuses_what_is_no_version)
 }
 END_TEST
 
-/* From the fast path's commit (5.1.0-89) to its fix (5.2.1-21). */
+/* From the fast path's commit (5.1.0-89) to its fix (5.2.1-21): both
+ * faults of that fast path. */
 START_TEST(which_lose_inactive_threads)
 {
     const char *lose[] = {"5.2.0-0-g0", "5.2.1-0-gea6b3e9", "5.2.1-20-g0043e68d",
@@ -72,10 +73,12 @@ START_TEST(which_lose_inactive_threads)
     for (size_t i = 0; i < sizeof lose / sizeof *lose; i++) {
         struct jemalloc_version v = parsed(lose[i]);
         ck_assert_msg(jemalloc_inactive_threads_stop_sampling(&v), "%s", lose[i]);
+        ck_assert_msg(jemalloc_small_sizes_read_high(&v), "%s", lose[i]);
     }
     for (size_t i = 0; i < sizeof keep / sizeof *keep; i++) {
         struct jemalloc_version v = parsed(keep[i]);
         ck_assert_msg(!jemalloc_inactive_threads_stop_sampling(&v), "%s", keep[i]);
+        ck_assert_msg(!jemalloc_small_sizes_read_high(&v), "%s", keep[i]);
     }
 }
 END_TEST
