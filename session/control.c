@@ -731,10 +731,12 @@ static void explain_unsampled(struct session *s, const char *name, uint64_t grow
         snprintf(chance, sizeof chance, "about once in %.0f", exp(n));
     else
         snprintf(chance, sizeof chance, "practically never (e^-%.0f)", n);
-    fprintf(stderr, "note: %s holds no sample, yet the process holds %s more than "
-            "when%s (stats.allocated): %.1f times the sampling period (%s), where an "
-            "empty dump happens by chance %s.  ", name, held, since, n, every, chance);
-    if (n < 5) {
+    fprintf(stderr, "note: %s holds no sample, yet jemalloc counts %s more allocated "
+            "than when%s (stats.allocated, its thread caches included): %.1f times the "
+            "sampling period (%s), where an empty dump happens by chance %s.  ", name,
+            held, since, n, every, chance);
+    /* below 8 periods, blocks filling thread caches could be most of it */
+    if (n < 8) {
         fprintf(stderr, "Dump again a little later\n");
         return;
     }
@@ -775,13 +777,12 @@ void control_explain_empty_dump(struct session *s, const struct session_dump *d)
     if (s->counting_since > 0)
         snprintf(since, sizeof since, " memprof turned profiling on (or reset "
                  "its counters) %.1f s ago", control_monotonic_seconds() - s->counting_since);
-    uint64_t grown = 0;
-    bool known = held_growth(s, &grown);
     if (p->period <= 1) {
         fprintf(stderr, "note: %s holds no allocation although every allocation is "
-                "sampled;%s: the process holds nothing it allocated since (a thread "
-                "moves to a new rate only after its next sample at the old one); "
-                "wait longer, and check 'info' says profiling is on\n", d->name, since);
+                "sampled%s%s: the process holds nothing allocated since by a thread "
+                "sampling at this rate (a thread moves to a new rate only after its next "
+                "sample at the old one); wait longer, and check 'info' says profiling "
+                "is on\n", d->name, since[0] ? ";" : "", since);
         return;
     }
     unsigned lg = 0;
@@ -791,6 +792,8 @@ void control_explain_empty_dump(struct session *s, const struct session_dump *d)
     analysis_format_bytes((double)p->period, false, false, every, sizeof every);
     char rate[64];
     snprintf(rate, sizeof rate, "2^%u bytes, %s", lg, every);
+    uint64_t grown = 0;
+    bool known = held_growth(s, &grown);
     if (known && grown >= p->period) {
         explain_unsampled(s, d->name, grown, (double)grown / (double)p->period, rate, since);
         return;
@@ -799,8 +802,8 @@ void control_explain_empty_dump(struct session *s, const struct session_dump *d)
     if (known) {
         char held[32];
         analysis_format_bytes((double)grown, false, false, held, sizeof held);
-        snprintf(what, sizeof what, "the process holds only %s more than then "
-                 "(stats.allocated), less than that", held);
+        snprintf(what, sizeof what, "jemalloc counts only %s more allocated than "
+                 "then (stats.allocated), less than that", held);
     } else
         snprintf(what, sizeof what, "if the process has not allocated that much (still "
                  "held) since, a dump holds nothing");

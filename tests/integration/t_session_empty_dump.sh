@@ -33,8 +33,8 @@ assert_untouched "$PID"
 # (prof_thread_active_init:false) and that leaks 32 MiB after 'prof on':
 # the note says it holds that much more, never that it did not allocate
 # enough, and names threads with their own profiling off.
-check "light_alloc: the note says what it holds since, less than one period" \
-    grep -Eq 'the process holds only [0-9.]+ [KMG]?i?B more than then \(stats\.allocated\), less than that' <<<"$ERR_LIGHT"
+check "light_alloc: the note says what jemalloc counts allocated since, less than one period" \
+    grep -Eq 'jemalloc counts only [0-9.]+ [KMG]?i?B more allocated than then \(stats\.allocated\), less than that' <<<"$ERR_LIGHT"
 CONF=prof:true,prof_active:false,prof_thread_active_init:false start_target small_leak
 open_session s
 echo 'prof on' >&3
@@ -46,10 +46,10 @@ echo 'prof off' >&3
 close_session
 check "unsampled threads: the dump is empty" grep -Eq '^dump1: 0 stacks' "$WORK/s.out"
 check "unsampled threads: the note says the process holds 30 MiB or more since 'prof on'" \
-    grep -Eq 'note: dump1 holds no sample, yet the process holds (3[0-9]|[4-9][0-9])\.[0-9] MiB more than when memprof turned profiling on' "$WORK/s.out"
+    grep -Eq 'note: dump1 holds no sample, yet jemalloc counts (3[0-9]|[4-9][0-9])\.[0-9] MiB more allocated than when memprof turned profiling on' "$WORK/s.out"
 check "unsampled threads: and names thread.prof.active" grep -q "thread.prof.active is false" "$WORK/s.out"
 check "unsampled threads: never that the process has not allocated enough" \
-    bash -c '! grep -Eq "has not allocated|holds only" "$1"' _ "$WORK/s.out"
+    bash -c '! grep -Eq "has not allocated|counts only" "$1"' _ "$WORK/s.out"
 assert_untouched "$PID"
 # A busier process sampled more often: a dump with samples has no note.
 start_target session_idle
