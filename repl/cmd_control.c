@@ -46,7 +46,8 @@ static void state_warn(struct session *s, struct query *q)
             fprintf(stderr, "warning: jemalloc %s's own profiler would sample nothing "
                     "here if turned on: %s, and memprof's sampler cannot stand in (%s): "
                     "restart it with %s=prof:true (profiling active from its start) "
-                    "to profile it\n", v, jemalloc_inactive_threads_text, no_sampler, var);
+                    "to profile it\n", v, jemalloc_inactive_threads_text,
+                    *no_sampler ? no_sampler : control_no_sampler_for_copy(s), var);
         return;
     }
     if (!(s->prof_conf.config_prof && s->prof_conf.opt_prof) && sampler) {
@@ -395,6 +396,13 @@ static int info_other(struct session *s, bool json)
 static const char *prof_on_by(struct session *s, char *why, size_t len)
 {
     why[0] = 0;
+    if (!sampling_applies(s) && s->prof_conf.own_profiler_blind) {
+        char v[64];
+        jemalloc_version_text(&s->prof_conf.version, v, sizeof v);
+        snprintf(why, len, "in jemalloc %s, %s; and memprof's sampler cannot stand in "
+                 "(%s)", v, jemalloc_inactive_threads_text, control_no_sampler_for_copy(s));
+        return NULL;
+    }
     if (!sampling_applies(s)) {
         if (s->prof_conf.config_prof && s->prof_conf.opt_prof)
             return "jemalloc";

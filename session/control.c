@@ -330,6 +330,14 @@ int control_profiling_possible(struct session *s)
     return -1;
 }
 
+const char *control_no_sampler_for_copy(struct session *s)
+{
+    const struct jemalloc_copy *c = control_selected_copy(s);
+    return c && c->static_copy ? "this jemalloc is linked into the program, whose calls "
+                                 "to it no call table carries"
+                               : "it is not available in this session";
+}
+
 int control_own_profiler_sees(struct session *s, const char *cmd)
 {
     if (!s->prof_conf.own_profiler_blind)
@@ -337,14 +345,11 @@ int control_own_profiler_sees(struct session *s, const char *cmd)
     char var[64], v[64];
     control_conf_var(s, var, sizeof var);
     jemalloc_version_text(&s->prof_conf.version, v, sizeof v);
-    const struct jemalloc_copy *c = control_selected_copy(s);
     say_error("%s: in jemalloc %s, %s, so turning prof.active on would profile "
               "nothing of this process; and memprof's sampler cannot stand in (%s). "
               "Restart it with %s=prof:true (profiling active from its start), or "
               "give it jemalloc 5.3; nothing was changed", cmd, v,
-              jemalloc_inactive_threads_text,
-              c && c->static_copy ? "this jemalloc is linked into the program, whose "
-              "calls to it no call table carries" : "it is not available here", var);
+              jemalloc_inactive_threads_text, control_no_sampler_for_copy(s), var);
     return -1;
 }
 

@@ -1,26 +1,29 @@
 #!/usr/bin/env bash
 # tools/jemalloc52.sh - owns the copy of jemalloc 5.2.1 the tests run
 # (tests/integration/t_jemalloc52.sh): Debian 11 (bullseye)'s libjemalloc2,
-# the jemalloc Debian 11 and Ubuntu 20.04/22.04 ship, fetched once with an
+# the jemalloc Debian 11 and Ubuntu 20.04/22.04 ship, and its
+# libjemalloc-dev (libjemalloc_pic.a, for a copy linked into a program, as
+# vendored copies are), fetched once with an
 # apt private to its work directory (tools/private_apt.sh, as the arm64
 # lane's: the host's sources, lists and packages are never touched) and
 # unpacked there.
 # Later runs find it and need no network.
 #
 #   tools/jemalloc52.sh        prints the directory holding libjemalloc.so.2
+#                              and libjemalloc_pic.a
 #
 # Work directory: ${MEMPROF_JEMALLOC52_DIR:-/var/tmp/memprof-jemalloc52}.
 # Any failure exits non-zero saying what failed: a test that needs this
 # library fails with that message, it is never skipped.
 set -eu
 DIR=${MEMPROF_JEMALLOC52_DIR:-/var/tmp/memprof-jemalloc52}
-PKG=libjemalloc2
+PKGS="libjemalloc2 libjemalloc-dev"
 ARCH=$(dpkg --print-architecture)
 APT_DIR=$DIR/apt
 LIB=$DIR/root/usr/lib/$(gcc -print-multiarch 2>/dev/null || echo "$ARCH-linux-gnu")
 die() { printf 'tools/jemalloc52.sh: %s\n' "$*" >&2; exit 1; }
 
-if [ -f "$LIB/libjemalloc.so.2" ] && [ -f "$DIR/version" ]; then
+if [ -f "$LIB/libjemalloc.so.2" ] && [ -f "$LIB/libjemalloc_pic.a" ] && [ -f "$DIR/version" ]; then
     echo "$LIB"
     exit 0
 fi
@@ -41,18 +44,23 @@ private_apt_conf "$APT_DIR" "$ARCH"
 echo 'APT::Sandbox::User "root";' >>"$APT_DIR/apt.conf"
 export APT_CONFIG=$APT_DIR/apt.conf
 
-deb=$(ls "$DIR"/debs/${PKG}_5.2.1-*_"$ARCH".deb 2>/dev/null | head -1) || true
-if [ -z "$deb" ]; then
-    apt-get update -qq >&2 ||
-        die "apt-get update failed for bullseye at $(host_mirror debian) (private to $APT_DIR; is the Debian mirror reachable?)"
-    ver=$(apt-cache madison "$PKG" 2>/dev/null | awk '$3 ~ /^5\.2\.1-/ {print $3; exit}')
-    [ -n "$ver" ] || die "no $PKG 5.2.1 for $ARCH in bullseye's lists from $(host_mirror debian) (apt-get update's warnings above say whether the mirror was reached; a host without network needs $DIR copied from one that fetched it)"
-    (cd "$DIR/debs" && apt-get download -qq "$PKG=$ver" >&2) ||
-        die "apt-get download $PKG=$ver failed (see: APT_CONFIG=$APT_CONFIG apt-get download $PKG=$ver)"
-    deb=$(ls "$DIR"/debs/${PKG}_5.2.1-*_"$ARCH".deb | head -1)
-fi
+# deb PKG: the cached .deb of PKG 5.2.1, or nothing
+deb() { ls "$DIR"/debs/"$1"_5.2.1-*_"$ARCH".deb 2>/dev/null | head -1; }
+updated=
 rm -rf "$DIR/root"
-dpkg-deb -x "$deb" "$DIR/root" || die "dpkg-deb -x $deb failed"
-[ -f "$LIB/libjemalloc.so.2" ] || die "$deb holds no $LIB/libjemalloc.so.2"
-dpkg-deb -f "$deb" Version >"$DIR/version"
+for pkg in $PKGS; do
+    if [ -z "$(deb "$pkg")" ]; then
+        [ -n "$updated" ] || apt-get update -qq >&2 ||
+            die "apt-get update failed for bullseye at $(host_mirror debian) (private to $APT_DIR; is the Debian mirror reachable?)"
+        updated=1
+        ver=$(apt-cache madison "$pkg" 2>/dev/null | awk '$3 ~ /^5\.2\.1-/ {print $3; exit}')
+        [ -n "$ver" ] || die "no $pkg 5.2.1 for $ARCH in bullseye's lists from $(host_mirror debian) (apt-get update's warnings above say whether the mirror was reached; a host without network needs $DIR copied from one that fetched it)"
+        (cd "$DIR/debs" && apt-get download -qq "$pkg=$ver" >&2) ||
+            die "apt-get download $pkg=$ver failed (see: APT_CONFIG=$APT_CONFIG apt-get download $pkg=$ver)"
+    fi
+    dpkg-deb -x "$(deb "$pkg")" "$DIR/root" || die "dpkg-deb -x $(deb "$pkg") failed"
+done
+[ -f "$LIB/libjemalloc.so.2" ] && [ -f "$LIB/libjemalloc_pic.a" ] ||
+    die "bullseye's $PKGS hold no $LIB/libjemalloc.so.2 and libjemalloc_pic.a"
+dpkg-deb -f "$(deb libjemalloc2)" Version >"$DIR/version"
 echo "$LIB"

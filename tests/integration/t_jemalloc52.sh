@@ -13,7 +13,8 @@
 # says that 5.2 will not sample those threads again; its dump reads the
 # small blocks high, as 5.2 samples them too often (info says so).  'profile start
 # --peak' and 'recent' (5.3 only) are refused, prof.gdump left as it was
-# (it was once left on: dump files in the process's directory).  jemalloc 5.3.0
+# (it was once left on: dump files in the process's directory).  A 5.2.1
+# linked into the program is refused with why.  jemalloc 5.3.0
 # (Debian 12's) keeps its own profiler.
 . "$SRCDIR/tests/integration/lib.sh"
 
@@ -132,6 +133,38 @@ mp -p "$PID" -e 'stats --json'
 check "stats --json on 5.2.1: jemalloc's JSON, stats.allocated in it" \
     [ "$(jf "d['jemalloc']['stats']['allocated'] > 0")" = True ]
 check "5.2.1, active from the start: the process is alive and untouched" untouched "$PID"
+
+# --- 5.2.1 linked into the program (as vendored copies are) ----------------
+# small_leak with bullseye's libjemalloc_pic.a linked in, its mallctl
+# functions renamed _rjem_* as Rust's jemalloc-sys does (the Makefile's
+# static_rjem, built here from the fetched archive): no call table for the
+# sampler, so 'prof on' is refused with why, before any change.
+ld -r --whole-archive "$J52/libjemalloc_pic.a" -o "$WORK/j52.o.tmp" &&
+    objcopy $(for f in mallctl mallctlnametomib mallctlbymib malloc_stats_print; do
+                  echo "--redefine-sym $f=_rjem_$f"; done) "$WORK/j52.o.tmp" "$WORK/j52.o" &&
+    cc -std=gnu11 -D_GNU_SOURCE -O1 -g -pthread -pie -fPIE -I"$SRCDIR/tests/targets" \
+        -o "$WORK/small_leak52" "$SRCDIR/tests/targets/small_leak.c" "$WORK/j52.o" \
+        -lstdc++ -lpthread -ldl -lm ||
+    die "cannot link small_leak with bullseye's libjemalloc_pic.a"
+# (renamed after the build, it still reads MALLOC_CONF; memprof, seeing the
+# prefix, names _RJEM_MALLOC_CONF as for a real jemalloc-sys build)
+MALLOC_CONF=prof:true,prof_active:false "$WORK/small_leak52" >"$WORK/small_leak52.out" \
+    2>"$WORK/small_leak52.stderr" &
+PID=$!
+PIDS+=("$PID")
+TARGET_OUT=$WORK/small_leak52.out
+wait_until 20 "small_leak52 to print ready" target_ready small_leak52
+mp -p "$PID" -e info -e 'prof on'
+check "linked in: prof on fails" mp_failed
+check "linked in: attach warns that neither jemalloc 5.2.1 nor the sampler can profile it" \
+    err_has "warning: jemalloc 5\.2\.1's own profiler would sample nothing here.*memprof's sampler cannot stand in \(this jemalloc is linked into the program"
+check "linked in: info says 'prof on' uses nothing without a restart" \
+    out_has "^  'prof on' uses +nothing without a restart: in jemalloc 5\.2\.1"
+check "linked in: prof on says to restart with _RJEM_MALLOC_CONF=prof:true, nothing changed" \
+    err_has "prof on: in jemalloc 5\.2\.1, .*Restart it with _RJEM_MALLOC_CONF=prof:true .*nothing was changed"
+mp -p "$PID" -e 'mallctl prof.active'
+check "linked in: prof.active is still false" out_has '^prof\.active: false$'
+check "linked in: the process is alive and untouched" untouched "$PID"
 
 # --- jemalloc 5.3.0: its own profiler, as before ---------------------------
 start_target small_leak
