@@ -48,8 +48,7 @@ int main(void)
     warm_up();
     pthread_t t;
     pthread_create(&t, NULL, churner, NULL);
-    printf("ready\n");
-    fflush(stdout);
+    announce_ready();
     unsigned long total = 0;
     for (;;) {
         int sig;
