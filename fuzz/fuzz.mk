@@ -10,7 +10,8 @@ FUZZ_SECONDS ?= 60
 FUZZ_DIR      = $(BUILD)/fuzz
 FUZZ_CFLAGS   = -std=gnu11 -D_GNU_SOURCE -I. -g -O1 -Wall -Wextra -Werror \
                 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
-FUZZ_NAMES    = profile maps input procmem glibc_info cfi_rows serve_query web_config aranges abbrev_end elf_object dwarf_sections seccomp_bpf
+FUZZ_NAMES    = profile maps input procmem glibc_info cfi_rows serve_query web_config aranges abbrev_end elf_object dwarf_sections \
+                seccomp_bpf jemalloc_version
 FUZZ_BIN      = $(FUZZ_NAMES:%=$(FUZZ_DIR)/fuzz_%)
 
 FUZZ_SRC_profile = fuzz/fuzz_profile.c lib/profile/profile.c lib/profile/addr_tokens.c lib/profile/addr_line.c lib/base/u64map.c \
@@ -19,6 +20,7 @@ FUZZ_SRC_maps    = fuzz/fuzz_maps.c lib/proc/maps.c lib/base/error.c
 FUZZ_SRC_procmem = fuzz/fuzz_procmem.c lib/proc/procmem.c lib/proc/environ.c lib/proc/maps.c lib/base/error.c
 FUZZ_SRC_glibc_info = fuzz/fuzz_glibc_info.c lib/mallinfo/glibc_info.c lib/base/error.c
 FUZZ_SRC_input   = fuzz/fuzz_input.c repl/cmdline.c allocator/jemalloc/mallctl.c allocator/jemalloc/mallctl_names.c attach/preflight.c attach/threads.c attach/arch/x86_64.c lib/base/error.c
+FUZZ_SRC_jemalloc_version = fuzz/fuzz_jemalloc_version.c allocator/jemalloc/version.c
 FUZZ_SRC_cfi_rows = fuzz/fuzz_cfi_rows.c lib/elf/cfi_rows.c lib/base/error.c
 FUZZ_SRC_seccomp_bpf = fuzz/fuzz_seccomp_bpf.c lib/seccomp/seccomp_bpf.c
 FUZZ_SRC_aranges = fuzz/fuzz_aranges.c lib/symbolize/aranges.c
@@ -45,7 +47,8 @@ $(FUZZ_DIR)/fuzz_%: fuzz/fuzz_%.c lib/profile/profile.c lib/profile/profile.h li
                     lib/mallinfo/glibc_info.c lib/mallinfo/glibc_info.h \
                     lib/elf/cfi_rows.c lib/elf/cfi_rows.h lib/elf/elf_object.c lib/elf/elf_object.h lib/symbolize/aranges.c lib/symbolize/aranges.h lib/symbolize/abbrev_end.c lib/symbolize/abbrev_end.h lib/symbolize/dwarf_sections.c lib/symbolize/dwarf_sections.h serve/query.c serve/query.h serve/targets.c \
                     serve/web_config.c serve/web_config.h lib/seccomp/seccomp_bpf.c lib/seccomp/seccomp_bpf.h \
-                    repl/cmdline.c allocator/jemalloc/mallctl.c allocator/jemalloc/mallctl_names.c attach/preflight.c attach/threads.c attach/arch/x86_64.c
+                    repl/cmdline.c allocator/jemalloc/mallctl.c allocator/jemalloc/mallctl_names.c attach/preflight.c attach/threads.c attach/arch/x86_64.c \
+                    allocator/jemalloc/version.c allocator/jemalloc/version.h
 	@mkdir -p $(dir $@)
 	$(CLANG) $(FUZZ_CFLAGS) -o $@ $(FUZZ_SRC_$*) $(FUZZ_LIBS_$*) -lm
 

@@ -51,11 +51,13 @@ static struct session_dump *sampler_profile(struct session *s, const struct ppro
                                             int *status)
 {
     if (!j->sampler_run) {
-        say_error("process %d has no heap profiler running (its allocator is %s): a "
+        char why[768];
+        sampling_reason(s, why, sizeof why);
+        say_error("process %d has no heap profiler running (%s): a "
                   "profile needs memprof's sampler put in, which changes the process: "
                   "POST /debug/pprof/heap?pid=%d&seconds=N to an agent started with "
-                  "--allow-control", (int)target_pid(s->target),
-                  allocator_kind_name(s->alloc.kind), (int)target_pid(s->target));
+                  "--allow-control", (int)target_pid(s->target), why,
+                  (int)target_pid(s->target));
         *status = 409;
         return NULL;
     }
