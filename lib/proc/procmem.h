@@ -21,6 +21,12 @@ bool procmem_field(const char *text, size_t len, const char *key, uint64_t *valu
 bool procmem_stat_faults(const char *text, size_t len, uint64_t *minflt,
                          uint64_t *majflt);
 
+/* The NSpid line of a status text: the pid in each nested pid namespace,
+ * outermost first.  *inner is the last (the pid the process's own
+ * namespace knows it by), *depth how many there are (1: the host's
+ * only).  False when the line is missing or malformed. */
+bool procmem_nspid(const char *text, size_t len, uint64_t *inner, unsigned *depth);
+
 /* The cgroup v2 path ("0::PATH") of /proc/PID/cgroup into buf; false when
  * there is none or it does not fit. */
 bool procmem_cgroup_path(const char *text, size_t len, char *buf, size_t buflen);
