@@ -57,8 +57,10 @@ static enum cgroup_role v1_role(const char *ctl, size_t len)
 static bool take_line(const char *line, size_t len, struct cgroup_file *out, bool *v2)
 {
     if (memchr(line, '\0', len))
-        return false;
-    size_t id = strspn(line, "0123456789");
+        return false;       /* and so nothing below may read it as a string */
+    size_t id = 0;
+    while (id < len && line[id] >= '0' && line[id] <= '9')
+        id++;
     if (id == 0 || id > 10 || id >= len || line[id] != ':')
         return false;
     const char *ctl = line + id + 1, *end = line + len;
