@@ -256,7 +256,8 @@ int targets_parse_rule(const char *text, struct serve_rule *r, struct mp_error *
             slot = &r->container;
         else if (strcmp(kv, "cgroup") == 0 && v[0] != '/' && v[0] != '*')
             rc = mp_error_set(err, "--target cgroup=%s: a cgroup path begins with / as "
-                              "/processes shows it (a glob: cgroup=/kubepods.slice/*)", v);
+                              "/processes shows it (a glob may begin with *: "
+                              "cgroup=/kubepods.slice/*, cgroup=*/docker-*.scope)", v);
         else if (strcmp(kv, "cgroup") == 0)
             slot = &r->cgroup;
         else if (!rc)
