@@ -24,12 +24,7 @@ static char *proc_text(pid_t pid, const char *what, size_t *len)
 {
     char path[64];
     snprintf(path, sizeof path, "/proc/%d/%s", (int)pid, what);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return NULL;
-    char *text = file_read_fd(fd, 1 << 16, len);
-    close(fd);
-    return text;
+    return file_read_path(path, 1 << 16, len);
 }
 
 static void user_name(uid_t uid, char *buf, size_t len)

@@ -2,11 +2,9 @@
  * pid, read and shown (process_container.h). */
 #include "session/process_container.h"
 
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "lib/base/file_read.h"
 #include "lib/base/text_escape.h"
@@ -38,12 +36,7 @@ static char *read_text(const char *dir, const char *name, size_t max, size_t *le
 {
     char path[192];
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return NULL;
-    char *text = file_read_fd(fd, max, len);
-    close(fd);
-    return text;
+    return file_read_path(path, max, len);
 }
 
 void process_container_read(const char *dir, struct process_container *out)

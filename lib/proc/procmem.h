@@ -1,7 +1,7 @@
 /* procmem.h - parsing what the kernel says about a process's memory:
  * "Key: value kB" files (smaps_rollup, status, cgroup memory.events), the
- * fault counters of stat, the cgroup v2 line of /proc/PID/cgroup, and
- * /proc/PID/smaps grouped like pmap -x.  Pure functions on text that the
+ * fault counters of stat, NSpid of status, the cgroup v2 line of
+ * /proc/PID/cgroup, and /proc/PID/smaps grouped like pmap -x.  Pure functions on text that the
  * target's kernel wrote (untrusted in length and shape): nothing here opens
  * a file. */
 #ifndef MEMPROF_PROCMEM_H
