@@ -103,11 +103,11 @@ bool procmem_nspid(const char *text, size_t len, uint64_t *inner, unsigned *dept
     const char *end = text + len;
     for (const char *p = text; p < end;) {
         const char *e = line_end(p, end);
-        if (e - p >= 6 && memcmp(p, "NSpid:", 6) == 0) {
+        if (e - p >= 7 && memcmp(p, "NStgid:", 7) == 0) {
             unsigned n = 0;
             uint64_t v = 0, last = 0;
             /* Nesting is at most 32 levels deep (MAX_PID_NS_LEVEL). */
-            for (p += 6; n < 33 && number(&p, e, &v); n++)
+            for (p += 7; n < 33 && number(&p, e, &v); n++)
                 last = v;
             while (p < e && (*p == ' ' || *p == '\t'))
                 p++;

@@ -1,5 +1,5 @@
 /* test_container.c - which container and pod a process is in
- * (lib/proc/cgroup_file.c, lib/proc/container_path.c, NSpid in
+ * (lib/proc/cgroup_file.c, lib/proc/container_path.c, NStgid in
  * lib/proc/procmem.c, session/process_container.c): /proc/PID/cgroup texts
  * as v1, v2 and hybrid hosts print them for every runtime's layout, and
  * malformed and hostile ones. */
@@ -212,24 +212,27 @@ START_TEST(malformed_and_hostile)
 }
 END_TEST
 
+/* NStgid: the process's pid, whichever thread's status is read (a
+ * thread's NSpid is its own id). */
 START_TEST(nspid)
 {
     uint64_t inner;
     unsigned depth;
-    const char *st = "Name:\tx\nTgid:\t4242\nNSpid:\t4242\t17\t1\nVmRSS:\t4 kB\n";
+    const char *st = "Name:\tx\nTgid:\t4242\nNStgid:\t4242\t17\t1\nNSpid:\t4250\t20\t9\nVmRSS:\t4 kB\n";
     ck_assert(procmem_nspid(st, strlen(st), &inner, &depth));
     ck_assert_uint_eq(inner, 1);
     ck_assert_uint_eq(depth, 3);
-    st = "NSpid:\t4242";
+    st = "NStgid:\t4242";
     ck_assert(procmem_nspid(st, strlen(st), &inner, &depth));
     ck_assert_uint_eq(inner, 4242);
     ck_assert_uint_eq(depth, 1);
-    const char *bad[] = {"Name:\tx\n", "NSpid:\n", "NSpid:\t12 x\n", "NSpid:\t0\n",
-                         "NSpid:\t99999999999999999999999\n", "NSpid:\t4294967296\n"};
+    const char *bad[] = {"Name:\tx\n", "NStgid:\n", "NStgid:\t12 x\n", "NStgid:\t0\n",
+                         "NStgid:\t99999999999999999999999\n", "NStgid:\t4294967296\n",
+                         "NSpid:\t7\n"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
         ck_assert_msg(!procmem_nspid(bad[i], strlen(bad[i]), &inner, &depth), "%s", bad[i]);
     /* Deeper than the kernel nests (32): refused. */
-    char deep[512] = "NSpid:";
+    char deep[512] = "NStgid:";
     for (int i = 0; i < 33; i++)
         strcat(deep, "\t7");
     ck_assert(!procmem_nspid(deep, strlen(deep), &inner, &depth));
@@ -240,7 +243,7 @@ START_TEST(what_front_ends_show)
 {
     const char *cg = "0::/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod"
                      UID_ ".slice/cri-containerd-" ID ".scope\n";
-    const char *st = "NSpid:\t900\t1\n";
+    const char *st = "NStgid:\t900\t1\n";
     struct process_container pc;
     process_container_parse(cg, strlen(cg), st, strlen(st), &pc);
     ck_assert_int_eq(pc.nspid, 1);
