@@ -110,10 +110,11 @@ static void container_line(FILE *f, const struct process_container *c)
                 c->ref.id);
     else if (c->ref.id[0])
         fprintf(f, "container            %s\n", container_id_text(&c->ref, id, sizeof id));
-    else if (c->role < CGROUP_NROLES)
+    else if (c->layout != CGROUP_LAYOUT_NONE)
         fprintf(f, "container            none named by its cgroup\n");
     else
-        fprintf(f, "container            unknown: /proc/PID/cgroup could not be read\n");
+        fprintf(f, "container            unknown: /proc/PID/cgroup could not be read, or "
+                "is not a cgroup file\n");
 }
 
 void process_container_text(FILE *f, const struct process_container *c)
