@@ -3,8 +3,9 @@
 # the runtimes name them on this host (every hierarchy memprof keeps: v1's
 # memory, pids and name=systemd and v2's unified one on a hybrid host, the
 # unified one alone on a v2 host), one Docker container (systemd driver)
-# and one Kubernetes burstable pod's containerd container; a third stays
-# in no container.  Checked: info and info --json; memprof serve's
+# one Kubernetes burstable pod's containerd container (systemd driver), one
+# besteffort pod's container made by the kubelet's cgroupfs driver (in v1's
+# hierarchies only on a hybrid host); another process in no container.  Checked: info and info --json; memprof serve's
 # /processes; every /metrics series of each labelled with container_id
 # (as kube-state-metrics writes it), pod_uid and qos, none for the third;
 # Prometheus joining them with a kube_pod_container_info series on
@@ -34,16 +35,20 @@ fi
 # Under a v2 root, the memory controller must be delegated down for a
 # child to hold processes with it; the test needs none of that.
 MADE=()
-# into_cgroup PATH PID: PATH made in every hierarchy, PID moved there.
+# into_cgroup PATH PID [HIERARCHY...]: PATH made in every hierarchy (or
+# in those given), PID moved there.
 into_cgroup() {
-    local h d sub=""
-    for h in "${HIER[@]}"; do
+    local h d sub path=$1 pid=$2
+    shift 2
+    local hs=("$@")
+    [ $# -gt 0 ] || hs=("${HIER[@]}")
+    for h in "${hs[@]}"; do
         sub=""
-        for d in ${1//\// }; do
+        for d in ${path//\// }; do
             sub=$sub/$d
             [ -d "$h$sub" ] || { mkdir "$h$sub" || die "cannot make cgroup $h$sub"; MADE+=("$h$sub"); }
         done
-        echo "$2" >"$h$1/cgroup.procs" || die "cannot move $2 into $h$1"
+        echo "$pid" >"$h$path/cgroup.procs" || die "cannot move $pid into $h$path"
     done
 }
 # The targets leave their cgroups (killed, reaped), then the cgroups go,
@@ -68,6 +73,20 @@ CG_PIDS+=("$PID")
 into_cgroup "$KUBE_CG" "$KB"
 CONF= start_target plain
 HOST=$PID
+# The kubelet's cgroupfs driver, a besteffort pod: on a hybrid host in
+# v1's memory and pids hierarchies only (its unified one stays the
+# parent's), so the container is found in memory's.
+CFS_CG=/kubepods/besteffort/pod$POD/$OTHER
+CONF= start_target plain
+CF=$PID
+CG_PIDS+=("$PID")
+if [ "${HIER[0]}" = /sys/fs/cgroup ]; then
+    into_cgroup "$CFS_CG" "$CF"
+    CFS_HIER=unified
+else
+    into_cgroup "$CFS_CG" "$CF" /sys/fs/cgroup/memory /sys/fs/cgroup/pids
+    CFS_HIER=memory
+fi
 
 # ---- info ----
 mp -p "$DK" -e info
@@ -90,6 +109,14 @@ check "info: the pod's uid (dashes back) and QoS class" out_has "^  pod +uid $PO
 mp -p "$KB" -e 'info --json'
 check "info --json: pod.uid and pod.qos" jv 'd["pod"]["uid"] + " " + d["pod"]["qos"]' "$POD burstable"
 check "info --json: container.runtime containerd" jv 'd["container"]["runtime"]' containerd
+
+mp -p "$CF" -e 'info --json'
+check "info --json, cgroupfs pod: the bare id (the path does not say the runtime)" \
+    jv 'd["container"]["container_id"] + " " + str(d["container"]["runtime"])' "$OTHER None"
+check "info --json, cgroupfs pod: pod uid, besteffort" \
+    jv 'd["pod"]["uid"] + " " + d["pod"]["qos"]' "$POD besteffort"
+check "info --json, cgroupfs pod: the path and the hierarchy it was found in" \
+    jv 'd["cgroup"]["path"] + " " + d["cgroup"]["hierarchy"]' "$CFS_CG $CFS_HIER"
 
 mp -p "$HOST" -e 'info --json'
 check "info --json, a process in no container: container null" jv 'd["container"]' None
@@ -126,6 +153,8 @@ check "/metrics: every series of the Docker container: container_id" \
 check "/metrics: every series of the pod's container: container_id, pod_uid, qos" \
     every_series "$KB" ",container_id=\"containerd://$ID2\",pod_uid=\"$POD\",qos=\"burstable\""
 check "/metrics: the host process: no container labels" every_series "$HOST" ""
+check "/metrics: the cgroupfs pod's process: the bare id, pod_uid, qos" \
+    every_series "$CF" ",container_id=\"$OTHER\",pod_uid=\"$POD\",qos=\"besteffort\""
 check "promtool check metrics passes with the new labels" sh -c "promtool check metrics <'$WORK/body'"
 
 # The join docs/serve.md gives: kube-state-metrics' series (served here
@@ -210,4 +239,4 @@ check "info --json: nspid 1" jv 'd["nspid"]' 1
 start_serve --target "exe=$WORK/bin/plain"
 http GET /processes
 check "/processes: nspid 1" pv "$NSPID" 'p["nspid"]' 1
-check "the targets are alive" sh -c "kill -0 $DK && kill -0 $KB && kill -0 $HOST && kill -0 $NSPID"
+check "the targets are alive" sh -c "kill -0 $DK && kill -0 $KB && kill -0 $CF && kill -0 $HOST && kill -0 $NSPID"
