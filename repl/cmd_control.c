@@ -22,6 +22,7 @@
 #include "session/attach_process.h"
 #include "session/control.h"
 #include "session/json_answer.h"
+#include "session/process_container.h"
 #include "session/profile_run.h"
 #include "session/sampling.h"
 #include "session/say.h"
@@ -358,6 +359,23 @@ static void pauses_text(struct session *s)
                 asleep ? "; CPUs not kept awake: " : "", asleep ? asleep : "");
 }
 
+/* The process's cgroup, container, pod and namespace pid, under its pid
+ * (from /proc: nothing is called in the process). */
+static void info_container(struct session *s, json_object *j)
+{
+    char dir[96];
+    struct process_container *c = malloc(sizeof *c);
+    if (!c)
+        return;
+    target_proc_dir(s->target, dir, sizeof dir);
+    process_container_read(dir, c);
+    if (j)
+        process_container_json(j, c);
+    else
+        process_container_text(s->out, c);
+    free(c);
+}
+
 /* info for a process whose allocator is not jemalloc: nothing is called. */
 static int info_other(struct session *s, bool json)
 {
@@ -365,6 +383,7 @@ static int info_other(struct session *s, bool json)
     if (json) {
         json_object *j = json_answer_new();
         json_object_object_add(j, "pid", json_object_new_int((int)target_pid(s->target)));
+        info_container(s, j);
         json_object_object_add(j, "executable", json_object_new_string(target_exe(s->target)));
         json_object_object_add(j, "threads", json_object_new_int(target_thread_count(s->target)));
         json_object_object_add(j, "allocator", allocator_json(s, a));
@@ -373,6 +392,7 @@ static int info_other(struct session *s, bool json)
     }
     char eb[TEXT_ESCAPE_BUF], owner[TEXT_ESCAPE_BUF + 128];
     fprintf(s->out, "pid                  %d\n", (int)target_pid(s->target));
+    info_container(s, NULL);
     fprintf(s->out, "executable           %s\n", text_escape(target_exe(s->target), eb, sizeof eb));
     fprintf(s->out, "threads              %d\n", target_thread_count(s->target));
     fprintf(s->out, "allocator            %s\n", malloc_owner_text(a, owner, sizeof owner));
@@ -503,6 +523,7 @@ static int info_json(struct session *s, const char *refused, struct query *q)
 {
     json_object *j = json_answer_new();
     json_object_object_add(j, "pid", json_object_new_int((int)target_pid(s->target)));
+    info_container(s, j);
     if (refused) {
         json_object_object_add(j, "calls_refused", json_object_new_string(refused));
         return json_answer_emit(s, j);
@@ -547,6 +568,7 @@ int cmd_info(struct session *s, int argc, char **argv)
         return info_json(s, refused, NULL);
     if (refused) {
         fprintf(s->out, "pid                  %d\n", (int)target_pid(s->target));
+        info_container(s, NULL);
         fprintf(s->out, "calls                refused: %s\n", refused);
         return 0;
     }
@@ -560,6 +582,7 @@ int cmd_info(struct session *s, int argc, char **argv)
     const struct jemalloc_copy *c = control_selected_copy(s);
     char buf[64];
     fprintf(s->out, "pid                  %d\n", (int)target_pid(s->target));
+    info_container(s, NULL);
     char eb[TEXT_ESCAPE_BUF];
     fprintf(s->out, "executable           %s\n", text_escape(target_exe(s->target), eb, sizeof eb));
     fprintf(s->out, "threads              %d\n", target_thread_count(s->target));

@@ -19,7 +19,7 @@ const struct command command_table[] = {
      "Removes the session's dump directory (if a dump needed one) from the\n"
      "process's filesystem and forgets the process.  The dumps already taken stay in the session.",
      cmd_detach, CMD_NEEDS_TARGET | CMD_CALLS_TARGET},
-    {"info", "info [--json]", "the process, its allocator and profiling state",
+    {"info", "info [--json]", "the process, its container, allocator and profiling state",
      "Shows the pid, executable and which allocator serves its memory (the\n"
      "one its malloc() reaches in the loader's order: jemalloc, glibc malloc,\n"
      "gperftools tcmalloc or tcmalloc_minimal, mimalloc, or one memprof does\n"

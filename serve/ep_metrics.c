@@ -3,7 +3,8 @@
  * within the scrape's deadline (X-Prometheus-Scrape-Timeout-Seconds less a
  * margin): a process not read by then is down at this scrape, never a late
  * answer.  A worker prints bare samples ("jemalloc_allocated_bytes 123");
- * the agent adds each process's labels (pid, comm, name) and groups every
+ * the agent adds each process's labels (pid, comm, name; container_id,
+ * pod_uid and qos where its cgroup names them) and groups every
  * metric's samples under its HELP and TYPE, as the format wants, with
  * memprof_target_up and the time each process took, in the order of the
  * process list (by pid).  Names follow Prometheus' guide: base units,
@@ -209,6 +210,10 @@ static void add_sample(struct collected *c, int m, const struct served_process *
     put_label(f, "pid", pid, false);
     put_label(f, "comm", p->comm, true);
     put_label(f, "name", p->name ? p->name : p->comm, true);
+    struct process_label pl[PROCESS_LABELS_MAX];
+    size_t npl = process_container_labels(&p->ct, pl);
+    for (size_t i = 0; i < npl; i++)
+        put_label(f, pl[i].key, pl[i].value, true);
     fprintf(f, "%s%s} %s\n", labels ? "," : "", labels ? labels : "", value);
 }
 

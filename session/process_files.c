@@ -1,10 +1,8 @@
 /* process_files.c - the attached process's /proc files (process_files.h). */
 #include "session/process_files.h"
 
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 #include "lib/base/file_read.h"
 #include "lib/proc/procmem.h"
@@ -17,12 +15,7 @@ char *process_file(struct session *s, const char *name, size_t *len)
     char dir[96], path[160];
     target_proc_dir(s->target, dir, sizeof dir);
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return NULL;
-    char *text = file_read_fd(fd, PROC_FILE_MAX, len);
-    close(fd);
-    return text;
+    return file_read_path(path, PROC_FILE_MAX, len);
 }
 
 bool process_file_value(struct session *s, const char *file, const char *key, uint64_t *v)

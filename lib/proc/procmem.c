@@ -98,6 +98,30 @@ bool procmem_stat_faults(const char *text, size_t len, uint64_t *minflt,
     return true;
 }
 
+bool procmem_nspid(const char *text, size_t len, uint64_t *inner, unsigned *depth)
+{
+    const char *end = text + len;
+    for (const char *p = text; p < end;) {
+        const char *e = line_end(p, end);
+        if (e - p >= 7 && memcmp(p, "NStgid:", 7) == 0) {
+            unsigned n = 0;
+            uint64_t v = 0, last = 0;
+            /* Nesting is at most 32 levels deep (MAX_PID_NS_LEVEL). */
+            for (p += 7; n < 33 && number(&p, e, &v); n++)
+                last = v;
+            while (p < e && (*p == ' ' || *p == '\t'))
+                p++;
+            if (n == 0 || n > 32 || p != e || last == 0 || last > INT32_MAX)
+                return false;
+            *inner = last;
+            *depth = n;
+            return true;
+        }
+        p = e < end ? e + 1 : end;
+    }
+    return false;
+}
+
 bool procmem_cgroup_path(const char *text, size_t len, char *buf, size_t buflen)
 {
     const char *end = text + len;

@@ -1,7 +1,7 @@
 /* procmem.h - parsing what the kernel says about a process's memory:
  * "Key: value kB" files (smaps_rollup, status, cgroup memory.events), the
- * fault counters of stat, the cgroup v2 line of /proc/PID/cgroup, and
- * /proc/PID/smaps grouped like pmap -x.  Pure functions on text that the
+ * fault counters of stat, NStgid of status, the cgroup v2 line of
+ * /proc/PID/cgroup, and /proc/PID/smaps grouped like pmap -x.  Pure functions on text that the
  * target's kernel wrote (untrusted in length and shape): nothing here opens
  * a file. */
 #ifndef MEMPROF_PROCMEM_H
@@ -20,6 +20,14 @@ bool procmem_field(const char *text, size_t len, const char *key, uint64_t *valu
  * ')' that ends the command name, which may hold anything). */
 bool procmem_stat_faults(const char *text, size_t len, uint64_t *minflt,
                          uint64_t *majflt);
+
+/* The NStgid line of a status text: the process's pid in each nested pid
+ * namespace, outermost first (NSpid for its main thread; NStgid is the
+ * same in every thread's status, which matters when the main thread has
+ * exited).  *inner is the last (the pid its own namespace knows it by),
+ * *depth how many there are (1: only the namespace of the /proc read).
+ * False when the line is missing or malformed. */
+bool procmem_nspid(const char *text, size_t len, uint64_t *inner, unsigned *depth);
 
 /* The cgroup v2 path ("0::PATH") of /proc/PID/cgroup into buf; false when
  * there is none or it does not fit. */
