@@ -1,6 +1,7 @@
 /* fuzz_procmem.c - libFuzzer harness for the parsers of the kernel's
- * memory files (lib/proc/procmem.c): status/smaps_rollup fields, stat's fault
- * counters, the cgroup line and smaps grouping; groups must add up; and a
+ * memory files (lib/proc/procmem.c): status/smaps_rollup fields, stat's
+ * fault counters, the cgroup lines (v2 and v1), cgroup limits, pressure
+ * lines and smaps grouping; groups must add up; and a
  * variable of an environ file (lib/proc/environ.c). */
 #include <stdint.h>
 #include <stdlib.h>
@@ -18,6 +19,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     procmem_field(text, size, "oom_kill", &v);
     procmem_stat_faults(text, size, &a, &b);
     if (procmem_cgroup_path(text, size, path, sizeof path) && strlen(path) >= sizeof path)
+        abort();
+    if (procmem_cgroup_v1_path(text, size, "memory", path, sizeof path) &&
+        (strlen(path) >= sizeof path || !path[0]))
+        abort();
+    bool unlimited;
+    if (procmem_cgroup_limit(text, size, &v, &unlimited) && !unlimited && v >= PROCMEM_LIMIT_NONE)
+        abort();
+    struct procmem_psi psi;
+    if (procmem_psi_line(text, size, "some", &psi) &&
+        !(psi.avg10 >= 0 && psi.avg60 >= 0 && psi.avg300 >= 0))
         abort();
     const char *env = proc_environ_value(text, size, "TMPDIR");
     if (env && (env < text + 7 || env > text + size))

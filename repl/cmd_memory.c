@@ -2,8 +2,8 @@
  * purge and decay (jemalloc's unused dirty pages), memory (the kernel's
  * view of the whole process reconciled with jemalloc's), and stats
  * (jemalloc's statistics in one stop).  The kernel's files are read
- * through a live thread's /proc directory; the cgroup files under
- * /sys/fs/cgroup through descriptors, never following a link. */
+ * through a live thread's /proc directory; the cgroup's part is
+ * memory_cgroup.c's. */
 #include "repl/command_table.h"
 #include "session/control.h"
 #include "session/say.h"
@@ -28,6 +28,7 @@
 #include "lib/base/file_read.h"
 #include "lib/base/text_escape.h"
 #include "repl/cmd_memory.h"
+#include "repl/memory_cgroup.h"
 #include "session/jemalloc_stats_json.h"
 #include "session/jemalloc_summary.h"
 #include "session/json_answer.h"
@@ -312,72 +313,6 @@ out:
 
 /* ---- memory ---- */
 
-/* The cgroup v2 directory of the process, opened under /sys/fs/cgroup one
- * component at a time without following links (the path is the
- * process's to choose, through its cgroup namespace and mounts).  -1 with
- * why set when it cannot be reached. */
-static int cgroup_dir(struct session *s, char *path, size_t pathlen, char *why,
-                      size_t whylen)
-{
-    char self[128] = "", theirs[128] = "", dir[96], link[160];
-    target_proc_dir(s->target, dir, sizeof dir);
-    snprintf(link, sizeof link, "%s/ns/cgroup", dir);
-    ssize_t a = readlink("/proc/self/ns/cgroup", self, sizeof self - 1);
-    ssize_t b = readlink(link, theirs, sizeof theirs - 1);
-    if (a > 0 && b > 0 && strcmp(self, theirs) != 0) {
-        snprintf(why, whylen, "the process is in another cgroup namespace (a container): "
-                 "read its cgroup's memory.* files from the host");
-        return -1;
-    }
-    size_t len;
-    char *text = process_file(s, "cgroup", &len);
-    bool ok = text && procmem_cgroup_path(text, len, path, pathlen);
-    free(text);
-    if (!ok) {
-        snprintf(why, whylen, "no cgroup v2 line in /proc/%d/cgroup",
-                 (int)target_pid(s->target));
-        return -1;
-    }
-    int fd = open("/sys/fs/cgroup", O_PATH | O_DIRECTORY | O_CLOEXEC);
-    char *copy = strdup(path), *save = NULL;
-    for (char *c = copy ? strtok_r(copy, "/", &save) : NULL; c && fd >= 0;
-         c = strtok_r(NULL, "/", &save)) {
-        int next = strcmp(c, "..") && strcmp(c, ".")
-                       ? openat(fd, c, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-                       : -1;
-        close(fd);
-        fd = next;
-    }
-    free(copy);
-    if (fd < 0)
-        snprintf(why, whylen, "cannot open /sys/fs/cgroup%.300s (cgroup v2 not mounted "
-                 "there?)", path);
-    return fd;
-}
-
-/* One value of a cgroup file: a number, or "max" (*unlimited). */
-static bool cgroup_value(int dirfd, const char *file, const char *key, uint64_t *v,
-                         bool *unlimited)
-{
-    int fd = safe_open_regular(dirfd, file, true, NULL);
-    if (fd < 0)
-        return false;
-    size_t len;
-    char *text = file_read_fd(fd, 1 << 16, &len);
-    close(fd);
-    bool ok = false;
-    if (text && key) {
-        ok = procmem_field(text, len, key, v);
-    } else if (text) {
-        *unlimited = strncmp(text, "max", 3) == 0;
-        char *end;
-        *v = strtoull(text, &end, 10);
-        ok = *unlimited || (end != text && (*end == '\n' || !*end));
-    }
-    free(text);
-    return ok;
-}
-
 struct memory_view {
     uint64_t rss, pss, pss_anon, pss_file, anon, swap, hwm, rss_anon, rss_file, rss_shmem;
     bool rollup, status;
@@ -390,9 +325,10 @@ struct memory_view {
     struct allocator_stats other; /* another allocator's (have_other) */
     bool have_other;
     char other_why[1024];
-    char cgroup[512], cgroup_why[768];
-    bool cgroup_ok, cg_max_unlimited, cg_high_unlimited;
-    uint64_t cg_current, cg_max, cg_high, cg_oom, cg_oom_kill;
+    struct cgroup_memory cg;
+    bool cgroup_ok;
+    char cgroup_why[768];
+    uint64_t host_oom_kills;      /* CGROUP_ABSENT when unknown */
 };
 
 static void memory_read(struct session *s, struct memory_view *m)
@@ -423,22 +359,9 @@ static void memory_read(struct session *s, struct memory_view *m)
     free(st);
     m->oom = proc_number(s, "oom_score", &m->oom_score) &&
              proc_number(s, "oom_score_adj", &m->oom_score_adj);
-    int fd = cgroup_dir(s, m->cgroup, sizeof m->cgroup, m->cgroup_why, sizeof m->cgroup_why);
-    if (fd >= 0) {
-        bool dummy;
-        m->cgroup_ok = cgroup_value(fd, "memory.current", NULL, &m->cg_current, &dummy);
-        cgroup_value(fd, "memory.max", NULL, &m->cg_max, &m->cg_max_unlimited);
-        cgroup_value(fd, "memory.high", NULL, &m->cg_high, &m->cg_high_unlimited);
-        cgroup_value(fd, "memory.events", "oom", &m->cg_oom, &dummy);
-        cgroup_value(fd, "memory.events", "oom_kill", &m->cg_oom_kill, &dummy);
-        if (!m->cgroup_ok && strcmp(m->cgroup, "/") == 0)
-            snprintf(m->cgroup_why, sizeof m->cgroup_why, "the process is in the root "
-                     "cgroup, which has no memory.current");
-        else if (!m->cgroup_ok)
-            snprintf(m->cgroup_why, sizeof m->cgroup_why, "no memory controller in "
-                     "/sys/fs/cgroup%.300s", m->cgroup);
-        close(fd);
-    }
+    m->cgroup_ok = process_cgroup_memory(s, &m->cg, m->cgroup_why,
+                                         sizeof m->cgroup_why) == 0;
+    m->host_oom_kills = cgroup_host_oom_kills();
 }
 
 static void maps_json(json_object *o, const struct procmem_groups *g,
@@ -599,34 +522,12 @@ static void memory_json(struct session *s, const struct memory_view *m,
         json_object_object_add(o, "oom_score", json_object_new_int64(m->oom_score));
         json_object_object_add(o, "oom_score_adj", json_object_new_int64(m->oom_score_adj));
     }
-    if (m->cgroup_ok) {
-        json_object *c = json_object_new_object();
-        json_object_object_add(c, "path", json_object_new_string(m->cgroup));
-        json_u64(c, "memory_current", m->cg_current);
-        if (m->cg_max_unlimited)
-            json_object_object_add(c, "memory_max", NULL);
-        else
-            json_u64(c, "memory_max", m->cg_max);
-        if (m->cg_high_unlimited)
-            json_object_object_add(c, "memory_high", NULL);
-        else
-            json_u64(c, "memory_high", m->cg_high);
-        json_u64(c, "oom", m->cg_oom);
-        json_u64(c, "oom_kill", m->cg_oom_kill);
-        json_object_object_add(o, "cgroup", c);
-    }
+    struct memory_cgroup_view cv = {&m->cg, m->cgroup_ok, m->cgroup_why, m->host_oom_kills};
+    memory_cgroup_json(o, &cv);
     if (g)
         maps_json(o, g, &m->je);
     json_object_object_add(o, "pause_us", json_object_new_double(last_pause_us(s)));
     json_print(s, o);
-}
-
-static void limit_text(char *buf, size_t len, uint64_t v, bool unlimited)
-{
-    if (unlimited)
-        snprintf(buf, len, "max");
-    else
-        snprintf(buf, len, "%.1f MiB", v / MIB);
 }
 
 static void memory_text(struct session *s, const struct memory_view *m,
@@ -665,18 +566,8 @@ static void memory_text(struct session *s, const struct memory_view *m,
     if (m->oom)
         fprintf(o, "oom_score            %" PRId64 " (oom_score_adj %" PRId64 ")\n",
                 m->oom_score, m->oom_score_adj);
-    if (m->cgroup_ok) {
-        char mx[32], hi[32], eb[TEXT_ESCAPE_BUF];
-        limit_text(mx, sizeof mx, m->cg_max, m->cg_max_unlimited);
-        limit_text(hi, sizeof hi, m->cg_high, m->cg_high_unlimited);
-        fprintf(o, "cgroup               %s\n", text_escape(m->cgroup, eb, sizeof eb));
-        fprintf(o, "  memory.current     %10.1f MiB  (max %s, high %s)\n", m->cg_current / MIB, mx, hi);
-        fprintf(o, "  memory.events      oom %" PRIu64 ", oom_kill %" PRIu64 "\n", m->cg_oom,
-                m->cg_oom_kill);
-    } else {
-        char eb[TEXT_ESCAPE_BUF];
-        fprintf(o, "cgroup               unknown: %s\n", text_escape(m->cgroup_why, eb, sizeof eb));
-    }
+    struct memory_cgroup_view cv = {&m->cg, m->cgroup_ok, m->cgroup_why, m->host_oom_kills};
+    memory_cgroup_text(o, &cv, m->rss);
     if (g)
         maps_text(s, g, &m->je);
     if (s->alloc.kind == ALLOCATOR_JEMALLOC || m->have_other)

@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "lib/base/text_escape.h"
+#include "lib/proc/cgroup_memory.h"
 #include "lib/proc/procmem.h"
 #include "session/jemalloc_summary.h"
 #include "session/process_files.h"
@@ -68,6 +69,37 @@ static const struct metric metrics[] = {
     {"memprof_heap_free_bytes", "free bytes the allocator keeps (a purge may return some)"},
     {"memprof_heap_system_bytes", "bytes the allocator obtained from the system and holds"},
     {"memprof_heap_mmapped_bytes", "of which in blocks mapped one by one"},
+    {"memprof_cgroup_memory_usage_bytes", "the memory charged to the process's cgroup "
+     "(memory.current; v1 memory.usage_in_bytes)"},
+    {"memprof_cgroup_memory_limit_bytes", "the cgroup's memory limit, where it has one "
+     "(memory.max; v1 memory.limit_in_bytes): at it, the kernel reclaims, then kills"},
+    {"memprof_cgroup_memory_headroom_bytes", "what is left below the limit (limit - usage)"},
+    {"memprof_cgroup_memory_high_bytes", "the cgroup's throttling limit, where set "
+     "(memory.high, v2)"},
+    {"memprof_cgroup_memory_anon_bytes", "anonymous memory charged to the cgroup "
+     "(memory.stat anon; v1 total_rss)"},
+    {"memprof_cgroup_memory_file_bytes", "page cache charged to the cgroup "
+     "(memory.stat file; v1 total_cache)"},
+    {"memprof_cgroup_oom_events_total", "times the cgroup reached its limit and memory "
+     "could not be reclaimed (memory.events oom)"},
+    {"memprof_cgroup_oom_kills_total", "processes of the cgroup the OOM killer killed "
+     "(memory.events oom_kill; v1 memory.oom_control oom_kill)"},
+    {"memprof_cgroup_oom_group_kills_total", "times the whole cgroup was killed "
+     "(memory.events oom_group_kill)"},
+    {"memprof_cgroup_memory_high_events_total", "times the cgroup was throttled over "
+     "memory.high (memory.events high)"},
+    {"memprof_cgroup_memory_max_events_total", "times the cgroup's usage reached its limit "
+     "(memory.events max; v1 memory.failcnt)"},
+    {"memprof_cgroup_under_oom", "1 while the cgroup is out of memory with the OOM killer "
+     "disabled (v1 memory.oom_control under_oom)"},
+    {"memprof_cgroup_memory_pressure_some_ratio", "share of time some task of the cgroup "
+     "waited for memory, over window seconds (memory.pressure some avg10/60/300 / 100)"},
+    {"memprof_cgroup_memory_pressure_full_ratio", "share of time every task of the cgroup "
+     "waited for memory, over window seconds (memory.pressure full avg10/60/300 / 100)"},
+    {"memprof_cgroup_memory_pressure_some_seconds_total", "time some task of the cgroup "
+     "waited for memory (memory.pressure some total)"},
+    {"memprof_cgroup_memory_pressure_full_seconds_total", "time every task of the cgroup "
+     "waited for memory (memory.pressure full total)"},
 };
 #define NMETRICS (sizeof metrics / sizeof *metrics)
 
@@ -159,10 +191,51 @@ static int other_figures(struct session *s)
     return 0;
 }
 
+static void pressure(FILE *out, const char *which, const struct procmem_psi *p)
+{
+    const double avg[] = {p->avg10, p->avg60, p->avg300};
+    static const int window[] = {10, 60, 300};
+    for (int i = 0; i < 3; i++)
+        fprintf(out, "memprof_cgroup_memory_pressure_%s_ratio{window=\"%d\"} %.4f\n", which,
+                window[i], avg[i] / 100);
+    fprintf(out, "memprof_cgroup_memory_pressure_%s_seconds_total %.6f\n", which,
+            (double)p->total_us / 1e6);
+}
+
+/* The process's cgroup: usage, limit, events, pressure.  A cgroup that
+ * cannot be read leaves its series out, not the process down. */
+static void cgroup_figures(struct session *s)
+{
+    struct cgroup_memory c;
+    char why[512];
+    if (process_cgroup_memory(s, &c, why, sizeof why) < 0)
+        return;
+    sample(s->out, "memprof_cgroup_memory_usage_bytes", c.current);
+    if (!c.max_unlimited) {
+        sample(s->out, "memprof_cgroup_memory_limit_bytes", c.max);
+        sample(s->out, "memprof_cgroup_memory_headroom_bytes", cgroup_memory_headroom(&c));
+    }
+    if (!c.high_unlimited)
+        sample(s->out, "memprof_cgroup_memory_high_bytes", c.high);
+    sample(s->out, "memprof_cgroup_memory_anon_bytes", c.anon);
+    sample(s->out, "memprof_cgroup_memory_file_bytes", c.file);
+    sample(s->out, "memprof_cgroup_oom_events_total", c.ev_oom);
+    sample(s->out, "memprof_cgroup_oom_kills_total", c.ev_oom_kill);
+    sample(s->out, "memprof_cgroup_oom_group_kills_total", c.ev_oom_group_kill);
+    sample(s->out, "memprof_cgroup_memory_high_events_total", c.ev_high);
+    sample(s->out, "memprof_cgroup_memory_max_events_total", c.ev_max);
+    sample(s->out, "memprof_cgroup_under_oom", c.under_oom);
+    if (c.has_pressure)
+        pressure(s->out, "some", &c.some);
+    if (c.has_full)
+        pressure(s->out, "full", &c.full);
+}
+
 static int metrics_job(struct session *s, void *arg)
 {
     (void)arg;
     process_memory(s);
+    cgroup_figures(s);
     int rc = s->alloc.kind == ALLOCATOR_JEMALLOC ? jemalloc_figures(s) : other_figures(s);
     stopped_time(s);
     return rc ? 500 : 200;
@@ -280,6 +353,25 @@ static struct worker_pool_item *read_all(const struct serve_config *cfg,
     return items;
 }
 
+/* A name ending in _total counts up (Prometheus' convention); the rest
+ * are gauges. */
+static const char *metric_type(const char *name)
+{
+    size_t n = strlen(name);
+    return n > 6 && strcmp(name + n - 6, "_total") == 0 ? "counter" : "gauge";
+}
+
+/* What belongs to the host, not to a process: once, without labels. */
+static void host_figures(FILE *f)
+{
+    uint64_t kills = cgroup_host_oom_kills();
+    if (f && kills != CGROUP_ABSENT)
+        fprintf(f, "# HELP memprof_host_oom_kills_total processes the OOM killer killed on "
+                "this host since boot, in any cgroup (/proc/vmstat oom_kill)\n"
+                "# TYPE memprof_host_oom_kills_total counter\n"
+                "memprof_host_oom_kills_total %" PRIu64 "\n", kills);
+}
+
 /* Every metric's HELP and TYPE, then its samples, for the processes in
  * list: true, or false out of memory. */
 static bool metrics_text(const struct serve_config *cfg, const struct served_process *list,
@@ -300,10 +392,11 @@ static bool metrics_text(const struct serve_config *cfg, const struct served_pro
         if (c.f[m])
             fclose(c.f[m]);
         if (ok && f && c.lens[m])
-            fprintf(f, "# HELP %s %s\n# TYPE %s gauge\n%s", metrics[m].name, metrics[m].help,
-                    metrics[m].name, c.lines[m]);
+            fprintf(f, "# HELP %s %s\n# TYPE %s %s\n%s", metrics[m].name, metrics[m].help,
+                    metrics[m].name, metric_type(metrics[m].name), c.lines[m]);
         free(c.lines[m]);
     }
+    host_figures(f);
     if (f && fclose(f) == 0 && ok)
         return true;
     free(*out);
