@@ -16,7 +16,8 @@ FUZZ_BIN      = $(FUZZ_NAMES:%=$(FUZZ_DIR)/fuzz_%)
 FUZZ_SRC_profile = fuzz/fuzz_profile.c lib/profile/profile.c lib/profile/addr_tokens.c lib/profile/addr_line.c lib/base/u64map.c \
                    lib/proc/maps.c lib/base/error.c
 FUZZ_SRC_maps    = fuzz/fuzz_maps.c lib/proc/maps.c lib/base/error.c
-FUZZ_SRC_procmem = fuzz/fuzz_procmem.c lib/proc/procmem.c lib/proc/environ.c lib/proc/maps.c lib/base/error.c
+FUZZ_SRC_procmem = fuzz/fuzz_procmem.c lib/proc/procmem.c lib/proc/rss_account.c lib/proc/environ.c \
+                   lib/proc/maps.c lib/base/error.c
 FUZZ_SRC_cgroup_memory_dir = fuzz/fuzz_cgroup_memory_dir.c lib/proc/cgroup_memory_dir.c lib/proc/procmem.c \
                    lib/proc/maps.c lib/base/error.c
 FUZZ_SRC_glibc_info = fuzz/fuzz_glibc_info.c lib/mallinfo/glibc_info.c lib/base/error.c

@@ -32,6 +32,7 @@
 #include "session/jemalloc_stats_json.h"
 #include "session/jemalloc_summary.h"
 #include "session/json_answer.h"
+#include "session/memory_account.h"
 #include "session/process_files.h"
 #include "repl/options.h"
 
@@ -90,6 +91,34 @@ static void json_u64(json_object *o, const char *key, uint64_t v)
 uint64_t memory_minus(uint64_t a, uint64_t b)
 {
     return a > b ? a - b : 0;
+}
+
+/* Anonymous RSS beyond an allocator's figure of its heap (jemalloc's
+ * resident, glibc's from-the-system): both count pages the other does not
+ * (the allocator's figure pages never touched, or trimmed), so the
+ * difference is a lower bound when positive and says nothing when
+ * negative: then only by how much the allocator's figure is above is
+ * given (key_over), never a 0 that is not true. */
+static void json_beyond(json_object *o, const char *key, const char *key_over, uint64_t anon,
+                        uint64_t heap)
+{
+    if (anon >= heap)
+        json_u64(o, key, anon - heap);
+    else
+        json_u64(o, key_over, heap - anon);
+}
+
+static void text_beyond(FILE *o, const char *label, const char *who, uint64_t anon,
+                        uint64_t heap, const char *what)
+{
+    if (anon >= heap)
+        fprintf(o, "%-20s %10.1f MiB  (at least: anonymous - %s's heap: %s)\n", label,
+                (anon - heap) / MIB, who, what);
+    else
+        fprintf(o, "%-20s unknown: %s's heap figure is %.1f MiB above the anonymous RSS (it "
+                "counts pages never touched or given back), so the anonymous memory cannot be "
+                "split by it; 'where RSS is' below says what can be told apart\n", label, who,
+                (heap - anon) / MIB);
 }
 
 /* ---- purge ---- */
@@ -329,6 +358,9 @@ struct memory_view {
     bool cgroup_ok;
     char cgroup_why[768];
     uint64_t host_oom_kills;      /* CGROUP_ABSENT when unknown */
+    struct memory_account acct;   /* where RSS is (acct_ok) */
+    bool acct_ok;
+    char acct_why[256];
 };
 
 static void memory_read(struct session *s, struct memory_view *m)
@@ -362,6 +394,54 @@ static void memory_read(struct session *s, struct memory_view *m)
     m->cgroup_ok = process_cgroup_memory(s, &m->cg, m->cgroup_why,
                                          sizeof m->cgroup_why) == 0;
     m->host_oom_kills = cgroup_host_oom_kills();
+    uint64_t heap = UINT64_MAX;
+    const char *who = allocator_kind_name(s->alloc.kind);
+    if (s->alloc.kind == ALLOCATOR_JEMALLOC && m->je.stats)
+        heap = m->je.resident;
+    else if (m->have_other)
+        heap = m->other.from_system;
+    m->acct_ok = memory_account_read(s, heap, who, &m->acct, m->acct_why,
+                                     sizeof m->acct_why) == 0;
+}
+
+static void memory_view_free(struct memory_view *m)
+{
+    if (m->have_other)
+        allocator_stats_free(&m->other);
+    memory_account_free(&m->acct);
+}
+
+/* The parts, largest first; files beyond the first few in one line (the
+ * JSON has each). */
+#define FILES_SHOWN 6
+
+static void where_text(FILE *o, const struct memory_view *m)
+{
+    if (!m->acct_ok) {
+        fprintf(o, "\nwhere RSS is         unknown: %s\n", m->acct_why);
+        return;
+    }
+    const struct memory_account *a = &m->acct;
+    fprintf(o, "\nwhere RSS is (one read of smaps: %.1f MiB; AnonHugePages %.1f MiB, LazyFree "
+            "%.1f MiB)\n", a->rss.rss / MIB, a->rss.anon_huge / MIB, a->rss.lazyfree / MIB);
+    unsigned files = 0, more = 0;
+    uint64_t more_bytes = 0;
+    for (size_t i = 0; i < a->nparts; i++) {
+        const struct memory_part *p = &a->parts[i];
+        bool file = strncmp(p->name, "file: ", 6) == 0;
+        if (file && files++ >= FILES_SHOWN) {
+            more++;
+            more_bytes += p->bytes;
+            continue;
+        }
+        char eb[TEXT_ESCAPE_BUF];
+        fprintf(o, "  %10.1f MiB  %s\n", p->bytes / MIB, text_escape(p->name, eb, sizeof eb));
+    }
+    if (more)
+        fprintf(o, "  %10.1f MiB  %u other files\n", more_bytes / MIB, more);
+    if (a->threads > a->threads_with_sp)
+        fprintf(o, "  (%u of %u threads gave no stack pointer: running, so their stacks are "
+                "told by their layout)\n", a->threads - a->threads_with_sp, a->threads);
 }
 
 static void maps_json(json_object *o, const struct procmem_groups *g,
@@ -381,7 +461,8 @@ static void maps_json(json_object *o, const struct procmem_groups *g,
         json_u64(e, "swap", p->swap);
         if (p->kind == PROCMEM_ANON && je->stats) {
             json_u64(e, "jemalloc_resident", je->resident);
-            json_u64(e, "other_anonymous_rss", memory_minus(p->rss, je->resident));
+            json_beyond(e, "other_anonymous_rss", "jemalloc_resident_over_rss", p->rss,
+                        je->resident);
         }
         json_object_array_add(arr, e);
     }
@@ -412,11 +493,14 @@ static void maps_text(struct session *s, const struct procmem_groups *g,
             snprintf(label, sizeof label, "%s", text_escape(p->name, eb, sizeof eb));
         fprintf(s->out, "%-44.44s %5u %10" PRIu64 " %10" PRIu64 " %10" PRIu64 " %10" PRIu64 "\n",
                 label, p->mappings, p->size >> 10, p->rss >> 10, p->dirty >> 10, p->swap >> 10);
-        if (p->kind == PROCMEM_ANON && je->stats)
+        if (p->kind == PROCMEM_ANON && je->stats && p->rss >= je->resident)
             fprintf(s->out, "  %-42s %5s %10s %10" PRIu64 "\n  %-42s %5s %10s %10" PRIu64 "\n",
                     "of which jemalloc's extents (stats.resident)", "", "",
-                    je->resident >> 10, "other anonymous (the difference)", "", "",
-                    memory_minus(p->rss, je->resident) >> 10);
+                    je->resident >> 10, "other anonymous (at least)", "", "",
+                    (p->rss - je->resident) >> 10);
+        else if (p->kind == PROCMEM_ANON && je->stats)
+            fprintf(s->out, "  %-42s %5s %10s %10" PRIu64 "\n", "not split: jemalloc's "
+                    "stats.resident is above it by", "", "", (je->resident - p->rss) >> 10);
     }
 }
 
@@ -449,7 +533,8 @@ static void other_json(json_object *o, struct session *s, const struct allocator
         json_u64(a, "free_held", st->free_held);
     if (st->from_system != UINT64_MAX) {
         json_u64(a, "from_system", st->from_system);
-        json_u64(o, "anonymous_not_allocator", memory_minus(anon, st->from_system));
+        json_beyond(o, "anonymous_not_allocator", "allocator_heap_over_anonymous", anon,
+                    st->from_system);
     }
     json_object_object_add(o, "allocator", a);
 }
@@ -472,10 +557,10 @@ static void other_text(struct session *s, const struct memory_view *m)
     if (st->from_system != UINT64_MAX) {
         fprintf(o, "%-20s %10.1f MiB  (%s's, from the system)\n", "allocator heap",
                 st->from_system / MIB, name);
-        fprintf(o, "anonymous, not the allocator's %.1f MiB  (anonymous - its heap: thread "
-                "stacks, other mmaps%s)\n", memory_minus(m->anon, st->from_system) / MIB,
-                s->alloc.kind == ALLOCATOR_GLIBC ? "; glibc counts pages a trim gave back "
-                "as its heap still, so this is a lower bound" : "");
+        text_beyond(o, "anonymous, not the allocator's", name, m->anon, st->from_system,
+                    s->alloc.kind == ALLOCATOR_GLIBC ? "thread stacks, other mmaps; glibc "
+                    "counts pages a trim gave back as its heap still" : "thread stacks, other "
+                    "mmaps");
     }
 }
 
@@ -505,7 +590,8 @@ static void memory_json(struct session *s, const struct memory_view *m,
         json_u64(o, "jemalloc_mapped", m->je.mapped);
         json_u64(o, "jemalloc_retained", m->je.retained);
         json_u64(o, "jemalloc_dirty", memory_minus(m->je.resident, m->je.active + m->je.metadata));
-        json_u64(o, "anonymous_not_jemalloc", memory_minus(m->anon, m->je.resident));
+        json_beyond(o, "anonymous_not_jemalloc", "jemalloc_resident_over_anonymous", m->anon,
+                    m->je.resident);
     }
     if (m->have_other)
         other_json(o, s, &m->other, m->anon);
@@ -524,6 +610,10 @@ static void memory_json(struct session *s, const struct memory_view *m,
     }
     struct memory_cgroup_view cv = {&m->cg, m->cgroup_ok, m->cgroup_why, m->host_oom_kills};
     memory_cgroup_json(o, &cv);
+    if (m->acct_ok)
+        memory_account_json(o, &m->acct);
+    else
+        json_object_object_add(o, "categories_error", json_object_new_string(m->acct_why));
     if (g)
         maps_json(o, g, &m->je);
     json_object_object_add(o, "pause_us", json_object_new_double(last_pause_us(s)));
@@ -551,8 +641,8 @@ static void memory_text(struct session *s, const struct memory_view *m,
                 m->je.resident / MIB, memory_minus(m->je.resident, m->je.active + m->je.metadata) / MIB);
         fprintf(o, "jemalloc mapped      %10.1f MiB  (retained, not mapped: %.1f MiB)\n",
                 m->je.mapped / MIB, m->je.retained / MIB);
-        fprintf(o, "anonymous, not jemalloc %7.1f MiB  (anonymous - jemalloc resident: "
-                "thread stacks, other mmaps)\n", memory_minus(m->anon, m->je.resident) / MIB);
+        text_beyond(o, "anonymous, not jemalloc", "jemalloc", m->anon, m->je.resident,
+                    "stats.resident counts pages never touched too; thread stacks, other mmaps");
     } else {
         fprintf(o, "jemalloc             unknown: %s\n", no_stats_why);
     }
@@ -568,6 +658,7 @@ static void memory_text(struct session *s, const struct memory_view *m,
                 m->oom_score, m->oom_score_adj);
     struct memory_cgroup_view cv = {&m->cg, m->cgroup_ok, m->cgroup_why, m->host_oom_kills};
     memory_cgroup_text(o, &cv, m->rss);
+    where_text(o, m);
     if (g)
         maps_text(s, g, &m->je);
     if (s->alloc.kind == ALLOCATOR_JEMALLOC || m->have_other)
@@ -620,6 +711,7 @@ int cmd_memory(struct session *s, int argc, char **argv)
     if (!m.status && !m.rollup) {
         say_error("cannot read /proc/%d/status or smaps_rollup: is the process gone?",
                       (int)target_pid(s->target));
+        memory_view_free(&m);
         return -1;
     }
     struct procmem_groups g = {0}, *gp = NULL;
@@ -630,6 +722,7 @@ int cmd_memory(struct session *s, int argc, char **argv)
             free(text);
             say_error("cannot read /proc/%d/smaps: is the process gone?",
                           (int)target_pid(s->target));
+            memory_view_free(&m);
             return -1;
         }
         free(text);
@@ -641,8 +734,7 @@ int cmd_memory(struct session *s, int argc, char **argv)
     else
         memory_text(s, &m, gp);
     procmem_groups_free(&g);
-    if (m.have_other)
-        allocator_stats_free(&m.other);
+    memory_view_free(&m);
     return 0;
 }
 

@@ -1,0 +1,160 @@
+/* memory_account.c - see session/memory_account.h.  The threads' stack
+ * pointers come from /proc/PID/task/TID/syscall, which gives them for a
+ * thread blocked (in a system call or not) without stopping it; a running
+ * thread gives none, and its stack is then told by its layout only. */
+#include "session/memory_account.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/base/array.h"
+#include "lib/base/file_read.h"
+#include "session/process_files.h"
+
+/* Bounded: a process with more threads has its others' stacks told by
+ * their layout. */
+#define THREADS_READ_MAX 65536
+
+static int add(struct memory_account *a, uint64_t bytes, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int add(struct memory_account *a, uint64_t bytes, const char *fmt, ...)
+{
+    if (!bytes)
+        return 0;
+    if (array_reserve(&a->parts, &a->cap, a->nparts + 1, sizeof *a->parts, 32) < 0)
+        return -1;
+    struct memory_part *p = &a->parts[a->nparts++];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(p->name, sizeof p->name, fmt, ap);
+    va_end(ap);
+    p->bytes = bytes;
+    return 0;
+}
+
+/* The stack pointers of the threads that give one. */
+static uint64_t *thread_sps(struct session *s, size_t *n, struct memory_account *a)
+{
+    char dir[64];
+    snprintf(dir, sizeof dir, "/proc/%d/task", (int)target_pid(s->target));
+    DIR *d = opendir(dir);
+    uint64_t *sps = NULL;
+    size_t cap = 0;
+    *n = 0;
+    for (struct dirent *e; d && (e = readdir(d)) && a->threads < THREADS_READ_MAX;) {
+        if (e->d_name[0] < '1' || e->d_name[0] > '9')
+            continue;
+        a->threads++;
+        char path[128];
+        snprintf(path, sizeof path, "%s/%.20s/syscall", dir, e->d_name);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        size_t len = 0;
+        char *text = fd >= 0 ? file_read_fd(fd, 512, &len) : NULL;
+        if (fd >= 0)
+            close(fd);
+        uint64_t sp;
+        if (text && rss_syscall_sp(text, len, &sp) &&
+            array_reserve(&sps, &cap, *n + 1, sizeof *sps, 64) == 0) {
+            sps[(*n)++] = sp;
+            a->threads_with_sp++;
+        }
+        free(text);
+    }
+    if (d)
+        closedir(d);
+    return sps;
+}
+
+/* The anonymous memory, split by the allocator's figure where it can be:
+ * the figure counts pages never touched (an upper bound), so a figure
+ * above the anonymous RSS splits nothing, and says so. */
+static int anon_parts(struct memory_account *a, uint64_t heap, const char *who)
+{
+    uint64_t anon = a->rss.anon;
+    if (heap == UINT64_MAX)
+        return add(a, anon, "anonymous: the allocator's heap and other mmaps (no figure "
+                   "of the allocator's to split them)");
+    if (heap <= anon)
+        return add(a, heap, "%s heap (its own figure: at most)", who) ||
+               add(a, anon - heap, "anonymous, not %s's heap (at least: other mmaps)", who);
+    return add(a, anon, "anonymous: %s heap and other mmaps, not told apart (%s's figure "
+               "is above it: it counts pages never touched)", who, who);
+}
+
+static int by_bytes(const void *x, const void *y)
+{
+    const struct memory_part *a = x, *b = y;
+    return a->bytes < b->bytes ? 1 : a->bytes > b->bytes ? -1 : strcmp(a->name, b->name);
+}
+
+static int parts(struct memory_account *a, uint64_t heap, const char *who)
+{
+    const struct rss_account *r = &a->rss;
+    if (add(a, r->sampler, "memprof's sampler region") ||
+        add(a, r->main_stack, "main thread's stack") ||
+        add(a, r->thread_stacks, "thread stacks (%u threads found by their stack pointer)",
+            r->stacks_seen) ||
+        add(a, r->unseen_stacks, "stack-like mappings holding no stack pointer read "
+            "(running threads, or exited threads' stacks glibc keeps)") ||
+        anon_parts(a, heap, who) || add(a, r->shared, "shared memory") ||
+        add(a, r->other, "other mappings ([vdso], [vvar] ...)"))
+        return -1;
+    for (size_t i = 0; i < r->nfiles; i++)
+        if (add(a, r->files[i].rss, "file: %s", r->files[i].path))
+            return -1;
+    qsort(a->parts, a->nparts, sizeof *a->parts, by_bytes);
+    return 0;
+}
+
+int memory_account_read(struct session *s, uint64_t heap, const char *who,
+                        struct memory_account *out, char *why, size_t whylen)
+{
+    memset(out, 0, sizeof *out);
+    size_t nsp, len;
+    uint64_t *sps = thread_sps(s, &nsp, out);
+    char *text = process_file(s, "smaps", &len);
+    int rc = -1;
+    if (!text)
+        snprintf(why, whylen, "cannot read /proc/%d/smaps: is the process gone?",
+                 (int)target_pid(s->target));
+    else if (rss_account_smaps(text, len, sps, nsp, &out->rss) < 0 || parts(out, heap, who) < 0)
+        snprintf(why, whylen, "out of memory accounting /proc/%d/smaps",
+                 (int)target_pid(s->target));
+    else
+        rc = 0;
+    free(text);
+    free(sps);
+    if (rc)
+        memory_account_free(out);
+    return rc;
+}
+
+void memory_account_free(struct memory_account *a)
+{
+    rss_account_free(&a->rss);
+    free(a->parts);
+    a->parts = NULL;
+    a->nparts = a->cap = 0;
+}
+
+void memory_account_json(json_object *o, const struct memory_account *a)
+{
+    json_object_object_add(o, "rss_bytes", json_object_new_uint64(a->rss.rss));
+    json_object *arr = json_object_new_array();
+    for (size_t i = 0; i < a->nparts; i++) {
+        json_object *c = json_object_new_object();
+        json_object_object_add(c, "name", json_object_new_string(a->parts[i].name));
+        json_object_object_add(c, "bytes", json_object_new_uint64(a->parts[i].bytes));
+        json_object_array_add(arr, c);
+    }
+    json_object_object_add(o, "categories", arr);
+    json_object_object_add(o, "rss_anon_huge", json_object_new_uint64(a->rss.anon_huge));
+    json_object_object_add(o, "rss_lazyfree", json_object_new_uint64(a->rss.lazyfree));
+    json_object_object_add(o, "threads", json_object_new_uint64(a->threads));
+    json_object_object_add(o, "threads_with_sp", json_object_new_uint64(a->threads_with_sp));
+}

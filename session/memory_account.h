@@ -1,0 +1,40 @@
+/* memory_account.h - where the attached process's RSS is, in named parts
+ * that add up to it exactly (one read of smaps, lib/proc/rss_account.c),
+ * with the allocator's own figure of its heap set against the anonymous
+ * memory: what every front end shows ('memory' at the prompt; its JSON
+ * "rss_bytes" and "categories"). */
+#ifndef MEMPROF_MEMORY_ACCOUNT_H
+#define MEMPROF_MEMORY_ACCOUNT_H
+
+#include <json-c/json.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/proc/rss_account.h"
+#include "session/session.h"
+
+struct memory_part {
+    char name[320];
+    uint64_t bytes;
+};
+
+struct memory_account {
+    struct rss_account rss;     /* rss.rss: the total the parts add up to */
+    struct memory_part *parts;  /* largest first, none of 0 bytes */
+    size_t nparts, cap;
+    unsigned threads;           /* threads listed in /proc/PID/task */
+    unsigned threads_with_sp;   /* of which a stack pointer could be read */
+};
+
+/* heap: the allocator's figure of its heap's resident memory (jemalloc's
+ * stats.resident, glibc's from-the-system), UINT64_MAX when unknown; who
+ * names the allocator.  0, or -1 with why. */
+int memory_account_read(struct session *s, uint64_t heap, const char *who,
+                        struct memory_account *out, char *why, size_t whylen);
+void memory_account_free(struct memory_account *a);
+
+/* Into o: rss_bytes, categories [{name, bytes}] (adding up to rss_bytes),
+ * rss_anon_huge, rss_lazyfree, threads, threads_with_sp. */
+void memory_account_json(json_object *o, const struct memory_account *a);
+
+#endif
