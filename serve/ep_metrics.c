@@ -20,6 +20,7 @@
 #include "lib/proc/cgroup_memory.h"
 #include "lib/proc/procmem.h"
 #include "session/jemalloc_summary.h"
+#include "session/memory_account.h"
 #include "session/process_files.h"
 #include "session/say.h"
 #include "serve/targets.h"
@@ -69,6 +70,14 @@ static const struct metric metrics[] = {
     {"memprof_heap_free_bytes", "free bytes the allocator keeps (a purge may return some)"},
     {"memprof_heap_system_bytes", "bytes the allocator obtained from the system and holds"},
     {"memprof_heap_mmapped_bytes", "of which in blocks mapped one by one"},
+    {"memprof_process_rss_accounted_bytes", "the process's RSS as one read of "
+     "/proc/PID/smaps counts it: what memprof_process_rss_category_bytes adds up to"},
+    {"memprof_process_rss_category_bytes", "the process's RSS by category, adding up to "
+     "memprof_process_rss_accounted_bytes: sampler (memprof's), main_stack, thread_stacks "
+     "(found by the threads' stack pointers), unseen_stacks (stack-like, no stack pointer "
+     "read), heap (the allocator's own figure: at most), anon_other (the rest of the "
+     "anonymous memory: at least), anon_unsplit (anonymous memory the allocator's figure "
+     "cannot split), shared, other, file (every file-backed object)"},
     {"memprof_cgroup_memory_usage_bytes", "the memory charged to the process's cgroup "
      "(memory.current; v1 memory.usage_in_bytes)"},
     {"memprof_cgroup_memory_limit_bytes", "the cgroup's memory limit, where it has one "
@@ -136,7 +145,7 @@ static void process_memory(struct session *s)
 }
 
 /* jemalloc's figures (one stop), with its profiler's settings. */
-static int jemalloc_figures(struct session *s)
+static int jemalloc_figures(struct session *s, uint64_t *heap)
 {
     bool active = false, enabled = false;
     uint64_t lg = 0;
@@ -156,6 +165,7 @@ static int jemalloc_figures(struct session *s)
         sample(s->out, "jemalloc_resident_bytes", f.resident);
         sample(s->out, "jemalloc_mapped_bytes", f.mapped);
         sample(s->out, "jemalloc_retained_bytes", f.retained);
+        *heap = f.resident;
     }
     if (f.pages) {
         sample(s->out, "jemalloc_dirty_bytes", f.dirty);
@@ -173,7 +183,7 @@ static int jemalloc_figures(struct session *s)
     return 0;
 }
 
-static int other_figures(struct session *s)
+static int other_figures(struct session *s, uint64_t *heap)
 {
     if (!allocator_has_stats(s->alloc.kind))
         return 0;
@@ -187,6 +197,7 @@ static int other_figures(struct session *s)
     sample(s->out, "memprof_heap_free_bytes", st.free_held);
     sample(s->out, "memprof_heap_system_bytes", st.from_system);
     sample(s->out, "memprof_heap_mmapped_bytes", st.mmapped);
+    *heap = st.from_system;
     allocator_stats_free(&st);
     return 0;
 }
@@ -231,12 +242,33 @@ static void cgroup_figures(struct session *s)
         pressure(s->out, "full", &c.full);
 }
 
+/* Where RSS is (session/memory_account.c, as 'memory' shows it): one
+ * sample per category key, every key each time so that series do not
+ * come and go; files together. */
+static void rss_figures(struct session *s, uint64_t heap)
+{
+    struct memory_account a;
+    char why[256];
+    if (memory_account_read(s, heap, allocator_kind_name(s->alloc.kind), &a, why,
+                            sizeof why) < 0)
+        return;
+    sample(s->out, "memprof_process_rss_accounted_bytes", a.rss.rss);
+    for (size_t i = 0; i < MEMORY_ACCOUNT_NKEYS; i++)
+        fprintf(s->out, "memprof_process_rss_category_bytes{category=\"%s\"} %" PRIu64 "\n",
+                memory_account_keys[i], memory_account_key(&a, memory_account_keys[i]));
+    memory_account_free(&a);
+}
+
 static int metrics_job(struct session *s, void *arg)
 {
     (void)arg;
     process_memory(s);
     cgroup_figures(s);
-    int rc = s->alloc.kind == ALLOCATOR_JEMALLOC ? jemalloc_figures(s) : other_figures(s);
+    uint64_t heap = UINT64_MAX;
+    int rc = s->alloc.kind == ALLOCATOR_JEMALLOC ? jemalloc_figures(s, &heap)
+                                                 : other_figures(s, &heap);
+    if (rc == 0)
+        rss_figures(s, heap);
     stopped_time(s);
     return rc ? 500 : 200;
 }
@@ -285,14 +317,15 @@ static void add_sample(struct collected *c, int m, const struct served_process *
     fprintf(f, "%s%s} %s\n", labels ? "," : "", labels ? labels : "", value);
 }
 
-/* A worker's labels: one key="digits", all the workers write
- * (arena="3"); anything else drops the sample. */
+/* A worker's labels: one key="value" of lower-case letters, digits and
+ * '_', all the workers write (arena="3", category="thread_stacks"):
+ * nothing to escape; anything else drops the sample. */
 static bool labels_ok(const char *l, size_t len)
 {
     size_t k = strspn(l, "abcdefghijklmnopqrstuvwxyz_");
     if (k == 0 || k + 3 > len || l[k] != '=' || l[k + 1] != '"' || l[len - 1] != '"')
         return false;
-    size_t d = strspn(l + k + 2, "0123456789");
+    size_t d = strspn(l + k + 2, "abcdefghijklmnopqrstuvwxyz_0123456789");
     return d > 0 && k + 2 + d == len - 1;
 }
 

@@ -16,13 +16,18 @@
 #include "lib/base/file_read.h"
 #include "session/process_files.h"
 
+const char *const memory_account_keys[MEMORY_ACCOUNT_NKEYS] = {
+    "sampler", "main_stack", "thread_stacks", "unseen_stacks", "heap",
+    "anon_other", "anon_unsplit", "shared", "other", "file",
+};
+
 /* Bounded: a process with more threads has its others' stacks told by
  * their layout. */
 #define THREADS_READ_MAX 65536
 
-static int add(struct memory_account *a, uint64_t bytes, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int add(struct memory_account *a, uint64_t bytes, const char *fmt, ...)
+static int add(struct memory_account *a, const char *key, uint64_t bytes, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int add(struct memory_account *a, const char *key, uint64_t bytes, const char *fmt, ...)
 {
     if (!bytes)
         return 0;
@@ -34,6 +39,7 @@ static int add(struct memory_account *a, uint64_t bytes, const char *fmt, ...)
     vsnprintf(p->name, sizeof p->name, fmt, ap);
     va_end(ap);
     p->bytes = bytes;
+    p->key = key;
     return 0;
 }
 
@@ -77,12 +83,12 @@ static int anon_parts(struct memory_account *a, uint64_t heap, const char *who)
 {
     uint64_t anon = a->rss.anon;
     if (heap == UINT64_MAX)
-        return add(a, anon, "anonymous: the allocator's heap and other mmaps (no figure "
+        return add(a, "anon_unsplit", anon, "anonymous: the allocator's heap and other mmaps (no figure "
                    "of the allocator's to split them)");
     if (heap <= anon)
-        return add(a, heap, "%s heap (its own figure: at most)", who) ||
-               add(a, anon - heap, "anonymous, not %s's heap (at least: other mmaps)", who);
-    return add(a, anon, "anonymous: %s heap and other mmaps, not told apart (%s's figure "
+        return add(a, "heap", heap, "%s heap (its own figure: at most)", who) ||
+               add(a, "anon_other", anon - heap, "anonymous, not %s's heap (at least: other mmaps)", who);
+    return add(a, "anon_unsplit", anon, "anonymous: %s heap and other mmaps, not told apart (%s's figure "
                "is above it: it counts pages never touched)", who, who);
 }
 
@@ -95,17 +101,17 @@ static int by_bytes(const void *x, const void *y)
 static int parts(struct memory_account *a, uint64_t heap, const char *who)
 {
     const struct rss_account *r = &a->rss;
-    if (add(a, r->sampler, "memprof's sampler region") ||
-        add(a, r->main_stack, "main thread's stack") ||
-        add(a, r->thread_stacks, "thread stacks (%u threads found by their stack pointer)",
+    if (add(a, "sampler", r->sampler, "memprof's sampler region") ||
+        add(a, "main_stack", r->main_stack, "main thread's stack") ||
+        add(a, "thread_stacks", r->thread_stacks, "thread stacks (%u threads found by their stack pointer)",
             r->stacks_seen) ||
-        add(a, r->unseen_stacks, "stack-like mappings holding no stack pointer read "
+        add(a, "unseen_stacks", r->unseen_stacks, "stack-like mappings holding no stack pointer read "
             "(running threads, or exited threads' stacks glibc keeps)") ||
-        anon_parts(a, heap, who) || add(a, r->shared, "shared memory") ||
-        add(a, r->other, "other mappings ([vdso], [vvar] ...)"))
+        anon_parts(a, heap, who) || add(a, "shared", r->shared, "shared memory") ||
+        add(a, "other", r->other, "other mappings ([vdso], [vvar] ...)"))
         return -1;
     for (size_t i = 0; i < r->nfiles; i++)
-        if (add(a, r->files[i].rss, "file: %s", r->files[i].path))
+        if (add(a, "file", r->files[i].rss, "file: %s", r->files[i].path))
             return -1;
     qsort(a->parts, a->nparts, sizeof *a->parts, by_bytes);
     return 0;
@@ -149,6 +155,7 @@ void memory_account_json(json_object *o, const struct memory_account *a)
     for (size_t i = 0; i < a->nparts; i++) {
         json_object *c = json_object_new_object();
         json_object_object_add(c, "name", json_object_new_string(a->parts[i].name));
+        json_object_object_add(c, "key", json_object_new_string(a->parts[i].key));
         json_object_object_add(c, "bytes", json_object_new_uint64(a->parts[i].bytes));
         json_object_array_add(arr, c);
     }
@@ -157,4 +164,13 @@ void memory_account_json(json_object *o, const struct memory_account *a)
     json_object_object_add(o, "rss_lazyfree", json_object_new_uint64(a->rss.lazyfree));
     json_object_object_add(o, "threads", json_object_new_uint64(a->threads));
     json_object_object_add(o, "threads_with_sp", json_object_new_uint64(a->threads_with_sp));
+}
+
+uint64_t memory_account_key(const struct memory_account *a, const char *key)
+{
+    uint64_t sum = 0;
+    for (size_t i = 0; i < a->nparts; i++)
+        if (strcmp(a->parts[i].key, key) == 0)
+            sum += a->parts[i].bytes;
+    return sum;
 }

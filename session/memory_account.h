@@ -14,7 +14,10 @@
 #include "session/session.h"
 
 struct memory_part {
-    char name[320];
+    const char *key;    /* stable, for labels: sampler, main_stack,
+                         * thread_stacks, unseen_stacks, heap, anon_other,
+                         * anon_unsplit, shared, other, file */
+    char name[320];     /* for people (a file's path in it) */
     uint64_t bytes;
 };
 
@@ -33,8 +36,15 @@ int memory_account_read(struct session *s, uint64_t heap, const char *who,
                         struct memory_account *out, char *why, size_t whylen);
 void memory_account_free(struct memory_account *a);
 
-/* Into o: rss_bytes, categories [{name, bytes}] (adding up to rss_bytes),
+/* Into o: rss_bytes, categories [{name, key, bytes}] (adding up to rss_bytes),
  * rss_anon_huge, rss_lazyfree, threads, threads_with_sp. */
 void memory_account_json(json_object *o, const struct memory_account *a);
+
+/* The bytes of every part with that key (files: all of them). */
+uint64_t memory_account_key(const struct memory_account *a, const char *key);
+
+/* The keys, in a fixed order (MEMORY_ACCOUNT_NKEYS of them). */
+#define MEMORY_ACCOUNT_NKEYS 10
+extern const char *const memory_account_keys[MEMORY_ACCOUNT_NKEYS];
 
 #endif

@@ -7,7 +7,8 @@
 # stats.resident is above its anonymous RSS: no line says a false 0 any
 # more, the anonymous memory is one named category that cannot be split.
 # glibc_live with memprof's sampler in: the sampler's region is a
-# category of its own.
+# category of its own.  serve's /metrics gives the categories by key,
+# adding up the same way.
 . "$SRCDIR/tests/integration/lib.sh"
 
 MIB=1048576
@@ -35,10 +36,25 @@ check "the 32 MiB mmap is in the anonymous memory not jemalloc's (>= 28 MiB)" \
     ge "$(jf 'cat("anonymous, not jemalloc")')" $((28 * MIB))
 check "jemalloc's heap is a category" ge "$(jf 'cat("jemalloc heap")')" 1
 check "libc is a file category" [ "$(jf 'any(c["name"].startswith("file: ") and c["name"].endswith("/libc.so.6") for c in cats)')" = True ]
+check "categories carry stable keys" \
+    [ "$(jf '[c["key"] for c in cats if c["name"].startswith("thread stacks")][0]')" = thread_stacks ]
 mp -p "$PID" -e memory
 check "memory: where RSS is" out_has '^where RSS is \(one read of smaps: [0-9.]+ MiB'
 check "memory: the thread stacks line" out_has '^ +[0-9.]+ MiB  thread stacks \(20 threads found by their stack pointer\)$'
 check "memory: what is not jemalloc's, as a lower bound" out_has '^anonymous, not jemalloc +[0-9.]+ MiB  \(at least'
+
+# serve's /metrics reads the same figures: every category key, adding up
+start_serve --target "exe=$TARGETS/thread_stacks"
+http GET "/metrics?pid=$PID"
+check "/metrics: 200" status_is 200
+rss_cat() {   # the samples of memprof_process_rss_category_bytes: "key value" lines
+    sed -n "s/^memprof_process_rss_category_bytes{pid=\"$PID\".*,category=\"\([a-z_]*\)\"} \([0-9]*\)\$/\1 \2/p" "$WORK/body"
+}
+check "/metrics: the ten category keys" [ "$(rss_cat | wc -l)" = 10 ]
+check "/metrics: the categories add up to memprof_process_rss_accounted_bytes" \
+    [ "$(rss_cat | awk '{ s += $2 } END { print s }')" = \
+      "$(awk -v pid="$PID" 'index($1, "memprof_process_rss_accounted_bytes{pid=\"" pid "\"") == 1 { print $2 }' "$WORK/body")" ]
+check "/metrics: thread_stacks >= 20 x 256 KiB" ge "$(rss_cat | awk '$1 == "thread_stacks" { print $2 }')" $((20 * 256 * 1024))
 check "thread_stacks untouched" untouched "$PID"
 
 CONF=dirty_decay_ms:-1,muzzy_decay_ms:-1 start_target known_heap
