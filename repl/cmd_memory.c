@@ -394,13 +394,12 @@ static void memory_read(struct session *s, struct memory_view *m)
     m->cgroup_ok = process_cgroup_memory(s, &m->cg, m->cgroup_why,
                                          sizeof m->cgroup_why) == 0;
     m->host_oom_kills = cgroup_host_oom_kills();
-    uint64_t heap = UINT64_MAX;
-    const char *who = allocator_kind_name(s->alloc.kind);
+    struct memory_heap heap = {.who = allocator_kind_name(s->alloc.kind), .total = UINT64_MAX};
     if (s->alloc.kind == ALLOCATOR_JEMALLOC && m->je.stats)
-        heap = m->je.resident;
+        memory_heap_jemalloc(&heap, m->je.resident, m->je.active);
     else if (m->have_other)
-        heap = m->other.from_system;
-    m->acct_ok = memory_account_read(s, heap, who, &m->acct, m->acct_why,
+        memory_heap_other(&heap, heap.who, m->other.from_system, m->other.in_use);
+    m->acct_ok = memory_account_read(s, &heap, &m->acct, m->acct_why,
                                      sizeof m->acct_why) == 0;
 }
 

@@ -145,7 +145,7 @@ static void process_memory(struct session *s)
 }
 
 /* jemalloc's figures (one stop), with its profiler's settings. */
-static int jemalloc_figures(struct session *s, uint64_t *heap)
+static int jemalloc_figures(struct session *s, struct memory_heap *heap)
 {
     bool active = false, enabled = false;
     uint64_t lg = 0;
@@ -165,7 +165,7 @@ static int jemalloc_figures(struct session *s, uint64_t *heap)
         sample(s->out, "jemalloc_resident_bytes", f.resident);
         sample(s->out, "jemalloc_mapped_bytes", f.mapped);
         sample(s->out, "jemalloc_retained_bytes", f.retained);
-        *heap = f.resident;
+        memory_heap_jemalloc(heap, f.resident, f.active);
     }
     if (f.pages) {
         sample(s->out, "jemalloc_dirty_bytes", f.dirty);
@@ -183,7 +183,7 @@ static int jemalloc_figures(struct session *s, uint64_t *heap)
     return 0;
 }
 
-static int other_figures(struct session *s, uint64_t *heap)
+static int other_figures(struct session *s, struct memory_heap *heap)
 {
     if (!allocator_has_stats(s->alloc.kind))
         return 0;
@@ -197,7 +197,7 @@ static int other_figures(struct session *s, uint64_t *heap)
     sample(s->out, "memprof_heap_free_bytes", st.free_held);
     sample(s->out, "memprof_heap_system_bytes", st.from_system);
     sample(s->out, "memprof_heap_mmapped_bytes", st.mmapped);
-    *heap = st.from_system;
+    memory_heap_other(heap, heap->who, st.from_system, st.in_use);
     allocator_stats_free(&st);
     return 0;
 }
@@ -245,12 +245,11 @@ static void cgroup_figures(struct session *s)
 /* Where RSS is (session/memory_account.c, as 'memory' shows it): one
  * sample per category key, every key each time so that series do not
  * come and go; files together. */
-static void rss_figures(struct session *s, uint64_t heap)
+static void rss_figures(struct session *s, const struct memory_heap *heap)
 {
     struct memory_account a;
     char why[256];
-    if (memory_account_read(s, heap, allocator_kind_name(s->alloc.kind), &a, why,
-                            sizeof why) < 0)
+    if (memory_account_read(s, heap, &a, why, sizeof why) < 0)
         return;
     sample(s->out, "memprof_process_rss_accounted_bytes", a.rss.rss);
     for (size_t i = 0; i < MEMORY_ACCOUNT_NKEYS; i++)
@@ -264,11 +263,11 @@ static int metrics_job(struct session *s, void *arg)
     (void)arg;
     process_memory(s);
     cgroup_figures(s);
-    uint64_t heap = UINT64_MAX;
+    struct memory_heap heap = {.who = allocator_kind_name(s->alloc.kind), .total = UINT64_MAX};
     int rc = s->alloc.kind == ALLOCATOR_JEMALLOC ? jemalloc_figures(s, &heap)
                                                  : other_figures(s, &heap);
     if (rc == 0)
-        rss_figures(s, heap);
+        rss_figures(s, &heap);
     stopped_time(s);
     return rc ? 500 : 200;
 }

@@ -76,20 +76,60 @@ static uint64_t *thread_sps(struct session *s, size_t *n, struct memory_account 
     return sps;
 }
 
+void memory_heap_jemalloc(struct memory_heap *h, uint64_t resident, uint64_t active)
+{
+    *h = (struct memory_heap){.who = "jemalloc", .total = resident};
+    if (active > resident)
+        return;
+    /* stats.metadata counts metadata not resident too: the rest is given
+     * whole, not split by it. */
+    h->n = 2;
+    h->part[0].what = "active pages (allocations, rounded to their size class)";
+    h->part[0].bytes = active;
+    h->part[1].what = "metadata and unused dirty pages ('purge' returns the dirty ones)";
+    h->part[1].bytes = resident - active;
+}
+
+void memory_heap_other(struct memory_heap *h, const char *who, uint64_t from_system,
+                       uint64_t in_use)
+{
+    *h = (struct memory_heap){.who = who, .total = from_system};
+    if (from_system == UINT64_MAX || in_use == UINT64_MAX || in_use > from_system)
+        return;
+    h->n = 2;
+    h->part[0].what = "in use";
+    h->part[0].bytes = in_use;
+    h->part[1].what = "free, held ('purge' may return some)";
+    h->part[1].bytes = from_system - in_use;
+}
+
+/* The heap's figure as categories: by what it is made of where known. */
+static int heap_parts(struct memory_account *a, const struct memory_heap *h)
+{
+    if (!h->n)
+        return add(a, "heap", h->total, "%s heap (its own figure: at most)", h->who);
+    for (size_t i = 0; i < h->n; i++)
+        if (add(a, "heap", h->part[i].bytes, "%s heap (its own figure: at most): %s", h->who,
+                h->part[i].what))
+            return -1;
+    return 0;
+}
+
 /* The anonymous memory, split by the allocator's figure where it can be:
  * the figure counts pages never touched (an upper bound), so a figure
  * above the anonymous RSS splits nothing, and says so. */
-static int anon_parts(struct memory_account *a, uint64_t heap, const char *who)
+static int anon_parts(struct memory_account *a, const struct memory_heap *h)
 {
     uint64_t anon = a->rss.anon;
-    if (heap == UINT64_MAX)
-        return add(a, "anon_unsplit", anon, "anonymous: the allocator's heap and other mmaps (no figure "
-                   "of the allocator's to split them)");
-    if (heap <= anon)
-        return add(a, "heap", heap, "%s heap (its own figure: at most)", who) ||
-               add(a, "anon_other", anon - heap, "anonymous, not %s's heap (at least: other mmaps)", who);
-    return add(a, "anon_unsplit", anon, "anonymous: %s heap and other mmaps, not told apart (%s's figure "
-               "is above it: it counts pages never touched)", who, who);
+    if (h->total == UINT64_MAX)
+        return add(a, "anon_unsplit", anon, "anonymous: the allocator's heap and other "
+                   "mmaps (no figure of the allocator's to split them)");
+    if (h->total <= anon)
+        return heap_parts(a, h) ||
+               add(a, "anon_other", anon - h->total, "anonymous, not %s's heap (at least: "
+                   "other mmaps)", h->who);
+    return add(a, "anon_unsplit", anon, "anonymous: %s heap and other mmaps, not told apart "
+               "(%s's figure is above it: it counts pages never touched)", h->who, h->who);
 }
 
 static int by_bytes(const void *x, const void *y)
@@ -98,7 +138,7 @@ static int by_bytes(const void *x, const void *y)
     return a->bytes < b->bytes ? 1 : a->bytes > b->bytes ? -1 : strcmp(a->name, b->name);
 }
 
-static int parts(struct memory_account *a, uint64_t heap, const char *who)
+static int parts(struct memory_account *a, const struct memory_heap *heap)
 {
     const struct rss_account *r = &a->rss;
     if (add(a, "sampler", r->sampler, "memprof's sampler region") ||
@@ -107,7 +147,7 @@ static int parts(struct memory_account *a, uint64_t heap, const char *who)
             r->stacks_seen) ||
         add(a, "unseen_stacks", r->unseen_stacks, "stack-like mappings holding no stack pointer read "
             "(running threads, or exited threads' stacks glibc keeps)") ||
-        anon_parts(a, heap, who) || add(a, "shared", r->shared, "shared memory") ||
+        anon_parts(a, heap) || add(a, "shared", r->shared, "shared memory") ||
         add(a, "other", r->other, "other mappings ([vdso], [vvar] ...)"))
         return -1;
     for (size_t i = 0; i < r->nfiles; i++)
@@ -117,7 +157,7 @@ static int parts(struct memory_account *a, uint64_t heap, const char *who)
     return 0;
 }
 
-int memory_account_read(struct session *s, uint64_t heap, const char *who,
+int memory_account_read(struct session *s, const struct memory_heap *heap,
                         struct memory_account *out, char *why, size_t whylen)
 {
     memset(out, 0, sizeof *out);
@@ -128,7 +168,7 @@ int memory_account_read(struct session *s, uint64_t heap, const char *who,
     if (!text)
         snprintf(why, whylen, "cannot read /proc/%d/smaps: is the process gone?",
                  (int)target_pid(s->target));
-    else if (rss_account_smaps(text, len, sps, nsp, &out->rss) < 0 || parts(out, heap, who) < 0)
+    else if (rss_account_smaps(text, len, sps, nsp, &out->rss) < 0 || parts(out, heap) < 0)
         snprintf(why, whylen, "out of memory accounting /proc/%d/smaps",
                  (int)target_pid(s->target));
     else

@@ -29,10 +29,28 @@ struct memory_account {
     unsigned threads_with_sp;   /* of which a stack pointer could be read */
 };
 
-/* heap: the allocator's figure of its heap's resident memory (jemalloc's
- * stats.resident, glibc's from-the-system), UINT64_MAX when unknown; who
- * names the allocator.  0, or -1 with why. */
-int memory_account_read(struct session *s, uint64_t heap, const char *who,
+/* The allocator's own figure of its heap's resident memory (jemalloc's
+ * stats.resident, glibc's from-the-system), and what it is made of where
+ * the allocator says (adding up to total, or n 0). */
+struct memory_heap {
+    const char *who;           /* the allocator's name */
+    uint64_t total;            /* UINT64_MAX when unknown */
+    size_t n;
+    struct {
+        const char *what;
+        uint64_t bytes;
+    } part[3];
+};
+
+/* heap's figures, from jemalloc's summary (resident = active + resident
+ * metadata + unused dirty pages) or another allocator's statistics (in
+ * use, free). */
+void memory_heap_jemalloc(struct memory_heap *h, uint64_t resident, uint64_t active);
+void memory_heap_other(struct memory_heap *h, const char *who, uint64_t from_system,
+                       uint64_t in_use);
+
+/* 0, or -1 with why. */
+int memory_account_read(struct session *s, const struct memory_heap *heap,
                         struct memory_account *out, char *why, size_t whylen);
 void memory_account_free(struct memory_account *a);
 

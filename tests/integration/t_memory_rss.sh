@@ -34,7 +34,8 @@ check "the 20 stacks hold >= 20 x 256 KiB" ge "$(jf 'cat("thread stacks")')" $((
 check "every thread gave its stack pointer" [ "$(jf 'd["threads"] == d["threads_with_sp"] == 21')" = True ]
 check "the 32 MiB mmap is in the anonymous memory not jemalloc's (>= 28 MiB)" \
     ge "$(jf 'cat("anonymous, not jemalloc")')" $((28 * MIB))
-check "jemalloc's heap is a category" ge "$(jf 'cat("jemalloc heap")')" 1
+check "jemalloc's heap: active pages, then metadata and dirty pages, adding up to stats.resident" \
+    [ "$(jf 'cat("jemalloc heap") == d["jemalloc_resident"] and cat("jemalloc heap (its own figure: at most): active pages") == d["jemalloc_active"] and cat("jemalloc heap (its own figure: at most): metadata and unused dirty pages") > 0')" = True ]
 check "libc is a file category" [ "$(jf 'any(c["name"].startswith("file: ") and c["name"].endswith("/libc.so.6") for c in cats)')" = True ]
 check "categories carry stable keys" \
     [ "$(jf '[c["key"] for c in cats if c["name"].startswith("thread stacks")][0]')" = thread_stacks ]
