@@ -1,8 +1,8 @@
 /* cmd_memory.c - the commands about where a live process's memory is:
  * purge and decay (jemalloc's unused dirty pages), memory (the kernel's
  * view of the whole process reconciled with jemalloc's), and stats
- * (jemalloc's statistics in one stop).  The kernel's files are read
- * through a live thread's /proc directory; the cgroup's part is
+ * (jemalloc's statistics in one stop).  memory's figures are read below
+ * (session/memory_view.c) and shown here; the cgroup's lines are
  * memory_cgroup.c's. */
 #include "repl/command_table.h"
 #include "session/control.h"
@@ -32,36 +32,10 @@
 #include "session/jemalloc_stats_json.h"
 #include "session/jemalloc_summary.h"
 #include "session/json_answer.h"
-#include "session/memory_account.h"
+#include "session/memory_view.h"
 #include "session/process_files.h"
 #include "repl/options.h"
 
-
-/* ---- the kernel's files ---- */
-
-static bool proc_faults(struct session *s, uint64_t *minflt, uint64_t *majflt)
-{
-    size_t len;
-    char *text = process_file(s, "stat", &len);
-    bool ok = text && procmem_stat_faults(text, len, minflt, majflt);
-    free(text);
-    return ok;
-}
-
-/* A number alone in a file (oom_score). */
-static bool proc_number(struct session *s, const char *file, int64_t *v)
-{
-    size_t len;
-    char *text = process_file(s, file, &len), *end;
-    bool ok = false;
-    if (text) {
-        long long n = strtoll(text, &end, 10);
-        ok = end != text && (*end == '\n' || *end == 0);
-        *v = n;
-    }
-    free(text);
-    return ok;
-}
 
 /* ---- jemalloc's figures ---- */
 
@@ -342,74 +316,6 @@ out:
 
 /* ---- memory ---- */
 
-struct memory_view {
-    uint64_t rss, pss, pss_anon, pss_file, anon, swap, hwm, rss_anon, rss_file, rss_shmem;
-    bool rollup, status;
-    uint64_t minflt, majflt;
-    bool faults;
-    double minflt_rate, majflt_rate, interval;
-    int64_t oom_score, oom_score_adj;
-    bool oom;
-    struct jemalloc_summary je;
-    struct allocator_stats other; /* another allocator's (have_other) */
-    bool have_other;
-    char other_why[1024];
-    struct cgroup_memory cg;
-    bool cgroup_ok;
-    char cgroup_why[768];
-    uint64_t host_oom_kills;      /* CGROUP_ABSENT when unknown */
-    struct memory_account acct;   /* where RSS is (acct_ok) */
-    bool acct_ok;
-    char acct_why[256];
-};
-
-static void memory_read(struct session *s, struct memory_view *m)
-{
-    size_t len;
-    char *r = process_file(s, "smaps_rollup", &len);
-    m->rollup = r && procmem_field(r, len, "Rss", &m->rss);
-    if (m->rollup) {
-        procmem_field(r, len, "Pss", &m->pss);
-        procmem_field(r, len, "Pss_Anon", &m->pss_anon);
-        procmem_field(r, len, "Pss_File", &m->pss_file);
-        procmem_field(r, len, "Anonymous", &m->anon);
-        procmem_field(r, len, "Swap", &m->swap);
-    }
-    free(r);
-    char *st = process_file(s, "status", &len);
-    m->status = st && procmem_field(st, len, "VmHWM", &m->hwm);
-    if (m->status) {
-        procmem_field(st, len, "RssAnon", &m->rss_anon);
-        procmem_field(st, len, "RssFile", &m->rss_file);
-        procmem_field(st, len, "RssShmem", &m->rss_shmem);
-        if (!m->rollup) {
-            procmem_field(st, len, "VmRSS", &m->rss);
-            procmem_field(st, len, "VmSwap", &m->swap);
-            m->anon = m->rss_anon;
-        }
-    }
-    free(st);
-    m->oom = proc_number(s, "oom_score", &m->oom_score) &&
-             proc_number(s, "oom_score_adj", &m->oom_score_adj);
-    m->cgroup_ok = process_cgroup_memory(s, &m->cg, m->cgroup_why,
-                                         sizeof m->cgroup_why) == 0;
-    m->host_oom_kills = cgroup_host_oom_kills();
-    struct memory_heap heap = {.who = allocator_kind_name(s->alloc.kind), .total = UINT64_MAX};
-    if (s->alloc.kind == ALLOCATOR_JEMALLOC && m->je.stats)
-        memory_heap_jemalloc(&heap, m->je.resident, m->je.active);
-    else if (m->have_other)
-        memory_heap_other(&heap, heap.who, m->other.from_system, m->other.in_use);
-    m->acct_ok = memory_account_read(s, &heap, &m->acct, m->acct_why,
-                                     sizeof m->acct_why) == 0;
-}
-
-static void memory_view_free(struct memory_view *m)
-{
-    if (m->have_other)
-        allocator_stats_free(&m->other);
-    memory_account_free(&m->acct);
-}
-
 /* The parts, largest first; files beyond the first few in one line (the
  * JSON has each). */
 #define FILES_SHOWN 6
@@ -501,24 +407,6 @@ static void maps_text(struct session *s, const struct procmem_groups *g,
             fprintf(s->out, "  %-42s %5s %10s %10" PRIu64 "\n", "not split: jemalloc's "
                     "stats.resident is above it by", "", "", (je->resident - p->rss) >> 10);
     }
-}
-
-/* Another allocator's figures for 'memory': one that has none is said,
- * not an error. */
-static int other_read(struct session *s, struct memory_view *m)
-{
-    if (!allocator_has_stats(s->alloc.kind)) {
-        snprintf(m->other_why, sizeof m->other_why, "%s",
-                 allocator_why_no_stats(s->alloc.kind));
-        return 0;
-    }
-    struct mp_error err;
-    if (allocator_stats(s->target, &s->alloc, &m->other, &err) < 0) {
-        say_error("%s", err.msg);
-        return -1;
-    }
-    m->have_other = true;
-    return 0;
 }
 
 static void other_json(json_object *o, struct session *s, const struct allocator_stats *st,
@@ -685,34 +573,8 @@ int cmd_memory(struct session *s, int argc, char **argv)
         }
     }
     struct memory_view m;
-    memset(&m, 0, sizeof m);
-    if (s->alloc.kind == ALLOCATOR_JEMALLOC ? jemalloc_summary_read(s, NULL, 0, &m.je)
-                                            : other_read(s, &m))
+    if (memory_view_read(s, interval, &m))
         return -1;
-    m.faults = proc_faults(s, &m.minflt, &m.majflt);
-    if (interval > 0 && m.faults) {
-        struct timespec ts = {(time_t)interval,
-                              (long)((interval - (double)(time_t)interval) * 1e9)};
-        if (nanosleep(&ts, NULL) != 0) {
-            say_error("memory --interval: interrupted");
-            return -1;
-        }
-        uint64_t mi, ma;
-        if (proc_faults(s, &mi, &ma)) {
-            m.interval = interval;
-            m.minflt_rate = (double)memory_minus(mi, m.minflt) / interval;
-            m.majflt_rate = (double)memory_minus(ma, m.majflt) / interval;
-            m.minflt = mi;
-            m.majflt = ma;
-        }
-    }
-    memory_read(s, &m);
-    if (!m.status && !m.rollup) {
-        say_error("cannot read /proc/%d/status or smaps_rollup: is the process gone?",
-                      (int)target_pid(s->target));
-        memory_view_free(&m);
-        return -1;
-    }
     struct procmem_groups g = {0}, *gp = NULL;
     if (opts[1].given) {
         size_t len;
