@@ -30,6 +30,7 @@
 #include "repl/cmd_memory.h"
 #include "repl/memory_cgroup.h"
 #include "session/jemalloc_stats_json.h"
+#include "session/jemalloc_stats_summary.h"
 #include "session/jemalloc_summary.h"
 #include "session/json_answer.h"
 #include "session/memory_view.h"
@@ -601,189 +602,6 @@ int cmd_memory(struct session *s, int argc, char **argv)
 
 /* ---- stats ---- */
 
-/* A growing list of reads made in one stop, each into an 8-byte slot
- * (every value read here fits: little-endian, zeroed first). */
-struct read_slot {
-    char name[64];
-    uint64_t val;
-};
-
-struct reads {
-    struct read_slot *slots;
-    size_t n, cap;
-    struct mallctl_call *v;    /* the calls, made by reads_link */
-    bool oom;
-};
-
-static size_t reads_add(struct reads *r, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-static size_t reads_add(struct reads *r, const char *fmt, ...)
-{
-    if (array_reserve(&r->slots, &r->cap, r->n + 1, sizeof *r->slots, 256)) {
-        r->oom = true;
-        return 0;
-    }
-    size_t i = r->n++;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(r->slots[i].name, sizeof r->slots[i].name, fmt, ap);
-    va_end(ap);
-    r->slots[i].val = 0;
-    return i;
-}
-
-/* The calls, pointing into the slots: made once every read is added (the
- * slots move while the list grows). */
-static void reads_link(struct reads *r)
-{
-    struct mallctl_call *v = r->n ? realloc(r->v, r->n * sizeof *v) : NULL;
-    if (!v) {
-        r->oom = true;
-        return;
-    }
-    r->v = v;
-    for (size_t i = 0; i < r->n; i++) {
-        const struct mallctl_info *info = mallctl_lookup(r->slots[i].name);
-        r->v[i] = (struct mallctl_call){.name = r->slots[i].name, .old = &r->slots[i].val,
-                                        .oldlen = info ? mallctl_type_size(info->type) : 8};
-    }
-}
-
-static void reads_free(struct reads *r)
-{
-    free(r->v);
-    free(r->slots);
-}
-
-/* jemalloc's size classes: constants of its build, read once per process
- * (a stop of their own, before the first summary). */
-struct size_classes {
-    pid_t pid;
-    uint64_t mallctl;          /* which copy of jemalloc */
-    unsigned nbins, nlextents;
-    unsigned narenas;          /* as last seen: the arenas a summary reads */
-    uint64_t page;
-    uint64_t *bin_size, *lextent_size;
-};
-static struct size_classes classes;
-
-/* Large classes listed one by one: up to 64 GiB (each class is one more
- * call in the stop; the rest, rarely used, is one remainder taken from
- * large.allocated). */
-#define LARGE_LISTED_MAX (1ull << 36)
-
-static int classes_read(struct session *s)
-{
-    const struct jemalloc_copy *c = jemalloc_copy(s->target,
-                                                    jemalloc_selected(s->target));
-    if (classes.pid == target_pid(s->target) && classes.mallctl == c->mallctl)
-        return 0;
-    free(classes.bin_size);
-    free(classes.lextent_size);
-    memset(&classes, 0, sizeof classes);
-    unsigned nbins = 0, nlextents = 0, narenas = 0;
-    uint64_t page = 0;
-    struct mallctl_call first[] = {
-        {.name = "arenas.nbins", .old = &nbins, .oldlen = sizeof nbins},
-        {.name = "arenas.nlextents", .old = &nlextents, .oldlen = sizeof nlextents},
-        {.name = "arenas.page", .old = &page, .oldlen = sizeof(size_t)},
-        {.name = "arenas.narenas", .old = &narenas, .oldlen = sizeof narenas},
-    };
-    if (control_run_calls(s, first, 4))
-        return -1;
-    for (int i = 0; i < 4; i++)
-        if (first[i].ret)
-            return control_mallctl_failed(s, first[i].name, first[i].ret, false);
-    if (nbins > 1024 || nlextents > 1024) {
-        say_error("jemalloc in process %d reports %u bins and %u large classes: "
-                      "more than memprof expects of any build", (int)target_pid(s->target),
-                      nbins, nlextents);
-        return -1;
-    }
-    struct reads r = {0};
-    for (unsigned j = 0; j < nbins; j++)
-        reads_add(&r, "arenas.bin.%u.size", j);
-    for (unsigned j = 0; j < nlextents; j++)
-        reads_add(&r, "arenas.lextent.%u.size", j);
-    int rc = -1;
-    reads_link(&r);
-    if (r.oom) {
-        say_error("out of memory");
-        goto out;
-    }
-    if (control_run_calls(s, r.v, r.n))
-        goto out;
-    classes.bin_size = calloc(nbins + 1, sizeof *classes.bin_size);
-    classes.lextent_size = calloc(nlextents + 1, sizeof *classes.lextent_size);
-    if (!classes.bin_size || !classes.lextent_size) {
-        say_error("out of memory");
-        goto out;
-    }
-    for (size_t i = 0; i < r.n; i++) {
-        if (r.v[i].ret) {
-            control_mallctl_failed(s, r.slots[i].name, r.v[i].ret, false);
-            goto out;
-        }
-        if (i < nbins)
-            classes.bin_size[i] = r.slots[i].val;
-        else
-            classes.lextent_size[i - nbins] = r.slots[i].val;
-    }
-    classes.pid = target_pid(s->target);
-    classes.mallctl = c->mallctl;
-    classes.nbins = nbins;
-    classes.nlextents = nlextents;
-    classes.page = page;
-    classes.narenas = narenas;
-    rc = 0;
-out:
-    reads_free(&r);
-    return rc;
-}
-
-#define ARENAS_SHOWN 64
-
-/* Indices of the summary's reads. */
-struct summary_at {
-    size_t epoch, totals, pdirty, pmuzzy, large_all, narenas;
-    size_t arena0;             /* ARENA_READS per arena from here */
-    size_t bins0, large0;
-    unsigned arenas, large_listed;
-};
-#define ARENA_READS 7
-
-static void summary_plan(struct reads *r, struct summary_at *at, unsigned narenas)
-{
-    at->epoch = reads_add(r, "epoch");
-    at->totals = r->n;
-    for (size_t i = 0; i < JEMALLOC_SUMMARY_NFIG; i++)
-        reads_add(r, "%s", jemalloc_summary_names[i]);
-    at->pdirty = reads_add(r, "stats.arenas.%u.pdirty", MALLCTL_ARENAS_ALL);
-    at->pmuzzy = reads_add(r, "stats.arenas.%u.pmuzzy", MALLCTL_ARENAS_ALL);
-    at->large_all = reads_add(r, "stats.arenas.%u.large.allocated", MALLCTL_ARENAS_ALL);
-    at->narenas = reads_add(r, "arenas.narenas");
-    at->arena0 = r->n;
-    at->arenas = narenas < ARENAS_SHOWN ? narenas : ARENAS_SHOWN;
-    for (unsigned i = 0; i < at->arenas; i++) {
-        reads_add(r, "stats.arenas.%u.nthreads", i);
-        reads_add(r, "stats.arenas.%u.small.allocated", i);
-        reads_add(r, "stats.arenas.%u.large.allocated", i);
-        reads_add(r, "stats.arenas.%u.pdirty", i);
-        reads_add(r, "stats.arenas.%u.pmuzzy", i);
-        reads_add(r, "stats.arenas.%u.dirty_decay_ms", i);
-        reads_add(r, "stats.arenas.%u.muzzy_decay_ms", i);
-    }
-    at->bins0 = r->n;
-    for (unsigned j = 0; j < classes.nbins; j++)
-        reads_add(r, "stats.arenas.%u.bins.%u.curregs", MALLCTL_ARENAS_ALL, j);
-    at->large0 = r->n;
-    at->large_listed = 0;
-    for (unsigned j = 0; j < classes.nlextents && classes.lextent_size[j] <= LARGE_LISTED_MAX; j++) {
-        reads_add(r, "stats.arenas.%u.lextents.%u.curlextents", MALLCTL_ARENAS_ALL, j);
-        at->large_listed++;
-    }
-}
-
 static json_object *class_json(uint64_t size, uint64_t count)
 {
     json_object *o = json_object_new_object();
@@ -809,16 +627,17 @@ static void classes_print(FILE *o, json_object *arr, const char *kind, const uin
 }
 
 static void summary_print(struct session *s, const struct reads *r,
-                          const struct summary_at *at, bool json)
+                          const struct summary_at *at, const struct size_classes *cl,
+                          bool json)
 {
     uint64_t allocated = r->slots[at->totals].val, active = r->slots[at->totals + 1].val,
              metadata = r->slots[at->totals + 2].val, resident = r->slots[at->totals + 3].val,
              mapped = r->slots[at->totals + 4].val, retained = r->slots[at->totals + 5].val;
-    uint64_t dirty = r->slots[at->pdirty].val * classes.page, muzzy = r->slots[at->pmuzzy].val * classes.page;
+    uint64_t dirty = r->slots[at->pdirty].val * cl->page, muzzy = r->slots[at->pmuzzy].val * cl->page;
     unsigned narenas = (unsigned)r->slots[at->narenas].val;
     uint64_t listed_large = 0;
     for (unsigned j = 0; j < at->large_listed; j++)
-        listed_large += r->slots[at->large0 + j].val * classes.lextent_size[j];
+        listed_large += r->slots[at->large0 + j].val * cl->lextent_size[j];
     uint64_t beyond = memory_minus(r->slots[at->large_all].val, listed_large);
     double pause = last_pause_us(s);
     FILE *o = s->out;
@@ -862,15 +681,15 @@ static void summary_print(struct session *s, const struct reads *r,
             json_object_object_add(e, "arena", json_object_new_int64(i));
             json_u64(e, "threads", (uint32_t)a[0]);
             json_u64(e, "allocated", alloc);
-            json_u64(e, "dirty", a[3] * classes.page);
-            json_u64(e, "muzzy", a[4] * classes.page);
+            json_u64(e, "dirty", a[3] * cl->page);
+            json_u64(e, "muzzy", a[4] * cl->page);
             json_object_object_add(e, "dirty_decay_ms", json_object_new_int64(dms));
             json_object_object_add(e, "muzzy_decay_ms", json_object_new_int64(mms));
             json_object_array_add(arr, e);
         } else {
             fprintf(o, "%-6u %7u %8.1f MiB %7.1f MiB %7.1f MiB %9" PRId64 " %9" PRId64 "\n",
-                    i, (uint32_t)a[0], alloc / MIB, a[3] * classes.page / MIB,
-                    a[4] * classes.page / MIB, dms, mms);
+                    i, (uint32_t)a[0], alloc / MIB, a[3] * cl->page / MIB,
+                    a[4] * cl->page / MIB, dms, mms);
         }
     }
     if (json) {
@@ -882,13 +701,13 @@ static void summary_print(struct session *s, const struct reads *r,
                     at->arenas, narenas - 1);
         fprintf(o, "\n%-8s %12s %12s %12s\n", "class", "size", "count", "bytes");
     }
-    classes_print(o, json ? arr : NULL, "small", classes.bin_size, &r->slots[at->bins0],
-                  classes.nbins);
+    classes_print(o, json ? arr : NULL, "small", cl->bin_size, &r->slots[at->bins0],
+                  cl->nbins);
     if (json) {
         json_object_object_add(doc, "bins", arr);
         arr = json_object_new_array();
     }
-    classes_print(o, json ? arr : NULL, "large", classes.lextent_size, &r->slots[at->large0],
+    classes_print(o, json ? arr : NULL, "large", cl->lextent_size, &r->slots[at->large0],
                   at->large_listed);
     if (json) {
         json_object_object_add(doc, "large", arr);
@@ -904,41 +723,12 @@ static void summary_print(struct session *s, const struct reads *r,
 
 static int stats_summary(struct session *s, bool json)
 {
-    if (classes_read(s))
-        return -1;
     struct reads r = {0};
     struct summary_at at;
-    /* Arenas only below arenas.narenas as last seen: jemalloc answers
-     * stats.arenas.<narenas> with the merged figures of all arenas. */
-    summary_plan(&r, &at, classes.narenas);
-    int rc = -1;
-    reads_link(&r);
-    if (r.oom) {
-        say_error("out of memory");
-        goto out;
-    }
-    uint64_t one = 1;
-    r.v[at.epoch].old = NULL;
-    r.v[at.epoch].oldlen = 0;
-    r.v[at.epoch].new = &one;
-    r.v[at.epoch].newlen = sizeof one;
-    if (control_run_calls(s, r.v, r.n))
-        goto out;
-    if (r.v[at.totals].ret == ENOENT) {
-        say_error("%s; nothing was read (rebuild jemalloc with statistics to use "
-                      "'stats')", no_stats_why);
-        goto out;
-    }
-    for (size_t i = 0; i < at.arena0; i++)
-        if (r.v[i].ret) {
-            control_mallctl_failed(s, r.slots[i].name, r.v[i].ret, i == at.epoch);
-            goto out;
-        }
-    if ((unsigned)r.slots[at.narenas].val > classes.narenas)
-        classes.narenas = (unsigned)r.slots[at.narenas].val;   /* the next summary reads them */
-    summary_print(s, &r, &at, json);
-    rc = 0;
-out:
+    const struct size_classes *cl;
+    int rc = jemalloc_stats_summary_read(s, &r, &at, &cl);
+    if (rc == 0)
+        summary_print(s, &r, &at, cl, json);
     reads_free(&r);
     return rc;
 }
