@@ -25,15 +25,17 @@ static char *cg_file(int dirfd, const char *file, size_t *len)
     return text;
 }
 
-/* key's value in file, or CGROUP_ABSENT. */
-static uint64_t cg_key(int dirfd, const char *file, const char *key)
+/* The values of keys in file, each into its slot (CGROUP_ABSENT when the
+ * file or the key is not there): one read of the file for all. */
+static void cg_keys(int dirfd, const char *file, size_t n, const char *const *keys,
+                    uint64_t *const *slots)
 {
     size_t len;
     char *text = cg_file(dirfd, file, &len);
-    uint64_t v;
-    bool ok = text && procmem_field(text, len, key, &v);
+    for (size_t i = 0; i < n; i++)
+        if (!text || !procmem_field(text, len, keys[i], slots[i]))
+            *slots[i] = CGROUP_ABSENT;
     free(text);
-    return ok ? v : CGROUP_ABSENT;
 }
 
 /* A file holding one limit or number; CGROUP_ABSENT when absent. */
@@ -52,35 +54,25 @@ static void read_v2(int fd, struct cgroup_memory *c)
     c->current = cg_limit(fd, "memory.current", NULL);
     c->max = cg_limit(fd, "memory.max", &c->max_unlimited);
     c->high = cg_limit(fd, "memory.high", &c->high_unlimited);
-    c->anon = cg_key(fd, "memory.stat", "anon");
-    c->file = cg_key(fd, "memory.stat", "file");
-    size_t len;
-    char *ev = cg_file(fd, "memory.events", &len);
-    static const struct { const char *key; size_t at; } keys[] = {
-        {"low", offsetof(struct cgroup_memory, ev_low)},
-        {"high", offsetof(struct cgroup_memory, ev_high)},
-        {"max", offsetof(struct cgroup_memory, ev_max)},
-        {"oom", offsetof(struct cgroup_memory, ev_oom)},
-        {"oom_kill", offsetof(struct cgroup_memory, ev_oom_kill)},
-        {"oom_group_kill", offsetof(struct cgroup_memory, ev_oom_group_kill)},
-    };
-    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
-        uint64_t *slot = (uint64_t *)((char *)c + keys[i].at);
-        if (!ev || !procmem_field(ev, len, keys[i].key, slot))
-            *slot = CGROUP_ABSENT;
-    }
-    free(ev);
+    static const char *const stat[] = {"anon", "file"};
+    cg_keys(fd, "memory.stat", 2, stat, (uint64_t *const[]){&c->anon, &c->file});
+    static const char *const events[] = {"low", "high", "max", "oom", "oom_kill",
+                                         "oom_group_kill"};
+    cg_keys(fd, "memory.events", 6, events,
+            (uint64_t *const[]){&c->ev_low, &c->ev_high, &c->ev_max, &c->ev_oom,
+                                &c->ev_oom_kill, &c->ev_oom_group_kill});
 }
 
 static void read_v1(int fd, struct cgroup_memory *c)
 {
     c->current = cg_limit(fd, "memory.usage_in_bytes", NULL);
     c->max = cg_limit(fd, "memory.limit_in_bytes", &c->max_unlimited);
-    c->anon = cg_key(fd, "memory.stat", "total_rss");
-    c->file = cg_key(fd, "memory.stat", "total_cache");
+    static const char *const stat[] = {"total_rss", "total_cache"};
+    cg_keys(fd, "memory.stat", 2, stat, (uint64_t *const[]){&c->anon, &c->file});
     c->ev_max = cg_limit(fd, "memory.failcnt", NULL);
-    c->ev_oom_kill = cg_key(fd, "memory.oom_control", "oom_kill");
-    c->under_oom = cg_key(fd, "memory.oom_control", "under_oom");
+    static const char *const oom[] = {"oom_kill", "under_oom"};
+    cg_keys(fd, "memory.oom_control", 2, oom, (uint64_t *const[]){&c->ev_oom_kill,
+                                                                    &c->under_oom});
 }
 
 static void read_pressure(struct cgroup_memory *c)
