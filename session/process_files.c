@@ -3,6 +3,8 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "lib/base/file_read.h"
 #include "lib/proc/procmem.h"
@@ -25,4 +27,20 @@ bool process_file_value(struct session *s, const char *file, const char *key, ui
     bool ok = text && procmem_field(text, len, key, v);
     free(text);
     return ok;
+}
+
+int process_cgroup_memory(struct session *s, struct cgroup_memory *c, char *why,
+                          size_t whylen)
+{
+    size_t len;
+    char *text = process_file(s, "cgroup", &len);
+    if (!text) {
+        memset(c, 0, sizeof *c);
+        snprintf(why, whylen, "cannot read /proc/%d/cgroup: is the process gone?",
+                 (int)target_pid(s->target));
+        return -1;
+    }
+    int rc = cgroup_memory_read(text, len, c, why, whylen);
+    free(text);
+    return rc;
 }

@@ -33,6 +33,28 @@ bool procmem_nspid(const char *text, size_t len, uint64_t *inner, unsigned *dept
  * there is none or it does not fit. */
 bool procmem_cgroup_path(const char *text, size_t len, char *buf, size_t buflen);
 
+/* The path of the cgroup v1 hierarchy whose controllers (the second field,
+ * comma-separated: "4:cpu,cpuacct:/x") include controller ("memory"); false
+ * when there is none or it does not fit. */
+bool procmem_cgroup_v1_path(const char *text, size_t len, const char *controller,
+                            char *buf, size_t buflen);
+
+/* A limit file of a cgroup: "max" (*unlimited) or a number (memory.max,
+ * memory.high, v1 memory.limit_in_bytes).  v1 writes its "no limit" as a
+ * number near 2^63: at or above PROCMEM_LIMIT_NONE a number means
+ * unlimited too (no machine has that much memory). */
+#define PROCMEM_LIMIT_NONE (UINT64_C(1) << 62)
+bool procmem_cgroup_limit(const char *text, size_t len, uint64_t *v, bool *unlimited);
+
+/* One line of a pressure (PSI) file, "some avg10=1.20 avg60=0.40
+ * avg300=0.08 total=123456": the shares of time (percent) over 10, 60 and
+ * 300 s, and the total stall time in microseconds. */
+struct procmem_psi {
+    double avg10, avg60, avg300;
+    uint64_t total_us;
+};
+bool procmem_psi_line(const char *text, size_t len, const char *which, struct procmem_psi *out);
+
 enum procmem_kind {
     PROCMEM_ANON,       /* private anonymous read-write: jemalloc's extents
                          * and every other anonymous mmap */
