@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define CGROUP_PATH_MAX 512
+#include "lib/proc/cgroup_file.h"   /* CGROUP_PATH_MAX: one bound for every cgroup path */
 
 /* A mounted cgroup hierarchy, from memprof's /proc/self/mountinfo. */
 struct cgroup_mount {
