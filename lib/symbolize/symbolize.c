@@ -414,24 +414,58 @@ static bool is_jemalloc_path(const char *path)
     return strncmp(basename_of(path), "libjemalloc", 11) == 0;
 }
 
-/* Where to read a mapped file: opts.exe for the main executable, else the
- * path under the root.  A file deleted since it was mapped (an upgrade)
- * can still be read live through /proc/PID/map_files; offline it is gone. */
+/* The pid of a live session's root (/proc/PID/root), or 0 offline. */
+static int live_pid(const struct symbolizer *s)
+{
+    int pid, end = 0;
+    if (has_root(s) && sscanf(s->root, "/proc/%d/root%n", &pid, &end) == 1 &&
+        s->root[end] == '\0' && pid > 0)
+        return pid;
+    return 0;
+}
+
+/* /proc/PID/map_files/START-END when this process may open it (it needs
+ * CAP_SYS_ADMIN, or CAP_CHECKPOINT_RESTORE, in the initial user
+ * namespace), else NULL. */
+static char *map_files_path(int pid, const struct map_entry *e)
+{
+    char *out = NULL;
+    if (asprintf(&out, "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, pid, e->start,
+                 e->end) < 0)
+        return NULL;
+    int fd = open(out, O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        close(fd);
+        return out;
+    }
+    free(out);
+    return NULL;
+}
+
+/* Where to read a mapped file: opts.exe for the main executable; live,
+ * the very inode mapped, through /proc/PID/map_files: maps shows a path
+ * as the process's mount namespace has it, which under /proc/PID/root
+ * names another file or none when the process chroot()ed inside its
+ * container (and a deleted file, an upgrade, has no path at all); else
+ * the path under the root.  Offline a deleted file is gone. */
 static char *file_location(struct symbolizer *s, const struct map_entry *e,
                            bool use_exe, struct mp_error *err)
 {
     char *out = NULL;
     if (use_exe)
         return strdup(s->exe);
+    int pid = live_pid(s);
+    if (pid && (out = map_files_path(pid, e)) != NULL)
+        return out;
     if (e->deleted) {
-        int pid, end = 0;
-        if (has_root(s) && sscanf(s->root, "/proc/%d/root%n", &pid, &end) == 1 &&
-            s->root[end] == '\0' &&
-            asprintf(&out, "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, pid,
-                     e->start, e->end) >= 0)
-            return out;
-        mp_error_set(err, "%s was deleted after the process mapped it (upgraded "
-                          "since?)", e->path);
+        if (pid)
+            mp_error_set(err, "%s was deleted after the process mapped it (upgraded "
+                         "since?), and /proc/%d/map_files, its only way in, cannot "
+                         "be opened: that needs CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE",
+                         e->path, pid);
+        else
+            mp_error_set(err, "%s was deleted after the process mapped it (upgraded "
+                         "since?)", e->path);
         return NULL;
     }
     if (asprintf(&out, "%s%s", has_root(s) ? s->root : "", e->path) < 0)
