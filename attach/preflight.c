@@ -168,6 +168,18 @@ static bool ids_differ(const unsigned *ids)
     return ids[0] != ids[1] || ids[0] != ids[2];
 }
 
+/* What to do about a missing CAP_SYS_PTRACE: a memprof that runs as root
+ * without it was given a reduced capability set (a container, a
+ * DaemonSet, capsh), and "run as root" would not be true advice. */
+static const char *ptrace_remedy(const struct tracer_identity *me)
+{
+    return me->euid == 0
+        ? "memprof runs as root but without CAP_SYS_PTRACE (a container or a dropped "
+          "capability set): give it CAP_SYS_PTRACE (podman/docker --cap-add "
+          "SYS_PTRACE; Kubernetes securityContext.capabilities.add)"
+        : "run memprof as root";
+}
+
 /* The kernel's rule (ptrace_may_access): without CAP_SYS_PTRACE in the
  * target's user namespace, the real, effective and saved ids must all be
  * the tracer's, the process dumpable, and its permitted capabilities a
@@ -182,29 +194,32 @@ static int check_permission(pid_t pid, const struct proc_status *st,
                             "setuid/setgid program, so its real and effective ids "
                             "differ (uid real %u effective %u saved %u, gid real %u "
                             "effective %u saved %u) and no single unprivileged user "
-                            "may trace it; this needs CAP_SYS_PTRACE: run memprof "
-                            "as root", pid, st->name, st->uid[0], st->uid[1],
-                            st->uid[2], st->gid[0], st->gid[1], st->gid[2]);
+                            "may trace it; this needs CAP_SYS_PTRACE: %s",
+                            pid, st->name, st->uid[0], st->uid[1],
+                            st->uid[2], st->gid[0], st->gid[1], st->gid[2],
+                            ptrace_remedy(me));
     if (st->uid[0] != me->euid || st->gid[0] != me->egid)
         return mp_error_set(err, "not permitted to trace process %d (%s): it "
                             "runs as uid %u gid %u and memprof as uid %u gid %u "
                             "without CAP_SYS_PTRACE: run memprof as the same "
-                            "user (sudo -u) or as root",
-                            pid, st->name, st->uid[1], st->gid[1],
-                            me->euid, me->egid);
+                            "user (sudo -u) or %s", pid, st->name, st->uid[1],
+                            st->gid[1], me->euid, me->egid,
+                            me->euid == 0 ? "give it CAP_SYS_PTRACE (a container or "
+                                            "a dropped capability set took it)"
+                                          : "as root");
     if (st->non_dumpable)
         return mp_error_set(err, "not permitted to trace process %d (%s), though it "
                             "runs as memprof's own user: it is non-dumpable "
                             "(prctl PR_SET_DUMPABLE 0, or it changed credentials), "
-                            "and tracing it needs CAP_SYS_PTRACE: run memprof as "
-                            "root", pid, st->name);
+                            "and tracing it needs CAP_SYS_PTRACE: %s", pid, st->name,
+                            ptrace_remedy(me));
     uint64_t caps = st->have_cap_prm ? st->cap_prm : st->have_cap_eff ? st->cap_eff : 0;
     if (caps & ~me->cap_prm)
         return mp_error_set(err, "not permitted to trace process %d (%s), though it "
                             "runs as memprof's own user: it holds capabilities "
                             "memprof lacks (CapPrm %llx), and tracing it needs "
-                            "CAP_SYS_PTRACE: run memprof as root", pid, st->name,
-                            (unsigned long long)caps);
+                            "CAP_SYS_PTRACE: %s", pid, st->name,
+                            (unsigned long long)caps, ptrace_remedy(me));
     return 0;
 }
 
@@ -219,13 +234,24 @@ static int check_seccomp(pid_t pid, const struct proc_status *st,
                             "makes, so memprof will not call into it", pid, st->name);
     if (st->seccomp != 2 || (me->cap_sys_admin && me->seccomp == 0))
         return 0;
-    const char *why = me->seccomp != 0
+    /* The kernel (ptrace_setoptions) wants both: CAP_SYS_ADMIN and a
+     * tracer under no seccomp filter of its own.  A container's default
+     * profile filters memprof itself; say every part that is missing. */
+    const char *why = me->seccomp != 0 && !me->cap_sys_admin
+        ? "memprof itself runs under a seccomp filter and without CAP_SYS_ADMIN, "
+          "and the kernel lets only an unfiltered tracer with CAP_SYS_ADMIN suspend "
+          "a filter: run memprof unfiltered and with CAP_SYS_ADMIN (podman/docker "
+          "--security-opt seccomp=unconfined --cap-add SYS_ADMIN; Kubernetes "
+          "securityContext seccompProfile Unconfined, capabilities add SYS_ADMIN)"
+        : me->seccomp != 0
         ? "memprof itself runs under seccomp, and the kernel lets only an "
           "unfiltered tracer suspend a filter: run memprof outside the sandbox "
-          "that filters it"
+          "that filters it (podman/docker --security-opt seccomp=unconfined; "
+          "Kubernetes securityContext seccompProfile Unconfined)"
         : me->euid == 0
         ? "memprof runs as root but without CAP_SYS_ADMIN (a container or a "
-          "dropped capability set): give it CAP_SYS_ADMIN"
+          "dropped capability set): give it CAP_SYS_ADMIN (podman/docker --cap-add "
+          "SYS_ADMIN; Kubernetes securityContext.capabilities.add)"
         : "that needs CAP_SYS_ADMIN: run memprof as root";
     return mp_error_set(err, "process %d (%s) runs under a seccomp filter, which could "
                         "kill it for the system call memprof skips after each call; "
@@ -240,11 +266,11 @@ static int check_yama(pid_t pid, const struct tracer_identity *me, int scope,
         return 0;
     if (scope == 1)
         return mp_error_set(err, "Yama ptrace_scope is 1: only a parent may trace "
-                            "process %d; run memprof as root (CAP_SYS_PTRACE) or "
-                            "`sysctl kernel.yama.ptrace_scope=0`", pid);
+                            "process %d without CAP_SYS_PTRACE: %s, or `sysctl "
+                            "kernel.yama.ptrace_scope=0`", pid, ptrace_remedy(me));
     if (scope == 2)
         return mp_error_set(err, "Yama ptrace_scope is 2: tracing process %d needs "
-                            "CAP_SYS_PTRACE; run memprof as root", pid);
+                            "CAP_SYS_PTRACE: %s", pid, ptrace_remedy(me));
     return mp_error_set(err, "Yama ptrace_scope is %d: ptrace is disabled on this "
                         "machine until reboot, so memprof cannot attach to "
                         "process %d", scope, pid);

@@ -24,15 +24,16 @@ die() { printf 'containers: %s\n' "$*" >&2; exit 1; }
 
 # What runs inside.  Both: redis-server (jemalloc through Debian's
 # libjemalloc2, built with profiling on amd64), nginx-light (glibc
-# malloc), procps (pgrep in the tests' readiness checks).  bookworm also
+# malloc), procps (ps, pgrep: for looking around inside).  bookworm also
 # carries the libraries memprof and memprof-serve link (ldd of the build:
-# Debian 12's), so the build itself runs in that image (serve --pid=host).
+# Debian 12's, and the sanitizers' runtimes of make SANITIZE=1), so the
+# build itself runs in that image (serve --pid=host).
 COMMON=(redis-server nginx-light libjemalloc2 procps)
 packages_of() {
     case "$1" in
     bookworm) echo "${COMMON[*]}" libdw1 libelf1 libjson-c5 libdeflate0 libmicrohttpd12 \
         libgnutls30 libyaml-0-2 libprotobuf-c1 libreadline8 libunwind8 libcrypt1 zlib1g \
-        libdebuginfod1 curl ;;
+        libdebuginfod1 curl libasan8 libubsan1 ;;
     bullseye) echo "${COMMON[*]}" ;;
     *) die "unknown suite $1 (bookworm or bullseye)" ;;
     esac
