@@ -35,6 +35,7 @@ packages=(
     podman runc debootstrap                 # real containers (tools/containers): rootful podman with
                                             #   runc (crun refuses hybrid cgroups), images imported
                                             #   from debootstrap roots (never pulled)
+    python3-yaml                            # integration: deploy/kubernetes's manifests parsed
 )
 missing=()
 for p in "${packages[@]}"; do
