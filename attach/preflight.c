@@ -168,16 +168,20 @@ static bool ids_differ(const unsigned *ids)
     return ids[0] != ids[1] || ids[0] != ids[2];
 }
 
+char *preflight_root_lacks(const char *cap, char *buf, size_t len)
+{
+    snprintf(buf, len, "memprof runs as root but without CAP_%s (a container or a "
+             "dropped capability set): give it CAP_%s (podman/docker --cap-add %s; "
+             "Kubernetes securityContext.capabilities.add)", cap, cap, cap);
+    return buf;
+}
+
 /* What to do about a missing CAP_SYS_PTRACE: a memprof that runs as root
  * without it was given a reduced capability set (a container, a
  * DaemonSet, capsh), and "run as root" would not be true advice. */
-static const char *ptrace_remedy(const struct tracer_identity *me)
+static const char *ptrace_remedy(const struct tracer_identity *me, char *buf, size_t len)
 {
-    return me->euid == 0
-        ? "memprof runs as root but without CAP_SYS_PTRACE (a container or a dropped "
-          "capability set): give it CAP_SYS_PTRACE (podman/docker --cap-add "
-          "SYS_PTRACE; Kubernetes securityContext.capabilities.add)"
-        : "run memprof as root";
+    return me->euid == 0 ? preflight_root_lacks("SYS_PTRACE", buf, len) : "run memprof as root";
 }
 
 /* The kernel's rule (ptrace_may_access): without CAP_SYS_PTRACE in the
@@ -187,6 +191,7 @@ static const char *ptrace_remedy(const struct tracer_identity *me)
 static int check_permission(pid_t pid, const struct proc_status *st,
                             const struct tracer_identity *me, struct mp_error *err)
 {
+    char fix[256];
     if (me->cap_sys_ptrace || me->owns_target_userns)
         return 0;
     if (ids_differ(st->uid) || ids_differ(st->gid))
@@ -197,7 +202,7 @@ static int check_permission(pid_t pid, const struct proc_status *st,
                             "may trace it; this needs CAP_SYS_PTRACE: %s",
                             pid, st->name, st->uid[0], st->uid[1],
                             st->uid[2], st->gid[0], st->gid[1], st->gid[2],
-                            ptrace_remedy(me));
+                            ptrace_remedy(me, fix, sizeof fix));
     if (st->uid[0] != me->euid || st->gid[0] != me->egid)
         return mp_error_set(err, "not permitted to trace process %d (%s): it "
                             "runs as uid %u gid %u and memprof as uid %u gid %u "
@@ -212,14 +217,14 @@ static int check_permission(pid_t pid, const struct proc_status *st,
                             "runs as memprof's own user: it is non-dumpable "
                             "(prctl PR_SET_DUMPABLE 0, or it changed credentials), "
                             "and tracing it needs CAP_SYS_PTRACE: %s", pid, st->name,
-                            ptrace_remedy(me));
+                            ptrace_remedy(me, fix, sizeof fix));
     uint64_t caps = st->have_cap_prm ? st->cap_prm : st->have_cap_eff ? st->cap_eff : 0;
     if (caps & ~me->cap_prm)
         return mp_error_set(err, "not permitted to trace process %d (%s), though it "
                             "runs as memprof's own user: it holds capabilities "
                             "memprof lacks (CapPrm %llx), and tracing it needs "
                             "CAP_SYS_PTRACE: %s", pid, st->name,
-                            (unsigned long long)caps, ptrace_remedy(me));
+                            (unsigned long long)caps, ptrace_remedy(me, fix, sizeof fix));
     return 0;
 }
 
@@ -228,6 +233,7 @@ static int check_permission(pid_t pid, const struct proc_status *st,
 static int check_seccomp(pid_t pid, const struct proc_status *st,
                          const struct tracer_identity *me, struct mp_error *err)
 {
+    char fix[256];
     if (st->seccomp == 1)
         return mp_error_set(err, "process %d (%s) runs in strict seccomp mode: "
                             "the kernel would kill it for any system call mallctl "
@@ -249,9 +255,7 @@ static int check_seccomp(pid_t pid, const struct proc_status *st,
           "that filters it (podman/docker --security-opt seccomp=unconfined; "
           "Kubernetes securityContext seccompProfile Unconfined)"
         : me->euid == 0
-        ? "memprof runs as root but without CAP_SYS_ADMIN (a container or a "
-          "dropped capability set): give it CAP_SYS_ADMIN (podman/docker --cap-add "
-          "SYS_ADMIN; Kubernetes securityContext.capabilities.add)"
+        ? preflight_root_lacks("SYS_ADMIN", fix, sizeof fix)
         : "that needs CAP_SYS_ADMIN: run memprof as root";
     return mp_error_set(err, "process %d (%s) runs under a seccomp filter, which could "
                         "kill it for the system call memprof skips after each call; "
@@ -262,15 +266,16 @@ static int check_seccomp(pid_t pid, const struct proc_status *st,
 static int check_yama(pid_t pid, const struct tracer_identity *me, int scope,
                       struct mp_error *err)
 {
+    char fix[256];
     if (scope <= 0 || (scope <= 2 && me->cap_sys_ptrace))
         return 0;
     if (scope == 1)
         return mp_error_set(err, "Yama ptrace_scope is 1: only a parent may trace "
                             "process %d without CAP_SYS_PTRACE: %s, or `sysctl "
-                            "kernel.yama.ptrace_scope=0`", pid, ptrace_remedy(me));
+                            "kernel.yama.ptrace_scope=0`", pid, ptrace_remedy(me, fix, sizeof fix));
     if (scope == 2)
         return mp_error_set(err, "Yama ptrace_scope is 2: tracing process %d needs "
-                            "CAP_SYS_PTRACE: %s", pid, ptrace_remedy(me));
+                            "CAP_SYS_PTRACE: %s", pid, ptrace_remedy(me, fix, sizeof fix));
     return mp_error_set(err, "Yama ptrace_scope is %d: ptrace is disabled on this "
                         "machine until reboot, so memprof cannot attach to "
                         "process %d", scope, pid);
@@ -402,6 +407,12 @@ static int check_exe(pid_t pid, const char *proc_dir, struct mp_error *err)
     char path[96];
     snprintf(path, sizeof path, "%s/exe", proc_dir);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0 && errno == EACCES && geteuid() == 0) {
+        char fix[256];
+        return mp_error_set(err, "cannot open the executable of process %d (%s): %s: "
+                            "only its owner may read it, and %s", pid, path,
+                            strerror(errno), preflight_root_lacks("DAC_OVERRIDE", fix, sizeof fix));
+    }
     if (fd < 0)
         return mp_error_set(err, "cannot open the executable of process %d (%s): %s",
                             pid, path, strerror(errno));

@@ -3,12 +3,14 @@
 # bind-mounted into a bookworm image, every capability dropped and only
 # the documented ones added (docs/containers.md); scraped from the host
 # by curl (--network host: it listens on the host's loopback).  Targets:
-# a jemalloc process on the host and Debian's redis in another container
-# (podman's default seccomp profile).
-#  - SYS_PTRACE + SYS_ADMIN + DAC_READ_SEARCH + SYS_NICE, unfiltered
-#    (seccomp=unconfined): both served; /processes lists both; /metrics
+# a jemalloc process on the host, one of another user (nobody), and
+# Debian's redis in another container (podman's default seccomp profile).
+#  - SYS_PTRACE + SYS_ADMIN + DAC_OVERRIDE + SYS_NICE, unfiltered
+#    (seccomp=unconfined): all served; /processes lists them; /metrics
 #    has their statistics; the container's redis's pprof heap names
 #    zmalloc, read from the container's files.
+#  - without DAC_OVERRIDE: the other user's process is refused, naming
+#    CAP_DAC_OVERRIDE (its /proc/PID/mem is that user's, mode 0600).
 #  - no capability: refused, saying CAP_SYS_PTRACE is missing and how to
 #    give it, never "run memprof as root" (it is root); a --target exe=
 #    rule cannot match (the path is unreadable without ptrace access): a
@@ -20,9 +22,16 @@
 . "$SRCDIR/tests/integration/lib.sh"
 . "$SRCDIR/tests/integration/containers.sh"
 
-mkdir "$WORK/bin" && cp "$TARGETS/known_heap" "$WORK/bin/"
+mkdir "$WORK/bin" && cp "$TARGETS/known_heap" "$WORK/bin/" && cp "$TARGETS/plain" "$WORK/bin/other_user"
 TARGETS=$WORK/bin CONF=prof:true start_target known_heap
 KH=$PID
+# plain as nobody: $WORK searchable, its output file nobody's.
+chmod 711 "$WORK" && chmod 755 "$WORK/bin"
+touch "$WORK/other.out" && chown nobody "$WORK/other.out"
+setpriv --reuid=nobody --regid=nogroup --clear-groups "$WORK/bin/other_user" >"$WORK/other.out" 2>&1 &
+OU=$!
+PIDS+=("$OU")
+wait_until 20 "the other user's process to print ready" file_has "$WORK/other.out" '^ready'
 container_start bookworm -e MALLOC_CONF=prof:true,lg_prof_sample:12 -- "${REDIS_IN_CONTAINER[@]}"
 wait_until 20 "redis in $CNAME to answer PING" redis_ping
 RD=$CPID
@@ -31,7 +40,7 @@ redis_fill 20000
 # serve_in_container PODMAN-OPTIONS...: memprof serve in a container of the
 # host's PID namespace, on the host's loopback (a free port, read from its
 # log), with the --target rules in RULES; sets SERVE_URL for lib.sh's http.
-RULES=(--target comm=known_heap --target comm=redis-server)
+RULES=(--target comm=known_heap --target comm=redis-server --target comm=other_user)
 BUILD_DIR=$(dirname "$MEMPROF")
 serve_in_container() {
     container_start bookworm --pid=host --network host --cap-drop=all "$@" \
@@ -56,7 +65,7 @@ up_is() { body_has "^memprof_target_up\\{pid=\"$1\".*\\} $2\$"; }
 
 # --- the documented set ------------------------------------------------------
 serve_in_container --security-opt seccomp=unconfined \
-    --cap-add SYS_PTRACE,SYS_ADMIN,DAC_READ_SEARCH,SYS_NICE
+    --cap-add SYS_PTRACE,SYS_ADMIN,DAC_OVERRIDE,SYS_NICE
 check "documented set: the agent sees the host's processes (its PID 1 is the host's)" \
     [ "$(ns_pid "$CPID")" = "$CPID" ]
 http GET /processes
@@ -74,8 +83,18 @@ zcat "$WORK/body" | protoc --proto_path="$SRCDIR/lib/profile" \
     --decode=perftools.profiles.Profile "$SRCDIR/lib/profile/pprof.proto" >"$WORK/redis.txt" 2>&1
 check "documented set: the pprof profile names zmalloc (the container's redis)" \
     file_has "$WORK/redis.txt" '"zmalloc"'
+http GET "/metrics?pid=$OU"
+check "documented set: the other user's process is up" up_is "$OU" 1
 check "documented set: host process untouched" untouched "$KH"
 check "documented set: redis untouched" untouched "$RD"
+
+# --- without DAC_OVERRIDE ------------------------------------------------------
+serve_in_container --security-opt seccomp=unconfined --cap-add SYS_PTRACE,SYS_ADMIN,SYS_NICE
+http GET /processes
+check "no DAC_OVERRIDE: the other user's process is refused, naming CAP_DAC_OVERRIDE" \
+    grep -q "mem: Permission denied: it belongs to the process's user, and memprof runs as root but without CAP_DAC_OVERRIDE" <<<"$(error_of "$OU")"
+check "no DAC_OVERRIDE: root's process is served" [ "$(error_of "$KH")" = "" ]
+check "no DAC_OVERRIDE: the other user's process untouched" untouched "$OU"
 
 # --- no capability -----------------------------------------------------------
 serve_in_container --security-opt seccomp=unconfined
@@ -93,7 +112,7 @@ http GET "/metrics?pid=$KH"
 check "no capability, exe= rule: 403" status_is 403
 check "no capability, exe= rule: says the executable cannot be read, and CAP_SYS_PTRACE" \
     body_has "its executable's path cannot be read \(/proc/$KH/exe: Permission denied\), so no --target exe= rule can match it.*CAP_SYS_PTRACE"
-RULES=(--target comm=known_heap --target comm=redis-server)
+RULES=(--target comm=known_heap --target comm=redis-server --target comm=other_user)
 
 # --- SYS_PTRACE only, under podman's default seccomp profile -------------------
 serve_in_container --cap-add SYS_PTRACE
