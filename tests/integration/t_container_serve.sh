@@ -11,6 +11,8 @@
 #    zmalloc, read from the container's files.
 #  - without DAC_OVERRIDE: the other user's process is refused, naming
 #    CAP_DAC_OVERRIDE (its /proc/PID/mem is that user's, mode 0600).
+#  - at start, the agent notes each missing capability and its own seccomp
+#    filter with what they cost, and nothing with the documented set.
 #  - no capability: refused, saying CAP_SYS_PTRACE is missing and how to
 #    give it, never "run memprof as root" (it is root); a --target exe=
 #    rule cannot match (the path is unreadable without ptrace access): a
@@ -62,12 +64,16 @@ for p in json.load(open(sys.argv[1]))["processes"]:
         print(p.get("error") or "")' "$WORK/body" "$1"
 }
 up_is() { body_has "^memprof_target_up\\{pid=\"$1\".*\\} $2\$"; }
+# serve_log_has RE / serve_log_lacks RE: the agent's stderr (podman logs).
+serve_log_has() { podman logs "$CNAME" 2>&1 | grep -Eq -- "$1"; }
+serve_log_lacks() { ! serve_log_has "$1"; }
 
 # --- the documented set ------------------------------------------------------
 serve_in_container --security-opt seccomp=unconfined \
     --cap-add SYS_PTRACE,SYS_ADMIN,DAC_OVERRIDE,SYS_NICE
 check "documented set: the agent sees the host's processes (its PID 1 is the host's)" \
     [ "$(ns_pid "$CPID")" = "$CPID" ]
+check "documented set: no note of a missing capability at start" serve_log_lacks 'note: (without CAP_|memprof runs under a seccomp)'
 http GET /processes
 check "documented set: /processes 200" status_is 200
 check "documented set: the host process, jemalloc" [ "$(error_of "$KH")" = "" ] && body_has "\"pid\":$KH,[^}]*\"allocator\":\"jemalloc\""
@@ -94,6 +100,9 @@ http GET /processes
 check "no DAC_OVERRIDE: the other user's process is refused, naming CAP_DAC_OVERRIDE" \
     grep -q "mem: Permission denied: it belongs to the process's user, and memprof runs as root but without CAP_DAC_OVERRIDE" <<<"$(error_of "$OU")"
 check "no DAC_OVERRIDE: root's process is served" [ "$(error_of "$KH")" = "" ]
+check "no DAC_OVERRIDE: said at start, with its cost" \
+    serve_log_has '^memprof serve: note: without CAP_DAC_OVERRIDE: processes of other users are refused'
+check "no DAC_OVERRIDE: the others present, not noted" serve_log_lacks 'without CAP_(SYS_PTRACE|SYS_ADMIN|SYS_NICE)'
 check "no DAC_OVERRIDE: the other user's process untouched" untouched "$OU"
 
 # --- no capability -----------------------------------------------------------
@@ -123,6 +132,9 @@ err=$(error_of "$RD")
 check "SYS_PTRACE: the filtered redis is refused, naming the agent's own filter and CAP_SYS_ADMIN" \
     grep -q 'memprof itself runs under a seccomp filter and without CAP_SYS_ADMIN' <<<"$err"
 check "SYS_PTRACE: ... and the remedy" grep -q 'seccomp=unconfined --cap-add SYS_ADMIN' <<<"$err"
+check "SYS_PTRACE: said at start: no SYS_ADMIN, its own filter" \
+    bash -c 'podman logs "$1" 2>&1 | grep -q "note: without CAP_SYS_ADMIN: processes under a seccomp filter" &&
+             podman logs "$1" 2>&1 | grep -q "note: memprof runs under a seccomp filter"' _ "$CNAME"
 http GET "/metrics?pid=$RD"
 check "SYS_PTRACE: redis is down in /metrics" up_is "$RD" 0
 check "SYS_PTRACE: host process untouched" untouched "$KH"
