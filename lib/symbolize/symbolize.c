@@ -442,12 +442,21 @@ static char *map_files_path(int pid, const struct map_entry *e)
     return NULL;
 }
 
-/* Where to read a mapped file: opts.exe for the main executable; live,
- * the very inode mapped, through /proc/PID/map_files: maps shows a path
- * as the process's mount namespace has it, which under /proc/PID/root
- * names another file or none when the process chroot()ed inside its
- * container (and a deleted file, an upgrade, has no path at all); else
- * the path under the root.  Offline a deleted file is gone. */
+/* The path under the root names the very file mapped (its inode: an
+ * overlay file system may show another device number than maps does). */
+static bool names_mapped_file(const char *path, const struct map_entry *e)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_ino == (ino_t)e->inode;
+}
+
+/* Where to read a mapped file: opts.exe for the main executable; else
+ * the path under the root, where a separate debug file beside it is found
+ * too.  Live, when that path names another file or none, the very inode
+ * mapped, through /proc/PID/map_files: maps shows a path as the process's
+ * mount namespace has it, which under /proc/PID/root leads nowhere when
+ * the process chroot()ed inside its container, and a deleted file (an
+ * upgrade) has no path at all.  Offline a deleted file is gone. */
 static char *file_location(struct symbolizer *s, const struct map_entry *e,
                            bool use_exe, struct mp_error *err)
 {
@@ -455,22 +464,26 @@ static char *file_location(struct symbolizer *s, const struct map_entry *e,
     if (use_exe)
         return strdup(s->exe);
     int pid = live_pid(s);
-    if (pid && (out = map_files_path(pid, e)) != NULL)
+    if (!e->deleted && asprintf(&out, "%s%s", has_root(s) ? s->root : "", e->path) < 0)
+        return NULL;
+    if (out && (!pid || names_mapped_file(out, e)))
         return out;
-    if (e->deleted) {
-        if (pid)
-            mp_error_set(err, "%s was deleted after the process mapped it (upgraded "
-                         "since?), and /proc/%d/map_files, its only way in, cannot "
-                         "be opened: that needs CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE",
-                         e->path, pid);
-        else
-            mp_error_set(err, "%s was deleted after the process mapped it (upgraded "
-                         "since?)", e->path);
-        return NULL;
+    char *mapped = pid ? map_files_path(pid, e) : NULL;
+    if (mapped) {
+        free(out);
+        return mapped;
     }
-    if (asprintf(&out, "%s%s", has_root(s) ? s->root : "", e->path) < 0)
-        return NULL;
-    return out;
+    if (out)
+        return out;
+    if (pid)
+        mp_error_set(err, "%s was deleted after the process mapped it (upgraded "
+                     "since?), and /proc/%d/map_files, its only way in, cannot "
+                     "be opened: that needs CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE",
+                     e->path, pid);
+    else
+        mp_error_set(err, "%s was deleted after the process mapped it (upgraded "
+                     "since?)", e->path);
+    return NULL;
 }
 
 static struct sym_file *new_file(struct symbolizer *s, const struct map_entry *e,
