@@ -80,5 +80,9 @@ build() {
 
 t0=$SECONDS
 [ $# -gt 0 ] || set -- bookworm bullseye
+# One run at a time (two test runs starting together share the cache).
+mkdir -p "$DIR"
+exec 9>"$DIR/lock"
+flock 9
 for s in "$@"; do build "$s"; done
 log "done in $((SECONDS - t0)) s"
