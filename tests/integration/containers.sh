@@ -6,10 +6,12 @@
 #
 #   container_start SUITE [PODMAN-RUN-OPTIONS...] -- CMD...
 #        starts CMD in a new container of memprof-test/SUITE, detached:
-#        runc (crun refuses this machine's hybrid cgroups), explicit
-#        ulimits (podman's defaults are refused the same way), no network
+#        runc (crun, which podman prefers when it is installed, refuses
+#        these machines' hybrid cgroups), explicit ulimits (with podman's
+#        own, runc fails: "error setting rlimit type 7"), no network
 #        unless the options give one (--network host), podman's default
-#        seccomp profile and capabilities; FILES="HOSTPATH:PATH ..." are
+#        seccomp profile and capabilities, never a pull (the image is
+#        local or the start fails); FILES="HOSTPATH:PATH ..." are
 #        copied into the container (its own layer) before it starts.
 #        Sets CNAME (removed, with everything in it, when the test ends)
 #        and CPID (the host PID of the container's main process; PID
@@ -24,7 +26,7 @@
 #   redis_ping          redis in $CNAME, listening on /tmp/redis.sock,
 #                       answers PING (host redis-cli through /proc/PID/root)
 CONTAINERS=()
-CONTAINER_RUN=(--runtime runc --ulimit nofile=16384:16384 --ulimit nproc=4096:4096)
+CONTAINER_RUN=(--pull never --runtime runc --ulimit nofile=16384:16384 --ulimit nproc=4096:4096)
 bash "$SRCDIR/tools/containers/rootfs.sh" >"$WORK/rootfs.log" 2>&1 ||
     die "the container images could not be made: $(tail -3 "$WORK/rootfs.log")"
 
