@@ -39,6 +39,8 @@ check "DaemonSet: --web-config from the Secret's volume" \
 CAPS=$(yq "','.join($C['securityContext']['capabilities']['add'])")
 check "DaemonSet: every capability dropped, four added ($CAPS)" \
     [ "$(yq "$C['securityContext']['capabilities']['drop']")" = "['ALL']" ] && [ "$CAPS" = SYS_PTRACE,SYS_ADMIN,DAC_OVERRIDE,SYS_NICE ]
+check "DaemonSet: allowPrivilegeEscalation not false beside SYS_ADMIN (Kubernetes refuses that)" \
+    [ "$(yq "$C['securityContext'].get('allowPrivilegeEscalation', True)")" = True ]
 check "DaemonSet: no seccomp filter of its own" [ "$(yq "$C['securityContext']['seccompProfile']['type']")" = Unconfined ]
 check "docs/containers.md explains each capability" \
     bash -c 'for c in ${1//,/ }; do grep -q "^| \`$c\`" "$2" || exit 1; done' _ "$CAPS" "$SRCDIR/docs/containers.md"
