@@ -46,11 +46,12 @@ host_need debootstrap podman runc debian-archive-keyring
 # package list) differs; then the image, imported when podman lacks it or
 # holds another.
 build() {
-    local suite=$1 pkgs root stamp image id
+    local suite=$1 pkgs root stamp image id old
     pkgs=$(packages_of "$suite")
     root=$DIR/$suite/rootfs
     stamp=$DIR/$suite/stamp
     image=memprof-test/$suite
+    old=$(cat "$DIR/$suite/image" 2>/dev/null || true)    # what this script imported last
     if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$pkgs" ]; then
         log "debootstrap $suite (minbase + ${pkgs// /,}) from $(host_mirror debian)"
         rm -f "$stamp" "$DIR/$suite/image"
@@ -70,9 +71,14 @@ build() {
     id=$(podman image inspect --format '{{.Id}}' "$image" 2>/dev/null || true)
     if [ -z "$id" ] || [ "$id" != "$(cat "$DIR/$suite/image" 2>/dev/null)" ]; then
         log "importing $root as $image"
-        podman image rm -f "$image" >/dev/null 2>&1 || true
+        # The name moves to the new image.  The one this script imported
+        # before is removed unless a running test's container still uses
+        # it (no rm -f, which would remove those containers; nothing else
+        # in podman's storage is touched: other images may be others').
         tar -C "$root" -c . | podman import -q - "$image" >/dev/null ||
             die "podman import of $root as $image failed"
+        [ -z "$old" ] || [ "$old" = "$(podman image inspect --format '{{.Id}}' "$image")" ] ||
+            podman image rm "$old" >/dev/null 2>&1 || true
         podman image inspect --format '{{.Id}}' "$image" >"$DIR/$suite/image"
     fi
     log "ready: $image ($(du -sh "$root" | cut -f1) in $root)"
