@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "lib/base/version.h"
+#include "serve/capabilities.h"
 #include "serve/http.h"
 #include "serve/mesos_runs.h"
 #include "serve/targets.h"
@@ -207,6 +208,7 @@ int serve_main(int argc, char **argv)
             strchr(cfg.listen_addr, ':') ? "[" : "", cfg.listen_addr,
             strchr(cfg.listen_addr, ':') ? "]" : "", http_port(h),
             cfg.allow_control ? " (control allowed)" : "", guarded);
+    serve_note_own_capabilities(stderr);
     /* Once a second, profiling runs that have ended are reaped (and one
      * whose worker overstayed its run is ended). */
     int sig;

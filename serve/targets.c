@@ -91,6 +91,7 @@ static int read_process(pid_t pid, struct served_process *p)
     if (m < 0 && errno == ENOENT)
         return 0;           /* a kernel thread (or gone) */
     p->exe[m > 0 ? m : 0] = '\0';
+    p->exe_errno = m < 0 ? errno : 0;
     char *comm = proc_text(pid, "comm", &len);
     if (!comm)
         return -1;
@@ -99,6 +100,15 @@ static int read_process(pid_t pid, struct served_process *p)
     free(comm);
     user_name(p->uid, p->user, sizeof p->user);
     return 1;
+}
+
+/* Some rule matches on the executable's path. */
+static bool rules_read_exe(const struct serve_config *cfg)
+{
+    for (size_t i = 0; i < cfg->nrules; i++)
+        if (cfg->rules[i].exe)
+            return true;
+    return false;
 }
 
 static const struct serve_rule *allowed_by(const struct serve_config *cfg,
@@ -122,6 +132,15 @@ int targets_lookup(const struct serve_config *cfg, pid_t pid, struct served_proc
         return mp_error_mark(err, MP_ERROR_NO_PROCESS);
     }
     const struct serve_rule *rule = r ? allowed_by(cfg, p) : NULL;
+    if (!rule && r && rules_read_exe(cfg) && (p->exe_errno == EACCES || p->exe_errno == EPERM)) {
+        mp_error_set(err, "process %d is not one this agent serves: its executable's "
+                     "path cannot be read (/proc/%d/exe: %s), so no --target exe= rule "
+                     "can match it; reading it needs ptrace access: give memprof "
+                     "CAP_SYS_PTRACE (podman/docker --cap-add SYS_PTRACE; Kubernetes "
+                     "securityContext.capabilities.add)", (int)pid, (int)pid,
+                     strerror(p->exe_errno));
+        return mp_error_mark(err, MP_ERROR_DENIED);
+    }
     if (!rule) {
         mp_error_set(err, "process %d is not one this agent serves (its --target rules, "
                      "or memprof itself; see /processes)", (int)pid);

@@ -16,6 +16,7 @@ struct served_process {
     pid_t pid;
     char comm[32];              /* /proc/PID/comm, as the process set it */
     char exe[PATH_MAX];         /* its executable's path ("" when unreadable) */
+    int exe_errno;              /* why it was unreadable (EACCES: no ptrace access) */
     uid_t uid;                  /* real uid */
     char user[64];              /* its name, or the number */
     const char *name;           /* the matching rule's name=, or NULL */

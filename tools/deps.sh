@@ -34,6 +34,10 @@ packages=(
     prometheus golang-go                    # integration: serve scraped by prometheus, read by go tool pprof
     gcc-aarch64-linux-gnu qemu-system-arm   # the arm64 lane (tools/arm64): cross compiler, emulated
     dpkg-dev cpio file                      #   machine; apt-get source, the initramfs, build checks
+    podman runc debootstrap                 # real containers (tools/containers): rootful podman with
+                                            #   runc (crun refuses hybrid cgroups), images imported
+                                            #   from debootstrap roots (never pulled)
+    python3-yaml                            # integration: deploy/kubernetes's manifests parsed
 )
 missing=()
 for p in "${packages[@]}"; do
