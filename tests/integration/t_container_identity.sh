@@ -141,11 +141,12 @@ check "/processes: the host process has no container" pv "$HOST" 'p["container"]
 
 http GET /metrics
 # every_series PID LABELS: every sample of PID carries exactly LABELS
-# after pid, comm and name.
+# after pid, comm and name (and before a series' own: arena, category,
+# window).
 every_series() {
     awk -v pid="$1" -v want="$2" '
         index($0, "{pid=\"" pid "\"") { n++; l = $1; sub(/^[^{]*\{pid="[0-9]+",comm="[^"]*",name="[^"]*"/, "", l)
-            sub(/,arena="[0-9]+"/, "", l); if (l != want "}") { print "  " $0 > "/dev/stderr"; bad++ } }
+            sub(/,(arena|category|window)="[^"]*"/, "", l); if (l != want "}") { print "  " $0 > "/dev/stderr"; bad++ } }
         END { exit !(n > 3 && !bad) }' "$WORK/body"
 }
 check "/metrics: every series of the Docker container: container_id" \

@@ -1,8 +1,3 @@
-# PENDING (issue 33.1): not run by the suite (run.sh runs t_*.sh only)
-# until the sampler is allowed under a seccomp filter that allows its
-# calls; then rename it t_container_sampler.sh.  Today `prof on` is
-# refused there ("runs under a seccomp filter, which could kill it ...").
-#
 # memprof's heap sampler in a glibc malloc process in a real podman
 # container started with podman's DEFAULT seccomp profile (which returns
 # EPERM by default and allows every call the sampler makes), driven from
