@@ -23,6 +23,7 @@
 #include "session/json_answer.h"
 #include "session/profile_run.h"
 #include "session/sampling.h"
+#include "session/sampling_notes.h"
 #include "session/say.h"
 
 static void state_warn(struct session *s, struct query *q)
@@ -155,11 +156,12 @@ static int attach_other(struct session *s, long pid)
                text_escape(target_exe(s->target), eb, sizeof eb),
                malloc_owner_text(&s->alloc, owner, sizeof owner));
     const char *why_not = allocator_why_no_stats(s->alloc.kind);
-    char why[512];
+    char why[512], restart[512];
+    sampling_restart_advice(s, restart, sizeof restart);
     if (!sampling_possible(s, why, sizeof why))
-        say_status(s, "%s work here%s%s; no heap profile without a restart: %s\n",
-                   control_what_works(s->alloc.kind), why_not ? "; " : "",
-                   why_not ? why_not : "", why);
+        say_status(s, "%s work here%s%s; no heap profile without a restart: %s; to "
+                   "profile it, %s\n", control_what_works(s->alloc.kind),
+                   why_not ? "; " : "", why_not ? why_not : "", why, restart);
     else
         say_status(s, "%s work here%s%s; 'prof on' puts memprof's heap sampler in "
                    "(no restart), 'dump' then takes a profile\n",
@@ -626,6 +628,8 @@ int cmd_dump(struct session *s, int argc, char **argv)
             file ? ", saved to " : "", file ? file : "");
     if (!sampled)
         control_explain_empty_dump(s, d);
+    else
+        sampling_explain_empty_dump(s, d, &s->sampler_dumped);
     return 0;
 }
 

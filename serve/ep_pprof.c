@@ -22,6 +22,7 @@
 #include "lib/report/pprof.h"
 #include "session/control.h"
 #include "session/sampling.h"
+#include "session/sampling_notes.h"
 #include "session/say.h"
 #include "serve/worker.h"
 
@@ -50,6 +51,11 @@ static void sleep_s(unsigned seconds)
 static struct session_dump *sampler_profile(struct session *s, const struct pprof_job *j,
                                             int *status)
 {
+    /* where the sampler cannot go, a POST would not help: say what would */
+    if (sampling_require(s) < 0) {
+        *status = 422;
+        return NULL;
+    }
     if (!j->sampler_run) {
         say_error("process %d has no heap profiler running (its allocator is %s): a "
                   "profile needs memprof's sampler put in, which changes the process: "
@@ -57,10 +63,6 @@ static struct session_dump *sampler_profile(struct session *s, const struct ppro
                   "--allow-control", (int)target_pid(s->target),
                   allocator_kind_name(s->alloc.kind), (int)target_pid(s->target));
         *status = 409;
-        return NULL;
-    }
-    if (sampling_require(s) < 0) {
-        *status = 422;
         return NULL;
     }
     if (sampling_run_on(s, sampler_lg_sample(s->sampler)) < 0)
@@ -118,8 +120,14 @@ static int pprof_job_run(struct session *s, void *arg)
     if (!p)
         return status;
     int64_t now = wall_nanos();
+    char why_empty[1024] = "";
+    if (d && sampling_applies(s))
+        sampling_empty_dump_text(s, d, &s->sampler_dumped, "this profile", "To see what "
+                                 "the process allocates and keeps, POST again with more "
+                                 "seconds while it works", why_empty, sizeof why_empty);
     struct pprof_options o = {.allocs_first = j->allocs, .time_nanos = now,
-                              .duration_nanos = j->seconds ? now - start : 0};
+                              .duration_nanos = j->seconds ? now - start : 0,
+                              .comment = why_empty};
     struct mp_error err;
     session_check_inputs(s, d);
     fflush(s->out);

@@ -108,10 +108,6 @@ int control_owner_allows(struct session *s, const char *what, bool force);
 /* 0 when the process can profile at all (config.prof and opt.prof); -1
  * after saying why not and what to do. */
 int control_profiling_possible(struct session *s);
-/* 0 when the process uses jemalloc; else -1 after saying that cmd drives
- * jemalloc, what the process uses, how to give it jemalloc and what
- * memprof can do for it meanwhile. */
-int control_needs_jemalloc(struct session *s, const char *cmd);
 /* The commands that work for a process with allocator k:
  * "'info', 'stats', 'memory' and 'purge'" or "'info' and 'memory'". */
 const char *control_what_works(enum allocator_kind k);

@@ -13,8 +13,8 @@
 #include "lib/analysis/analysis.h"
 #include "session/control.h"
 #include "session/json_answer.h"
-#include "session/say.h"
 #include "lib/base/multiarch.h"
+#include "session/say.h"
 
 #define DEFAULT_LG 19u      /* as jemalloc's lg_prof_sample: 512 KiB */
 
@@ -60,8 +60,10 @@ int sampling_require(struct session *s)
     char why[512];
     if (sampling_possible(s, why, sizeof why))
         return 0;
-    say_error("no heap profile of process %d without a restart: %s",
-              (int)target_pid(s->target), why);
+    char restart[512];
+    sampling_restart_advice(s, restart, sizeof restart);
+    say_error("no heap profile of process %d without a restart: %s; to profile it, %s",
+              (int)target_pid(s->target), why, restart);
     return -1;
 }
 
@@ -82,20 +84,44 @@ static int same_program(struct session *s)
     return -1;
 }
 
+void sampling_restart_advice(struct session *s, char *buf, size_t len)
+{
+    const struct allocator_id *a = &s->alloc;
+    bool secure = s->target && target_secure_exec(s->target);
+    if (a->kind == ALLOCATOR_JEMALLOC) {
+        char var[64];
+        control_conf_var(s, var, sizeof var);
+        if (secure)
+            snprintf(buf, len, "put prof:true,prof_active:false in /etc/malloc.conf and "
+                     "restart it (it runs in secure-execution mode, where jemalloc "
+                     "ignores %s)", var);
+        else
+            snprintf(buf, len, "restart it with %s=prof:true,prof_active:false", var);
+    } else if (a->malloc_linked_in)
+        snprintf(buf, len, "rebuild it with a profiling allocator (jemalloc with "
+                 "profiling, started with MALLOC_CONF=prof:true,prof_active:false): "
+                 "LD_PRELOAD cannot reach calls linked into the executable");
+    else if (secure)
+        snprintf(buf, len, "list libjemalloc in /etc/ld.so.preload, put "
+                 "prof:true,prof_active:false in /etc/malloc.conf and restart it (it "
+                 "runs in secure-execution mode, where LD_PRELOAD and MALLOC_CONF are "
+                 "ignored)");
+    else
+        snprintf(buf, len, "restart it with LD_PRELOAD=/usr/lib/" MEMPROF_MULTIARCH
+                 "/libjemalloc.so.2 MALLOC_CONF=prof:true,prof_active:false"
+                 MEMPROF_JEMALLOC_PROF_NOTE " (or link it with jemalloc)");
+}
+
 /* The sampler cannot go in: say why, and what would profile it instead. */
 static int refuse(struct session *s, const char *why)
 {
-    char var[64];
-    if (s->alloc.kind == ALLOCATOR_JEMALLOC) {
-        control_conf_var(s, var, sizeof var);
-        say_error("prof: %s. To profile it, restart it with %s=prof:true,"
-                  "prof_active:false", why, var);
-    } else
-        say_error("prof: %s. To profile it, restart it with LD_PRELOAD="
-                  "/usr/lib/" MEMPROF_MULTIARCH "/libjemalloc.so.2 "
-                  "MALLOC_CONF=prof:true,prof_active:false" MEMPROF_JEMALLOC_PROF_NOTE
-                  " (or link it with jemalloc); "
-                  "memprof can still run %s here", why, control_what_works(s->alloc.kind));
+    char restart[512];
+    sampling_restart_advice(s, restart, sizeof restart);
+    if (s->alloc.kind == ALLOCATOR_JEMALLOC)
+        say_error("prof: %s. To profile it, %s", why, restart);
+    else
+        say_error("prof: %s. To profile it, %s; memprof can still run %s here", why,
+                  restart, control_what_works(s->alloc.kind));
     return -1;
 }
 
@@ -293,6 +319,7 @@ struct session_dump *sampling_dump(struct session *s, const char *name, const ch
     free(data);
     if (!d)
         return NULL;
+    s->sampler_dumped = info;
     if (info.orphaned)
         fprintf(stderr, "warning: the sampler in process %d had stopped sampling: it "
                 "lost track of this memprof (its watch pipe was closed, by the program "

@@ -23,6 +23,12 @@ bool sampling_applies(struct session *s);
  * jemalloc's own profiler serves 'prof'). */
 bool sampling_possible(struct session *s, char *why, size_t len);
 
+/* The restart (or rebuild) that profiles a process memprof's sampler
+ * cannot go into: "restart it with LD_PRELOAD=... MALLOC_CONF=...", or
+ * what stands in its way (a static executable ignores LD_PRELOAD; a
+ * secure-execution one ignores the environment). */
+void sampling_restart_advice(struct session *s, char *buf, size_t len);
+
 /* For a front end that refuses before it starts (serve answers 422): 0
  * when the sampler could go in, or -1 after saying why not ("no heap
  * profile of process N without a restart: ..."). */

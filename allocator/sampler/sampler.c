@@ -184,8 +184,7 @@ const char *sampler_refusal(struct target *t, const struct allocator_id *a, char
     else if (a->malloc_linked_in)
         snprintf(buf, len, "process %d has its allocator linked into the executable: its "
                  "calls to malloc() are direct, with no call table memprof could point at "
-                 "a sampler (a static program, Go, or Rust with a static allocator); "
-                 "profile it by restarting it with a profiling allocator", (int)pid);
+                 "a sampler (a static program, Go, or Rust with a static allocator)", (int)pid);
     else if (seccomp_mode(t) != 0)
         snprintf(buf, len, "process %d runs under a seccomp filter, which could kill it "
                  "for the system calls the sampler makes inside it (getpid, ppoll, "

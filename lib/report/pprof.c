@@ -118,6 +118,7 @@ struct pprof_builder {
     double unrounded[4];       /* per value column: the sum so far */
     int64_t written[4];        /* and what the samples so far hold */
     struct symbol_file_identity identity;   /* scratch for mapping_build_id */
+    int64_t comment;           /* string index of o->comment */
 };
 
 static void *push_ptr(void ***v, size_t *n, size_t *cap, void *item)
@@ -407,6 +408,12 @@ static int build(struct pprof_builder *b, PbProfile *pb, const struct pprof_opti
     if (o) {
         pb->time_nanos = o->time_nanos;
         pb->duration_nanos = o->duration_nanos;
+    }
+    if (o && o->comment && o->comment[0]) {
+        if ((b->comment = strtab_add(&b->strings, o->comment)) < 0)
+            return -1;
+        pb->comment = &b->comment;
+        pb->n_comment = 1;
     }
     if (add_mappings(b))
         return -1;

@@ -27,6 +27,8 @@ struct pprof_options {
                                  * (Go's allocs profile), else inuse_space */
     int64_t time_nanos;         /* when it was taken (0: not said) */
     int64_t duration_nanos;     /* the span it covers (0: since the start) */
+    const char *comment;        /* a line for pprof's comments (go tool pprof
+                                 * -comments), NULL or "": none */
 };
 
 /* The same written to fd (which is not closed). */

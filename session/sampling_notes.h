@@ -1,0 +1,38 @@
+/* sampling_notes.h - what the session tells an operator about profiling a
+ * process with memprof's heap sampler: how to profile it (the advice every
+ * refusal and help names, true for the process it is shown for), and why a
+ * sampler dump holds no sample.  Both front ends use them. */
+#ifndef MEMPROF_SAMPLING_NOTES_H
+#define MEMPROF_SAMPLING_NOTES_H
+
+#include <stddef.h>
+
+#include "allocator/sampler/sampler.h"
+#include "session/session.h"
+
+/* How to get a heap profile of the attached process, as a clause that
+ * follows "To profile it" / "to profile it": "'prof on' puts memprof's
+ * heap sampler in (no restart) ..." where the sampler can go in, else why
+ * it cannot and the restart (or rebuild) that would profile it. */
+void sampling_how_to_profile(struct session *s, char *buf, size_t len);
+
+/* 0 when the process uses jemalloc; else -1 after saying that cmd drives
+ * jemalloc, what the process uses, how to profile it (as
+ * sampling_how_to_profile) and what memprof can do for it meanwhile. */
+int sampling_needs_jemalloc(struct session *s, const char *cmd);
+
+/* After a sampler dump d that holds no live sample, with the counters
+ * that dump read (info): a note on stderr saying that nothing is held,
+ * why (nothing sampled since 'prof on', or every sample since freed) and
+ * what to do (a dump later, diff, a run).  Nothing when d holds samples. */
+void sampling_explain_empty_dump(struct session *s, const struct session_dump *d,
+                                 const struct sampler_dump_info *info);
+
+/* The same as one line without "note: " (for serve's pprof comment), or
+ * "" when d holds samples: what names the dump (NULL: d's name), todo
+ * says what to do in the front end's words. */
+void sampling_empty_dump_text(struct session *s, const struct session_dump *d,
+                              const struct sampler_dump_info *info, const char *what,
+                              const char *todo, char *buf, size_t len);
+
+#endif
