@@ -14,6 +14,7 @@
 #include "session/control.h"
 #include "session/json_answer.h"
 #include "lib/base/multiarch.h"
+#include "lib/base/text_escape.h"
 #include "session/say.h"
 
 #define DEFAULT_LG 19u      /* as jemalloc's lg_prof_sample: 512 KiB */
@@ -160,6 +161,28 @@ static int put_in(struct session *s, unsigned lg, struct sampler_on_report *rep)
     return 0;
 }
 
+/* Objects with code but no call-frame information, by name: stacks that
+ * pass through them stop there. */
+static void no_cfi_note(struct session *s, const struct sampler_on_report *rep)
+{
+    char names[SAMPLER_NO_CFI_NAMED * (TEXT_ESCAPE_BUF + 4)] = "";
+    size_t named = rep->no_cfi < SAMPLER_NO_CFI_NAMED ? rep->no_cfi : SAMPLER_NO_CFI_NAMED;
+    for (size_t i = 0; i < named; i++) {
+        char eb[TEXT_ESCAPE_BUF];
+        size_t used = strlen(names);
+        snprintf(names + used, sizeof names - used, "%s%s",
+                 i == 0 ? "" : i + 1 == named && named == rep->no_cfi ? " and " : ", ",
+                 text_escape(rep->no_cfi_names[i], eb, sizeof eb));
+    }
+    char more[64] = "";
+    if (rep->no_cfi > named)
+        snprintf(more, sizeof more, " and %zu more", rep->no_cfi - named);
+    say_status(s, "note: %s%s %s code of %s own but no call-frame information memprof "
+               "could read: stacks that pass through %s stop at %s code\n", names, more,
+               rep->no_cfi == 1 ? "has" : "have", rep->no_cfi == 1 ? "its" : "their",
+               rep->no_cfi == 1 ? "it" : "them", rep->no_cfi == 1 ? "its" : "their");
+}
+
 static int turn_on(struct session *s, unsigned lg, bool json, const char *what)
 {
     struct sampler_on_report rep;
@@ -182,9 +205,7 @@ static int turn_on(struct session *s, unsigned lg, bool json, const char *what)
                    "(MADV_WIPEONFORK, Linux 4.14): each sample asks getpid() to leave "
                    "forked children alone, a system call more\n", (int)target_pid(s->target));
     if (rep.no_cfi)
-        say_status(s, "note: %zu mapped object%s no call-frame information memprof could "
-                   "read: stacks stop at %s code\n", rep.no_cfi,
-                   rep.no_cfi == 1 ? " has" : "s have", rep.no_cfi == 1 ? "its" : "their");
+        no_cfi_note(s, &rep);
     return 0;
 }
 

@@ -290,19 +290,32 @@ static int plan_slots(struct target *t, const struct map_list *maps,
     return 0;
 }
 
-/* Unwind rows for every mapped object. */
+/* An object whose stacks stop at its code: counted, and its file's name
+ * kept for the first few. */
+static void note_no_cfi(struct sampler_on_report *rep, const struct mapped_object *o)
+{
+    if (rep->no_cfi < SAMPLER_NO_CFI_NAMED) {
+        const char *slash = strrchr(o->path, '/');
+        snprintf(rep->no_cfi_names[rep->no_cfi], sizeof rep->no_cfi_names[0], "%s",
+                 slash ? slash + 1 : o->path);
+    }
+    rep->no_cfi++;
+}
+
+/* Unwind rows for every mapped object.  One without rows is said only
+ * when it has code of its own: no stack passes through a data-only one. */
 static int build_rows(struct target *t, const struct map_list *maps,
                       const struct mapped_objects *objs, struct cfi_rows *rows,
-                      size_t *no_cfi, struct mp_error *err)
+                      struct sampler_on_report *rep, struct mp_error *err)
 {
     for (size_t i = 0; i < objs->n; i++) {
         const struct mapped_object *o = &objs->v[i];
         size_t before = rows->n;
         int fd = mapped_object_open_file(target_pid(t), maps, o->path);
         struct mp_error ignored;
-        if (fd < 0 || cfi_rows_add_elf(rows, fd, o->path, o->bias, &ignored) < 0 ||
-            rows->n == before)
-            (*no_cfi)++;
+        if ((fd < 0 || cfi_rows_add_elf(rows, fd, o->path, o->bias, &ignored) < 0 ||
+             rows->n == before) && (!o->elf || elf_object_has_own_code(o->elf)))
+            note_no_cfi(rep, o);
         if (fd >= 0)
             close(fd);
     }
@@ -677,7 +690,7 @@ int sampler_on(struct sampler *sm, struct target *t, const struct allocator_id *
         mapped_objects_load(target_pid(t), &maps, &objs, err) < 0 ||
         find_real(t, &objs, real, err) < 0 ||
         plan_slots(t, &maps, &objs, real, &plan, err) < 0 ||
-        build_rows(t, &maps, &objs, &rows, &rep->no_cfi, err) < 0)
+        build_rows(t, &maps, &objs, &rows, rep, err) < 0)
         goto out;
     rep->build_ms = ms_since(&t0);
     if (stop_for_region(sm, t, rows.n, &j, rep, err) < 0 ||
