@@ -611,7 +611,7 @@ int cmd_dump(struct session *s, int argc, char **argv)
     if (npos < 0)
         return -1;
     const char *file = npos ? pos[0] : NULL, *name = opts[0].value;
-    bool sampled = sampling_applies(s);
+    bool sampled = sampling_applies(s), first = !s->prof_on.dumped;
     struct session_dump *d = sampled ? sampling_dump(s, name, file)
                                      : control_dump_take(s, name, file);
     if (!d)
@@ -629,7 +629,7 @@ int cmd_dump(struct session *s, int argc, char **argv)
     if (!sampled)
         control_explain_empty_dump(s, d);
     else
-        sampling_explain_empty_dump(s, d, &s->sampler_dumped);
+        sampling_dump_notes(s, d, &s->sampler_dumped, first);
     return 0;
 }
 

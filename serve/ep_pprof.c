@@ -120,14 +120,18 @@ static int pprof_job_run(struct session *s, void *arg)
     if (!p)
         return status;
     int64_t now = wall_nanos();
-    char why_empty[1024] = "";
-    if (d && sampling_applies(s))
+    char why_empty[1024] = "", unseen[1024] = "", comment[2048];
+    if (d && sampling_applies(s)) {
         sampling_empty_dump_text(s, d, &s->sampler_dumped, "this profile", "To see what "
                                  "the process allocates and keeps, POST again with more "
                                  "seconds while it works", why_empty, sizeof why_empty);
+        sampling_unseen_text(s, unseen, sizeof unseen);
+    }
+    snprintf(comment, sizeof comment, "%s%s%s", why_empty,
+             why_empty[0] && unseen[0] ? "  " : "", unseen);
     struct pprof_options o = {.allocs_first = j->allocs, .time_nanos = now,
                               .duration_nanos = j->seconds ? now - start : 0,
-                              .comment = why_empty};
+                              .comment = comment};
     struct mp_error err;
     session_check_inputs(s, d);
     fflush(s->out);

@@ -10,6 +10,7 @@
 
 #include "lib/analysis/analysis.h"
 #include "lib/base/text_escape.h"
+#include "lib/proc/maps.h"
 #include "session/control.h"
 #include "session/sampling.h"
 #include "session/say.h"
@@ -73,10 +74,15 @@ void sampling_empty_dump_text(struct session *s, const struct session_dump *d,
                  info->samples == 1 ? "" : "s", since, rate, todo);
 }
 
-void sampling_explain_empty_dump(struct session *s, const struct session_dump *d,
-                                 const struct sampler_dump_info *info)
+void sampling_dump_notes(struct session *s, const struct session_dump *d,
+                                 const struct sampler_dump_info *info, bool first)
 {
     char text[1024];
+    if (first) {
+        sampling_unseen_text(s, text, sizeof text);
+        if (text[0])
+            say_status(s, "note: %s\n", text);
+    }
     sampling_empty_dump_text(s, d, info, NULL, "To see what the process allocates and "
                              "keeps from now on, take another 'dump' after it has worked "
                              "a while and 'diff' the two, or a run ('profile start "
@@ -106,4 +112,42 @@ int sampling_needs_jemalloc(struct session *s, const char *cmd)
               "can run %s%s", cmd, (int)pid, uses, how, control_what_works(a->kind),
               sampler ? " (and, with its sampler in, 'dump' and the analyses)" : "");
     return -1;
+}
+
+/* The first mapped object whose file name starts with prefix (its
+ * basename into buf), or false. */
+static bool maps_object(pid_t pid, const char *prefix, char *buf, size_t len)
+{
+    struct map_list maps = {0};
+    struct mp_error ignored;
+    bool found = false;
+    if (maps_read_pid(pid, &maps, &ignored) < 0)
+        return false;
+    for (size_t i = 0; i < maps.n && !found; i++) {
+        const char *slash = strrchr(maps.v[i].path, '/');
+        const char *base = slash ? slash + 1 : maps.v[i].path;
+        if (strncmp(base, prefix, strlen(prefix)) == 0) {
+            snprintf(buf, len, "%s", base);
+            found = true;
+        }
+    }
+    maps_free(&maps);
+    return found;
+}
+
+void sampling_unseen_text(struct session *s, char *buf, size_t len)
+{
+    char apr[256], eb[TEXT_ESCAPE_BUF];
+    buf[0] = 0;
+    if (!s->target || !maps_object(target_pid(s->target), "libapr-1.so", apr, sizeof apr))
+        return;
+    /* Debian 12's libapr1 (1.7.2): its allocator's node allocation calls
+     * mmap(), never malloc() (APR_ALLOCATOR_USES_MMAP), as its code shows */
+    snprintf(buf, len, "process %d maps APR (%s): APR's pools take their memory from "
+             "APR's allocator, which maps its blocks with mmap() rather than malloc() "
+             "where APR is built with APR_ALLOCATOR_USES_MMAP (Debian's is), so what "
+             "the pools hold (in Apache: its connections, requests and their headers) "
+             "is not in memprof's sampler's profiles, which see malloc() and its kin "
+             "only; 'memory' shows the process's anonymous memory beyond malloc's heap",
+             (int)target_pid(s->target), text_escape(apr, eb, sizeof eb));
 }

@@ -5,6 +5,7 @@
 #ifndef MEMPROF_SAMPLING_NOTES_H
 #define MEMPROF_SAMPLING_NOTES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "allocator/sampler/sampler.h"
@@ -24,9 +25,11 @@ int sampling_needs_jemalloc(struct session *s, const char *cmd);
 /* After a sampler dump d that holds no live sample, with the counters
  * that dump read (info): a note on stderr saying that nothing is held,
  * why (nothing sampled since 'prof on', or every sample since freed) and
- * what to do (a dump later, diff, a run).  Nothing when d holds samples. */
-void sampling_explain_empty_dump(struct session *s, const struct session_dump *d,
-                                 const struct sampler_dump_info *info);
+ * what to do (a dump later, diff, a run).  Nothing when d holds samples.
+ * With first (the first dump since 'prof on'), also a note on memory the
+ * sampler cannot see (sampling_unseen_text), whatever d holds. */
+void sampling_dump_notes(struct session *s, const struct session_dump *d,
+                                 const struct sampler_dump_info *info, bool first);
 
 /* The same as one line without "note: " (for serve's pprof comment), or
  * "" when d holds samples: what names the dump (NULL: d's name), todo
@@ -34,5 +37,12 @@ void sampling_explain_empty_dump(struct session *s, const struct session_dump *d
 void sampling_empty_dump_text(struct session *s, const struct session_dump *d,
                               const struct sampler_dump_info *info, const char *what,
                               const char *todo, char *buf, size_t len);
+
+/* Memory of the process that does not come through malloc() and its kin,
+ * and so never reaches memprof's sampler, as far as memprof can tell from
+ * the objects it maps: APR's pools (libapr-1, Apache's memory), whose
+ * allocator takes its blocks with mmap() in Debian's build.  One sentence
+ * without "note: ", or "" when memprof knows of none. */
+void sampling_unseen_text(struct session *s, char *buf, size_t len);
 
 #endif
