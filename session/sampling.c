@@ -196,10 +196,12 @@ static int turn_on(struct session *s, unsigned lg, bool json, const char *what)
             (int)target_pid(s->target), every);
     say_status(s, "sampler: %zu call-table slot%s in %zu object%s point at it%s; %zu "
                "unwind rows (%.0f ms to build); the process made its region in one "
-               "stop of %.0f us%s\n", rep.slots, rep.slots == 1 ? "" : "s", rep.objects,
+               "stop of one thread, held %.0f us (%.1f ms with memprof's choice of the "
+               "thread)%s\n", rep.slots, rep.slots == 1 ? "" : "s", rep.objects,
                rep.objects == 1 ? "" : "s",
                rep.skipped ? " (some slots held another function and were left)" : "",
-               rep.rows, rep.build_ms, rep.stop_us, rep.reused ? ", reusing its region" : "");
+               rep.rows, rep.build_ms, rep.stop_us, rep.stop_wall_ms,
+               rep.reused ? ", reusing its region" : "");
     if (!rep.owner_page)
         say_status(s, "note: process %d could not make a page wiped on fork "
                    "(MADV_WIPEONFORK, Linux 4.14): each sample asks getpid() to leave "

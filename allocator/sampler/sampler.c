@@ -654,9 +654,14 @@ static int stop_for_region(struct sampler *sm, struct target *t, size_t nrows,
         j->size = region_bytes(nrows + nrows / 4);
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
+    unsigned stops = target_pauses(t)->calls;
     if (target_stop_run(t, map_body, j, err) < 0)
         return -1;
-    rep->stop_us = ms_since(&t0) * 1e3;
+    /* the thread's own pause, apart from memprof's choosing of it (its
+     * threads listed and looked at: milliseconds in a server of hundreds) */
+    rep->stop_wall_ms = ms_since(&t0);
+    rep->stop_us = target_pauses(t)->calls != stops ? target_pauses(t)->last_us
+                                                     : rep->stop_wall_ms * 1e3;
     if (j->why[0])
         return mp_error_set(err, "%s; the sampler was not put in", j->why);
     if (!rep->reused)

@@ -42,7 +42,10 @@ struct sampler_on_report {
                                 * which no stack passes through, left out) */
     char no_cfi_names[SAMPLER_NO_CFI_NAMED][128];  /* the first ones' file
                                 * names (the target's: escape to show) */
-    double build_ms, stop_us, patch_ms;
+    double build_ms, patch_ms;
+    double stop_us;            /* how long the borrowed thread was held */
+    double stop_wall_ms;       /* the stop with memprof's choosing of the
+                                * thread (listing and looking at threads) */
     bool reused;               /* an inert region from before was used again */
     bool owner_page;           /* forked children are told by a page fork
                                 * wipes (else by getpid() at each sample) */
