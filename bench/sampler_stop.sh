@@ -20,9 +20,14 @@ trap '[ -n "$pid" ] && kill -9 $pid 2>/dev/null; [ ${#hogs[@]} -gt 0 ] && kill $
       wait 2>/dev/null; rm -rf "$work"' EXIT
 . "$(dirname "$0")/stats.sh"
 
-"$TARGETS/glibc_live" >"$work/out" 2>&1 &
-pid=$!
-for _ in $(seq 200); do grep -q '^ready' "$work/out" && break; sleep 0.05; done
+# fresh: glibc_live started (again), once it says ready.
+fresh() {
+    [ -n "$pid" ] && { kill -9 "$pid"; wait "$pid"; } 2>/dev/null
+    "$TARGETS/glibc_live" >"$work/out" 2>&1 &
+    pid=$!
+    for _ in $(seq 200); do grep -q '^ready' "$work/out" && break; sleep 0.05; done
+}
+fresh
 
 # one_on LABEL: one session's prof on/off; its going-in stop's pause line
 # (the first stop whose body ran more than one call) kept under LABEL.
@@ -39,15 +44,9 @@ for i in $(seq "$N"); do
 done
 # A new region under load: a fresh process each time.
 for i in $(seq $(( N / 4 > 0 ? N / 4 : 1 ))); do
-    { kill -9 "$pid"; wait "$pid"; } 2>/dev/null
-    "$TARGETS/glibc_live" >"$work/out" 2>&1 &
-    pid=$!
-    for _ in $(seq 200); do grep -q '^ready' "$work/out" && break; sleep 0.05; done
+    fresh
     one_on first.idle
-    { kill -9 "$pid"; wait "$pid"; } 2>/dev/null
-    "$TARGETS/glibc_live" >"$work/out" 2>&1 &
-    pid=$!
-    for _ in $(seq 200); do grep -q '^ready' "$work/out" && break; sleep 0.05; done
+    fresh
     load_start
     one_on first.busy
     load_stop

@@ -62,6 +62,12 @@ check "why: the heap was allocated before the sampler went in" \
 check "what to do: a dump later and diff, or a run" \
     err_has "another 'dump' after it has worked a while and 'diff' the two, or a run \('profile start"
 
+# trend --watch takes its dumps from the sampler too (it once asked
+# jemalloc's profiler, refused as "'profile' drives jemalloc")
+mp -q -p "$GL" -e 'prof on' -e 'trend --watch 1 --count 2'
+check "trend --watch with the sampler in: runs and ends" mp_ok
+check "trend --watch: no jemalloc refusal" err_lacks "drives jemalloc"
+
 # every sample freed since: said with the count
 in_sampler() { [ "$(got_into_sampler "$GL" 2>/dev/null)" -gt 0 ] 2>/dev/null; }
 PID=$GL open_session freed
