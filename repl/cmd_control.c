@@ -679,6 +679,22 @@ static int refuse_bare_write(const char *name, const struct mallctl_info *info)
     return -1;
 }
 
+/* prof.active where jemalloc's own profiler cannot run but memprof's
+ * sampler stands in: say both, so that the way that works now comes
+ * first. */
+static int refuse_jemalloc_prof_active(struct session *s)
+{
+    char how[1536], restart[512];
+    sampling_how_to_profile(s, how, sizeof how);
+    sampling_restart_advice(s, restart, sizeof restart);
+    say_error("prof.active: jemalloc's own heap profiling %s in process %d, so "
+              "prof.active cannot turn it on. %s; for jemalloc's own profiler, %s",
+              s->prof_conf.config_prof ? "was not enabled at its start (opt.prof is false)"
+                                       : "is not built in (config.prof is false)",
+              (int)target_pid(s->target), how, restart);
+    return -1;
+}
+
 /* The MALLOC_CONF rule for the names it covers. */
 static int mallctl_owner_allows(struct session *s, const char *name, const void *newv,
                                 bool force)
@@ -694,6 +710,8 @@ static int mallctl_owner_allows(struct session *s, const char *name, const void 
     if (strcmp(name, "prof.active") == 0 && !*(const bool *)newv)
         return control_owner_allows(s, "turn it off", force);
     /* as 'prof on': jemalloc 5.1 takes it without opt.prof, samples nothing */
+    if (strcmp(name, "prof.active") == 0 && sampling_applies(s))
+        return refuse_jemalloc_prof_active(s);
     if (strcmp(name, "prof.active") == 0)
         return control_profiling_possible(s);
     return 0;

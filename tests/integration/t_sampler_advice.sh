@@ -26,6 +26,14 @@ done
 mp -p "$GL" -e info
 check "glibc: attach says 'prof on' (no restart)" err_has "'prof on' puts memprof's heap sampler in \(no restart\)"
 
+# a shared jemalloc started without prof:true: jemalloc's own profiler
+# needs a restart, memprof's sampler does not; the refusal says both
+CONF= start_target plain
+mp -p "$PID" -e 'mallctl prof.active true'
+check "jemalloc without prof: mallctl prof.active true is refused" mp_failed
+check "it names 'prof on' (no restart) first, then jemalloc's own restart" \
+    err_has "To profile it, 'prof on' puts memprof's heap sampler in \(no restart\), then 'dump' takes a profile; for jemalloc's own profiler, restart it with MALLOC_CONF=prof:true,prof_active:false"
+
 # --- where the sampler cannot go: a restart, and why ---
 CONF= start_target static_glibc
 ST=$PID
