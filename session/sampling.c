@@ -113,6 +113,13 @@ void sampling_restart_advice(struct session *s, char *buf, size_t len)
                  MEMPROF_JEMALLOC_PROF_NOTE " (or link it with jemalloc)");
 }
 
+void sampling_why_not_text(struct session *s, const char *why, char *buf, size_t len)
+{
+    char restart[512];
+    sampling_restart_advice(s, restart, sizeof restart);
+    snprintf(buf, len, "%s; to profile it, %s", why, restart);
+}
+
 /* The sampler cannot go in: say why, and what would profile it instead. */
 static int refuse(struct session *s, const char *why)
 {

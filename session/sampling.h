@@ -29,6 +29,10 @@ bool sampling_possible(struct session *s, char *why, size_t len);
  * secure-execution one ignores the environment). */
 void sampling_restart_advice(struct session *s, char *buf, size_t len);
 
+/* why (from sampling_possible) with the restart that would profile the
+ * process: "WHY; to profile it, restart it with ...". */
+void sampling_why_not_text(struct session *s, const char *why, char *buf, size_t len);
+
 /* For a front end that refuses before it starts (serve answers 422): 0
  * when the sampler could go in, or -1 after saying why not ("no heap
  * profile of process N without a restart: ..."). */

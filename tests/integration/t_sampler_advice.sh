@@ -58,6 +58,18 @@ http GET "/debug/pprof/heap?pid=$ST"
 check "serve, static: 422 (a POST would not help), saying why and the rebuild" \
     sh -c "[ $STATUS = 422 ] && grep -q 'linked into the executable' '$WORK/body' && grep -q 'rebuild it' '$WORK/body' && ! grep -q 'POST' '$WORK/body'"
 
+http GET "/processes"
+why_not_of() {
+    python3 -c '
+import json, sys
+doc = json.load(open(sys.argv[1]))
+procs = doc if isinstance(doc, list) else doc.get("processes", [])
+print(next((p["profiling"].get("why_not") or "" for p in procs if p["pid"] == int(sys.argv[2])), ""))' \
+        "$WORK/body" "$1"
+}
+check "serve /processes: the static program's why_not says why and the rebuild" \
+    sh -c "why=\$1; case \"\$why\" in *'linked into the executable'*'to profile it, rebuild it'*) exit 0;; esac; exit 1" _ "$(why_not_of "$ST")"
+
 # --- an empty sampler dump: the heap was all allocated before prof on ---
 kill -USR1 "$GL"
 wait_until 20 "glibc_live's round" grep -q '^round 1 done' "$GL_OUT"
