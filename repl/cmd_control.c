@@ -156,17 +156,18 @@ static int attach_other(struct session *s, long pid)
                text_escape(target_exe(s->target), eb, sizeof eb),
                malloc_owner_text(&s->alloc, owner, sizeof owner));
     const char *why_not = allocator_why_no_stats(s->alloc.kind);
-    char why[512], restart[512];
-    sampling_restart_advice(s, restart, sizeof restart);
-    if (!sampling_possible(s, why, sizeof why))
-        say_status(s, "%s work here%s%s; no heap profile without a restart: %s; to "
-                   "profile it, %s\n", control_what_works(s->alloc.kind),
-                   why_not ? "; " : "", why_not ? why_not : "", why, restart);
-    else
+    char why[512], text[1024];
+    if (!sampling_possible(s, why, sizeof why)) {
+        sampling_why_not_text(s, why, text, sizeof text);
+        say_status(s, "%s work here%s%s; no heap profile without a restart: %s\n",
+                   control_what_works(s->alloc.kind), why_not ? "; " : "",
+                   why_not ? why_not : "", text);
+    } else {
         say_status(s, "%s work here%s%s; 'prof on' puts memprof's heap sampler in "
                    "(no restart), 'dump' then takes a profile\n",
                    control_what_works(s->alloc.kind), why_not ? "; " : "",
                    why_not ? why_not : "");
+    }
     return 0;
 }
 
@@ -365,9 +366,11 @@ static int info_other(struct session *s, bool json)
     fprintf(s->out, "  memprof can        %s\n", allocator_has_stats(a->kind)
             ? "show its statistics ('stats', 'memory') and purge it ('purge')"
             : "show the process's memory ('memory')");
-    char why[512], state[128];
-    if (!sampling_possible(s, why, sizeof why))
-        fprintf(s->out, "  heap profiling     not possible without a restart: %s\n", why);
+    char why[512], state[128], text[1024];
+    if (!sampling_possible(s, why, sizeof why)) {
+        sampling_why_not_text(s, why, text, sizeof text);
+        fprintf(s->out, "  heap profiling     not possible without a restart: %s\n", text);
+    }
     else {
         sampling_state_text(s, state, sizeof state);
         fprintf(s->out, "  heap profiling     memprof's sampler ('prof on' puts it in): %s\n",

@@ -61,10 +61,10 @@ int sampling_require(struct session *s)
     char why[512];
     if (sampling_possible(s, why, sizeof why))
         return 0;
-    char restart[512];
-    sampling_restart_advice(s, restart, sizeof restart);
-    say_error("no heap profile of process %d without a restart: %s; to profile it, %s",
-              (int)target_pid(s->target), why, restart);
+    char text[1024];
+    sampling_why_not_text(s, why, text, sizeof text);
+    say_error("no heap profile of process %d without a restart: %s",
+              (int)target_pid(s->target), text);
     return -1;
 }
 
