@@ -1,7 +1,9 @@
 /* sampling_notes.c - owns what the session says about profiling a process
  * with memprof's heap sampler: the advice on how to profile it (true for
  * the process it is given for: 'prof on' where the sampler can go in, a
- * restart only where it cannot), and why a sampler dump holds no sample. */
+ * restart only where it cannot), the refusal of jemalloc's commands that
+ * carries it, why a sampler dump holds no sample, and what memory the
+ * sampler cannot see (APR's mmap'd pools). */
 #include "session/sampling_notes.h"
 
 #include <inttypes.h>
@@ -75,7 +77,7 @@ void sampling_empty_dump_text(struct session *s, const struct session_dump *d,
 }
 
 void sampling_dump_notes(struct session *s, const struct session_dump *d,
-                                 const struct sampler_dump_info *info, bool first)
+                         const struct sampler_dump_info *info, bool first)
 {
     char text[1024];
     if (first) {

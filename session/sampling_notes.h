@@ -1,7 +1,8 @@
 /* sampling_notes.h - what the session tells an operator about profiling a
  * process with memprof's heap sampler: how to profile it (the advice every
- * refusal and help names, true for the process it is shown for), and why a
- * sampler dump holds no sample.  Both front ends use them. */
+ * refusal names, true for the process it is shown for), why a sampler dump
+ * holds no sample, and what memory the sampler cannot see.  Both front
+ * ends use them. */
 #ifndef MEMPROF_SAMPLING_NOTES_H
 #define MEMPROF_SAMPLING_NOTES_H
 
@@ -29,7 +30,7 @@ int sampling_needs_jemalloc(struct session *s, const char *cmd);
  * With first (the first dump since 'prof on'), also a note on memory the
  * sampler cannot see (sampling_unseen_text), whatever d holds. */
 void sampling_dump_notes(struct session *s, const struct session_dump *d,
-                                 const struct sampler_dump_info *info, bool first);
+                         const struct sampler_dump_info *info, bool first);
 
 /* The same as one line without "note: " (for serve's pprof comment), or
  * "" when d holds samples: what names the dump (NULL: d's name), todo
