@@ -24,6 +24,7 @@ static void check(const struct elf_object *o)
         if (at && at->value > s->value)
             abort();
     }
+    (void)elf_object_has_own_code(o);
     uint64_t bias;
     for (size_t i = 0; i < o->nloads; i++)
         (void)elf_object_bias(o, 0x7f0000000000 + o->loads[i].offset, o->loads[i].offset, &bias);

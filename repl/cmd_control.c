@@ -25,6 +25,7 @@
 #include "session/process_container.h"
 #include "session/profile_run.h"
 #include "session/sampling.h"
+#include "session/sampling_notes.h"
 #include "session/say.h"
 
 static void state_warn(struct session *s, struct query *q)
@@ -172,16 +173,18 @@ static int attach_other(struct session *s, long pid)
                text_escape(target_exe(s->target), eb, sizeof eb),
                malloc_owner_text(&s->alloc, owner, sizeof owner));
     const char *why_not = allocator_why_no_stats(s->alloc.kind);
-    char why[512];
-    if (!sampling_possible(s, why, sizeof why))
+    char why[512], text[1024];
+    if (!sampling_possible(s, why, sizeof why)) {
+        sampling_why_not_text(s, why, text, sizeof text);
         say_status(s, "%s work here%s%s; no heap profile without a restart: %s\n",
                    control_what_works(s->alloc.kind), why_not ? "; " : "",
-                   why_not ? why_not : "", why);
-    else
+                   why_not ? why_not : "", text);
+    } else {
         say_status(s, "%s work here%s%s; 'prof on' puts memprof's heap sampler in "
                    "(no restart), 'dump' then takes a profile\n",
                    control_what_works(s->alloc.kind), why_not ? "; " : "",
                    why_not ? why_not : "");
+    }
     return 0;
 }
 
@@ -399,9 +402,11 @@ static int info_other(struct session *s, bool json)
     fprintf(s->out, "  memprof can        %s\n", allocator_has_stats(a->kind)
             ? "show its statistics ('stats', 'memory') and purge it ('purge')"
             : "show the process's memory ('memory')");
-    char why[512], state[128];
-    if (!sampling_possible(s, why, sizeof why))
-        fprintf(s->out, "  heap profiling     not possible without a restart: %s\n", why);
+    char why[512], state[128], text[1024];
+    if (!sampling_possible(s, why, sizeof why)) {
+        sampling_why_not_text(s, why, text, sizeof text);
+        fprintf(s->out, "  heap profiling     not possible without a restart: %s\n", text);
+    }
     else {
         sampling_state_text(s, state, sizeof state);
         fprintf(s->out, "  heap profiling     memprof's sampler ('prof on' puts it in): %s\n",
@@ -778,7 +783,7 @@ int cmd_dump(struct session *s, int argc, char **argv)
     if (npos < 0)
         return -1;
     const char *file = npos ? pos[0] : NULL, *name = opts[0].value;
-    bool sampled = sampling_applies(s);
+    bool sampled = sampling_applies(s), first = !s->prof_on.dumped;
     struct session_dump *d = sampled ? sampling_dump(s, name, file)
                                      : control_dump_take(s, name, file);
     if (!d)
@@ -795,6 +800,8 @@ int cmd_dump(struct session *s, int argc, char **argv)
             file ? ", saved to " : "", file ? file : "");
     if (!sampled)
         control_explain_empty_dump(s, d);
+    else
+        sampling_dump_notes(s, d, &s->sampler_dumped, first);
     return 0;
 }
 
@@ -844,6 +851,22 @@ static int refuse_bare_write(const char *name, const struct mallctl_info *info)
     return -1;
 }
 
+/* prof.active where jemalloc's own profiler cannot run but memprof's
+ * sampler stands in: say both, so that the way that works now comes
+ * first. */
+static int refuse_jemalloc_prof_active(struct session *s)
+{
+    char how[1536], restart[512];
+    sampling_how_to_profile(s, how, sizeof how);
+    sampling_restart_advice(s, restart, sizeof restart);
+    say_error("prof.active: jemalloc's own heap profiling %s in process %d, so "
+              "prof.active cannot turn it on. %s; for jemalloc's own profiler, %s",
+              s->prof_conf.config_prof ? "was not enabled at its start (opt.prof is false)"
+                                       : "is not built in (config.prof is false)",
+              (int)target_pid(s->target), how, restart);
+    return -1;
+}
+
 /* The MALLOC_CONF rule for the names it covers. */
 static int mallctl_owner_allows(struct session *s, const char *name, const void *newv,
                                 bool force)
@@ -859,6 +882,11 @@ static int mallctl_owner_allows(struct session *s, const char *name, const void 
     if (strcmp(name, "prof.active") == 0 && !*(const bool *)newv)
         return control_owner_allows(s, "turn it off", force);
     /* as 'prof on': jemalloc 5.1 takes it without opt.prof, samples nothing */
+    /* where 'prof on' uses memprof's sampler, a jemalloc 5.2 aside (its
+     * profiler may still be wanted, with the warning below) */
+    if (strcmp(name, "prof.active") == 0 && sampling_applies(s) &&
+        !s->prof_conf.own_profiler_blind)
+        return refuse_jemalloc_prof_active(s);
     if (strcmp(name, "prof.active") == 0 && control_profiling_possible(s))
         return -1;
     if (strcmp(name, "prof.active") == 0 && s->prof_conf.own_profiler_blind) {

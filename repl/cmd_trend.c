@@ -21,6 +21,7 @@
 #include "repl/cmd_analysis.h"
 #include "repl/command_table.h"
 #include "session/control.h"
+#include "session/sampling.h"
 #include "session/say.h"
 #include "repl/interrupt.h"
 #include "session/json_answer.h"
@@ -493,7 +494,8 @@ static void watch_sleep(struct watch *w, struct timespec end)
 static struct session_dump *watch_dump(struct watch *w)
 {
     interrupt_hold();
-    struct session_dump *d = control_dump_take(w->s, NULL, NULL);
+    struct session_dump *d = sampling_applies(w->s) ? sampling_dump(w->s, NULL, NULL)
+                                                    : control_dump_take(w->s, NULL, NULL);
     interrupt_release();
     if (d)
         session_series_add(w->s, d, w->series);

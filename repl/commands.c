@@ -4,6 +4,7 @@
 #include "repl/commands.h"
 #include "session/control.h"
 #include "session/say.h"
+#include "session/sampling_notes.h"
 #include "session/profile_run.h"
 #include "repl/options.h"
 #include "lib/base/text_escape.h"
@@ -103,7 +104,7 @@ int command_run_line(struct session *s, const char *line)
     else if ((c->flags & CMD_NEEDS_TARGET) && !s->target)
         say_error("'%s' needs a process: attach to one first "
                       "(memprof -p PID, or 'attach PID')", c->name);
-    else if ((c->flags & CMD_JEMALLOC) && s->target && control_needs_jemalloc(s, c->name))
+    else if ((c->flags & CMD_JEMALLOC) && s->target && sampling_needs_jemalloc(s, c->name))
         ;                       /* it said why */
     else
         rc = c->run(s, argc, argv);

@@ -24,6 +24,7 @@
 #include "lib/report/pprof.h"
 #include "session/control.h"
 #include "session/sampling.h"
+#include "session/sampling_notes.h"
 #include "session/say.h"
 #include "serve/worker.h"
 
@@ -55,6 +56,11 @@ static void sleep_s(unsigned seconds)
 static struct session_dump *sampler_profile(struct session *s, const struct pprof_job *j,
                                             int *status)
 {
+    /* where the sampler cannot go, a POST would not help: say what would */
+    if (sampling_require(s) < 0) {
+        *status = 422;
+        return NULL;
+    }
     if (!j->sampler_run) {
         char why[768];
         sampling_reason(s, why, sizeof why);
@@ -64,10 +70,6 @@ static struct session_dump *sampler_profile(struct session *s, const struct ppro
                   "--allow-control", (int)target_pid(s->target), why,
                   (int)target_pid(s->target));
         *status = 409;
-        return NULL;
-    }
-    if (sampling_require(s) < 0) {
-        *status = 422;
         return NULL;
     }
     if (sampling_run_on(s, sampler_lg_sample(s->sampler)) < 0)
@@ -125,9 +127,19 @@ static int pprof_job_run(struct session *s, void *arg)
     if (!p)
         return status;
     int64_t now = wall_nanos();
+    char why_empty[1024] = "", unseen[1024] = "", comment[2048];
+    if (d && sampling_applies(s)) {
+        sampling_empty_dump_text(s, d, &s->sampler_dumped, "this profile", "To see what "
+                                 "the process allocates and keeps, POST again with more "
+                                 "seconds while it works", why_empty, sizeof why_empty);
+        sampling_unseen_text(s, unseen, sizeof unseen);
+    }
+    snprintf(comment, sizeof comment, "%s%s%s", why_empty,
+             why_empty[0] && unseen[0] ? "  " : "", unseen);
     struct pprof_options o = {.allocs_first = j->allocs, .time_nanos = now,
                               .duration_nanos = j->seconds ? now - start : 0,
-                              .labels = j->labels, .nlabels = j->nlabels};
+                              .labels = j->labels, .nlabels = j->nlabels,
+                              .comment = comment};
     struct mp_error err;
     session_check_inputs(s, d);
     fflush(s->out);

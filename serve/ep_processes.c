@@ -36,8 +36,10 @@ static void add_profiling(struct session *s, json_object *o)
         json_object_object_add(p, "by", json_object_new_string("memprof sampler"));
         json_object_object_add(p, "active", json_object_new_boolean(false));
     } else {
+        char text[1024];
+        sampling_why_not_text(s, why, text, sizeof text);
         json_object_object_add(p, "by", NULL);
-        json_object_object_add(p, "why_not", json_object_new_string(why));
+        json_object_object_add(p, "why_not", json_object_new_string(text));
     }
     json_object_object_add(o, "profiling", p);
 }

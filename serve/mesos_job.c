@@ -108,8 +108,11 @@ int mesos_state_job(struct session *s, void *arg)
     const char *by = !sampling_applies(s) && s->alloc.kind == ALLOCATOR_JEMALLOC ? "jemalloc"
                      : sampling_possible(s, why, sizeof why) ? "memprof sampler" : NULL;
     json_object_object_add(mp, "profiler", by ? json_object_new_string(by) : NULL);
-    if (!by)
-        json_object_object_add(mp, "why_no_profiler", json_object_new_string(why));
+    if (!by) {
+        char text[1024];
+        sampling_why_not_text(s, why, text, sizeof text);
+        json_object_object_add(mp, "why_no_profiler", json_object_new_string(text));
+    }
     if (s->alloc.kind == ALLOCATOR_JEMALLOC)
         json_object_object_add(doc, "jemalloc", process_json(s));
     fprintf(s->out, "%s\n", json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY));

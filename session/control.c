@@ -23,7 +23,6 @@
 #include "lib/base/file_write.h"
 #include "lib/base/text_escape.h"
 #include "session/say.h"
-#include "lib/base/multiarch.h"
 
 
 const struct jemalloc_copy *control_selected_copy(struct session *s)
@@ -280,44 +279,20 @@ const char *control_what_works(enum allocator_kind k)
                                   : "'info' and 'memory'";
 }
 
-int control_needs_jemalloc(struct session *s, const char *cmd)
-{
-    if (s->alloc.kind == ALLOCATOR_JEMALLOC)
-        return 0;
-    const struct allocator_id *a = &s->alloc;
-    pid_t pid = target_pid(s->target);
-    char ob[TEXT_ESCAPE_BUF];
-    const char *object = a->malloc_object[0] ? text_escape(a->malloc_object, ob, sizeof ob)
-                                             : NULL;
-    char uses[PATH_MAX + 256];
-    snprintf(uses, sizeof uses, "%s%s%s", allocator_kind_name(a->kind),
-             object ? " from " : "", object ? object : "");
-    if (target_secure_exec(s->target))
-        say_error("'%s' drives jemalloc, and process %d does not use jemalloc (no "
-                  "mallctl in any mapped object); it uses %s. It runs in secure-"
-                  "execution mode (setuid, setgid or file capabilities), where "
-                  "LD_PRELOAD and MALLOC_CONF are ignored: link it with jemalloc (or "
-                  "list libjemalloc in /etc/ld.so.preload) and put "
-                  "prof:true,prof_active:false in /etc/malloc.conf to profile it. For "
-                  "this process memprof can run %s", cmd, (int)pid, uses,
-                  control_what_works(a->kind));
-    else
-        say_error("'%s' drives jemalloc, and process %d does not use jemalloc (no "
-                  "mallctl in any mapped object); it uses %s. Start it with "
-                  "LD_PRELOAD=/usr/lib/" MEMPROF_MULTIARCH "/libjemalloc.so.2 "
-                  "MALLOC_CONF=prof:true,prof_active:false" MEMPROF_JEMALLOC_PROF_NOTE
-                  " to profile it. For this "
-                  "process memprof can run %s", cmd, (int)pid, uses, control_what_works(a->kind));
-    return -1;
-}
-
 /* Profiling must be compiled in and enabled at start for any prof change:
  * jemalloc 5.1 accepts prof.active=true without opt.prof and samples
  * nothing, so this is refused before any call. */
 int control_profiling_possible(struct session *s)
 {
-    if (control_needs_jemalloc(s, "profile"))
+    if (s->alloc.kind != ALLOCATOR_JEMALLOC) {
+        /* the front ends send 'prof' and 'dump' to memprof's sampler here
+         * (sampling_applies) before they ask */
+        say_error("process %d does not use jemalloc (it uses %s), so jemalloc's "
+                  "profiler does not apply: 'prof on' and 'dump' go to memprof's heap "
+                  "sampler there", (int)target_pid(s->target),
+                  allocator_kind_name(s->alloc.kind));
         return -1;
+    }
     if (control_prof_conf_read(s))
         return -1;
     if (s->prof_conf.config_prof && s->prof_conf.opt_prof)

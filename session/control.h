@@ -119,10 +119,6 @@ int control_own_profiler_sees(struct session *s, const char *cmd);
 /* Why memprof's sampler cannot stand in for the selected jemalloc copy,
  * where sampling_applies says it does not (a copy linked in). */
 const char *control_no_sampler_for_copy(struct session *s);
-/* 0 when the process uses jemalloc; else -1 after saying that cmd drives
- * jemalloc, what the process uses, how to give it jemalloc and what
- * memprof can do for it meanwhile. */
-int control_needs_jemalloc(struct session *s, const char *cmd);
 /* The commands that work for a process with allocator k:
  * "'info', 'stats', 'memory' and 'purge'" or "'info' and 'memory'". */
 const char *control_what_works(enum allocator_kind k);

@@ -13,8 +13,9 @@
 #include "lib/analysis/analysis.h"
 #include "session/control.h"
 #include "session/json_answer.h"
-#include "session/say.h"
 #include "lib/base/multiarch.h"
+#include "lib/base/text_escape.h"
+#include "session/say.h"
 
 #define DEFAULT_LG 19u      /* as jemalloc's lg_prof_sample: 512 KiB */
 
@@ -80,8 +81,10 @@ int sampling_require(struct session *s)
     if (sampling_possible(s, why, sizeof why) &&
         !sampler_filter_refusal(s->sampler, s->target, why, sizeof why))
         return 0;
+    char text[1024];
+    sampling_why_not_text(s, why, text, sizeof text);
     say_error("no heap profile of process %d without a restart: %s",
-              (int)target_pid(s->target), why);
+              (int)target_pid(s->target), text);
     return -1;
 }
 
@@ -102,6 +105,41 @@ static int same_program(struct session *s)
     return -1;
 }
 
+void sampling_restart_advice(struct session *s, char *buf, size_t len)
+{
+    const struct allocator_id *a = &s->alloc;
+    bool secure = s->target && target_secure_exec(s->target);
+    if (a->kind == ALLOCATOR_JEMALLOC) {
+        char var[64];
+        control_conf_var(s, var, sizeof var);
+        if (secure)
+            snprintf(buf, len, "put prof:true,prof_active:false in /etc/malloc.conf and "
+                     "restart it (it runs in secure-execution mode, where jemalloc "
+                     "ignores %s)", var);
+        else
+            snprintf(buf, len, "restart it with %s=prof:true,prof_active:false", var);
+    } else if (a->malloc_linked_in)
+        snprintf(buf, len, "rebuild it with a profiling allocator (jemalloc with "
+                 "profiling, started with MALLOC_CONF=prof:true,prof_active:false): "
+                 "LD_PRELOAD cannot reach calls linked into the executable");
+    else if (secure)
+        snprintf(buf, len, "list libjemalloc in /etc/ld.so.preload, put "
+                 "prof:true,prof_active:false in /etc/malloc.conf and restart it (it "
+                 "runs in secure-execution mode, where LD_PRELOAD and MALLOC_CONF are "
+                 "ignored)");
+    else
+        snprintf(buf, len, "restart it with LD_PRELOAD=/usr/lib/" MEMPROF_MULTIARCH
+                 "/libjemalloc.so.2 MALLOC_CONF=prof:true,prof_active:false"
+                 MEMPROF_JEMALLOC_PROF_NOTE " (or link it with jemalloc)");
+}
+
+void sampling_why_not_text(struct session *s, const char *why, char *buf, size_t len)
+{
+    char restart[512];
+    sampling_restart_advice(s, restart, sizeof restart);
+    snprintf(buf, len, "%s; to profile it, %s", why, restart);
+}
+
 /* The sampler cannot go in: say why, and what would profile it instead. */
 static int refuse(struct session *s, const char *why)
 {
@@ -114,16 +152,15 @@ static int refuse(struct session *s, const char *why)
                   "profile it, restart it with %s=prof:true (profiling active from "
                   "its start), or give it jemalloc 5.3", why, v,
                   jemalloc_inactive_threads_text, var);
-    } else if (s->alloc.kind == ALLOCATOR_JEMALLOC) {
-        control_conf_var(s, var, sizeof var);
-        say_error("prof: %s. To profile it, restart it with %s=prof:true,"
-                  "prof_active:false", why, var);
-    } else
-        say_error("prof: %s. To profile it, restart it with LD_PRELOAD="
-                  "/usr/lib/" MEMPROF_MULTIARCH "/libjemalloc.so.2 "
-                  "MALLOC_CONF=prof:true,prof_active:false" MEMPROF_JEMALLOC_PROF_NOTE
-                  " (or link it with jemalloc); "
-                  "memprof can still run %s here", why, control_what_works(s->alloc.kind));
+        return -1;
+    }
+    char restart[512];
+    sampling_restart_advice(s, restart, sizeof restart);
+    if (s->alloc.kind == ALLOCATOR_JEMALLOC)
+        say_error("prof: %s. To profile it, %s", why, restart);
+    else
+        say_error("prof: %s. To profile it, %s; memprof can still run %s here", why,
+                  restart, control_what_works(s->alloc.kind));
     return -1;
 }
 
@@ -163,6 +200,28 @@ static int put_in(struct session *s, unsigned lg, struct sampler_on_report *rep)
     return 0;
 }
 
+/* Objects with code but no call-frame information, by name: stacks that
+ * pass through them stop there. */
+static void no_cfi_note(struct session *s, const struct sampler_on_report *rep)
+{
+    char names[SAMPLER_NO_CFI_NAMED * (TEXT_ESCAPE_BUF + 4)] = "";
+    size_t named = rep->no_cfi < SAMPLER_NO_CFI_NAMED ? rep->no_cfi : SAMPLER_NO_CFI_NAMED;
+    for (size_t i = 0; i < named; i++) {
+        char eb[TEXT_ESCAPE_BUF];
+        size_t used = strlen(names);
+        snprintf(names + used, sizeof names - used, "%s%s",
+                 i == 0 ? "" : i + 1 == named && named == rep->no_cfi ? " and " : ", ",
+                 text_escape(rep->no_cfi_names[i], eb, sizeof eb));
+    }
+    char more[64] = "";
+    if (rep->no_cfi > named)
+        snprintf(more, sizeof more, " and %zu more", rep->no_cfi - named);
+    say_status(s, "note: %s%s %s code of %s own but no call-frame information memprof "
+               "could read: stacks that pass through %s stop at %s code\n", names, more,
+               rep->no_cfi == 1 ? "has" : "have", rep->no_cfi == 1 ? "its" : "their",
+               rep->no_cfi == 1 ? "it" : "them", rep->no_cfi == 1 ? "its" : "their");
+}
+
 static int turn_on(struct session *s, unsigned lg, bool json, const char *what)
 {
     struct sampler_on_report rep;
@@ -176,18 +235,18 @@ static int turn_on(struct session *s, unsigned lg, bool json, const char *what)
             (int)target_pid(s->target), every);
     say_status(s, "sampler: %zu call-table slot%s in %zu object%s point at it%s; %zu "
                "unwind rows (%.0f ms to build); the process made its region in one "
-               "stop of %.0f us%s\n", rep.slots, rep.slots == 1 ? "" : "s", rep.objects,
+               "stop of one thread, held %.0f us (%.1f ms with memprof's choice of the "
+               "thread)%s\n", rep.slots, rep.slots == 1 ? "" : "s", rep.objects,
                rep.objects == 1 ? "" : "s",
                rep.skipped ? " (some slots held another function and were left)" : "",
-               rep.rows, rep.build_ms, rep.stop_us, rep.reused ? ", reusing its region" : "");
+               rep.rows, rep.build_ms, rep.stop_us, rep.stop_wall_ms,
+               rep.reused ? ", reusing its region" : "");
     if (!rep.owner_page)
         say_status(s, "note: process %d could not make a page wiped on fork "
                    "(MADV_WIPEONFORK, Linux 4.14): each sample asks getpid() to leave "
                    "forked children alone, a system call more\n", (int)target_pid(s->target));
     if (rep.no_cfi)
-        say_status(s, "note: %zu mapped object%s no call-frame information memprof could "
-                   "read: stacks stop at %s code\n", rep.no_cfi,
-                   rep.no_cfi == 1 ? " has" : "s have", rep.no_cfi == 1 ? "its" : "their");
+        no_cfi_note(s, &rep);
     return 0;
 }
 
@@ -323,6 +382,7 @@ struct session_dump *sampling_dump(struct session *s, const char *name, const ch
     free(data);
     if (!d)
         return NULL;
+    s->sampler_dumped = info;
     if (info.orphaned)
         fprintf(stderr, "warning: the sampler in process %d had stopped sampling: it "
                 "lost track of this memprof (its watch pipe was closed, by the program "

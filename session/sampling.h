@@ -31,6 +31,16 @@ void sampling_reason(struct session *s, char *buf, size_t len);
  * jemalloc's own profiler serves 'prof'). */
 bool sampling_possible(struct session *s, char *why, size_t len);
 
+/* The restart (or rebuild) that profiles a process memprof's sampler
+ * cannot go into: "restart it with LD_PRELOAD=... MALLOC_CONF=...", or
+ * what stands in its way (a static executable ignores LD_PRELOAD; a
+ * secure-execution one ignores the environment). */
+void sampling_restart_advice(struct session *s, char *buf, size_t len);
+
+/* why (from sampling_possible) with the restart that would profile the
+ * process: "WHY; to profile it, restart it with ...". */
+void sampling_why_not_text(struct session *s, const char *why, char *buf, size_t len);
+
 /* For a front end that refuses before it starts (serve answers 422): 0
  * when the sampler could go in, or -1 after saying why not ("no heap
  * profile of process N without a restart: ..."). */

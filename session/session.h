@@ -161,6 +161,8 @@ struct session {
     struct session_prof_on prof_on;
     struct sampler *sampler;   /* memprof's heap sampler for this process
                                 * (session/sampling.c), NULL when not attached */
+    struct sampler_dump_info sampler_dumped; /* the counters the last sampler
+                                * dump read (sampling_dump), for its notes */
     /* Set by the front end: while a run's dump calls into the process, its
      * interrupt (the prompt's Ctrl-C) is held off and taken after; NULL:
      * nothing to hold. */

@@ -11,6 +11,8 @@ packages=(
     clang libclang-rt-14-dev                # make fuzz (libFuzzer)
     redis-server redis-tools                # integration: a real third-party server
     nginx-light curl wrk                    # integration: a real glibc-malloc server (curl, wrk drive it)
+    apache2                                 # integration: Apache 2.4 mpm_event, its memory from APR's
+                                            #   allocator (t_sampler_apache; run from a private config)
     postgresql                              # integration: PostgreSQL 15, glibc malloc (postgresql-15:
                                             #   initdb, postgres in /usr/lib/postgresql/15/bin; psql)
     libgoogle-perftools-dev                 # targets: gperftools tcmalloc 2.10 (-ltcmalloc, -ltcmalloc_minimal)

@@ -177,8 +177,7 @@ const char *sampler_refusal(struct target *t, const struct allocator_id *a, char
     else if (a->malloc_linked_in)
         snprintf(buf, len, "process %d has its allocator linked into the executable: its "
                  "calls to malloc() are direct, with no call table memprof could point at "
-                 "a sampler (a static program, Go, or Rust with a static allocator); "
-                 "profile it by restarting it with a profiling allocator", (int)pid);
+                 "a sampler (a static program, Go, or Rust with a static allocator)", (int)pid);
     else if (!c->mmap || !c->mprotect || !c->syscall || !c->close)
         snprintf(buf, len, "process %d lacks mmap(), mprotect(), close() or syscall() in "
                  "its C library, which memprof needs to map the sampler", (int)pid);
@@ -286,19 +285,32 @@ static int plan_slots(struct target *t, const struct map_list *maps,
     return 0;
 }
 
-/* Unwind rows for every mapped object. */
+/* An object whose stacks stop at its code: counted, and its file's name
+ * kept for the first few. */
+static void note_no_cfi(struct sampler_on_report *rep, const struct mapped_object *o)
+{
+    if (rep->no_cfi < SAMPLER_NO_CFI_NAMED) {
+        const char *slash = strrchr(o->path, '/');
+        snprintf(rep->no_cfi_names[rep->no_cfi], sizeof rep->no_cfi_names[0], "%s",
+                 slash ? slash + 1 : o->path);
+    }
+    rep->no_cfi++;
+}
+
+/* Unwind rows for every mapped object.  One without rows is said only
+ * when it has code of its own: no stack passes through a data-only one. */
 static int build_rows(struct target *t, const struct map_list *maps,
                       const struct mapped_objects *objs, struct cfi_rows *rows,
-                      size_t *no_cfi, struct mp_error *err)
+                      struct sampler_on_report *rep, struct mp_error *err)
 {
     for (size_t i = 0; i < objs->n; i++) {
         const struct mapped_object *o = &objs->v[i];
         size_t before = rows->n;
         int fd = mapped_object_open_file(target_pid(t), maps, o->path);
         struct mp_error ignored;
-        if (fd < 0 || cfi_rows_add_elf(rows, fd, o->path, o->bias, &ignored) < 0 ||
-            rows->n == before)
-            (*no_cfi)++;
+        if ((fd < 0 || cfi_rows_add_elf(rows, fd, o->path, o->bias, &ignored) < 0 ||
+             rows->n == before) && (!o->elf || elf_object_has_own_code(o->elf)))
+            note_no_cfi(rep, o);
         if (fd >= 0)
             close(fd);
     }
@@ -637,9 +649,14 @@ static int stop_for_region(struct sampler *sm, struct target *t, size_t nrows,
         j->size = region_bytes(nrows + nrows / 4);
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
+    unsigned stops = target_pauses(t)->calls;
     if (target_stop_run(t, map_body, j, err) < 0)
         return -1;
-    rep->stop_us = ms_since(&t0) * 1e3;
+    /* the thread's own pause, apart from memprof's choosing of it (its
+     * threads listed and looked at: milliseconds in a server of hundreds) */
+    rep->stop_wall_ms = ms_since(&t0);
+    rep->stop_us = target_pauses(t)->calls != stops ? target_pauses(t)->last_us
+                                                     : rep->stop_wall_ms * 1e3;
     if (j->why[0])
         return mp_error_set(err, "%s; the sampler was not put in", j->why);
     if (!rep->reused)
@@ -673,7 +690,7 @@ int sampler_on(struct sampler *sm, struct target *t, const struct allocator_id *
         mapped_objects_load(target_pid(t), &maps, &objs, err) < 0 ||
         find_real(t, &objs, real, err) < 0 ||
         plan_slots(t, &maps, &objs, real, &plan, err) < 0 ||
-        build_rows(t, &maps, &objs, &rows, &rep->no_cfi, err) < 0)
+        build_rows(t, &maps, &objs, &rows, rep, err) < 0)
         goto out;
     rep->build_ms = ms_since(&t0);
     if (stop_for_region(sm, t, rows.n, &j, rep, err) < 0 ||

@@ -30,14 +30,22 @@
 struct sampler;
 
 /* What 'prof on' did, for the operator. */
+#define SAMPLER_NO_CFI_NAMED 4
 struct sampler_on_report {
     size_t objects;            /* objects whose call tables were changed */
     size_t slots;              /* slots pointed at the sampler */
     size_t skipped;            /* slots left alone: they held neither the
                                 * allocator's function nor a lazy-binding stub */
     size_t rows;               /* unwind rows written */
-    size_t no_cfi;             /* objects without call-frame information */
-    double build_ms, stop_us, patch_ms;
+    size_t no_cfi;             /* objects with code of their own but no
+                                * call-frame information (data-only ones,
+                                * which no stack passes through, left out) */
+    char no_cfi_names[SAMPLER_NO_CFI_NAMED][128];  /* the first ones' file
+                                * names (the target's: escape to show) */
+    double build_ms, patch_ms;
+    double stop_us;            /* how long the borrowed thread was held */
+    double stop_wall_ms;       /* the stop with memprof's choosing of the
+                                * thread (listing and looking at threads) */
     bool reused;               /* an inert region from before was used again */
     bool owner_page;           /* forked children are told by a page fork
                                 * wipes (else by getpid() at each sample) */

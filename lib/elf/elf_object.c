@@ -549,3 +549,42 @@ int elf_object_read_build_id(int fd, uint8_t *out, size_t cap, size_t *len)
     elf_end(elf);
     return 0;
 }
+
+/* The C runtime's functions the toolchain puts into every object
+ * (crti/crtn, crtbegin/crtend, crt1): no program code. */
+static bool runtime_stub(const char *name)
+{
+    static const char *const stubs[] = {
+        "_init", "_fini", "deregister_tm_clones", "register_tm_clones",
+        "__do_global_dtors_aux", "frame_dummy", "_start", "_dl_relocate_static_pie",
+        "call_weak_fn", "__libc_csu_init", "__libc_csu_fini",
+    };
+    for (size_t i = 0; i < sizeof stubs / sizeof stubs[0]; i++)
+        if (strcmp(name, stubs[i]) == 0)
+            return true;
+    return false;
+}
+
+/* Executable bytes the stubs take at most (GCC's on x86-64: about 260 with
+ * .init, .plt and .fini); beyond them, code of the object's own even when
+ * a stripped object names none of it. */
+#define RUNTIME_STUB_BYTES 1024u
+
+bool elf_object_has_own_code(const struct elf_object *obj)
+{
+    uint64_t exec = 0;
+    for (size_t i = 0; i < obj->nloads; i++)
+        if (obj->loads[i].flags & PF_X)
+            exec += obj->loads[i].filesz;
+    if (exec == 0)
+        return false;
+    if (exec > RUNTIME_STUB_BYTES)
+        return true;
+    for (size_t i = 0; i < obj->nsyms; i++) {
+        const struct elf_symbol *s = &obj->syms[i];
+        if (s->defined && s->name && (s->type == STT_FUNC || s->type == STT_GNU_IFUNC) &&
+            !runtime_stub(s->name))
+            return true;
+    }
+    return false;
+}

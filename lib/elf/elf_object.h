@@ -84,6 +84,13 @@ const struct elf_symbol *elf_object_symbol_at(const struct elf_object *obj,
 const struct elf_symbol *elf_object_symbol_named(const struct elf_object *obj,
                                                  const char *name);
 
+/* Whether obj has code of its own that a call stack could pass through:
+ * false for an object with no executable segment, or whose executable
+ * bytes are only the C runtime's init/fini stubs every shared object
+ * carries (a data-only library, as ICU's libicudata: no function symbol
+ * besides those stubs, and a few hundred executable bytes). */
+bool elf_object_has_own_code(const struct elf_object *obj);
+
 /* Only the GNU build-id of an open ELF file (not closed), without reading
  * its symbols.  Returns 0 (*len 0 when it has none) or -1 when fd is not
  * an ELF file. */

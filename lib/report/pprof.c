@@ -121,6 +121,7 @@ struct pprof_builder {
     struct symbol_file_identity identity;   /* scratch for mapping_build_id */
     PbLabel **labels;          /* every sample's, shared by all */
     size_t nlabels;
+    int64_t comment;           /* string index of o->comment */
 };
 
 static void *push_ptr(void ***v, size_t *n, size_t *cap, void *item)
@@ -447,7 +448,15 @@ static int build(struct pprof_builder *b, PbProfile *pb, const struct pprof_opti
         pb->time_nanos = o->time_nanos;
         pb->duration_nanos = o->duration_nanos;
     }
-    if (add_labels(b, pb, o) || add_mappings(b))
+    if (add_labels(b, pb, o))
+        return -1;
+    if (o && o->comment && o->comment[0]) {
+        if ((b->comment = strtab_add(&b->strings, o->comment)) < 0)
+            return -1;
+        pb->comment = &b->comment;
+        pb->n_comment = 1;
+    }
+    if (add_mappings(b))
         return -1;
     pb->sample = calloc(b->prof->nstacks ? b->prof->nstacks : 1, sizeof *pb->sample);
     if (!pb->sample)

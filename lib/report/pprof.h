@@ -35,6 +35,8 @@ struct pprof_options {
     int64_t duration_nanos;     /* the span it covers (0: since the start) */
     const struct pprof_label *labels;
     size_t nlabels;
+    const char *comment;        /* a line for pprof's comments (go tool pprof
+                                 * -comments), NULL or "": none */
 };
 
 /* The same written to fd (which is not closed). */

@@ -67,8 +67,8 @@ mp_as "$bin/memprof" -p "$PID" -e 'mallctl opt.prof'
 check "setuid without jemalloc: refused" test "$RC" = 1
 check "setuid without jemalloc: the loader ignored LD_PRELOAD" \
     bash -c "! grep -q libjemalloc /proc/$PID/maps"
-check "setuid without jemalloc: the refusal says LD_PRELOAD is ignored there" \
-    grep -q 'secure-execution mode.*LD_PRELOAD and MALLOC_CONF are ignored' <<<"$ERR"
+check "setuid without jemalloc: the refusal names 'prof on' (the sampler needs no LD_PRELOAD)" \
+    grep -q "To profile it, 'prof on' puts memprof's heap sampler in (no restart)" <<<"$ERR"
 check "setuid without jemalloc: no advice to start it with LD_PRELOAD" lacks 'Start it with LD_PRELOAD' "$ERR"
 assert_untouched "$PID"
 

@@ -9,7 +9,8 @@ MEMPROF_TRACE_PAUSES=1 mp -p "$PID" -e 'recent'
 check "no jemalloc: recent refused" mp_failed
 check "no jemalloc: says so" err_has "'recent' drives jemalloc, and process $PID does not use jemalloc"
 check "no jemalloc: names glibc malloc" err_has 'it uses glibc malloc from /.*libc\.so'
-check "no jemalloc: says how to give it jemalloc" err_has 'LD_PRELOAD=.*libjemalloc.* MALLOC_CONF=prof:true'
+check "no jemalloc: says how to profile it: 'prof on', no restart" \
+    err_has "To profile it, 'prof on' puts memprof's heap sampler in \(no restart\)"
 check "no jemalloc: says what works here" err_has "memprof can run 'info', 'stats', 'memory' and 'purge'"
 check "no jemalloc: nothing was stopped" err_lacks '^pause '
 check "no jemalloc: the process is left as it was" untouched "$PID"

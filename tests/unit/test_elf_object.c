@@ -331,6 +331,36 @@ START_TEST(not_elf_is_an_error)
 }
 END_TEST
 
+/* A data-only library (as libicudata): one executable segment of the C
+ * runtime's stubs, no function of its own.  Then the same with a function
+ * of its own, a stripped object with a real text, and none executable. */
+START_TEST(own_code_tells_data_only_objects)
+{
+    struct elf_load_segment loads[2] = {
+        {.vaddr = 0x1000, .memsz = 0x105, .filesz = 0x105, .flags = PF_R | PF_X},
+        {.vaddr = 0x2000, .memsz = 0x10000, .filesz = 0x10000, .flags = PF_R},
+    };
+    struct elf_symbol syms[3] = {
+        {.value = 0x1000, .name = "_init", .type = STT_FUNC, .defined = true},
+        {.value = 0x1040, .name = "frame_dummy", .type = STT_FUNC, .defined = true},
+        {.value = 0x2000, .name = "icudt72_dat", .type = STT_OBJECT, .defined = true},
+    };
+    struct elf_object o = {.loads = loads, .nloads = 2, .syms = syms, .nsyms = 3};
+    ck_assert(!elf_object_has_own_code(&o));
+    syms[1].name = "ucol_open";
+    ck_assert(elf_object_has_own_code(&o));
+    o.nsyms = 0;
+    ck_assert(!elf_object_has_own_code(&o));
+    loads[0].filesz = 0x4000;
+    ck_assert(elf_object_has_own_code(&o));   /* stripped, but code */
+    loads[0].flags = PF_R;
+    ck_assert(!elf_object_has_own_code(&o));  /* nothing executable */
+    struct elf_object *lib = open_fixture("libfixture.so");
+    ck_assert(elf_object_has_own_code(lib));
+    elf_object_free(lib);
+}
+END_TEST
+
 static Suite *elf_object_suite(void)
 {
     Suite *s = suite_create("elf_object");
@@ -349,6 +379,7 @@ static Suite *elf_object_suite(void)
     tcase_add_test(tc, not_elf_is_an_error);
     tcase_add_test(tc, symbol_table_size_claimed_by_header_is_not_believed);
     tcase_add_test(tc, two_debuglinks_leak_nothing);
+    tcase_add_test(tc, own_code_tells_data_only_objects);
     suite_add_tcase(s, tc);
     return s;
 }
