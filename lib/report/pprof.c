@@ -121,7 +121,6 @@ struct pprof_builder {
     struct symbol_file_identity identity;   /* scratch for mapping_build_id */
     PbLabel **labels;          /* every sample's, shared by all */
     size_t nlabels;
-    int64_t comment;           /* string index of o->comment */
 };
 
 static void *push_ptr(void ***v, size_t *n, size_t *cap, void *item)
@@ -391,14 +390,23 @@ static PbValueType *value_type(struct pprof_builder *b, const char *type, const 
     return vt;
 }
 
+/* The profile's comments (go tool pprof -comments): the labels' and
+ * o->comment, in one array that pb owns. */
+static int alloc_comments(PbProfile *pb, const struct pprof_options *o)
+{
+    size_t n = o ? o->nlabels + (o->comment && o->comment[0]) : 0;
+    if (n && !(pb->comment = calloc(n, sizeof *pb->comment)))
+        return -1;
+    return 0;
+}
+
 /* The endpoint's labels: one Label each, which every sample points to,
- * and the same as "key=value" comments (go tool pprof -comments). */
+ * and the same as "key=value" comments. */
 static int add_labels(struct pprof_builder *b, PbProfile *pb, const struct pprof_options *o)
 {
     if (!o || !o->nlabels)
         return 0;
     b->labels = calloc(o->nlabels, sizeof *b->labels);
-    pb->comment = calloc(o->nlabels, sizeof *pb->comment);
     if (!b->labels || !pb->comment)
         return -1;
     for (size_t i = 0; i < o->nlabels; i++) {
@@ -448,13 +456,12 @@ static int build(struct pprof_builder *b, PbProfile *pb, const struct pprof_opti
         pb->time_nanos = o->time_nanos;
         pb->duration_nanos = o->duration_nanos;
     }
-    if (add_labels(b, pb, o))
+    if (alloc_comments(pb, o) || add_labels(b, pb, o))
         return -1;
     if (o && o->comment && o->comment[0]) {
-        if ((b->comment = strtab_add(&b->strings, o->comment)) < 0)
+        if ((pb->comment[pb->n_comment] = strtab_add(&b->strings, o->comment)) < 0)
             return -1;
-        pb->comment = &b->comment;
-        pb->n_comment = 1;
+        pb->n_comment++;
     }
     if (add_mappings(b))
         return -1;

@@ -138,6 +138,28 @@ START_TEST(labels_on_every_sample)
 }
 END_TEST
 
+/* A comment (an empty sampler profile's note) beside the labels' comments:
+ * one array holds both (two arrays once freed one that was not the heap's). */
+START_TEST(labels_and_comment_together)
+{
+    struct pprof_label labels[] = {{"container_id", "docker://ab"}};
+    struct pprof_options o = {.labels = labels, .nlabels = 1, .comment = "holds no sample"};
+    struct profile *p;
+    Perftools__Profiles__Profile *pb = export_and_decode_with(&p, &o);
+    ck_assert_uint_eq(pb->n_comment, 2);
+    ck_assert_str_eq(str(pb, pb->comment[0]), "container_id=docker://ab");
+    ck_assert_str_eq(str(pb, pb->comment[1]), "holds no sample");
+    perftools__profiles__profile__free_unpacked(pb, NULL);
+    profile_free(p);
+    struct pprof_options only = {.comment = "just this"};
+    pb = export_and_decode_with(&p, &only);
+    ck_assert_uint_eq(pb->n_comment, 1);
+    ck_assert_str_eq(str(pb, pb->comment[0]), "just this");
+    perftools__profiles__profile__free_unpacked(pb, NULL);
+    profile_free(p);
+}
+END_TEST
+
 START_TEST(values_are_unsampled_and_allocator_frames_dropped)
 {
     struct profile *p;
@@ -176,6 +198,7 @@ static Suite *pprof_suite(void)
     tcase_add_test(tc, format_rules);
     tcase_add_test(tc, values_are_unsampled_and_allocator_frames_dropped);
     tcase_add_test(tc, labels_on_every_sample);
+    tcase_add_test(tc, labels_and_comment_together);
     suite_add_tcase(s, tc);
     return s;
 }
