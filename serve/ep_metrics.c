@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "lib/base/text_escape.h"
+#include "lib/base/version.h"
 #include "lib/proc/procmem.h"
 #include "session/jemalloc_summary.h"
 #include "session/process_files.h"
@@ -280,6 +281,17 @@ static struct worker_pool_item *read_all(const struct serve_config *cfg,
     return items;
 }
 
+/* Which memprof answers, as exporters say it (node_exporter's
+ * node_exporter_build_info): the version (configure.ac) and the git commit
+ * built.  Both are memprof's own strings, with no quote or backslash. */
+static void build_info(FILE *f)
+{
+    fprintf(f, "# HELP memprof_build_info memprof's version and the git commit it was built "
+            "from (unknown outside git); always 1\n# TYPE memprof_build_info gauge\n"
+            "memprof_build_info{version=\"%s\",revision=\"%s\"} 1\n",
+            MEMPROF_VERSION, memprof_revision);
+}
+
 /* Every metric's HELP and TYPE, then its samples, for the processes in
  * list: true, or false out of memory. */
 static bool metrics_text(const struct serve_config *cfg, const struct served_process *list,
@@ -296,6 +308,8 @@ static bool metrics_text(const struct serve_config *cfg, const struct served_pro
         worker_reply_free(&items[i].reply);
     free(items);
     FILE *f = open_memstream(out, len);
+    if (f)
+        build_info(f);
     for (size_t m = 0; m < NMETRICS; m++) {
         if (c.f[m])
             fclose(c.f[m]);
