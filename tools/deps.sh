@@ -34,6 +34,9 @@ packages=(
     prometheus golang-go                    # integration: serve scraped by prometheus, read by go tool pprof
     gcc-aarch64-linux-gnu qemu-system-arm   # the arm64 lane (tools/arm64): cross compiler, emulated
     dpkg-dev cpio file                      #   machine; apt-get source, the initramfs, build checks
+    debhelper lintian debootstrap           # make deb (tools/deb.sh), its lint, the clean Debian 12
+                                            #   t_package_deb installs it into (tools/package/root.sh)
+    python3-seccomp                         # t_package_service: the unit's SystemCallFilter as a filter
 )
 missing=()
 for p in "${packages[@]}"; do
