@@ -56,6 +56,29 @@ check "in the sandbox, memprof attaches to nobody's process: prof on, dump, a pr
     sh -c "[ $RC = 0 ] && [ -s '$home/out/kh.heap' ] && grep -q '^heap_v2/' '$home/out/kh.heap'"
 check "the dump reads: known_heap's main in top" grep -Eq ' main$' "$WORK/cli.out"
 
+# Exactly: each capability left out breaks something (CAP_CHECKPOINT_RESTORE
+# is for /proc/PID/map_files, read for files deleted or out of memprof's
+# mount namespace; t_container_paths tests that).
+without() {    # without CAP: the CLI's session above with CAP dropped
+    local set=${caps/,+$1/}
+    unshare --mount --propagation private sh -c 'mount -t tmpfs tmpfs /tmp && exec "$@"' sandbox \
+        env TMPDIR="$home/state" setpriv --bounding-set="$set" --inh-caps=-all \
+        /usr/bin/python3 "$SRCDIR/tools/package/unit_sandbox.py" run "$UNIT" -- \
+        "$MEMPROF" -p "$KH" -e "dump $home/out/kh2.heap" \
+        -e 'profile start --force --peak --duration 1s --every 1s' -e 'profile wait' \
+        >"$WORK/without.out" 2>"$WORK/without.err"; RC=$?
+    cat "$WORK/without.err" >&2
+}
+without dac_override
+check "without CAP_DAC_OVERRIDE: nobody's process cannot be read (its 0700 executable, its /proc/PID/mem)" \
+    sh -c "[ $RC != 0 ] && grep -Eq 'cannot open /proc/$KH/mem|entry point of process $KH' '$WORK/without.err'"
+without chown
+check "without CAP_CHOWN: profile start --peak cannot give its directory to nobody" \
+    sh -c "[ $RC != 0 ] && grep -q 'cannot give the dump directory' '$WORK/without.err'"
+without sys_nice
+check "without CAP_SYS_NICE: stops without raised priority, said" \
+    grep -q 'does not raise its scheduling priority' "$WORK/without.err"
+
 "${SANDBOX[@]}" "$MEMPROF" serve --listen 127.0.0.1:0 >"$WORK/serve.out" 2>"$WORK/serve.err" &
 PIDS+=($!)
 wait_until 20 "memprof serve to listen" grep -q 'listening on 127.0.0.1:' "$WORK/serve.err"
