@@ -105,3 +105,24 @@ cat "$WORK/filtered.err" >&2
 check "a seccomp-filtered process: refused, memprof itself under seccomp said" \
     sh -c "[ $RC != 0 ] && grep -q 'memprof itself runs under seccomp' '$WORK/filtered.err'"
 check "the filtered process lives on" alive "$PID"
+
+# The drop-in that lifts the filters (dist/memprof-serve-unfiltered.conf):
+# then that process is profiled, its filter suspended while a thread is held
+# (the unit outside /tmp, which the sandbox replaces).
+mkdir -p "$home/unfiltered/memprof-serve.service.d"
+cp "$WORK/memprof-serve.service" "$home/unfiltered/"
+cp "$SRCDIR/dist/memprof-serve-unfiltered.conf" "$home/unfiltered/memprof-serve.service.d/unfiltered.conf"
+systemd-analyze security --offline=true "$home/unfiltered/memprof-serve.service" 2>&1 | tail -1 >&2
+systemd-analyze verify --man=no "$home/unfiltered/memprof-serve.service" >"$WORK/verify2" 2>&1; RC=$?
+check "with the drop-in: systemd-analyze verify clean" sh -c "[ $RC = 0 ] && [ ! -s '$WORK/verify2' ]"
+caps2=$(/usr/bin/python3 "$SRCDIR/tools/package/unit_sandbox.py" caps "$home/unfiltered/memprof-serve.service")
+unshare --mount --propagation private sh -c 'mount -t tmpfs tmpfs /tmp && exec "$@"' sandbox \
+    env TMPDIR="$home/state" setpriv --bounding-set="$caps2" --inh-caps=-all \
+    /usr/bin/python3 "$SRCDIR/tools/package/unit_sandbox.py" run "$home/unfiltered/memprof-serve.service" -- \
+    sh -c 'grep -q "^Seccomp:[[:space:]]*0" /proc/self/status && exec "$@"' sh \
+    "$MEMPROF" -p "$PID" -e 'prof on' -e "dump $home/out/filtered.heap" -e 'prof off' \
+    >"$home/unfiltered.out" 2>"$home/unfiltered.err"; RC=$?
+cat "$home/unfiltered.out" "$home/unfiltered.err" >&2
+check "with the drop-in: unfiltered, CAP_SYS_ADMIN, the filtered process profiled" \
+    sh -c "[ $RC = 0 ] && grep -q '^heap_v2/' '$home/out/filtered.heap'"
+check "and it lives on" alive "$PID"

@@ -6,6 +6,8 @@ where systemd is not PID 1 (tests/integration/t_package_service.sh).
                                        setpriv's --bounding-set argument
   unit_sandbox.py run UNIT -- CMD...   CMD under the unit's seccomp filters
 
+UNIT's drop-ins (UNIT.d/*.conf) count, as systemd reads them.
+
 The filters are built as systemd 252 builds them: SystemCallFilter='s sets,
 each resolved by `systemd-analyze syscall-filter` (nested sets too), allowed
 and everything else failing with SystemCallErrorNumber=; then
@@ -27,9 +29,21 @@ import seccomp
 
 
 def service_settings(unit):
+    """[Service]'s settings of UNIT and its drop-ins (UNIT.d/*.conf, in
+    order, as systemd reads them): each key's values, an empty assignment
+    resetting the list."""
     settings = {}
+    dropins = os.path.join(unit + ".d")
+    files = [unit] + (sorted(os.path.join(dropins, f) for f in os.listdir(dropins)
+                             if f.endswith(".conf")) if os.path.isdir(dropins) else [])
+    for path in files:
+        read_settings(path, settings)
+    return settings
+
+
+def read_settings(path, settings):
     section = None
-    with open(unit) as f:
+    with open(path) as f:
         for line in f:
             line = line.strip()
             if not line or line[0] in "#;":
@@ -39,8 +53,10 @@ def service_settings(unit):
                 continue
             if section == "[Service]" and "=" in line:
                 key, value = line.split("=", 1)
-                settings.setdefault(key, []).append(value)
-    return settings
+                if value:
+                    settings.setdefault(key, []).append(value)
+                else:
+                    settings[key] = []
 
 
 def resolve(name, seen):
