@@ -37,6 +37,7 @@ packages=(
     debhelper lintian debootstrap           # make deb (tools/deb.sh), its lint, the clean Debian 12
                                             #   t_package_deb installs it into (tools/package/root.sh)
     python3-seccomp                         # t_package_service: the unit's SystemCallFilter as a filter
+    podman runc                             # t_package_image: the image built from the package and run
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -19,6 +19,8 @@ check "the package is memprof_${version}_$(dpkg --print-architecture).deb" \
     test "$(basename "$deb")" = "memprof_${version}_$(dpkg --print-architecture).deb"
 check "debian/changelog's version is configure.ac's" \
     test "$(dpkg-parsechangelog -l "$SRCDIR/debian/changelog" -S Version)" = "$version"
+check "so is the generated configure's (autoconf was run)" grep -qx "PACKAGE_VERSION='$version'" "$SRCDIR/configure"
+check "and the man page's header's" sh -c "head -1 '$SRCDIR/docs/memprof.1' | grep -qF '\"memprof $version\"'"
 check "the repository is left as it was" test "$(git -C "$SRCDIR" status --porcelain)" = "$status_before"
 lintian -I "$deb" >"$WORK/lintian" 2>&1
 cat "$WORK/lintian" >&2
@@ -54,6 +56,13 @@ check "memprof --version: $version and the commit built" \
 check "the man pages of both programs, bash completion, docs" \
     inside test -e /usr/share/man/man1/memprof.1.gz -a -e /usr/share/man/man1/memprof-serve.1.gz \
         -a -e /usr/share/bash-completion/completions/memprof -a -e /usr/share/doc/memprof/serve.md.gz
+# Completion of the command lines, as bash-completion would load it.
+complete_words() {    # complete_words WORD...: what TAB offers after them
+    inside bash -c 'source /usr/share/bash-completion/completions/memprof
+        COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _memprof; echo "${COMPREPLY[*]}"' sh "$@"
+}
+check "bash completion: memprof --ve offers --version" test "$(complete_words memprof --ve)" = --version
+check "bash completion: memprof serve --li offers --listen" test "$(complete_words memprof serve --li)" = --listen
 check "/etc/default/memprof-serve holds ARGS" inside grep -q '^ARGS=' /etc/default/memprof-serve
 check "memprof-serve.service installed, ExecStart /usr/bin/memprof-serve" \
     inside grep -q '^ExecStart=/usr/bin/memprof-serve \$ARGS' /lib/systemd/system/memprof-serve.service
