@@ -9,6 +9,7 @@
 set -eu
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 . "$REPO/tools/arm64/common.sh"    # host_need, host_mirror
+unset APT_CONFIG                    # common.sh points it at the arm64 lane's apt
 DIR=${MEMPROF_PACKAGE_ROOT:-/var/tmp/memprof-package-root}
 ROOT=$DIR/rootfs
 STAMP="bookworm minbase $(host_mirror debian)"
