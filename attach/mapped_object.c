@@ -103,6 +103,27 @@ static ino_t exe_inode(pid_t pid)
     return stat(path, &st) == 0 ? st.st_ino : 0;
 }
 
+/* Opening a map_files entry was refused for want of a capability (the
+ * kernel checks it before anything else: EPERM). */
+static bool map_files_refused(pid_t pid, const struct map_list *maps)
+{
+    char dir[64], mf[128];
+    threads_proc_dir(pid, dir, sizeof dir);
+    for (size_t i = 0; i < maps->n; i++) {
+        if (!map_entry_is_file(&maps->v[i]))
+            continue;
+        snprintf(mf, sizeof mf, "%s/map_files/%llx-%llx", dir,
+                 (unsigned long long)maps->v[i].start, (unsigned long long)maps->v[i].end);
+        int fd = open(mf, O_RDONLY | O_CLOEXEC);
+        if (fd >= 0) {
+            close(fd);
+            return false;
+        }
+        return errno == EPERM;
+    }
+    return false;
+}
+
 /* Why not one object could be read, as far as memprof can tell. */
 static int no_object_error(pid_t pid, const struct map_list *maps, struct mp_error *err)
 {
@@ -113,6 +134,15 @@ static int no_object_error(pid_t pid, const struct map_list *maps, struct mp_err
         return mp_error_set(err, "cannot read any executable object mapped by "
                             "process %d (through /proc/%d/map_files or /proc/%d/root): "
                             "run memprof as root", pid, pid, pid);
+    if (map_files_refused(pid, maps))
+        return mp_error_set(err, "cannot read any executable object mapped by process %d: "
+                            "opening /proc/%d/map_files needs CAP_CHECKPOINT_RESTORE or "
+                            "CAP_SYS_ADMIN, which memprof lacks (a container or a dropped "
+                            "capability set), and their paths under /proc/%d/root name "
+                            "nothing (deleted files, or a process chroot()ed inside its "
+                            "container): give memprof CAP_CHECKPOINT_RESTORE (podman/docker "
+                            "--cap-add; Kubernetes securityContext.capabilities.add)",
+                            pid, pid, pid);
     return mp_error_set(err, "cannot read any executable object mapped by process %d "
                         "(through /proc/%d/map_files or /proc/%d/root): the files are "
                         "not ELF objects memprof can read, or were replaced since",

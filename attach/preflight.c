@@ -171,6 +171,22 @@ static bool ids_differ(const unsigned *ids)
     return ids[0] != ids[1] || ids[0] != ids[2];
 }
 
+char *preflight_root_lacks(const char *cap, char *buf, size_t len)
+{
+    snprintf(buf, len, "memprof runs as root but without CAP_%s (a container or a "
+             "dropped capability set): give it CAP_%s (podman/docker --cap-add %s; "
+             "Kubernetes securityContext.capabilities.add)", cap, cap, cap);
+    return buf;
+}
+
+/* What to do about a missing CAP_SYS_PTRACE: a memprof that runs as root
+ * without it was given a reduced capability set (a container, a
+ * DaemonSet, capsh), and "run as root" would not be true advice. */
+static const char *ptrace_remedy(const struct tracer_identity *me, char *buf, size_t len)
+{
+    return me->euid == 0 ? preflight_root_lacks("SYS_PTRACE", buf, len) : "run memprof as root";
+}
+
 /* The kernel's rule (ptrace_may_access): without CAP_SYS_PTRACE in the
  * target's user namespace, the real, effective and saved ids must all be
  * the tracer's, the process dumpable, and its permitted capabilities a
@@ -178,6 +194,7 @@ static bool ids_differ(const unsigned *ids)
 static int check_permission(pid_t pid, const struct proc_status *st,
                             const struct tracer_identity *me, struct mp_error *err)
 {
+    char fix[256];
     if (me->cap_sys_ptrace || me->owns_target_userns)
         return 0;
     if (ids_differ(st->uid) || ids_differ(st->gid))
@@ -185,29 +202,32 @@ static int check_permission(pid_t pid, const struct proc_status *st,
                             "setuid/setgid program, so its real and effective ids "
                             "differ (uid real %u effective %u saved %u, gid real %u "
                             "effective %u saved %u) and no single unprivileged user "
-                            "may trace it; this needs CAP_SYS_PTRACE: run memprof "
-                            "as root", pid, st->name, st->uid[0], st->uid[1],
-                            st->uid[2], st->gid[0], st->gid[1], st->gid[2]);
+                            "may trace it; this needs CAP_SYS_PTRACE: %s",
+                            pid, st->name, st->uid[0], st->uid[1],
+                            st->uid[2], st->gid[0], st->gid[1], st->gid[2],
+                            ptrace_remedy(me, fix, sizeof fix));
     if (st->uid[0] != me->euid || st->gid[0] != me->egid)
         return mp_error_set(err, "not permitted to trace process %d (%s): it "
                             "runs as uid %u gid %u and memprof as uid %u gid %u "
                             "without CAP_SYS_PTRACE: run memprof as the same "
-                            "user (sudo -u) or as root",
-                            pid, st->name, st->uid[1], st->gid[1],
-                            me->euid, me->egid);
+                            "user (sudo -u) or %s", pid, st->name, st->uid[1],
+                            st->gid[1], me->euid, me->egid,
+                            me->euid == 0 ? "give it CAP_SYS_PTRACE (a container or "
+                                            "a dropped capability set took it)"
+                                          : "as root");
     if (st->non_dumpable)
         return mp_error_set(err, "not permitted to trace process %d (%s), though it "
                             "runs as memprof's own user: it is non-dumpable "
                             "(prctl PR_SET_DUMPABLE 0, or it changed credentials), "
-                            "and tracing it needs CAP_SYS_PTRACE: run memprof as "
-                            "root", pid, st->name);
+                            "and tracing it needs CAP_SYS_PTRACE: %s", pid, st->name,
+                            ptrace_remedy(me, fix, sizeof fix));
     uint64_t caps = st->have_cap_prm ? st->cap_prm : st->have_cap_eff ? st->cap_eff : 0;
     if (caps & ~me->cap_prm)
         return mp_error_set(err, "not permitted to trace process %d (%s), though it "
                             "runs as memprof's own user: it holds capabilities "
                             "memprof lacks (CapPrm %llx), and tracing it needs "
-                            "CAP_SYS_PTRACE: run memprof as root", pid, st->name,
-                            (unsigned long long)caps);
+                            "CAP_SYS_PTRACE: %s", pid, st->name,
+                            (unsigned long long)caps, ptrace_remedy(me, fix, sizeof fix));
     return 0;
 }
 
@@ -216,19 +236,29 @@ static int check_permission(pid_t pid, const struct proc_status *st,
 static int check_seccomp(pid_t pid, const struct proc_status *st,
                          const struct tracer_identity *me, struct mp_error *err)
 {
+    char fix[256];
     if (st->seccomp == 1)
         return mp_error_set(err, "process %d (%s) runs in strict seccomp mode: "
                             "the kernel would kill it for any system call mallctl "
                             "makes, so memprof will not call into it", pid, st->name);
     if (st->seccomp != 2 || (me->cap_sys_admin && me->seccomp == 0))
         return 0;
-    const char *why = me->seccomp != 0
+    /* The kernel (ptrace_setoptions) wants both: CAP_SYS_ADMIN and a
+     * tracer under no seccomp filter of its own.  A container's default
+     * profile filters memprof itself; say every part that is missing. */
+    const char *why = me->seccomp != 0 && !me->cap_sys_admin
+        ? "memprof itself runs under a seccomp filter and without CAP_SYS_ADMIN, "
+          "and the kernel lets only an unfiltered tracer with CAP_SYS_ADMIN suspend "
+          "a filter: run memprof unfiltered and with CAP_SYS_ADMIN (podman/docker "
+          "--security-opt seccomp=unconfined --cap-add SYS_ADMIN; Kubernetes "
+          "securityContext seccompProfile Unconfined, capabilities add SYS_ADMIN)"
+        : me->seccomp != 0
         ? "memprof itself runs under seccomp, and the kernel lets only an "
           "unfiltered tracer suspend a filter: run memprof outside the sandbox "
-          "that filters it"
+          "that filters it (podman/docker --security-opt seccomp=unconfined; "
+          "Kubernetes securityContext seccompProfile Unconfined)"
         : me->euid == 0
-        ? "memprof runs as root but without CAP_SYS_ADMIN (a container or a "
-          "dropped capability set): give it CAP_SYS_ADMIN"
+        ? preflight_root_lacks("SYS_ADMIN", fix, sizeof fix)
         : "that needs CAP_SYS_ADMIN: run memprof as root";
     return mp_error_set(err, "process %d (%s) runs under a seccomp filter, which could "
                         "kill it for the system call memprof skips after each call; "
@@ -239,15 +269,16 @@ static int check_seccomp(pid_t pid, const struct proc_status *st,
 static int check_yama(pid_t pid, const struct tracer_identity *me, int scope,
                       struct mp_error *err)
 {
+    char fix[256];
     if (scope <= 0 || (scope <= 2 && me->cap_sys_ptrace))
         return 0;
     if (scope == 1)
         return mp_error_set(err, "Yama ptrace_scope is 1: only a parent may trace "
-                            "process %d; run memprof as root (CAP_SYS_PTRACE) or "
-                            "`sysctl kernel.yama.ptrace_scope=0`", pid);
+                            "process %d without CAP_SYS_PTRACE: %s, or `sysctl "
+                            "kernel.yama.ptrace_scope=0`", pid, ptrace_remedy(me, fix, sizeof fix));
     if (scope == 2)
         return mp_error_set(err, "Yama ptrace_scope is 2: tracing process %d needs "
-                            "CAP_SYS_PTRACE; run memprof as root", pid);
+                            "CAP_SYS_PTRACE: %s", pid, ptrace_remedy(me, fix, sizeof fix));
     return mp_error_set(err, "Yama ptrace_scope is %d: ptrace is disabled on this "
                         "machine until reboot, so memprof cannot attach to "
                         "process %d", scope, pid);
@@ -379,6 +410,12 @@ static int check_exe(pid_t pid, const char *proc_dir, struct mp_error *err)
     char path[96];
     snprintf(path, sizeof path, "%s/exe", proc_dir);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0 && errno == EACCES && geteuid() == 0) {
+        char fix[256];
+        return mp_error_set(err, "cannot open the executable of process %d (%s): %s: "
+                            "only its owner may read it, and %s", pid, path,
+                            strerror(errno), preflight_root_lacks("DAC_OVERRIDE", fix, sizeof fix));
+    }
     if (fd < 0)
         return mp_error_set(err, "cannot open the executable of process %d (%s): %s",
                             pid, path, strerror(errno));

@@ -51,6 +51,11 @@ struct tracer_identity {
  * per target: left false). */
 void preflight_identity(struct tracer_identity *me);
 
+/* The advice for memprof running as root without capability CAP_<cap>
+ * (a container, a DaemonSet, a dropped capability set), written into buf:
+ * which one, and how to give it.  Returns buf. */
+char *preflight_root_lacks(const char *cap, char *buf, size_t len);
+
 /* Read and parse a status file (/proc/PID/status, /proc/PID/task/TID/
  * status).  Returns 0, or -1 with errno set. */
 int preflight_read_status(const char *path, struct proc_status *out);

@@ -105,6 +105,14 @@ int remote_ctx_init(struct remote_ctx *ctx, pid_t pid, uint64_t tramp,
      * The open file reaches the process's memory for as long as the
      * process lives, even after the thread it was opened through exits. */
     ctx->mem_fd = open(path, O_RDWR | O_CLOEXEC);
+    if (ctx->mem_fd < 0 && errno == EACCES && geteuid() == 0) {
+        /* The file is the process's user's, mode 0600: root passes only
+         * with CAP_DAC_OVERRIDE (CAP_DAC_READ_SEARCH does not write). */
+        char fix[256];
+        return mp_error_set(err, "cannot open %s: %s: it belongs to the process's user, "
+                            "and %s", path, strerror(errno),
+                            preflight_root_lacks("DAC_OVERRIDE", fix, sizeof fix));
+    }
     if (ctx->mem_fd < 0)
         return mp_error_set(err, "cannot open %s: %s (run memprof as root)", path,
                             strerror(errno));

@@ -15,12 +15,14 @@
 #include <time.h>
 
 #include "allocator/jemalloc/mallctl.h"
+#include "allocator/jemalloc/version.h"
 #include "lib/analysis/analysis.h"
 #include "lib/base/text_escape.h"
 #include "repl/options.h"
 #include "session/attach_process.h"
 #include "session/control.h"
 #include "session/json_answer.h"
+#include "session/process_container.h"
 #include "session/profile_run.h"
 #include "session/sampling.h"
 #include "session/say.h"
@@ -34,6 +36,21 @@ static void state_warn(struct session *s, struct query *q)
     struct query *prefix = control_query_find(q, CONTROL_NSTATE, "opt.prof_prefix");
     char no_sampler[512];
     bool sampler = sampling_possible(s, no_sampler, sizeof no_sampler);
+    if (s->prof_conf.own_profiler_blind) {
+        char v[64];
+        jemalloc_version_text(&s->prof_conf.version, v, sizeof v);
+        if (sampler)
+            say_status(s, "note: jemalloc %s's own profiler would sample nothing here if "
+                       "turned on: %s; 'prof on' puts memprof's heap sampler in instead "
+                       "(no restart)\n", v, jemalloc_inactive_threads_text);
+        else
+            fprintf(stderr, "warning: jemalloc %s's own profiler would sample nothing "
+                    "here if turned on: %s, and memprof's sampler cannot stand in (%s): "
+                    "restart it with %s=prof:true (profiling active from its start) "
+                    "to profile it\n", v, jemalloc_inactive_threads_text,
+                    *no_sampler ? no_sampler : control_no_sampler_for_copy(s), var);
+        return;
+    }
     if (!(s->prof_conf.config_prof && s->prof_conf.opt_prof) && sampler) {
         say_status(s, "note: jemalloc's own heap profiling is %s: 'prof on' puts "
                    "memprof's heap sampler in instead (no restart)%s\n",
@@ -342,6 +359,23 @@ static void pauses_text(struct session *s)
                 asleep ? "; CPUs not kept awake: " : "", asleep ? asleep : "");
 }
 
+/* The process's cgroup, container, pod and namespace pid, under its pid
+ * (from /proc: nothing is called in the process). */
+static void info_container(struct session *s, json_object *j)
+{
+    char dir[96];
+    struct process_container *c = malloc(sizeof *c);
+    if (!c)
+        return;
+    target_proc_dir(s->target, dir, sizeof dir);
+    process_container_read(dir, c);
+    if (j)
+        process_container_json(j, c);
+    else
+        process_container_text(s->out, c);
+    free(c);
+}
+
 /* info for a process whose allocator is not jemalloc: nothing is called. */
 static int info_other(struct session *s, bool json)
 {
@@ -349,6 +383,7 @@ static int info_other(struct session *s, bool json)
     if (json) {
         json_object *j = json_answer_new();
         json_object_object_add(j, "pid", json_object_new_int((int)target_pid(s->target)));
+        info_container(s, j);
         json_object_object_add(j, "executable", json_object_new_string(target_exe(s->target)));
         json_object_object_add(j, "threads", json_object_new_int(target_thread_count(s->target)));
         json_object_object_add(j, "allocator", allocator_json(s, a));
@@ -357,6 +392,7 @@ static int info_other(struct session *s, bool json)
     }
     char eb[TEXT_ESCAPE_BUF], owner[TEXT_ESCAPE_BUF + 128];
     fprintf(s->out, "pid                  %d\n", (int)target_pid(s->target));
+    info_container(s, NULL);
     fprintf(s->out, "executable           %s\n", text_escape(target_exe(s->target), eb, sizeof eb));
     fprintf(s->out, "threads              %d\n", target_thread_count(s->target));
     fprintf(s->out, "allocator            %s\n", malloc_owner_text(a, owner, sizeof owner));
@@ -375,11 +411,119 @@ static int info_other(struct session *s, bool json)
     return 0;
 }
 
+/* What serves 'prof on' in this jemalloc process: "jemalloc",
+ * "memprof-sampler", or NULL with why (where neither can). */
+static const char *prof_on_by(struct session *s, char *why, size_t len)
+{
+    why[0] = 0;
+    if (!sampling_applies(s) && s->prof_conf.own_profiler_blind) {
+        char v[64];
+        jemalloc_version_text(&s->prof_conf.version, v, sizeof v);
+        snprintf(why, len, "in jemalloc %s, %s; and memprof's sampler cannot stand in "
+                 "(%s)", v, jemalloc_inactive_threads_text, control_no_sampler_for_copy(s));
+        return NULL;
+    }
+    if (!sampling_applies(s)) {
+        if (s->prof_conf.config_prof && s->prof_conf.opt_prof)
+            return "jemalloc";
+        snprintf(why, len, "profiling was not enabled at the process's start");
+        return NULL;
+    }
+    if (sampling_possible(s, why, len))
+        return "memprof-sampler";
+    return NULL;
+}
+
+/* A 5.3-only name by version: true, false, or unknown (-1). */
+static int since_53(const struct jemalloc_version *v,
+                    bool (*has)(const struct jemalloc_version *))
+{
+    return v->known ? has(v) : -1;
+}
+
+static void since_53_line(const char *what, int has, const char *name,
+                          const char *version, FILE *out)
+{
+    if (has < 0)
+        fprintf(out, "  %-18s %s (jemalloc 5.3.0 and later), tried: this jemalloc's "
+                "version is unknown\n", what, name);
+    else if (has)
+        fprintf(out, "  %-18s %s (jemalloc 5.3.0 and later)\n", what, name);
+    else
+        fprintf(out, "  %-18s not in jemalloc %s (%s came with jemalloc 5.3.0)\n",
+                what, version, name);
+}
+
+/* info: each behaviour that depends on jemalloc's version, a line each. */
+static void version_lines(struct session *s)
+{
+    const struct jemalloc_version *v = &s->prof_conf.version;
+    char version[64], why[768];
+    jemalloc_version_text(v, version, sizeof version);
+    const char *by = prof_on_by(s, why, sizeof why);
+    if (by && strcmp(by, "jemalloc") == 0 && jemalloc_inactive_threads_stop_sampling(v))
+        fprintf(s->out, "  'prof on' uses     jemalloc's own profiler (on since the "
+                "process's start); in jemalloc %s, once turned off, %s\n", version,
+                jemalloc_inactive_threads_text);
+    else if (by && strcmp(by, "jemalloc") == 0)
+        fprintf(s->out, "  'prof on' uses     jemalloc's own profiler (prof.active)\n");
+    else if (by) {
+        sampling_reason(s, why, sizeof why);
+        fprintf(s->out, "  'prof on' uses     memprof's heap sampler: %s\n", why);
+    } else
+        fprintf(s->out, "  'prof on' uses     nothing without a restart: %s\n", why);
+    if (jemalloc_small_sizes_read_high(v))
+        fprintf(s->out, "  jemalloc's sizes   of small allocations read high: in jemalloc %s "
+                "one that misses its thread cache counts twice toward the next sample (by "
+                "10-15%% in memprof's tests; fixed in 5.3.0); memprof's sampler's do not\n",
+                version);
+    else
+        fprintf(s->out, "  jemalloc's sizes   as sampled, at the rate in force\n");
+    since_53_line("'recent'", since_53(v, jemalloc_has_prof_recent),
+                  "experimental.prof_recent", version, s->out);
+    since_53_line("'profile --peak'", since_53(v, jemalloc_has_prof_prefix),
+                  "prof.prefix", version, s->out);
+}
+
+static json_object *tri_json(int v)
+{
+    return v < 0 ? NULL : json_object_new_boolean(v);
+}
+
+/* info --json's "jemalloc" keys for the same facts (docs/memprof.1). */
+static void version_json(struct session *s, json_object *je)
+{
+    const struct jemalloc_version *v = &s->prof_conf.version;
+    json_object *jv = NULL;
+    if (v->known) {
+        jv = json_object_new_object();
+        json_object_object_add(jv, "major", json_object_new_int((int)v->major));
+        json_object_object_add(jv, "minor", json_object_new_int((int)v->minor));
+        json_object_object_add(jv, "patch", json_object_new_int((int)v->patch));
+        json_object_object_add(jv, "commits", json_object_new_uint64(v->commits));
+    }
+    json_object_object_add(je, "version", jv);
+    char why[768];
+    const char *by = prof_on_by(s, why, sizeof why);
+    json_object_object_add(je, "prof_on_by", by ? json_object_new_string(by) : NULL);
+    if (by && strcmp(by, "memprof-sampler") == 0)
+        sampling_reason(s, why, sizeof why);
+    json_object_object_add(je, "prof_on_why", by && strcmp(by, "jemalloc") == 0 ? NULL
+                           : json_object_new_string(why));
+    json_object_object_add(je, "inactive_threads_stop_sampling",
+                           json_object_new_boolean(jemalloc_inactive_threads_stop_sampling(v)));
+    json_object_object_add(je, "small_sizes_read_high",
+                           json_object_new_boolean(jemalloc_small_sizes_read_high(v)));
+    json_object_object_add(je, "recent", tri_json(since_53(v, jemalloc_has_prof_recent)));
+    json_object_object_add(je, "prof_prefix", tri_json(since_53(v, jemalloc_has_prof_prefix)));
+}
+
 /* info --json: the same facts under stable keys (docs/memprof.1). */
 static int info_json(struct session *s, const char *refused, struct query *q)
 {
     json_object *j = json_answer_new();
     json_object_object_add(j, "pid", json_object_new_int((int)target_pid(s->target)));
+    info_container(s, j);
     if (refused) {
         json_object_object_add(j, "calls_refused", json_object_new_string(refused));
         return json_answer_emit(s, j);
@@ -393,6 +537,7 @@ static int info_json(struct session *s, const char *refused, struct query *q)
     json_object_object_add(je, "prefix", json_object_new_string(c->prefix));
     json_object_object_add(je, "mallctl_address", json_object_new_uint64(c->mallctl));
     json_object_object_add(je, "symtab_only", json_object_new_boolean(!c->dynamic));
+    version_json(s, je);
     json_object_object_add(j, "jemalloc", je);
     json_object_object_add(j, "allocator", allocator_json(s, &s->alloc));
     json_object *m = json_object_new_object();
@@ -423,6 +568,7 @@ int cmd_info(struct session *s, int argc, char **argv)
         return info_json(s, refused, NULL);
     if (refused) {
         fprintf(s->out, "pid                  %d\n", (int)target_pid(s->target));
+        info_container(s, NULL);
         fprintf(s->out, "calls                refused: %s\n", refused);
         return 0;
     }
@@ -436,6 +582,7 @@ int cmd_info(struct session *s, int argc, char **argv)
     const struct jemalloc_copy *c = control_selected_copy(s);
     char buf[64];
     fprintf(s->out, "pid                  %d\n", (int)target_pid(s->target));
+    info_container(s, NULL);
     char eb[TEXT_ESCAPE_BUF];
     fprintf(s->out, "executable           %s\n", text_escape(target_exe(s->target), eb, sizeof eb));
     fprintf(s->out, "threads              %d\n", target_thread_count(s->target));
@@ -444,6 +591,7 @@ int cmd_info(struct session *s, int argc, char **argv)
             c->static_copy ? "linked into the executable" : "shared object");
     fprintf(s->out, "  symbol             %smallctl at 0x%" PRIx64 " (prefix '%s'%s)\n",
             c->prefix, c->mallctl, c->prefix, c->dynamic ? "" : ", .symtab only");
+    version_lines(s);
     for (size_t i = 1; i < CONTROL_NSTATE; i++) {
         fprintf(s->out, "%-20s %s", q[i].name, control_query_text(&q[i], buf, sizeof buf));
         if (strcmp(q[i].name, "prof.active") == 0 && s->prof_on.since && q[i].ret == 0 &&
@@ -483,18 +631,34 @@ static int prof_json(struct session *s, const char *key, bool value, const char 
 static int prof_set_active(struct session *s, bool on, bool json)
 {
     bool old = false;
-    struct mallctl_call call = {
-        .name = "prof.active", .old = &old, .oldlen = sizeof old,
-        .new = &on, .newlen = sizeof on,
+    uint64_t one = 1;
+    size_t allocated = 0;
+    /* stats.allocated in the same stop: what the process holds as sampling
+     * starts, for the note on an empty dump */
+    struct mallctl_call calls[] = {
+        {.name = "prof.active", .old = &old, .oldlen = sizeof old,
+         .new = &on, .newlen = sizeof on},
+        {.name = "epoch", .new = &one, .newlen = sizeof one},
+        {.name = "stats.allocated", .old = &allocated, .oldlen = sizeof allocated},
     };
-    if (control_run_calls(s, &call, 1))
+    if (control_run_calls(s, calls, 3))
         return -1;
-    if (call.ret)
-        return control_mallctl_failed(s, "prof.active", call.ret, true);
+    if (calls[0].ret)
+        return control_mallctl_failed(s, "prof.active", calls[0].ret, true);
     control_note_change(&s->changes.active, old, on);
-    if (on != old)
+    if (on != old) {
         control_note_counting(s, on);
+        control_note_allocated(s, calls[1].ret ? calls[1].ret : calls[2].ret, allocated);
+    }
     control_prof_on_note(s, old, on);
+    if (!on && old && jemalloc_inactive_threads_stop_sampling(&s->prof_conf.version)) {
+        char v[64];
+        jemalloc_version_text(&s->prof_conf.version, v, sizeof v);
+        s->prof_conf.own_profiler_blind = true;
+        fprintf(stderr, "warning: in jemalloc %s, %s: jemalloc's own profiler will not "
+                "sample this process's threads again; a later 'prof on' puts memprof's "
+                "heap sampler in instead\n", v, jemalloc_inactive_threads_text);
+    }
     if (json)
         return prof_json(s, "prof_active", on, "was", json_object_new_boolean(old));
     fprintf(s->out, "profiling is now %s (was %s)\n", on ? "on" : "off", old ? "on" : "off");
@@ -506,17 +670,22 @@ static int prof_set_active(struct session *s, bool on, bool json)
 static int prof_reset(struct session *s, const size_t *lg_sample)
 {
     size_t before = 0;
+    uint64_t one = 1;
+    size_t allocated = 0;
     struct mallctl_call calls[] = {
         {.name = "prof.lg_sample", .old = &before, .oldlen = sizeof before},
         {.name = "prof.reset", .new = lg_sample, .newlen = lg_sample ? sizeof *lg_sample : 0},
+        {.name = "epoch", .new = &one, .newlen = sizeof one},
+        {.name = "stats.allocated", .old = &allocated, .oldlen = sizeof allocated},
     };
-    if (control_run_calls(s, calls, 2))
+    if (control_run_calls(s, calls, 4))
         return -1;
     if (calls[1].ret)
         return control_mallctl_failed(s, "prof.reset", calls[1].ret, true);
     if (lg_sample && calls[0].ret == 0)
         control_note_change(&s->changes.rate, before, *lg_sample);
     control_note_counting(s, true);
+    control_note_allocated(s, calls[2].ret ? calls[2].ret : calls[3].ret, allocated);
     return 0;
 }
 
@@ -572,7 +741,7 @@ int cmd_prof(struct session *s, int argc, char **argv)
     if (control_profiling_possible(s) || control_run_owns_profiling(s, "prof"))
         return -1;
     if (on)
-        return prof_set_active(s, true, json);
+        return control_own_profiler_sees(s, "prof on") ? -1 : prof_set_active(s, true, json);
     if (off)
         return control_owner_allows(s, "turn it off", force) ? -1 : prof_set_active(s, false, json);
     if (reset) {
@@ -690,8 +859,15 @@ static int mallctl_owner_allows(struct session *s, const char *name, const void 
     if (strcmp(name, "prof.active") == 0 && !*(const bool *)newv)
         return control_owner_allows(s, "turn it off", force);
     /* as 'prof on': jemalloc 5.1 takes it without opt.prof, samples nothing */
-    if (strcmp(name, "prof.active") == 0)
-        return control_profiling_possible(s);
+    if (strcmp(name, "prof.active") == 0 && control_profiling_possible(s))
+        return -1;
+    if (strcmp(name, "prof.active") == 0 && s->prof_conf.own_profiler_blind) {
+        char v[64];
+        jemalloc_version_text(&s->prof_conf.version, v, sizeof v);
+        fprintf(stderr, "warning: in jemalloc %s, %s: prof.active on samples nothing of "
+                "the threads that ran with it off ('prof on' uses memprof's sampler "
+                "where it can)\n", v, jemalloc_inactive_threads_text);
+    }
     return 0;
 }
 

@@ -1,9 +1,9 @@
 /* cmd_memory.c - the commands about where a live process's memory is:
  * purge and decay (jemalloc's unused dirty pages), memory (the kernel's
  * view of the whole process reconciled with jemalloc's), and stats
- * (jemalloc's statistics in one stop).  The kernel's files are read
- * through a live thread's /proc directory; the cgroup files under
- * /sys/fs/cgroup through descriptors, never following a link. */
+ * (jemalloc's statistics in one stop).  memory's figures are read below
+ * (session/memory_view.c) and shown here; the cgroup's lines are
+ * memory_cgroup.c's. */
 #include "repl/command_table.h"
 #include "session/control.h"
 #include "session/say.h"
@@ -28,38 +28,15 @@
 #include "lib/base/file_read.h"
 #include "lib/base/text_escape.h"
 #include "repl/cmd_memory.h"
+#include "repl/memory_cgroup.h"
 #include "session/jemalloc_stats_json.h"
+#include "session/jemalloc_stats_summary.h"
 #include "session/jemalloc_summary.h"
 #include "session/json_answer.h"
+#include "session/memory_view.h"
 #include "session/process_files.h"
 #include "repl/options.h"
 
-
-/* ---- the kernel's files ---- */
-
-static bool proc_faults(struct session *s, uint64_t *minflt, uint64_t *majflt)
-{
-    size_t len;
-    char *text = process_file(s, "stat", &len);
-    bool ok = text && procmem_stat_faults(text, len, minflt, majflt);
-    free(text);
-    return ok;
-}
-
-/* A number alone in a file (oom_score). */
-static bool proc_number(struct session *s, const char *file, int64_t *v)
-{
-    size_t len;
-    char *text = process_file(s, file, &len), *end;
-    bool ok = false;
-    if (text) {
-        long long n = strtoll(text, &end, 10);
-        ok = end != text && (*end == '\n' || *end == 0);
-        *v = n;
-    }
-    free(text);
-    return ok;
-}
 
 /* ---- jemalloc's figures ---- */
 
@@ -89,6 +66,34 @@ static void json_u64(json_object *o, const char *key, uint64_t v)
 uint64_t memory_minus(uint64_t a, uint64_t b)
 {
     return a > b ? a - b : 0;
+}
+
+/* Anonymous RSS beyond an allocator's figure of its heap (jemalloc's
+ * resident, glibc's from-the-system): both count pages the other does not
+ * (the allocator's figure pages never touched, or trimmed), so the
+ * difference is a lower bound when positive and says nothing when
+ * negative: then only by how much the allocator's figure is above is
+ * given (key_over), never a 0 that is not true. */
+static void json_beyond(json_object *o, const char *key, const char *key_over, uint64_t anon,
+                        uint64_t heap)
+{
+    if (anon >= heap)
+        json_u64(o, key, anon - heap);
+    else
+        json_u64(o, key_over, heap - anon);
+}
+
+static void text_beyond(FILE *o, const char *label, const char *who, uint64_t anon,
+                        uint64_t heap, const char *what)
+{
+    if (anon >= heap)
+        fprintf(o, "%-20s %10.1f MiB  (at least: anonymous - %s's heap: %s)\n", label,
+                (anon - heap) / MIB, who, what);
+    else
+        fprintf(o, "%-20s unknown: %s's heap figure is %.1f MiB above the anonymous RSS (it "
+                "counts pages never touched or given back), so the anonymous memory cannot be "
+                "split by it; 'where RSS is' below says what can be told apart\n", label, who,
+                (heap - anon) / MIB);
 }
 
 /* ---- purge ---- */
@@ -312,133 +317,37 @@ out:
 
 /* ---- memory ---- */
 
-/* The cgroup v2 directory of the process, opened under /sys/fs/cgroup one
- * component at a time without following links (the path is the
- * process's to choose, through its cgroup namespace and mounts).  -1 with
- * why set when it cannot be reached. */
-static int cgroup_dir(struct session *s, char *path, size_t pathlen, char *why,
-                      size_t whylen)
-{
-    char self[128] = "", theirs[128] = "", dir[96], link[160];
-    target_proc_dir(s->target, dir, sizeof dir);
-    snprintf(link, sizeof link, "%s/ns/cgroup", dir);
-    ssize_t a = readlink("/proc/self/ns/cgroup", self, sizeof self - 1);
-    ssize_t b = readlink(link, theirs, sizeof theirs - 1);
-    if (a > 0 && b > 0 && strcmp(self, theirs) != 0) {
-        snprintf(why, whylen, "the process is in another cgroup namespace (a container): "
-                 "read its cgroup's memory.* files from the host");
-        return -1;
-    }
-    size_t len;
-    char *text = process_file(s, "cgroup", &len);
-    bool ok = text && procmem_cgroup_path(text, len, path, pathlen);
-    free(text);
-    if (!ok) {
-        snprintf(why, whylen, "no cgroup v2 line in /proc/%d/cgroup",
-                 (int)target_pid(s->target));
-        return -1;
-    }
-    int fd = open("/sys/fs/cgroup", O_PATH | O_DIRECTORY | O_CLOEXEC);
-    char *copy = strdup(path), *save = NULL;
-    for (char *c = copy ? strtok_r(copy, "/", &save) : NULL; c && fd >= 0;
-         c = strtok_r(NULL, "/", &save)) {
-        int next = strcmp(c, "..") && strcmp(c, ".")
-                       ? openat(fd, c, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-                       : -1;
-        close(fd);
-        fd = next;
-    }
-    free(copy);
-    if (fd < 0)
-        snprintf(why, whylen, "cannot open /sys/fs/cgroup%.300s (cgroup v2 not mounted "
-                 "there?)", path);
-    return fd;
-}
+/* The parts, largest first; files beyond the first few in one line (the
+ * JSON has each). */
+#define FILES_SHOWN 6
 
-/* One value of a cgroup file: a number, or "max" (*unlimited). */
-static bool cgroup_value(int dirfd, const char *file, const char *key, uint64_t *v,
-                         bool *unlimited)
+static void where_text(FILE *o, const struct memory_view *m)
 {
-    int fd = safe_open_regular(dirfd, file, true, NULL);
-    if (fd < 0)
-        return false;
-    size_t len;
-    char *text = file_read_fd(fd, 1 << 16, &len);
-    close(fd);
-    bool ok = false;
-    if (text && key) {
-        ok = procmem_field(text, len, key, v);
-    } else if (text) {
-        *unlimited = strncmp(text, "max", 3) == 0;
-        char *end;
-        *v = strtoull(text, &end, 10);
-        ok = *unlimited || (end != text && (*end == '\n' || !*end));
+    if (!m->acct_ok) {
+        fprintf(o, "\nwhere RSS is         unknown: %s\n", m->acct_why);
+        return;
     }
-    free(text);
-    return ok;
-}
-
-struct memory_view {
-    uint64_t rss, pss, pss_anon, pss_file, anon, swap, hwm, rss_anon, rss_file, rss_shmem;
-    bool rollup, status;
-    uint64_t minflt, majflt;
-    bool faults;
-    double minflt_rate, majflt_rate, interval;
-    int64_t oom_score, oom_score_adj;
-    bool oom;
-    struct jemalloc_summary je;
-    struct allocator_stats other; /* another allocator's (have_other) */
-    bool have_other;
-    char other_why[1024];
-    char cgroup[512], cgroup_why[768];
-    bool cgroup_ok, cg_max_unlimited, cg_high_unlimited;
-    uint64_t cg_current, cg_max, cg_high, cg_oom, cg_oom_kill;
-};
-
-static void memory_read(struct session *s, struct memory_view *m)
-{
-    size_t len;
-    char *r = process_file(s, "smaps_rollup", &len);
-    m->rollup = r && procmem_field(r, len, "Rss", &m->rss);
-    if (m->rollup) {
-        procmem_field(r, len, "Pss", &m->pss);
-        procmem_field(r, len, "Pss_Anon", &m->pss_anon);
-        procmem_field(r, len, "Pss_File", &m->pss_file);
-        procmem_field(r, len, "Anonymous", &m->anon);
-        procmem_field(r, len, "Swap", &m->swap);
-    }
-    free(r);
-    char *st = process_file(s, "status", &len);
-    m->status = st && procmem_field(st, len, "VmHWM", &m->hwm);
-    if (m->status) {
-        procmem_field(st, len, "RssAnon", &m->rss_anon);
-        procmem_field(st, len, "RssFile", &m->rss_file);
-        procmem_field(st, len, "RssShmem", &m->rss_shmem);
-        if (!m->rollup) {
-            procmem_field(st, len, "VmRSS", &m->rss);
-            procmem_field(st, len, "VmSwap", &m->swap);
-            m->anon = m->rss_anon;
+    const struct memory_account *a = &m->acct;
+    fprintf(o, "\nwhere RSS is (one read of smaps: %.1f MiB; AnonHugePages %.1f MiB, LazyFree "
+            "%.1f MiB)\n", a->rss.rss / MIB, a->rss.anon_huge / MIB, a->rss.lazyfree / MIB);
+    unsigned files = 0, more = 0;
+    uint64_t more_bytes = 0;
+    for (size_t i = 0; i < a->nparts; i++) {
+        const struct memory_part *p = &a->parts[i];
+        bool file = strncmp(p->name, "file: ", 6) == 0;
+        if (file && files++ >= FILES_SHOWN) {
+            more++;
+            more_bytes += p->bytes;
+            continue;
         }
+        char eb[TEXT_ESCAPE_BUF];
+        fprintf(o, "  %10.1f MiB  %s\n", p->bytes / MIB, text_escape(p->name, eb, sizeof eb));
     }
-    free(st);
-    m->oom = proc_number(s, "oom_score", &m->oom_score) &&
-             proc_number(s, "oom_score_adj", &m->oom_score_adj);
-    int fd = cgroup_dir(s, m->cgroup, sizeof m->cgroup, m->cgroup_why, sizeof m->cgroup_why);
-    if (fd >= 0) {
-        bool dummy;
-        m->cgroup_ok = cgroup_value(fd, "memory.current", NULL, &m->cg_current, &dummy);
-        cgroup_value(fd, "memory.max", NULL, &m->cg_max, &m->cg_max_unlimited);
-        cgroup_value(fd, "memory.high", NULL, &m->cg_high, &m->cg_high_unlimited);
-        cgroup_value(fd, "memory.events", "oom", &m->cg_oom, &dummy);
-        cgroup_value(fd, "memory.events", "oom_kill", &m->cg_oom_kill, &dummy);
-        if (!m->cgroup_ok && strcmp(m->cgroup, "/") == 0)
-            snprintf(m->cgroup_why, sizeof m->cgroup_why, "the process is in the root "
-                     "cgroup, which has no memory.current");
-        else if (!m->cgroup_ok)
-            snprintf(m->cgroup_why, sizeof m->cgroup_why, "no memory controller in "
-                     "/sys/fs/cgroup%.300s", m->cgroup);
-        close(fd);
-    }
+    if (more)
+        fprintf(o, "  %10.1f MiB  %u other files\n", more_bytes / MIB, more);
+    if (a->threads > a->threads_with_sp)
+        fprintf(o, "  (%u of %u threads gave no stack pointer: running, so their stacks are "
+                "told by their layout)\n", a->threads - a->threads_with_sp, a->threads);
 }
 
 static void maps_json(json_object *o, const struct procmem_groups *g,
@@ -458,7 +367,8 @@ static void maps_json(json_object *o, const struct procmem_groups *g,
         json_u64(e, "swap", p->swap);
         if (p->kind == PROCMEM_ANON && je->stats) {
             json_u64(e, "jemalloc_resident", je->resident);
-            json_u64(e, "other_anonymous_rss", memory_minus(p->rss, je->resident));
+            json_beyond(e, "other_anonymous_rss", "jemalloc_resident_over_rss", p->rss,
+                        je->resident);
         }
         json_object_array_add(arr, e);
     }
@@ -489,30 +399,15 @@ static void maps_text(struct session *s, const struct procmem_groups *g,
             snprintf(label, sizeof label, "%s", text_escape(p->name, eb, sizeof eb));
         fprintf(s->out, "%-44.44s %5u %10" PRIu64 " %10" PRIu64 " %10" PRIu64 " %10" PRIu64 "\n",
                 label, p->mappings, p->size >> 10, p->rss >> 10, p->dirty >> 10, p->swap >> 10);
-        if (p->kind == PROCMEM_ANON && je->stats)
+        if (p->kind == PROCMEM_ANON && je->stats && p->rss >= je->resident)
             fprintf(s->out, "  %-42s %5s %10s %10" PRIu64 "\n  %-42s %5s %10s %10" PRIu64 "\n",
                     "of which jemalloc's extents (stats.resident)", "", "",
-                    je->resident >> 10, "other anonymous (the difference)", "", "",
-                    memory_minus(p->rss, je->resident) >> 10);
+                    je->resident >> 10, "other anonymous (at least)", "", "",
+                    (p->rss - je->resident) >> 10);
+        else if (p->kind == PROCMEM_ANON && je->stats)
+            fprintf(s->out, "  %-42s %5s %10s %10" PRIu64 "\n", "not split: jemalloc's "
+                    "stats.resident is above it by", "", "", (je->resident - p->rss) >> 10);
     }
-}
-
-/* Another allocator's figures for 'memory': one that has none is said,
- * not an error. */
-static int other_read(struct session *s, struct memory_view *m)
-{
-    if (!allocator_has_stats(s->alloc.kind)) {
-        snprintf(m->other_why, sizeof m->other_why, "%s",
-                 allocator_why_no_stats(s->alloc.kind));
-        return 0;
-    }
-    struct mp_error err;
-    if (allocator_stats(s->target, &s->alloc, &m->other, &err) < 0) {
-        say_error("%s", err.msg);
-        return -1;
-    }
-    m->have_other = true;
-    return 0;
 }
 
 static void other_json(json_object *o, struct session *s, const struct allocator_stats *st,
@@ -526,7 +421,8 @@ static void other_json(json_object *o, struct session *s, const struct allocator
         json_u64(a, "free_held", st->free_held);
     if (st->from_system != UINT64_MAX) {
         json_u64(a, "from_system", st->from_system);
-        json_u64(o, "anonymous_not_allocator", memory_minus(anon, st->from_system));
+        json_beyond(o, "anonymous_not_allocator", "allocator_heap_over_anonymous", anon,
+                    st->from_system);
     }
     json_object_object_add(o, "allocator", a);
 }
@@ -549,10 +445,10 @@ static void other_text(struct session *s, const struct memory_view *m)
     if (st->from_system != UINT64_MAX) {
         fprintf(o, "%-20s %10.1f MiB  (%s's, from the system)\n", "allocator heap",
                 st->from_system / MIB, name);
-        fprintf(o, "anonymous, not the allocator's %.1f MiB  (anonymous - its heap: thread "
-                "stacks, other mmaps%s)\n", memory_minus(m->anon, st->from_system) / MIB,
-                s->alloc.kind == ALLOCATOR_GLIBC ? "; glibc counts pages a trim gave back "
-                "as its heap still, so this is a lower bound" : "");
+        text_beyond(o, "anonymous, not the allocator's", name, m->anon, st->from_system,
+                    s->alloc.kind == ALLOCATOR_GLIBC ? "thread stacks, other mmaps; glibc "
+                    "counts pages a trim gave back as its heap still" : "thread stacks, other "
+                    "mmaps");
     }
 }
 
@@ -582,7 +478,8 @@ static void memory_json(struct session *s, const struct memory_view *m,
         json_u64(o, "jemalloc_mapped", m->je.mapped);
         json_u64(o, "jemalloc_retained", m->je.retained);
         json_u64(o, "jemalloc_dirty", memory_minus(m->je.resident, m->je.active + m->je.metadata));
-        json_u64(o, "anonymous_not_jemalloc", memory_minus(m->anon, m->je.resident));
+        json_beyond(o, "anonymous_not_jemalloc", "jemalloc_resident_over_anonymous", m->anon,
+                    m->je.resident);
     }
     if (m->have_other)
         other_json(o, s, &m->other, m->anon);
@@ -599,34 +496,16 @@ static void memory_json(struct session *s, const struct memory_view *m,
         json_object_object_add(o, "oom_score", json_object_new_int64(m->oom_score));
         json_object_object_add(o, "oom_score_adj", json_object_new_int64(m->oom_score_adj));
     }
-    if (m->cgroup_ok) {
-        json_object *c = json_object_new_object();
-        json_object_object_add(c, "path", json_object_new_string(m->cgroup));
-        json_u64(c, "memory_current", m->cg_current);
-        if (m->cg_max_unlimited)
-            json_object_object_add(c, "memory_max", NULL);
-        else
-            json_u64(c, "memory_max", m->cg_max);
-        if (m->cg_high_unlimited)
-            json_object_object_add(c, "memory_high", NULL);
-        else
-            json_u64(c, "memory_high", m->cg_high);
-        json_u64(c, "oom", m->cg_oom);
-        json_u64(c, "oom_kill", m->cg_oom_kill);
-        json_object_object_add(o, "cgroup", c);
-    }
+    struct memory_cgroup_view cv = {&m->cg, m->cgroup_ok, m->cgroup_why, m->host_oom_kills};
+    memory_cgroup_json(o, &cv);
+    if (m->acct_ok)
+        memory_account_json(o, &m->acct);
+    else
+        json_object_object_add(o, "categories_error", json_object_new_string(m->acct_why));
     if (g)
         maps_json(o, g, &m->je);
     json_object_object_add(o, "pause_us", json_object_new_double(last_pause_us(s)));
     json_print(s, o);
-}
-
-static void limit_text(char *buf, size_t len, uint64_t v, bool unlimited)
-{
-    if (unlimited)
-        snprintf(buf, len, "max");
-    else
-        snprintf(buf, len, "%.1f MiB", v / MIB);
 }
 
 static void memory_text(struct session *s, const struct memory_view *m,
@@ -650,8 +529,8 @@ static void memory_text(struct session *s, const struct memory_view *m,
                 m->je.resident / MIB, memory_minus(m->je.resident, m->je.active + m->je.metadata) / MIB);
         fprintf(o, "jemalloc mapped      %10.1f MiB  (retained, not mapped: %.1f MiB)\n",
                 m->je.mapped / MIB, m->je.retained / MIB);
-        fprintf(o, "anonymous, not jemalloc %7.1f MiB  (anonymous - jemalloc resident: "
-                "thread stacks, other mmaps)\n", memory_minus(m->anon, m->je.resident) / MIB);
+        text_beyond(o, "anonymous, not jemalloc", "jemalloc", m->anon, m->je.resident,
+                    "stats.resident counts pages never touched too; thread stacks, other mmaps");
     } else {
         fprintf(o, "jemalloc             unknown: %s\n", no_stats_why);
     }
@@ -665,18 +544,9 @@ static void memory_text(struct session *s, const struct memory_view *m,
     if (m->oom)
         fprintf(o, "oom_score            %" PRId64 " (oom_score_adj %" PRId64 ")\n",
                 m->oom_score, m->oom_score_adj);
-    if (m->cgroup_ok) {
-        char mx[32], hi[32], eb[TEXT_ESCAPE_BUF];
-        limit_text(mx, sizeof mx, m->cg_max, m->cg_max_unlimited);
-        limit_text(hi, sizeof hi, m->cg_high, m->cg_high_unlimited);
-        fprintf(o, "cgroup               %s\n", text_escape(m->cgroup, eb, sizeof eb));
-        fprintf(o, "  memory.current     %10.1f MiB  (max %s, high %s)\n", m->cg_current / MIB, mx, hi);
-        fprintf(o, "  memory.events      oom %" PRIu64 ", oom_kill %" PRIu64 "\n", m->cg_oom,
-                m->cg_oom_kill);
-    } else {
-        char eb[TEXT_ESCAPE_BUF];
-        fprintf(o, "cgroup               unknown: %s\n", text_escape(m->cgroup_why, eb, sizeof eb));
-    }
+    struct memory_cgroup_view cv = {&m->cg, m->cgroup_ok, m->cgroup_why, m->host_oom_kills};
+    memory_cgroup_text(o, &cv, m->rss);
+    where_text(o, m);
     if (g)
         maps_text(s, g, &m->je);
     if (s->alloc.kind == ALLOCATOR_JEMALLOC || m->have_other)
@@ -704,33 +574,8 @@ int cmd_memory(struct session *s, int argc, char **argv)
         }
     }
     struct memory_view m;
-    memset(&m, 0, sizeof m);
-    if (s->alloc.kind == ALLOCATOR_JEMALLOC ? jemalloc_summary_read(s, NULL, 0, &m.je)
-                                            : other_read(s, &m))
+    if (memory_view_read(s, interval, &m))
         return -1;
-    m.faults = proc_faults(s, &m.minflt, &m.majflt);
-    if (interval > 0 && m.faults) {
-        struct timespec ts = {(time_t)interval,
-                              (long)((interval - (double)(time_t)interval) * 1e9)};
-        if (nanosleep(&ts, NULL) != 0) {
-            say_error("memory --interval: interrupted");
-            return -1;
-        }
-        uint64_t mi, ma;
-        if (proc_faults(s, &mi, &ma)) {
-            m.interval = interval;
-            m.minflt_rate = (double)memory_minus(mi, m.minflt) / interval;
-            m.majflt_rate = (double)memory_minus(ma, m.majflt) / interval;
-            m.minflt = mi;
-            m.majflt = ma;
-        }
-    }
-    memory_read(s, &m);
-    if (!m.status && !m.rollup) {
-        say_error("cannot read /proc/%d/status or smaps_rollup: is the process gone?",
-                      (int)target_pid(s->target));
-        return -1;
-    }
     struct procmem_groups g = {0}, *gp = NULL;
     if (opts[1].given) {
         size_t len;
@@ -739,6 +584,7 @@ int cmd_memory(struct session *s, int argc, char **argv)
             free(text);
             say_error("cannot read /proc/%d/smaps: is the process gone?",
                           (int)target_pid(s->target));
+            memory_view_free(&m);
             return -1;
         }
         free(text);
@@ -750,195 +596,11 @@ int cmd_memory(struct session *s, int argc, char **argv)
     else
         memory_text(s, &m, gp);
     procmem_groups_free(&g);
-    if (m.have_other)
-        allocator_stats_free(&m.other);
+    memory_view_free(&m);
     return 0;
 }
 
 /* ---- stats ---- */
-
-/* A growing list of reads made in one stop, each into an 8-byte slot
- * (every value read here fits: little-endian, zeroed first). */
-struct read_slot {
-    char name[64];
-    uint64_t val;
-};
-
-struct reads {
-    struct read_slot *slots;
-    size_t n, cap;
-    struct mallctl_call *v;    /* the calls, made by reads_link */
-    bool oom;
-};
-
-static size_t reads_add(struct reads *r, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-static size_t reads_add(struct reads *r, const char *fmt, ...)
-{
-    if (array_reserve(&r->slots, &r->cap, r->n + 1, sizeof *r->slots, 256)) {
-        r->oom = true;
-        return 0;
-    }
-    size_t i = r->n++;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(r->slots[i].name, sizeof r->slots[i].name, fmt, ap);
-    va_end(ap);
-    r->slots[i].val = 0;
-    return i;
-}
-
-/* The calls, pointing into the slots: made once every read is added (the
- * slots move while the list grows). */
-static void reads_link(struct reads *r)
-{
-    struct mallctl_call *v = r->n ? realloc(r->v, r->n * sizeof *v) : NULL;
-    if (!v) {
-        r->oom = true;
-        return;
-    }
-    r->v = v;
-    for (size_t i = 0; i < r->n; i++) {
-        const struct mallctl_info *info = mallctl_lookup(r->slots[i].name);
-        r->v[i] = (struct mallctl_call){.name = r->slots[i].name, .old = &r->slots[i].val,
-                                        .oldlen = info ? mallctl_type_size(info->type) : 8};
-    }
-}
-
-static void reads_free(struct reads *r)
-{
-    free(r->v);
-    free(r->slots);
-}
-
-/* jemalloc's size classes: constants of its build, read once per process
- * (a stop of their own, before the first summary). */
-struct size_classes {
-    pid_t pid;
-    uint64_t mallctl;          /* which copy of jemalloc */
-    unsigned nbins, nlextents;
-    unsigned narenas;          /* as last seen: the arenas a summary reads */
-    uint64_t page;
-    uint64_t *bin_size, *lextent_size;
-};
-static struct size_classes classes;
-
-/* Large classes listed one by one: up to 64 GiB (each class is one more
- * call in the stop; the rest, rarely used, is one remainder taken from
- * large.allocated). */
-#define LARGE_LISTED_MAX (1ull << 36)
-
-static int classes_read(struct session *s)
-{
-    const struct jemalloc_copy *c = jemalloc_copy(s->target,
-                                                    jemalloc_selected(s->target));
-    if (classes.pid == target_pid(s->target) && classes.mallctl == c->mallctl)
-        return 0;
-    free(classes.bin_size);
-    free(classes.lextent_size);
-    memset(&classes, 0, sizeof classes);
-    unsigned nbins = 0, nlextents = 0, narenas = 0;
-    uint64_t page = 0;
-    struct mallctl_call first[] = {
-        {.name = "arenas.nbins", .old = &nbins, .oldlen = sizeof nbins},
-        {.name = "arenas.nlextents", .old = &nlextents, .oldlen = sizeof nlextents},
-        {.name = "arenas.page", .old = &page, .oldlen = sizeof(size_t)},
-        {.name = "arenas.narenas", .old = &narenas, .oldlen = sizeof narenas},
-    };
-    if (control_run_calls(s, first, 4))
-        return -1;
-    for (int i = 0; i < 4; i++)
-        if (first[i].ret)
-            return control_mallctl_failed(s, first[i].name, first[i].ret, false);
-    if (nbins > 1024 || nlextents > 1024) {
-        say_error("jemalloc in process %d reports %u bins and %u large classes: "
-                      "more than memprof expects of any build", (int)target_pid(s->target),
-                      nbins, nlextents);
-        return -1;
-    }
-    struct reads r = {0};
-    for (unsigned j = 0; j < nbins; j++)
-        reads_add(&r, "arenas.bin.%u.size", j);
-    for (unsigned j = 0; j < nlextents; j++)
-        reads_add(&r, "arenas.lextent.%u.size", j);
-    int rc = -1;
-    reads_link(&r);
-    if (r.oom) {
-        say_error("out of memory");
-        goto out;
-    }
-    if (control_run_calls(s, r.v, r.n))
-        goto out;
-    classes.bin_size = calloc(nbins + 1, sizeof *classes.bin_size);
-    classes.lextent_size = calloc(nlextents + 1, sizeof *classes.lextent_size);
-    if (!classes.bin_size || !classes.lextent_size) {
-        say_error("out of memory");
-        goto out;
-    }
-    for (size_t i = 0; i < r.n; i++) {
-        if (r.v[i].ret) {
-            control_mallctl_failed(s, r.slots[i].name, r.v[i].ret, false);
-            goto out;
-        }
-        if (i < nbins)
-            classes.bin_size[i] = r.slots[i].val;
-        else
-            classes.lextent_size[i - nbins] = r.slots[i].val;
-    }
-    classes.pid = target_pid(s->target);
-    classes.mallctl = c->mallctl;
-    classes.nbins = nbins;
-    classes.nlextents = nlextents;
-    classes.page = page;
-    classes.narenas = narenas;
-    rc = 0;
-out:
-    reads_free(&r);
-    return rc;
-}
-
-#define ARENAS_SHOWN 64
-
-/* Indices of the summary's reads. */
-struct summary_at {
-    size_t epoch, totals, pdirty, pmuzzy, large_all, narenas;
-    size_t arena0;             /* ARENA_READS per arena from here */
-    size_t bins0, large0;
-    unsigned arenas, large_listed;
-};
-#define ARENA_READS 7
-
-static void summary_plan(struct reads *r, struct summary_at *at, unsigned narenas)
-{
-    at->epoch = reads_add(r, "epoch");
-    at->totals = r->n;
-    for (size_t i = 0; i < JEMALLOC_SUMMARY_NFIG; i++)
-        reads_add(r, "%s", jemalloc_summary_names[i]);
-    at->pdirty = reads_add(r, "stats.arenas.%u.pdirty", MALLCTL_ARENAS_ALL);
-    at->pmuzzy = reads_add(r, "stats.arenas.%u.pmuzzy", MALLCTL_ARENAS_ALL);
-    at->large_all = reads_add(r, "stats.arenas.%u.large.allocated", MALLCTL_ARENAS_ALL);
-    at->narenas = reads_add(r, "arenas.narenas");
-    at->arena0 = r->n;
-    at->arenas = narenas < ARENAS_SHOWN ? narenas : ARENAS_SHOWN;
-    for (unsigned i = 0; i < at->arenas; i++) {
-        reads_add(r, "stats.arenas.%u.nthreads", i);
-        reads_add(r, "stats.arenas.%u.small.allocated", i);
-        reads_add(r, "stats.arenas.%u.large.allocated", i);
-        reads_add(r, "stats.arenas.%u.pdirty", i);
-        reads_add(r, "stats.arenas.%u.pmuzzy", i);
-        reads_add(r, "stats.arenas.%u.dirty_decay_ms", i);
-        reads_add(r, "stats.arenas.%u.muzzy_decay_ms", i);
-    }
-    at->bins0 = r->n;
-    for (unsigned j = 0; j < classes.nbins; j++)
-        reads_add(r, "stats.arenas.%u.bins.%u.curregs", MALLCTL_ARENAS_ALL, j);
-    at->large0 = r->n;
-    at->large_listed = 0;
-    for (unsigned j = 0; j < classes.nlextents && classes.lextent_size[j] <= LARGE_LISTED_MAX; j++) {
-        reads_add(r, "stats.arenas.%u.lextents.%u.curlextents", MALLCTL_ARENAS_ALL, j);
-        at->large_listed++;
-    }
-}
 
 static json_object *class_json(uint64_t size, uint64_t count)
 {
@@ -965,16 +627,17 @@ static void classes_print(FILE *o, json_object *arr, const char *kind, const uin
 }
 
 static void summary_print(struct session *s, const struct reads *r,
-                          const struct summary_at *at, bool json)
+                          const struct summary_at *at, const struct size_classes *cl,
+                          bool json)
 {
     uint64_t allocated = r->slots[at->totals].val, active = r->slots[at->totals + 1].val,
              metadata = r->slots[at->totals + 2].val, resident = r->slots[at->totals + 3].val,
              mapped = r->slots[at->totals + 4].val, retained = r->slots[at->totals + 5].val;
-    uint64_t dirty = r->slots[at->pdirty].val * classes.page, muzzy = r->slots[at->pmuzzy].val * classes.page;
+    uint64_t dirty = r->slots[at->pdirty].val * cl->page, muzzy = r->slots[at->pmuzzy].val * cl->page;
     unsigned narenas = (unsigned)r->slots[at->narenas].val;
     uint64_t listed_large = 0;
     for (unsigned j = 0; j < at->large_listed; j++)
-        listed_large += r->slots[at->large0 + j].val * classes.lextent_size[j];
+        listed_large += r->slots[at->large0 + j].val * cl->lextent_size[j];
     uint64_t beyond = memory_minus(r->slots[at->large_all].val, listed_large);
     double pause = last_pause_us(s);
     FILE *o = s->out;
@@ -1018,15 +681,15 @@ static void summary_print(struct session *s, const struct reads *r,
             json_object_object_add(e, "arena", json_object_new_int64(i));
             json_u64(e, "threads", (uint32_t)a[0]);
             json_u64(e, "allocated", alloc);
-            json_u64(e, "dirty", a[3] * classes.page);
-            json_u64(e, "muzzy", a[4] * classes.page);
+            json_u64(e, "dirty", a[3] * cl->page);
+            json_u64(e, "muzzy", a[4] * cl->page);
             json_object_object_add(e, "dirty_decay_ms", json_object_new_int64(dms));
             json_object_object_add(e, "muzzy_decay_ms", json_object_new_int64(mms));
             json_object_array_add(arr, e);
         } else {
             fprintf(o, "%-6u %7u %8.1f MiB %7.1f MiB %7.1f MiB %9" PRId64 " %9" PRId64 "\n",
-                    i, (uint32_t)a[0], alloc / MIB, a[3] * classes.page / MIB,
-                    a[4] * classes.page / MIB, dms, mms);
+                    i, (uint32_t)a[0], alloc / MIB, a[3] * cl->page / MIB,
+                    a[4] * cl->page / MIB, dms, mms);
         }
     }
     if (json) {
@@ -1038,13 +701,13 @@ static void summary_print(struct session *s, const struct reads *r,
                     at->arenas, narenas - 1);
         fprintf(o, "\n%-8s %12s %12s %12s\n", "class", "size", "count", "bytes");
     }
-    classes_print(o, json ? arr : NULL, "small", classes.bin_size, &r->slots[at->bins0],
-                  classes.nbins);
+    classes_print(o, json ? arr : NULL, "small", cl->bin_size, &r->slots[at->bins0],
+                  cl->nbins);
     if (json) {
         json_object_object_add(doc, "bins", arr);
         arr = json_object_new_array();
     }
-    classes_print(o, json ? arr : NULL, "large", classes.lextent_size, &r->slots[at->large0],
+    classes_print(o, json ? arr : NULL, "large", cl->lextent_size, &r->slots[at->large0],
                   at->large_listed);
     if (json) {
         json_object_object_add(doc, "large", arr);
@@ -1060,41 +723,12 @@ static void summary_print(struct session *s, const struct reads *r,
 
 static int stats_summary(struct session *s, bool json)
 {
-    if (classes_read(s))
-        return -1;
     struct reads r = {0};
     struct summary_at at;
-    /* Arenas only below arenas.narenas as last seen: jemalloc answers
-     * stats.arenas.<narenas> with the merged figures of all arenas. */
-    summary_plan(&r, &at, classes.narenas);
-    int rc = -1;
-    reads_link(&r);
-    if (r.oom) {
-        say_error("out of memory");
-        goto out;
-    }
-    uint64_t one = 1;
-    r.v[at.epoch].old = NULL;
-    r.v[at.epoch].oldlen = 0;
-    r.v[at.epoch].new = &one;
-    r.v[at.epoch].newlen = sizeof one;
-    if (control_run_calls(s, r.v, r.n))
-        goto out;
-    if (r.v[at.totals].ret == ENOENT) {
-        say_error("%s; nothing was read (rebuild jemalloc with statistics to use "
-                      "'stats')", no_stats_why);
-        goto out;
-    }
-    for (size_t i = 0; i < at.arena0; i++)
-        if (r.v[i].ret) {
-            control_mallctl_failed(s, r.slots[i].name, r.v[i].ret, i == at.epoch);
-            goto out;
-        }
-    if ((unsigned)r.slots[at.narenas].val > classes.narenas)
-        classes.narenas = (unsigned)r.slots[at.narenas].val;   /* the next summary reads them */
-    summary_print(s, &r, &at, json);
-    rc = 0;
-out:
+    const struct size_classes *cl;
+    int rc = jemalloc_stats_summary_read(s, &r, &at, &cl);
+    if (rc == 0)
+        summary_print(s, &r, &at, cl, json);
     reads_free(&r);
     return rc;
 }

@@ -19,7 +19,7 @@ const struct command command_table[] = {
      "Removes the session's dump directory (if a dump needed one) from the\n"
      "process's filesystem and forgets the process.  The dumps already taken stay in the session.",
      cmd_detach, CMD_NEEDS_TARGET | CMD_CALLS_TARGET},
-    {"info", "info [--json]", "the process, its allocator and profiling state",
+    {"info", "info [--json]", "the process, its container, allocator and profiling state",
      "Shows the pid, executable and which allocator serves its memory (the\n"
      "one its malloc() reaches in the loader's order: jemalloc, glibc malloc,\n"
      "gperftools tcmalloc or tcmalloc_minimal, mimalloc, or one memprof does\n"
@@ -155,8 +155,17 @@ const struct command command_table[] = {
      "malloc and tcmalloc their in-use, free and from-the-system figures and\n"
      "the anonymous memory beyond them (for mimalloc, none, and why); page\n"
      "faults (with --interval S, their rate over S seconds); oom_score and\n"
-     "oom_score_adj; the cgroup v2 memory.current, max, high and the oom and\n"
-     "oom_kill counts of memory.events.  --maps groups /proc/PID/smaps like\n"
+     "oom_score_adj; the host's OOM kills (/proc/vmstat).  The process's\n"
+     "cgroup, read from the host's cgroup file system (v1's memory hierarchy\n"
+     "where mounted, else v2; also for a process in a container): usage\n"
+     "against the limit and the headroom left, its RSS as a share of the\n"
+     "limit, anonymous and page cache, memory.high, the events (oom,\n"
+     "oom_kill, oom_group_kill, high, max; v1 oom_kill, under_oom, failcnt)\n"
+     "and memory pressure (PSI).  Where RSS is: one read of smaps in\n"
+     "categories that add up to it exactly (thread stacks found by their\n"
+     "stack pointers, memprof's sampler, the anonymous memory set against\n"
+     "the allocator's figure, shared memory, each file).  --maps groups\n"
+     "/proc/PID/smaps like\n"
      "pmap -x: anonymous read-write (jemalloc's extents and other mmaps, split\n"
      "by stats.resident), thread stacks ([stack], and anonymous read-write\n"
      "memory just above a PROT_NONE guard), each file, the rest; with RSS,\n"

@@ -16,6 +16,10 @@ struct serve_rule {
     uid_t uid;                  /* user=USER or uid: (uid_t)-1 for any */
     char *exe;                  /* exe=GLOB (fnmatch, on the executable's path) */
     char *comm;                 /* comm=GLOB (on /proc/PID/comm) */
+    char *container;            /* container=[RUNTIME://]HEX: a container id or
+                                 * its first 12 or more hex digits */
+    char *cgroup;               /* cgroup=GLOB (on the cgroup path /processes
+                                 * shows) */
 };
 
 struct web_guard;               /* --web-config read and checked (web_guard.h) */

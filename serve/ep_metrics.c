@@ -3,7 +3,8 @@
  * within the scrape's deadline (X-Prometheus-Scrape-Timeout-Seconds less a
  * margin): a process not read by then is down at this scrape, never a late
  * answer.  A worker prints bare samples ("jemalloc_allocated_bytes 123");
- * the agent adds each process's labels (pid, comm, name) and groups every
+ * the agent adds each process's labels (pid, comm, name; container_id,
+ * pod_uid and qos where its cgroup names them) and groups every
  * metric's samples under its HELP and TYPE, as the format wants, with
  * memprof_target_up and the time each process took, in the order of the
  * process list (by pid).  Names follow Prometheus' guide: base units,
@@ -18,8 +19,10 @@
 
 #include "lib/base/text_escape.h"
 #include "lib/base/version.h"
+#include "lib/proc/cgroup_memory.h"
 #include "lib/proc/procmem.h"
 #include "session/jemalloc_summary.h"
+#include "session/memory_account.h"
 #include "session/process_files.h"
 #include "session/say.h"
 #include "serve/targets.h"
@@ -69,6 +72,45 @@ static const struct metric metrics[] = {
     {"memprof_heap_free_bytes", "free bytes the allocator keeps (a purge may return some)"},
     {"memprof_heap_system_bytes", "bytes the allocator obtained from the system and holds"},
     {"memprof_heap_mmapped_bytes", "of which in blocks mapped one by one"},
+    {"memprof_process_rss_accounted_bytes", "the process's RSS as one read of "
+     "/proc/PID/smaps counts it: what memprof_process_rss_category_bytes adds up to"},
+    {"memprof_process_rss_category_bytes", "the process's RSS by category, adding up to "
+     "memprof_process_rss_accounted_bytes: sampler (memprof's), main_stack, thread_stacks "
+     "(found by the threads' stack pointers), unseen_stacks (stack-like, no stack pointer "
+     "read), heap (the allocator's own figure: at most), anon_other (the rest of the "
+     "anonymous memory: at least), anon_unsplit (anonymous memory the allocator's figure "
+     "cannot split), shared, other, file (every file-backed object)"},
+    {"memprof_cgroup_memory_usage_bytes", "the memory charged to the process's cgroup "
+     "(memory.current; v1 memory.usage_in_bytes)"},
+    {"memprof_cgroup_memory_limit_bytes", "the cgroup's memory limit, where it has one "
+     "(memory.max; v1 memory.limit_in_bytes): at it, the kernel reclaims, then kills"},
+    {"memprof_cgroup_memory_headroom_bytes", "what is left below the limit (limit - usage)"},
+    {"memprof_cgroup_memory_high_bytes", "the cgroup's throttling limit, where set "
+     "(memory.high, v2)"},
+    {"memprof_cgroup_memory_anon_bytes", "anonymous memory charged to the cgroup "
+     "(memory.stat anon; v1 total_rss)"},
+    {"memprof_cgroup_memory_file_bytes", "page cache charged to the cgroup "
+     "(memory.stat file; v1 total_cache)"},
+    {"memprof_cgroup_oom_events_total", "times the cgroup reached its limit and memory "
+     "could not be reclaimed (memory.events oom)"},
+    {"memprof_cgroup_oom_kills_total", "processes of the cgroup the OOM killer killed "
+     "(memory.events oom_kill; v1 memory.oom_control oom_kill)"},
+    {"memprof_cgroup_oom_group_kills_total", "times the whole cgroup was killed "
+     "(memory.events oom_group_kill)"},
+    {"memprof_cgroup_memory_high_events_total", "times the cgroup was throttled over "
+     "memory.high (memory.events high)"},
+    {"memprof_cgroup_memory_max_events_total", "times the cgroup's usage reached its limit "
+     "(memory.events max; v1 memory.failcnt)"},
+    {"memprof_cgroup_under_oom", "1 while the cgroup is out of memory with the OOM killer "
+     "disabled (v1 memory.oom_control under_oom)"},
+    {"memprof_cgroup_memory_pressure_some_ratio", "share of time some task of the cgroup "
+     "waited for memory, over window seconds (memory.pressure some avg10/60/300 / 100)"},
+    {"memprof_cgroup_memory_pressure_full_ratio", "share of time every task of the cgroup "
+     "waited for memory, over window seconds (memory.pressure full avg10/60/300 / 100)"},
+    {"memprof_cgroup_memory_pressure_some_seconds_total", "time some task of the cgroup "
+     "waited for memory (memory.pressure some total)"},
+    {"memprof_cgroup_memory_pressure_full_seconds_total", "time every task of the cgroup "
+     "waited for memory (memory.pressure full total)"},
 };
 #define NMETRICS (sizeof metrics / sizeof *metrics)
 
@@ -105,7 +147,7 @@ static void process_memory(struct session *s)
 }
 
 /* jemalloc's figures (one stop), with its profiler's settings. */
-static int jemalloc_figures(struct session *s)
+static int jemalloc_figures(struct session *s, struct memory_heap *heap)
 {
     bool active = false, enabled = false;
     uint64_t lg = 0;
@@ -125,6 +167,7 @@ static int jemalloc_figures(struct session *s)
         sample(s->out, "jemalloc_resident_bytes", f.resident);
         sample(s->out, "jemalloc_mapped_bytes", f.mapped);
         sample(s->out, "jemalloc_retained_bytes", f.retained);
+        memory_heap_jemalloc(heap, f.resident, f.active);
     }
     if (f.pages) {
         sample(s->out, "jemalloc_dirty_bytes", f.dirty);
@@ -142,7 +185,7 @@ static int jemalloc_figures(struct session *s)
     return 0;
 }
 
-static int other_figures(struct session *s)
+static int other_figures(struct session *s, struct memory_heap *heap)
 {
     if (!allocator_has_stats(s->alloc.kind))
         return 0;
@@ -156,15 +199,77 @@ static int other_figures(struct session *s)
     sample(s->out, "memprof_heap_free_bytes", st.free_held);
     sample(s->out, "memprof_heap_system_bytes", st.from_system);
     sample(s->out, "memprof_heap_mmapped_bytes", st.mmapped);
+    memory_heap_other(heap, heap->who, st.from_system, st.in_use);
     allocator_stats_free(&st);
     return 0;
+}
+
+static void pressure(FILE *out, const char *which, const struct procmem_psi *p)
+{
+    const double avg[] = {p->avg10, p->avg60, p->avg300};
+    static const int window[] = {10, 60, 300};
+    for (int i = 0; i < 3; i++)
+        fprintf(out, "memprof_cgroup_memory_pressure_%s_ratio{window=\"%d\"} %.4f\n", which,
+                window[i], avg[i] / 100);
+    fprintf(out, "memprof_cgroup_memory_pressure_%s_seconds_total %.6f\n", which,
+            (double)p->total_us / 1e6);
+}
+
+/* The process's cgroup: usage, limit, events, pressure.  A cgroup that
+ * cannot be read leaves its series out, not the process down. */
+static void cgroup_figures(struct session *s)
+{
+    struct cgroup_memory c;
+    char why[512];
+    if (process_cgroup_memory(s, &c, why, sizeof why) < 0)
+        return;
+    sample(s->out, "memprof_cgroup_memory_usage_bytes", c.current);
+    if (!c.max_unlimited) {
+        sample(s->out, "memprof_cgroup_memory_limit_bytes", c.max);
+        sample(s->out, "memprof_cgroup_memory_headroom_bytes", cgroup_memory_headroom(&c));
+    }
+    if (!c.high_unlimited)
+        sample(s->out, "memprof_cgroup_memory_high_bytes", c.high);
+    sample(s->out, "memprof_cgroup_memory_anon_bytes", c.anon);
+    sample(s->out, "memprof_cgroup_memory_file_bytes", c.file);
+    sample(s->out, "memprof_cgroup_oom_events_total", c.ev_oom);
+    sample(s->out, "memprof_cgroup_oom_kills_total", c.ev_oom_kill);
+    sample(s->out, "memprof_cgroup_oom_group_kills_total", c.ev_oom_group_kill);
+    sample(s->out, "memprof_cgroup_memory_high_events_total", c.ev_high);
+    sample(s->out, "memprof_cgroup_memory_max_events_total", c.ev_max);
+    sample(s->out, "memprof_cgroup_under_oom", c.under_oom);
+    if (c.has_pressure)
+        pressure(s->out, "some", &c.some);
+    if (c.has_full)
+        pressure(s->out, "full", &c.full);
+}
+
+/* Where RSS is (session/memory_account.c, as 'memory' shows it): one
+ * sample per category key, every key each time so that series do not
+ * come and go; files together. */
+static void rss_figures(struct session *s, const struct memory_heap *heap)
+{
+    struct memory_account a;
+    char why[256];
+    if (memory_account_read(s, heap, &a, why, sizeof why) < 0)
+        return;
+    sample(s->out, "memprof_process_rss_accounted_bytes", a.rss.rss);
+    for (size_t i = 0; i < MEMORY_ACCOUNT_NKEYS; i++)
+        fprintf(s->out, "memprof_process_rss_category_bytes{category=\"%s\"} %" PRIu64 "\n",
+                memory_account_keys[i], memory_account_key(&a, memory_account_keys[i]));
+    memory_account_free(&a);
 }
 
 static int metrics_job(struct session *s, void *arg)
 {
     (void)arg;
     process_memory(s);
-    int rc = s->alloc.kind == ALLOCATOR_JEMALLOC ? jemalloc_figures(s) : other_figures(s);
+    cgroup_figures(s);
+    struct memory_heap heap = {.who = allocator_kind_name(s->alloc.kind), .total = UINT64_MAX};
+    int rc = s->alloc.kind == ALLOCATOR_JEMALLOC ? jemalloc_figures(s, &heap)
+                                                 : other_figures(s, &heap);
+    if (rc == 0)
+        rss_figures(s, &heap);
     stopped_time(s);
     return rc ? 500 : 200;
 }
@@ -210,17 +315,22 @@ static void add_sample(struct collected *c, int m, const struct served_process *
     put_label(f, "pid", pid, false);
     put_label(f, "comm", p->comm, true);
     put_label(f, "name", p->name ? p->name : p->comm, true);
+    struct process_label pl[PROCESS_LABELS_MAX];
+    size_t npl = process_container_labels(&p->ct, pl);
+    for (size_t i = 0; i < npl; i++)
+        put_label(f, pl[i].key, pl[i].value, true);
     fprintf(f, "%s%s} %s\n", labels ? "," : "", labels ? labels : "", value);
 }
 
-/* A worker's labels: one key="digits", all the workers write
- * (arena="3"); anything else drops the sample. */
+/* A worker's labels: one key="value" of lower-case letters, digits and
+ * '_', all the workers write (arena="3", category="thread_stacks"):
+ * nothing to escape; anything else drops the sample. */
 static bool labels_ok(const char *l, size_t len)
 {
     size_t k = strspn(l, "abcdefghijklmnopqrstuvwxyz_");
     if (k == 0 || k + 3 > len || l[k] != '=' || l[k + 1] != '"' || l[len - 1] != '"')
         return false;
-    size_t d = strspn(l + k + 2, "0123456789");
+    size_t d = strspn(l + k + 2, "abcdefghijklmnopqrstuvwxyz_0123456789");
     return d > 0 && k + 2 + d == len - 1;
 }
 
@@ -292,6 +402,25 @@ static void build_info(FILE *f)
             MEMPROF_VERSION, memprof_revision);
 }
 
+/* A name ending in _total counts up (Prometheus' convention); the rest
+ * are gauges. */
+static const char *metric_type(const char *name)
+{
+    size_t n = strlen(name);
+    return n > 6 && strcmp(name + n - 6, "_total") == 0 ? "counter" : "gauge";
+}
+
+/* What belongs to the host, not to a process: once, without labels. */
+static void host_figures(FILE *f)
+{
+    uint64_t kills = cgroup_host_oom_kills();
+    if (f && kills != CGROUP_ABSENT)
+        fprintf(f, "# HELP memprof_host_oom_kills_total processes the OOM killer killed on "
+                "this host since boot, in any cgroup (/proc/vmstat oom_kill)\n"
+                "# TYPE memprof_host_oom_kills_total counter\n"
+                "memprof_host_oom_kills_total %" PRIu64 "\n", kills);
+}
+
 /* Every metric's HELP and TYPE, then its samples, for the processes in
  * list: true, or false out of memory. */
 static bool metrics_text(const struct serve_config *cfg, const struct served_process *list,
@@ -314,10 +443,11 @@ static bool metrics_text(const struct serve_config *cfg, const struct served_pro
         if (c.f[m])
             fclose(c.f[m]);
         if (ok && f && c.lens[m])
-            fprintf(f, "# HELP %s %s\n# TYPE %s gauge\n%s", metrics[m].name, metrics[m].help,
-                    metrics[m].name, c.lines[m]);
+            fprintf(f, "# HELP %s %s\n# TYPE %s %s\n%s", metrics[m].name, metrics[m].help,
+                    metrics[m].name, metric_type(metrics[m].name), c.lines[m]);
         free(c.lines[m]);
     }
+    host_figures(f);
     if (f && fclose(f) == 0 && ok)
         return true;
     free(*out);

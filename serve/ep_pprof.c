@@ -10,8 +10,10 @@
  *        sampler taken out: for glibc, tcmalloc and a jemalloc started
  *        without profiling.
  * gzip profile.proto as application/octet-stream (Alloy checks the type),
- * Go's sample-type order, time set; errors text/plain with X-Go-Pprof so
- * that go tool pprof shows them. */
+ * Go's sample-type order, time set, every sample labelled with the
+ * process's container_id, pod_uid and qos where its cgroup names them (as
+ * /metrics' series); errors text/plain with X-Go-Pprof so that go tool
+ * pprof shows them. */
 #include "serve/endpoints.h"
 
 #include <errno.h>
@@ -29,6 +31,9 @@ struct pprof_job {
     bool allocs;                /* the allocs endpoint */
     bool sampler_run;           /* POST: the sampler may go in */
     unsigned seconds;           /* POST: the run's length; GET: the delta's */
+    struct process_label pl[PROCESS_LABELS_MAX];    /* its container and pod */
+    struct pprof_label labels[PROCESS_LABELS_MAX];  /* the same, for the writer */
+    size_t nlabels;
 };
 
 static int64_t wall_nanos(void)
@@ -51,11 +56,13 @@ static struct session_dump *sampler_profile(struct session *s, const struct ppro
                                             int *status)
 {
     if (!j->sampler_run) {
-        say_error("process %d has no heap profiler running (its allocator is %s): a "
+        char why[768];
+        sampling_reason(s, why, sizeof why);
+        say_error("process %d has no heap profiler running (%s): a "
                   "profile needs memprof's sampler put in, which changes the process: "
                   "POST /debug/pprof/heap?pid=%d&seconds=N to an agent started with "
-                  "--allow-control", (int)target_pid(s->target),
-                  allocator_kind_name(s->alloc.kind), (int)target_pid(s->target));
+                  "--allow-control", (int)target_pid(s->target), why,
+                  (int)target_pid(s->target));
         *status = 409;
         return NULL;
     }
@@ -119,7 +126,8 @@ static int pprof_job_run(struct session *s, void *arg)
         return status;
     int64_t now = wall_nanos();
     struct pprof_options o = {.allocs_first = j->allocs, .time_nanos = now,
-                              .duration_nanos = j->seconds ? now - start : 0};
+                              .duration_nanos = j->seconds ? now - start : 0,
+                              .labels = j->labels, .nlabels = j->nlabels};
     struct mp_error err;
     session_check_inputs(s, d);
     fflush(s->out);
@@ -136,6 +144,9 @@ static void serve_profile(const struct serve_request *rq, struct serve_reply *rp
                           struct pprof_job *j)
 {
     j->seconds = rq->seconds;
+    j->nlabels = process_container_labels(&rq->target.ct, j->pl);
+    for (size_t i = 0; i < j->nlabels; i++)
+        j->labels[i] = (struct pprof_label){j->pl[i].key, j->pl[i].value};
     if (j->sampler_run && !j->seconds) {
         reply_error(rp, 400, "a sampler run needs ?seconds=N: how long to sample");
         rp->go_pprof = true;

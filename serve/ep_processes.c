@@ -1,5 +1,6 @@
 /* ep_processes.c - GET /processes: every process served, as JSON, with
- * the allocator that serves its malloc and its profiling state.  One
+ * the allocator that serves its malloc and its profiling state, its
+ * cgroup, container, pod and pid in its own namespace.  One
  * worker opens each process in turn (a stop only for jemalloc's state,
  * read in one call); a process another memprof holds is listed as busy. */
 #include "serve/endpoints.h"
@@ -49,6 +50,7 @@ static json_object *describe(const struct served_process *sp)
     json_object_object_add(o, "executable", json_object_new_string(sp->exe));
     json_object_object_add(o, "user", json_object_new_string(sp->user));
     json_object_object_add(o, "name", sp->name ? json_object_new_string(sp->name) : NULL);
+    process_container_json(o, &sp->ct);
     struct session s = {.out = stdout, .quiet = true};
     struct mp_error err;
     if (session_attach_process(&s, sp->pid, &err) < 0) {

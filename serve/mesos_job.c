@@ -163,6 +163,8 @@ static int run_allowed(struct session *s)
         return 409;
     if (control_prof_conf_read(s) < 0)
         return 500;
+    if (control_own_profiler_sees(s, "a run") < 0)
+        return 422;
     if (s->prof_conf.opt_prof_active) {
         say_error("process %d's owner turned profiling on at its start (opt.prof_active "
                   "is true: prof_active defaults to true with prof:true); it is the "

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "lib/base/version.h"
+#include "serve/capabilities.h"
 #include "serve/http.h"
 #include "serve/mesos_runs.h"
 #include "serve/targets.h"
@@ -34,7 +35,9 @@ static const char usage_text[] =
     "                       IPv6; port 0: any free one, said on stderr)\n"
     "  --target RULE        serve only processes matching RULE (repeatable; any of\n"
     "                       them): comma-separated name=NAME (the label its metrics\n"
-    "                       carry), user=USER, exe=GLOB, comm=GLOB\n"
+    "                       carry), user=USER, exe=GLOB, comm=GLOB,\n"
+    "                       container=[RUNTIME://]ID (12 to 64 hex digits: a prefix\n"
+    "                       of the id), cgroup=GLOB (on the path /processes shows)\n"
     "  --allow-control      allow the POST endpoints that change a process\n"
     "  --max-connections N  requests served at once (default 16)\n"
     "  --timeout S          a request's work in one process, at most (default 60)\n"
@@ -205,6 +208,7 @@ int serve_main(int argc, char **argv)
             strchr(cfg.listen_addr, ':') ? "[" : "", cfg.listen_addr,
             strchr(cfg.listen_addr, ':') ? "]" : "", http_port(h),
             cfg.allow_control ? " (control allowed)" : "", guarded);
+    serve_note_own_capabilities(stderr);
     /* Once a second, profiling runs that have ended are reaped (and one
      * whose worker overstayed its run is ended). */
     int sig;

@@ -24,12 +24,7 @@ static char *proc_text(pid_t pid, const char *what, size_t *len)
 {
     char path[64];
     snprintf(path, sizeof path, "/proc/%d/%s", (int)pid, what);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return NULL;
-    char *text = file_read_fd(fd, 1 << 16, len);
-    close(fd);
-    return text;
+    return file_read_path(path, 1 << 16, len);
 }
 
 static void user_name(uid_t uid, char *buf, size_t len)
@@ -42,8 +37,27 @@ static void user_name(uid_t uid, char *buf, size_t len)
         snprintf(buf, len, "%u", (unsigned)uid);
 }
 
+/* container=[RUNTIME://]HEX against the process's container: the id
+ * begins with HEX, and the runtime is RUNTIME when the rule and the path
+ * both say one. */
+static bool container_matches(const char *rule, const struct container_ref *c)
+{
+    if (!c->id[0])
+        return false;
+    const char *sep = strstr(rule, "://"), *hex = sep ? sep + 3 : rule;
+    const char *scheme = container_runtime_scheme(c->runtime);
+    if (sep && scheme && (strlen(scheme) != (size_t)(sep - rule) ||
+                          strncmp(scheme, rule, (size_t)(sep - rule)) != 0))
+        return false;
+    return strncmp(c->id, hex, strlen(hex)) == 0;
+}
+
 static bool rule_matches(const struct serve_rule *r, const struct served_process *p)
 {
+    if (r->container && !container_matches(r->container, &p->ct.ref))
+        return false;
+    if (r->cgroup && (p->ct.role == CGROUP_NROLES || fnmatch(r->cgroup, p->ct.cgroup, 0) != 0))
+        return false;
     if (r->uid != (uid_t)-1 && r->uid != p->uid)
         return false;
     if (r->exe && fnmatch(r->exe, p->exe, 0) != 0)
@@ -57,23 +71,27 @@ static bool rule_matches(const struct serve_rule *r, const struct served_process
  * serves (a kernel thread, memprof or one of its workers), -1 when gone. */
 static int read_process(pid_t pid, struct served_process *p)
 {
-    size_t len;
+    size_t len, clen = 0;
     char *status = proc_text(pid, "status", &len);
     uint64_t uid, ppid;
     bool read = status && procmem_field(status, len, "Uid", &uid) &&
                 procmem_field(status, len, "PPid", &ppid);
-    free(status);
-    if (!read)
-        return -1;
-    if (pid == getpid() || (pid_t)ppid == getpid())
-        return 0;
+    if (!read || pid == getpid() || (pid_t)ppid == getpid()) {
+        free(status);
+        return read ? 0 : -1;
+    }
     *p = (struct served_process){.pid = pid, .uid = (uid_t)uid};
+    char *cgroup = proc_text(pid, "cgroup", &clen);
+    process_container_parse(cgroup, clen, status, len, &p->ct);
+    free(cgroup);
+    free(status);
     char link[32];
     snprintf(link, sizeof link, "/proc/%d/exe", (int)pid);
     ssize_t m = readlink(link, p->exe, sizeof p->exe - 1);
     if (m < 0 && errno == ENOENT)
         return 0;           /* a kernel thread (or gone) */
     p->exe[m > 0 ? m : 0] = '\0';
+    p->exe_errno = m < 0 ? errno : 0;
     char *comm = proc_text(pid, "comm", &len);
     if (!comm)
         return -1;
@@ -82,6 +100,15 @@ static int read_process(pid_t pid, struct served_process *p)
     free(comm);
     user_name(p->uid, p->user, sizeof p->user);
     return 1;
+}
+
+/* Some rule matches on the executable's path. */
+static bool rules_read_exe(const struct serve_config *cfg)
+{
+    for (size_t i = 0; i < cfg->nrules; i++)
+        if (cfg->rules[i].exe)
+            return true;
+    return false;
 }
 
 static const struct serve_rule *allowed_by(const struct serve_config *cfg,
@@ -105,6 +132,15 @@ int targets_lookup(const struct serve_config *cfg, pid_t pid, struct served_proc
         return mp_error_mark(err, MP_ERROR_NO_PROCESS);
     }
     const struct serve_rule *rule = r ? allowed_by(cfg, p) : NULL;
+    if (!rule && r && rules_read_exe(cfg) && (p->exe_errno == EACCES || p->exe_errno == EPERM)) {
+        mp_error_set(err, "process %d is not one this agent serves: its executable's "
+                     "path cannot be read (/proc/%d/exe: %s), so no --target exe= rule "
+                     "can match it; reading it needs ptrace access: give memprof "
+                     "CAP_SYS_PTRACE (podman/docker --cap-add SYS_PTRACE; Kubernetes "
+                     "securityContext.capabilities.add)", (int)pid, (int)pid,
+                     strerror(p->exe_errno));
+        return mp_error_mark(err, MP_ERROR_DENIED);
+    }
     if (!rule) {
         mp_error_set(err, "process %d is not one this agent serves (its --target rules, "
                      "or memprof itself; see /processes)", (int)pid);
@@ -170,6 +206,29 @@ static int rule_user(const char *value, uid_t *uid, struct mp_error *err)
     return 0;
 }
 
+/* container=[RUNTIME://]HEX: a runtime kube-state-metrics names, and 12
+ * (docker ps' short id) to 64 hex digits, kept in lower case. */
+static int rule_container(char *v, struct mp_error *err)
+{
+    char *sep = strstr(v, "://"), *hex = sep ? sep + 3 : v;
+    static const char *const schemes[] = {"docker", "containerd", "cri-o", "podman"};
+    bool scheme_ok = !sep;
+    for (size_t i = 0; sep && i < sizeof schemes / sizeof *schemes; i++)
+        scheme_ok |= strlen(schemes[i]) == (size_t)(sep - v) &&
+                     strncmp(v, schemes[i], (size_t)(sep - v)) == 0;
+    if (!scheme_ok)
+        return mp_error_set(err, "--target container=%s: the runtime before :// is one of "
+                            "docker, containerd, cri-o, podman", v);
+    size_t n = strlen(hex);
+    for (char *c = hex; *c; c++)
+        *c = (char)tolower((unsigned char)*c);
+    if (n < 12 || n > CONTAINER_ID_LEN || strspn(hex, "0123456789abcdef") != n)
+        return mp_error_set(err, "--target container=%s: a container id is 12 to 64 hex "
+                            "digits (docker ps shows 12, /processes all 64), optionally "
+                            "after RUNTIME:// as in containerd://ID", v);
+    return 0;
+}
+
 static bool name_ok(const char *s)
 {
     if (!*s || strlen(s) > 64)
@@ -191,7 +250,7 @@ int targets_parse_rule(const char *text, struct serve_rule *r, struct mp_error *
         char *eq = strchr(kv, '=');
         if (!eq || eq == kv || !eq[1]) {
             rc = mp_error_set(err, "--target '%s': each part is KEY=VALUE (name, user, exe, "
-                              "comm)", text);
+                              "comm, container, cgroup)", text);
             break;
         }
         *eq = '\0';
@@ -207,9 +266,17 @@ int targets_parse_rule(const char *text, struct serve_rule *r, struct mp_error *
             slot = &r->exe;
         else if (strcmp(kv, "comm") == 0)
             slot = &r->comm;
-        else
-            rc = mp_error_set(err, "--target '%s': unknown key '%s' (name, user, exe, comm)",
-                              text, kv);
+        else if (strcmp(kv, "container") == 0 && !(rc = rule_container(eq + 1, err)))
+            slot = &r->container;
+        else if (strcmp(kv, "cgroup") == 0 && v[0] != '/' && v[0] != '*')
+            rc = mp_error_set(err, "--target cgroup=%s: a cgroup path begins with / as "
+                              "/processes shows it (a glob may begin with *: "
+                              "cgroup=/kubepods.slice/*, cgroup=*/docker-*.scope)", v);
+        else if (strcmp(kv, "cgroup") == 0)
+            slot = &r->cgroup;
+        else if (!rc)
+            rc = mp_error_set(err, "--target '%s': unknown key '%s' (name, user, exe, comm, "
+                              "container, cgroup)", text, kv);
         if (slot && *slot)
             rc = mp_error_set(err, "--target '%s': '%s' given twice", text, kv);
         else if (slot && !(*slot = strdup(v)))
@@ -227,6 +294,8 @@ void targets_free_rules(struct serve_rule *rules, size_t n)
         free(rules[i].name);
         free(rules[i].exe);
         free(rules[i].comm);
+        free(rules[i].container);
+        free(rules[i].cgroup);
         rules[i] = (struct serve_rule){.uid = (uid_t)-1};
     }
 }

@@ -10,14 +10,17 @@
 
 #include "lib/base/error.h"
 #include "serve/config.h"
+#include "session/process_container.h"
 
 struct served_process {
     pid_t pid;
     char comm[32];              /* /proc/PID/comm, as the process set it */
     char exe[PATH_MAX];         /* its executable's path ("" when unreadable) */
+    int exe_errno;              /* why it was unreadable (EACCES: no ptrace access) */
     uid_t uid;                  /* real uid */
     char user[64];              /* its name, or the number */
     const char *name;           /* the matching rule's name=, or NULL */
+    struct process_container ct; /* its cgroup, container, pod, namespace pid */
 };
 
 /* Read process pid and decide whether the rules allow it: 0, or -1 with
@@ -31,7 +34,8 @@ int targets_lookup(const struct serve_config *cfg, pid_t pid, struct served_proc
 long targets_list(const struct serve_config *cfg, struct served_process **list,
                   struct mp_error *err);
 
-/* Parse one --target rule ("name=web,user=www-data,exe=/usr/sbin/nginx*"):
+/* Parse one --target rule ("name=web,user=www-data,exe=/usr/sbin/nginx*",
+ * "container=3f2a9c1b7d4e", "cgroup=/kubepods.slice/..."):
  * 0, or -1 with err saying what is wrong. */
 int targets_parse_rule(const char *text, struct serve_rule *r, struct mp_error *err);
 void targets_free_rules(struct serve_rule *rules, size_t n);

@@ -210,12 +210,24 @@ int control_state_read(struct session *s, struct query *q)
     struct query *cfg = control_query_find(q, CONTROL_NSTATE, "config.prof");
     struct query *opt = control_query_find(q, CONTROL_NSTATE, "opt.prof");
     struct query *optact = control_query_find(q, CONTROL_NSTATE, "opt.prof_active");
+    struct query *ver = control_query_find(q, CONTROL_NSTATE, "version");
+    struct query *act = control_query_find(q, CONTROL_NSTATE, "prof.active");
+    bool was_blind = s->prof_conf.known && s->prof_conf.own_profiler_blind;
     s->prof_conf = (struct session_prof_conf){
         .known = true,
         .config_prof = cfg->ret == 0 && cfg->v.b,
         .opt_prof = opt->ret == 0 && opt->v.b,
         .opt_prof_active = optact->ret == 0 && optact->v.b,
     };
+    if (ver->ret == 0)
+        jemalloc_version_parse(ver->str, sizeof ver->str, &s->prof_conf.version);
+    /* On 5.2 the process's threads have run with profiling off unless it
+     * was on from the start and still is; once blind, a thread stays so. */
+    bool on_since_start = s->prof_conf.opt_prof_active && act->ret == 0 && act->v.b;
+    s->prof_conf.own_profiler_blind =
+        s->prof_conf.config_prof && s->prof_conf.opt_prof &&
+        jemalloc_inactive_threads_stop_sampling(&s->prof_conf.version) &&
+        (was_blind || !on_since_start);
     return 0;
 }
 
@@ -318,6 +330,29 @@ int control_profiling_possible(struct session *s)
     return -1;
 }
 
+const char *control_no_sampler_for_copy(struct session *s)
+{
+    const struct jemalloc_copy *c = control_selected_copy(s);
+    return c && c->static_copy ? "this jemalloc is linked into the program, whose calls "
+                                 "to it no call table carries"
+                               : "it is not available in this session";
+}
+
+int control_own_profiler_sees(struct session *s, const char *cmd)
+{
+    if (!s->prof_conf.own_profiler_blind)
+        return 0;
+    char var[64], v[64];
+    control_conf_var(s, var, sizeof var);
+    jemalloc_version_text(&s->prof_conf.version, v, sizeof v);
+    say_error("%s: in jemalloc %s, %s, so turning prof.active on would profile "
+              "nothing of this process; and memprof's sampler cannot stand in (%s). "
+              "Restart it with %s=prof:true (profiling active from its start), or "
+              "give it jemalloc 5.3; nothing was changed", cmd, v,
+              jemalloc_inactive_threads_text, control_no_sampler_for_copy(s), var);
+    return -1;
+}
+
 unsigned control_narenas(struct session *s)
 {
     if (s->narenas || !s->target || target_calls_refused(s->target) ||
@@ -351,6 +386,13 @@ static double control_monotonic_seconds(void)
 void control_note_counting(struct session *s, bool counting)
 {
     s->counting_since = counting ? control_monotonic_seconds() : 0;
+    s->counting_allocated_known = false;
+}
+
+void control_note_allocated(struct session *s, int ret, size_t allocated)
+{
+    s->counting_allocated_known = ret == 0 && s->counting_since > 0;
+    s->counting_allocated = allocated;
 }
 
 /* Put back what the session changed, in one stop, and say so. */
@@ -663,8 +705,65 @@ static int dump_fetch(struct session *s, char **data, size_t *len)
     return 0;
 }
 
+/* The bytes the process came to hold since profiling went on (or the
+ * counters were reset): stats.allocated now, in one stop, less its value
+ * then.  false when memprof cannot say (not read then, no stats). */
+static bool held_growth(struct session *s, uint64_t *grown)
+{
+    if (!s->counting_allocated_known || s->counting_since <= 0)
+        return false;
+    uint64_t one = 1;
+    size_t now = 0;
+    struct mallctl_call calls[] = {
+        {.name = "epoch", .new = &one, .newlen = sizeof one},
+        {.name = "stats.allocated", .old = &now, .oldlen = sizeof now},
+    };
+    if (control_run_calls(s, calls, 2) || calls[0].ret || calls[1].ret)
+        return false;
+    *grown = now > s->counting_allocated ? now - s->counting_allocated : 0;
+    return true;
+}
+
+/* An empty dump although the process came to hold `grown` bytes, n times
+ * the period: say so, how likely that is by chance, and what is known to
+ * cause it. */
+static void explain_unsampled(struct session *s, const char *name, uint64_t grown,
+                              double n, const char *every, const char *since)
+{
+    char held[32], chance[64];
+    analysis_format_bytes((double)grown, false, false, held, sizeof held);
+    if (n < 13)     /* e^13: about once in half a million */
+        snprintf(chance, sizeof chance, "about once in %.0f", exp(n));
+    else
+        snprintf(chance, sizeof chance, "practically never (e^-%.0f)", n);
+    fprintf(stderr, "note: %s holds no sample, yet jemalloc counts %s more allocated "
+            "than when%s (stats.allocated, its thread caches included): %.1f times the "
+            "sampling period (%s), where an empty dump happens by chance %s.  ", name,
+            held, since, n, every, chance);
+    /* below 8 periods, blocks filling thread caches could be most of it */
+    if (n < 8) {
+        fprintf(stderr, "Dump again a little later\n");
+        return;
+    }
+    char version[64];
+    jemalloc_version_text(&s->prof_conf.version, version, sizeof version);
+    if (jemalloc_inactive_threads_stop_sampling(&s->prof_conf.version))
+        fprintf(stderr, "The threads that allocated it are not sampled: in jemalloc "
+                "%s %s; 'prof on' in a new session uses memprof's sampler\n", version,
+                jemalloc_inactive_threads_text);
+    else if (!s->prof_conf.version.known)
+        fprintf(stderr, "The threads that allocated it are not sampled (this jemalloc "
+                "does not say its version): a thread whose thread.prof.active is false "
+                "is never sampled, and in jemalloc 5.2 %s\n", jemalloc_inactive_threads_text);
+    else
+        fprintf(stderr, "The threads that allocated it are not sampled (jemalloc %s): "
+                "a thread whose thread.prof.active is false (opt.prof_thread_active_init "
+                "sets it for new threads) is never sampled\n", version);
+}
+
 /* A dump without a single sample is not an answer: say what the rate in
- * force explains and what would get samples. */
+ * force explains, what memprof knows of what the process allocated, and
+ * what would get samples. */
 void control_explain_empty_dump(struct session *s, const struct session_dump *d)
 {
     const struct session_dump_info *p = &d->info;
@@ -681,28 +780,45 @@ void control_explain_empty_dump(struct session *s, const struct session_dump *d)
     }
     char since[96] = "";
     if (s->counting_since > 0)
-        snprintf(since, sizeof since, "; memprof turned profiling on (or reset "
+        snprintf(since, sizeof since, " memprof turned profiling on (or reset "
                  "its counters) %.1f s ago", control_monotonic_seconds() - s->counting_since);
     if (p->period <= 1) {
         fprintf(stderr, "note: %s holds no allocation although every allocation is "
-                "sampled%s: the process holds nothing it allocated since (a thread "
-                "moves to a new rate only after its next sample at the old one); "
-                "wait longer, and check 'info' says profiling is on\n", d->name, since);
+                "sampled%s%s: the process holds nothing allocated since by a thread "
+                "sampling at this rate (a thread moves to a new rate only after its next "
+                "sample at the old one); wait longer, and check 'info' says profiling "
+                "is on\n", d->name, since[0] ? ";" : "", since);
         return;
     }
     unsigned lg = 0;
     while (lg < 63 && (UINT64_C(1) << (lg + 1)) <= p->period)
         lg++;
-    char every[32];
+    char every[48];
     analysis_format_bytes((double)p->period, false, false, every, sizeof every);
+    char rate[64];
+    snprintf(rate, sizeof rate, "2^%u bytes, %s", lg, every);
+    uint64_t grown = 0;
+    bool known = held_growth(s, &grown);
+    if (known && grown >= p->period) {
+        explain_unsampled(s, d->name, grown, (double)grown / (double)p->period, rate, since);
+        return;
+    }
+    char what[160];
+    if (known) {
+        char held[32];
+        analysis_format_bytes((double)grown, false, false, held, sizeof held);
+        snprintf(what, sizeof what, "jemalloc counts only %s more allocated than "
+                 "then (stats.allocated), less than that", held);
+    } else
+        snprintf(what, sizeof what, "if the process has not allocated that much (still "
+                 "held) since, a dump holds nothing");
     unsigned better = lg > 16 ? 16 : lg > 0 ? lg - 1 : 0;
     fprintf(stderr, "note: %s holds no sample: jemalloc samples about one allocation "
-            "per 2^%u bytes (%s) allocated%s, and the process has not allocated that "
-            "much (still held) since.  Wait longer before 'dump', or sample more "
-            "often with 'prof sample %u' (resets the counters; costs the process "
-            "some memory)\n", d->name, lg, every,
-            since[0] ? since : "; this session did not turn profiling on (if "
-            "'info' says it is off, 'prof on' first)", better);
+            "per 2^%u bytes (%s) allocated;%s; %s.  Wait longer before 'dump', or "
+            "sample more often with 'prof sample %u' (resets the counters; costs the "
+            "process some memory)\n", d->name, lg, every,
+            since[0] ? since : " this session did not turn profiling on (if "
+            "'info' says it is off, 'prof on' first)", what, better);
 }
 
 struct session_dump *control_dump_add(struct session *s, const char *data, size_t len,

@@ -37,6 +37,9 @@ void control_note_change(struct session_setting *st, uint64_t before, uint64_t n
 /* A decay time the session wrote (name, its value before, the new one). */
 void control_note_decay(struct session *s, const char *name, int64_t before, int64_t now);
 void control_note_counting(struct session *s, bool counting);
+/* stats.allocated read in the stop that turned profiling on or reset the
+ * counters (ret: that call's answer), for the note on empty dumps. */
+void control_note_allocated(struct session *s, int ret, size_t allocated);
 
 /* experimental.prof_recent.alloc_max, which jemalloc(3) does not list. */
 extern const struct mallctl_info control_recent_info;
@@ -108,6 +111,14 @@ int control_owner_allows(struct session *s, const char *what, bool force);
 /* 0 when the process can profile at all (config.prof and opt.prof); -1
  * after saying why not and what to do. */
 int control_profiling_possible(struct session *s);
+/* 0 when jemalloc's own 'prof on' would sample the process; -1 after
+ * saying that this jemalloc 5.2 would not (s->prof_conf.own_profiler_blind,
+ * where memprof's sampler cannot stand in: a copy linked into the program)
+ * and what to do. */
+int control_own_profiler_sees(struct session *s, const char *cmd);
+/* Why memprof's sampler cannot stand in for the selected jemalloc copy,
+ * where sampling_applies says it does not (a copy linked in). */
+const char *control_no_sampler_for_copy(struct session *s);
 /* 0 when the process uses jemalloc; else -1 after saying that cmd drives
  * jemalloc, what the process uses, how to give it jemalloc and what
  * memprof can do for it meanwhile. */

@@ -133,8 +133,20 @@ static int read_before(struct session *s, struct profile_run *r)
 }
 
 /* Point jemalloc's high-water-mark dumps at memprof's private directory. */
+static int no_prefix(struct session *s)
+{
+    char v[64];
+    jemalloc_version_text(&s->prof_conf.version, v, sizeof v);
+    say_error("profile start --peak: this jemalloc (%s) has no prof.prefix (it came "
+              "with jemalloc 5.3), so its high-water-mark dumps cannot be sent to "
+              "memprof's private directory: leave out --peak", v);
+    return -1;
+}
+
 static int arm_peak(struct session *s, struct profile_run *r)
 {
+    if (s->prof_conf.version.known && !jemalloc_has_prof_prefix(&s->prof_conf.version))
+        return no_prefix(s);        /* before any call: nothing to put back */
     struct mp_error err;
     const char *dir = target_private_dir(s->target, s->dump_dir, &err);
     if (!dir) {
@@ -153,12 +165,16 @@ static int arm_peak(struct session *s, struct profile_run *r)
     };
     if (control_run_calls(s, calls, 2))
         return -1;
-    if (calls[0].ret == ENOENT) {
-        say_error("profile start --peak: this jemalloc has no prof.prefix (it came "
-                      "with jemalloc 5.3), so its high-water-mark dumps cannot be sent "
-                      "to memprof's private directory: leave out --peak");
-        return -1;
+    if (calls[0].ret && !calls[1].ret) {
+        /* gdump on without memprof's prefix would write into the
+         * process's own directory: put it back */
+        struct mallctl_call back = {.name = "prof.gdump", .new = &r->gdump_before,
+                                    .newlen = sizeof r->gdump_before};
+        if (control_run_calls(s, &back, 1) == 0 && back.ret)
+            control_mallctl_failed(s, "prof.gdump", back.ret, true);
     }
+    if (calls[0].ret == ENOENT)
+        return no_prefix(s);
     if (calls[0].ret)
         return control_mallctl_failed(s, "prof.prefix", calls[0].ret, true);
     r->peak_armed = true;
@@ -264,6 +280,7 @@ int profile_run_start(struct session *s, const struct profile_run_options *o)
     }
     if (pick_name(s, o, r->name, sizeof r->name) ||
         control_profiling_possible(s) ||
+        control_own_profiler_sees(s, "profile start") ||
         control_owner_allows(s, "start a profiling run (it turns profiling on and sets "
                              "the rate for its duration)", o->force) ||
         (o->has_sample && control_sample_check(s, o->sample, o->force)) ||

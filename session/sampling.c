@@ -46,7 +46,26 @@ bool sampling_applies(struct session *s)
     const struct jemalloc_copy *c = control_selected_copy(s);
     if (!c || c->static_copy || control_prof_conf_read(s))
         return false;
-    return !(s->prof_conf.config_prof && s->prof_conf.opt_prof);
+    return !(s->prof_conf.config_prof && s->prof_conf.opt_prof) ||
+           s->prof_conf.own_profiler_blind;
+}
+
+void sampling_reason(struct session *s, char *buf, size_t len)
+{
+    if (s->alloc.kind != ALLOCATOR_JEMALLOC) {
+        snprintf(buf, len, "its allocator is %s, which has no heap profiler memprof "
+                 "can turn on", allocator_kind_name(s->alloc.kind));
+        return;
+    }
+    if (!s->prof_conf.own_profiler_blind) {
+        snprintf(buf, len, "its jemalloc was started without profiling (%s)",
+                 s->prof_conf.config_prof ? "opt.prof is false" : "config.prof is false");
+        return;
+    }
+    char v[64];
+    jemalloc_version_text(&s->prof_conf.version, v, sizeof v);
+    snprintf(buf, len, "its jemalloc %s cannot profile it from now on: %s", v,
+             jemalloc_inactive_threads_text);
 }
 
 bool sampling_possible(struct session *s, char *why, size_t len)
@@ -87,7 +106,15 @@ static int same_program(struct session *s)
 static int refuse(struct session *s, const char *why)
 {
     char var[64];
-    if (s->alloc.kind == ALLOCATOR_JEMALLOC) {
+    if (s->alloc.kind == ALLOCATOR_JEMALLOC && s->prof_conf.own_profiler_blind) {
+        char v[64];
+        control_conf_var(s, var, sizeof var);
+        jemalloc_version_text(&s->prof_conf.version, v, sizeof v);
+        say_error("prof: %s; and its jemalloc %s cannot profile it either: %s. To "
+                  "profile it, restart it with %s=prof:true (profiling active from "
+                  "its start), or give it jemalloc 5.3", why, v,
+                  jemalloc_inactive_threads_text, var);
+    } else if (s->alloc.kind == ALLOCATOR_JEMALLOC) {
         control_conf_var(s, var, sizeof var);
         say_error("prof: %s. To profile it, restart it with %s=prof:true,"
                   "prof_active:false", why, var);

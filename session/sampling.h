@@ -15,8 +15,16 @@
 void sampling_attach(struct session *s);
 
 /* Whether 'prof' and 'dump' go to memprof's sampler in this process: its
- * allocator is not jemalloc, or is a jemalloc started without profiling. */
+ * allocator is not jemalloc, or is a jemalloc started without profiling,
+ * or a jemalloc 5.2 whose threads ran with profiling off
+ * (s->prof_conf.own_profiler_blind). */
 bool sampling_applies(struct session *s);
+
+/* Why the sampler serves this process, where sampling_applies: "its
+ * allocator is glibc ...", "its jemalloc was started without profiling
+ * ...", or that its jemalloc 5.2 samples nothing from threads that ran
+ * with profiling off. */
+void sampling_reason(struct session *s, char *buf, size_t len);
 
 /* Whether 'prof on' would put memprof's sampler in: true, or false with
  * why saying what stops it (why empty where the sampler does not apply:

@@ -11,6 +11,7 @@
 
 #include "allocator/allocator.h"
 #include "allocator/jemalloc/jemalloc.h"
+#include "allocator/jemalloc/version.h"
 #include "allocator/sampler/sampler.h"
 #include "lib/base/own_dir.h"
 #include "lib/profile/profile.h"
@@ -65,6 +66,11 @@ struct session_dump {
 struct session_prof_conf {
     bool known;
     bool config_prof, opt_prof, opt_prof_active;
+    struct jemalloc_version version;    /* the `version` mallctl, parsed */
+    /* jemalloc's own 'prof on' would sample nothing from the threads that
+     * ran while it was off (jemalloc_inactive_threads_stop_sampling):
+     * memprof's sampler serves 'prof' and 'dump' instead (sampling.c). */
+    bool own_profiler_blind;
 };
 
 /* One profiling setting this session changed in the attached process,
@@ -173,6 +179,8 @@ struct session {
     double counting_since;     /* CLOCK_MONOTONIC seconds when this session
                                 * turned profiling on or reset its counters;
                                 * 0 when it did neither (or turned it off) */
+    bool counting_allocated_known;     /* stats.allocated read then */
+    uint64_t counting_allocated;       /* its value (jemalloc's held bytes) */
 
     struct symbolizer *symbolizer;   /* created lazily */
     char *sysroot;             /* --sysroot */

@@ -34,10 +34,13 @@ packages=(
     prometheus golang-go                    # integration: serve scraped by prometheus, read by go tool pprof
     gcc-aarch64-linux-gnu qemu-system-arm   # the arm64 lane (tools/arm64): cross compiler, emulated
     dpkg-dev cpio file                      #   machine; apt-get source, the initramfs, build checks
-    debhelper lintian debootstrap           # make deb (tools/deb.sh), its lint, the clean Debian 12
-                                            #   t_package_deb installs it into (tools/package/root.sh)
+    podman runc debootstrap                 # real containers (tools/containers): rootful podman with
+                                            #   runc (crun refuses hybrid cgroups), images imported
+                                            #   from debootstrap roots (never pulled)
+    python3-yaml                            # integration: deploy/kubernetes's manifests parsed
+    debhelper lintian                       # make deb (tools/deb.sh) and its lint; t_package_deb installs
+                                            #   it into a debootstrap root (tools/package/root.sh)
     python3-seccomp                         # t_package_service: the unit's SystemCallFilter as a filter
-    podman runc                             # t_package_image: the image built from the package and run
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # tools/test.sh - one command from a fresh clone to the whole test suite:
-# installs what is missing, builds, runs the unit and integration tests,
+# installs what is missing, builds, makes the container tests' images,
+# runs the unit and integration tests,
 # all of them again with memprof built under ASan+UBSan, a short fuzzing
 # pass over every parser, and the arm64 lane (tools/arm64/lane.sh; skipped
 # with MEMPROF_ARM64=0).  Ends with one line counting every unit check and
@@ -15,6 +16,10 @@ make -s -j2 || exit 1
 log=$(mktemp /tmp/memprof-test.XXXXXX)
 trap 'rm -f "$log"' EXIT
 status=0
+# The real-container tests' podman images (tools/containers/rootfs.sh):
+# made here, before the tests, when missing or their package lists
+# changed; a failure shows in those tests, each of which says why.
+bash tools/containers/rootfs.sh 2>&1 | tail -3
 make -s -k check 2>&1 | tee -a "$log"; [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 make -s -k check SANITIZE=1 2>&1 | tee -a "$log"; [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 make -s fuzz FUZZ_SECONDS="${FUZZ_SECONDS:-20}" >"$log.fuzz" 2>&1 || { status=1; tail -40 "$log.fuzz"; }

@@ -2,6 +2,7 @@
 #include "lib/base/file_read.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -34,4 +35,16 @@ char *file_read_fd(int fd, size_t max, size_t *len)
         *len = n;
     }
     return buf;
+}
+
+char *file_read_path(const char *path, size_t max, size_t *len)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    char *text = file_read_fd(fd, max, len);
+    int saved = errno;
+    close(fd);
+    errno = saved;
+    return text;
 }

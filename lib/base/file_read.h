@@ -11,4 +11,9 @@
  * memory. */
 char *file_read_fd(int fd, size_t max, size_t *len);
 
+/* The same for the file at path (a /proc file memprof names itself, not a
+ * path from a target: those go through safe_open); NULL when it cannot be
+ * opened, errno set. */
+char *file_read_path(const char *path, size_t max, size_t *len);
+
 #endif

@@ -98,18 +98,145 @@ bool procmem_stat_faults(const char *text, size_t len, uint64_t *minflt,
     return true;
 }
 
-bool procmem_cgroup_path(const char *text, size_t len, char *buf, size_t buflen)
+bool procmem_nspid(const char *text, size_t len, uint64_t *inner, unsigned *depth)
 {
     const char *end = text + len;
     for (const char *p = text; p < end;) {
         const char *e = line_end(p, end);
-        if (e - p >= 3 && memcmp(p, "0::", 3) == 0) {
-            size_t n = (size_t)(e - p - 3);
-            if (n == 0 || n >= buflen || memchr(p + 3, 0, n))
+        if (e - p >= 7 && memcmp(p, "NStgid:", 7) == 0) {
+            unsigned n = 0;
+            uint64_t v = 0, last = 0;
+            /* Nesting is at most 32 levels deep (MAX_PID_NS_LEVEL). */
+            for (p += 7; n < 33 && number(&p, e, &v); n++)
+                last = v;
+            while (p < e && (*p == ' ' || *p == '\t'))
+                p++;
+            if (n == 0 || n > 32 || p != e || last == 0 || last > INT32_MAX)
                 return false;
-            memcpy(buf, p + 3, n);
+            *inner = last;
+            *depth = n;
+            return true;
+        }
+        p = e < end ? e + 1 : end;
+    }
+    return false;
+}
+
+/* Whether the comma-separated list [p, end) holds word. */
+static bool list_has(const char *p, const char *end, const char *word)
+{
+    size_t wlen = strlen(word);
+    while (p < end) {
+        const char *comma = memchr(p, ',', (size_t)(end - p));
+        const char *e = comma ? comma : end;
+        if ((size_t)(e - p) == wlen && memcmp(p, word, wlen) == 0)
+            return true;
+        p = comma ? comma + 1 : end;
+    }
+    return false;
+}
+
+/* The path of the first line "ID:CONTROLLERS:PATH" of /proc/PID/cgroup
+ * whose controllers include controller, or, controller NULL, of v2's
+ * "0::PATH" line. */
+static bool cgroup_line(const char *text, size_t len, const char *controller, char *buf,
+                        size_t buflen)
+{
+    const char *end = text + len;
+    for (const char *p = text; p < end;) {
+        const char *e = line_end(p, end);
+        const char *c1 = memchr(p, ':', (size_t)(e - p));
+        const char *c2 = c1 ? memchr(c1 + 1, ':', (size_t)(e - c1 - 1)) : NULL;
+        bool match = c2 && c1 > p &&
+                     (controller ? list_has(c1 + 1, c2, controller)
+                                 : c1 == p + 1 && *p == '0' && c2 == c1 + 1);
+        if (match) {
+            size_t n = (size_t)(e - c2 - 1);
+            if (n == 0 || n >= buflen || memchr(c2 + 1, 0, n))
+                return false;
+            memcpy(buf, c2 + 1, n);
             buf[n] = 0;
             return true;
+        }
+        p = e < end ? e + 1 : end;
+    }
+    return false;
+}
+
+bool procmem_cgroup_path(const char *text, size_t len, char *buf, size_t buflen)
+{
+    return cgroup_line(text, len, NULL, buf, buflen);
+}
+
+bool procmem_cgroup_v1_path(const char *text, size_t len, const char *controller,
+                            char *buf, size_t buflen)
+{
+    return cgroup_line(text, len, controller, buf, buflen);
+}
+
+bool procmem_cgroup_limit(const char *text, size_t len, uint64_t *v, bool *unlimited)
+{
+    const char *end = text + len, *p = text;
+    const char *e = line_end(p, end);
+    if (e - p == 3 && memcmp(p, "max", 3) == 0) {
+        *unlimited = true;
+        *v = 0;
+        return true;
+    }
+    uint64_t n;
+    if (!number(&p, e, &n) || p != e)
+        return false;
+    *unlimited = n >= PROCMEM_LIMIT_NONE;
+    *v = n;
+    return true;
+}
+
+/* "key=N.NN" at *pp: the number as a double (PSI's percentages). */
+static bool psi_avg(const char **pp, const char *end, const char *key, double *out)
+{
+    size_t klen = strlen(key);
+    const char *p = *pp;
+    while (p < end && *p == ' ')
+        p++;
+    if ((size_t)(end - p) <= klen || memcmp(p, key, klen) != 0 || p[klen] != '=')
+        return false;
+    p += klen + 1;
+    uint64_t whole, frac = 0, scale = 1;
+    if (!number(&p, end, &whole) || whole > 100000)
+        return false;
+    if (p < end && *p == '.') {
+        p++;
+        for (int digits = 0; p < end && *p >= '0' && *p <= '9'; p++, digits++)
+            if (digits < 6) {
+                frac = frac * 10 + (uint64_t)(*p - '0');
+                scale *= 10;
+            }
+    }
+    *out = (double)whole + (double)frac / (double)scale;
+    *pp = p;
+    return true;
+}
+
+bool procmem_psi_line(const char *text, size_t len, const char *which, struct procmem_psi *out)
+{
+    size_t wlen = strlen(which);
+    const char *end = text + len;
+    for (const char *p = text; p < end;) {
+        const char *e = line_end(p, end);
+        const char *q = p + wlen;
+        struct procmem_psi v;
+        if ((size_t)(e - p) > wlen && memcmp(p, which, wlen) == 0 && *q == ' ' &&
+            psi_avg(&q, e, "avg10", &v.avg10) && psi_avg(&q, e, "avg60", &v.avg60) &&
+            psi_avg(&q, e, "avg300", &v.avg300)) {
+            while (q < e && *q == ' ')
+                q++;
+            if (e - q > 6 && memcmp(q, "total=", 6) == 0) {
+                q += 6;
+                if (number(&q, e, &v.total_us)) {
+                    *out = v;
+                    return true;
+                }
+            }
         }
         p = e < end ? e + 1 : end;
     }

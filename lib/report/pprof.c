@@ -33,6 +33,7 @@ typedef Perftools__Profiles__Mapping PbMapping;
 typedef Perftools__Profiles__Location PbLocation;
 typedef Perftools__Profiles__Line PbLine;
 typedef Perftools__Profiles__Function PbFunction;
+typedef Perftools__Profiles__Label PbLabel;
 
 /* ---- the string table: strings -> index, deduplicated by content ---- */
 
@@ -118,6 +119,8 @@ struct pprof_builder {
     double unrounded[4];       /* per value column: the sum so far */
     int64_t written[4];        /* and what the samples so far hold */
     struct symbol_file_identity identity;   /* scratch for mapping_build_id */
+    PbLabel **labels;          /* every sample's, shared by all */
+    size_t nlabels;
 };
 
 static void *push_ptr(void ***v, size_t *n, size_t *cap, void *item)
@@ -329,6 +332,8 @@ static PbSample *make_sample(struct pprof_builder *b, const struct profile_stack
     s->n_location_id = n;
     s->value = vals;
     s->n_value = nvalues;
+    s->label = b->labels;
+    s->n_label = b->nlabels;
     return s;
 fail:
     free(s);
@@ -349,6 +354,10 @@ static void free_message_parts(PbProfile *pb, struct pprof_builder *b)
         free(pb->sample_type[i]);
     free(pb->sample_type);
     free(pb->period_type);
+    free(pb->comment);
+    for (size_t i = 0; i < b->nlabels; i++)
+        free(b->labels[i]);
+    free(b->labels);
     for (size_t i = 0; i < b->nlocs; i++) {
         for (size_t j = 0; j < b->locs[i]->n_line; j++)
             free(b->locs[i]->line[j]);
@@ -381,6 +390,36 @@ static PbValueType *value_type(struct pprof_builder *b, const char *type, const 
     return vt;
 }
 
+/* The endpoint's labels: one Label each, which every sample points to,
+ * and the same as "key=value" comments (go tool pprof -comments). */
+static int add_labels(struct pprof_builder *b, PbProfile *pb, const struct pprof_options *o)
+{
+    if (!o || !o->nlabels)
+        return 0;
+    b->labels = calloc(o->nlabels, sizeof *b->labels);
+    pb->comment = calloc(o->nlabels, sizeof *pb->comment);
+    if (!b->labels || !pb->comment)
+        return -1;
+    for (size_t i = 0; i < o->nlabels; i++) {
+        PbLabel *l = b->labels[i] = malloc(sizeof *l);
+        if (!l)
+            return -1;
+        b->nlabels++;
+        perftools__profiles__label__init(l);
+        char *kv = NULL;
+        if (asprintf(&kv, "%s=%s", o->labels[i].key, o->labels[i].value) < 0)
+            return -1;
+        l->key = strtab_add(&b->strings, o->labels[i].key);
+        l->str = strtab_add(&b->strings, o->labels[i].value);
+        pb->comment[i] = strtab_add(&b->strings, kv);
+        free(kv);
+        if (l->key < 0 || l->str < 0 || pb->comment[i] < 0)
+            return -1;
+        pb->n_comment++;
+    }
+    return 0;
+}
+
 static int build(struct pprof_builder *b, PbProfile *pb, const struct pprof_options *o)
 {
     /* Go's heap profile: the types in its order, so that tools written for
@@ -408,7 +447,7 @@ static int build(struct pprof_builder *b, PbProfile *pb, const struct pprof_opti
         pb->time_nanos = o->time_nanos;
         pb->duration_nanos = o->duration_nanos;
     }
-    if (add_mappings(b))
+    if (add_labels(b, pb, o) || add_mappings(b))
         return -1;
     pb->sample = calloc(b->prof->nstacks ? b->prof->nstacks : 1, sizeof *pb->sample);
     if (!pb->sample)

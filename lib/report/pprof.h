@@ -21,12 +21,20 @@
 int pprof_write(const struct profile *p, struct symbolizer *sym, const char *path,
                 struct mp_error *err);
 
+/* A label every sample carries (and a "key=value" comment): which
+ * container and pod the process was in. */
+struct pprof_label {
+    const char *key, *value;
+};
+
 /* What an endpoint sets beyond the profile (memprof serve). */
 struct pprof_options {
     bool allocs_first;          /* default sample type alloc_space when present
                                  * (Go's allocs profile), else inuse_space */
     int64_t time_nanos;         /* when it was taken (0: not said) */
     int64_t duration_nanos;     /* the span it covers (0: since the start) */
+    const struct pprof_label *labels;
+    size_t nlabels;
 };
 
 /* The same written to fd (which is not closed). */

@@ -464,31 +464,70 @@ static int live_pid(const struct symbolizer *s)
 {
     int pid, end = 0;
     if (has_root(s) && sscanf(s->root, "/proc/%d/root%n", &pid, &end) == 1 &&
-        s->root[end] == '\0')
+        s->root[end] == '\0' && pid > 0)
         return pid;
     return 0;
 }
 
-/* Where to read a mapped file: opts.exe for the main executable, else the
- * path under the root.  A file deleted since it was mapped (an upgrade)
- * can still be read live through /proc/PID/map_files; offline it is gone. */
+/* /proc/PID/map_files/START-END when this process may open it (it needs
+ * CAP_SYS_ADMIN, or CAP_CHECKPOINT_RESTORE, in the initial user
+ * namespace), else NULL. */
+static char *map_files_path(int pid, const struct map_entry *e)
+{
+    char *out = sym_map_files_name(pid, e->start, e->end);
+    if (!out)
+        return NULL;
+    int fd = open(out, O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        close(fd);
+        return out;
+    }
+    free(out);
+    return NULL;
+}
+
+/* The path under the root names the very file mapped (its inode: an
+ * overlay file system may show another device number than maps does). */
+static bool names_mapped_file(const char *path, const struct map_entry *e)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_ino == (ino_t)e->inode;
+}
+
+/* Where to read a mapped file: opts.exe for the main executable; else
+ * the path under the root, where a separate debug file beside it is found
+ * too.  Live, when that path names another file or none, the very inode
+ * mapped, through /proc/PID/map_files: maps shows a path as the process's
+ * mount namespace has it, which under /proc/PID/root leads nowhere when
+ * the process chroot()ed inside its container, and a deleted file (an
+ * upgrade) has no path at all.  Offline a deleted file is gone. */
 static char *file_location(struct symbolizer *s, const struct map_entry *e,
                            bool use_exe, struct mp_error *err)
 {
     char *out = NULL;
     if (use_exe)
         return strdup(s->exe);
-    if (e->deleted) {
-        int pid = live_pid(s);
-        if (pid)
-            return sym_map_files_name(pid, e->start, e->end);
-        mp_error_set(err, "%s was deleted after the process mapped it (upgraded "
-                          "since?)", e->path);
+    int pid = live_pid(s);
+    if (!e->deleted && asprintf(&out, "%s%s", has_root(s) ? s->root : "", e->path) < 0)
         return NULL;
+    if (out && (!pid || names_mapped_file(out, e)))
+        return out;
+    char *mapped = pid ? map_files_path(pid, e) : NULL;
+    if (mapped) {
+        free(out);
+        return mapped;
     }
-    if (asprintf(&out, "%s%s", has_root(s) ? s->root : "", e->path) < 0)
-        return NULL;
-    return out;
+    if (out)
+        return out;
+    if (pid)
+        mp_error_set(err, "%s was deleted after the process mapped it (upgraded "
+                     "since?), and /proc/%d/map_files, its only way in, cannot "
+                     "be opened: that needs CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE",
+                     e->path, pid);
+    else
+        mp_error_set(err, "%s was deleted after the process mapped it (upgraded "
+                     "since?)", e->path);
+    return NULL;
 }
 
 /* The object at path (malloc'd, freed here) if it is of the build the

@@ -26,7 +26,10 @@ static const char profile_text[] =
     "00400000-00401000 r-xp 00000000 00:00 1 /nonexistent/app\n"
     "7f0000000000-7f0000002000 r-xp 00000000 00:00 2 /nonexistent/libjemalloc.so.2\n";
 
-static Perftools__Profiles__Profile *export_and_decode(struct profile **pp)
+/* o: written by pprof_write_fd with these options (memprof serve's way),
+ * NULL: by pprof_write. */
+static Perftools__Profiles__Profile *export_and_decode_with(struct profile **pp,
+                                                           const struct pprof_options *o)
 {
     struct mp_error err;
     struct profile *p = profile_parse(profile_text, sizeof profile_text - 1, "test", &err);
@@ -36,8 +39,11 @@ static Perftools__Profiles__Profile *export_and_decode(struct profile **pp)
     char path[] = "/tmp/memprof-pprof-XXXXXX";
     int fd = mkstemp(path);
     ck_assert_int_ge(fd, 0);
+    if (o)
+        ck_assert_msg(pprof_write_fd(p, sym, fd, o, &err) == 0, "%s", err.msg);
     close(fd);
-    ck_assert_msg(pprof_write(p, sym, path, &err) == 0, "%s", err.msg);
+    if (!o)
+        ck_assert_msg(pprof_write(p, sym, path, &err) == 0, "%s", err.msg);
     symbolizer_free(sym);
 
     gzFile gz = gzopen(path, "rb");
@@ -52,6 +58,11 @@ static Perftools__Profiles__Profile *export_and_decode(struct profile **pp)
     ck_assert_ptr_nonnull(pb);
     *pp = p;
     return pb;
+}
+
+static Perftools__Profiles__Profile *export_and_decode(struct profile **pp)
+{
+    return export_and_decode_with(pp, NULL);
 }
 
 static const char *str(const Perftools__Profiles__Profile *pb, int64_t i)
@@ -97,6 +108,36 @@ START_TEST(format_rules)
 }
 END_TEST
 
+/* memprof serve's container labels: on every sample, and as comments. */
+START_TEST(labels_on_every_sample)
+{
+    struct pprof_label labels[] = {{"container_id", "containerd://0123"}, {"qos", "burstable"}};
+    struct pprof_options o = {.labels = labels, .nlabels = 2};
+    struct profile *p;
+    Perftools__Profiles__Profile *pb = export_and_decode_with(&p, &o);
+    ck_assert_uint_gt(pb->n_sample, 0);
+    for (size_t i = 0; i < pb->n_sample; i++) {
+        ck_assert_uint_eq(pb->sample[i]->n_label, 2);
+        for (size_t j = 0; j < 2; j++) {
+            ck_assert_str_eq(str(pb, pb->sample[i]->label[j]->key), labels[j].key);
+            ck_assert_str_eq(str(pb, pb->sample[i]->label[j]->str), labels[j].value);
+        }
+    }
+    ck_assert_uint_eq(pb->n_comment, 2);
+    ck_assert_str_eq(str(pb, pb->comment[0]), "container_id=containerd://0123");
+    ck_assert_str_eq(str(pb, pb->comment[1]), "qos=burstable");
+    perftools__profiles__profile__free_unpacked(pb, NULL);
+    profile_free(p);
+    /* Without labels, none. */
+    pb = export_and_decode(&p);
+    ck_assert_uint_eq(pb->n_comment, 0);
+    for (size_t i = 0; i < pb->n_sample; i++)
+        ck_assert_uint_eq(pb->sample[i]->n_label, 0);
+    perftools__profiles__profile__free_unpacked(pb, NULL);
+    profile_free(p);
+}
+END_TEST
+
 START_TEST(values_are_unsampled_and_allocator_frames_dropped)
 {
     struct profile *p;
@@ -134,6 +175,7 @@ static Suite *pprof_suite(void)
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, format_rules);
     tcase_add_test(tc, values_are_unsampled_and_allocator_frames_dropped);
+    tcase_add_test(tc, labels_on_every_sample);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -169,6 +169,44 @@ START_TEST(seccomp_causes)
 }
 END_TEST
 
+/* memprof as root in a container or DaemonSet with a reduced capability
+ * set: the refusal names the capability and how to give it, never "run
+ * memprof as root" (it does), and a filtered memprof without CAP_SYS_ADMIN
+ * hears of both parts at once. */
+START_TEST(container_capabilities)
+{
+    struct mp_error err;
+    struct tracer_identity root_noptrace = { .euid = 0, .egid = 0 };
+    /* another process of root's holding capabilities memprof lacks */
+    char caps[2048];
+    snprintf(caps, sizeof caps, "%sCapPrm:\t000001ffffffffff\n",
+             with_line(status_text('S', 0, 0, 0), "CapEff:", "000001ffffffffff"));
+    ck_assert(check(caps, root_noptrace, 0, &err) < 0);
+    ck_assert_ptr_nonnull(strstr(err.msg, "runs as root but without CAP_SYS_PTRACE"));
+    ck_assert_ptr_nonnull(strstr(err.msg, "--cap-add SYS_PTRACE"));
+    ck_assert_ptr_null(strstr(err.msg, "run memprof as root"));
+    /* another user's process */
+    ck_assert(check(status_text('S', 0, 0, 1000), root_noptrace, 0, &err) < 0);
+    ck_assert_ptr_nonnull(strstr(err.msg, "give it CAP_SYS_PTRACE"));
+    ck_assert_ptr_null(strstr(err.msg, "as root"));
+    /* Yama 2 */
+    ck_assert(check(status_text('S', 0, 0, 0), root_noptrace, 2, &err) < 0);
+    ck_assert_ptr_nonnull(strstr(err.msg, "runs as root but without CAP_SYS_PTRACE"));
+    /* a filtered target, memprof filtered (a container's default seccomp
+     * profile) and without CAP_SYS_ADMIN */
+    struct tracer_identity boxed = { .euid = 0, .cap_sys_ptrace = true, .seccomp = 2 };
+    ck_assert(check(status_text('S', 0, 2, 0), boxed, 0, &err) < 0);
+    ck_assert_ptr_nonnull(strstr(err.msg, "runs under a seccomp filter and without CAP_SYS_ADMIN"));
+    ck_assert_ptr_nonnull(strstr(err.msg, "seccomp=unconfined --cap-add SYS_ADMIN"));
+    /* filtered, with CAP_SYS_ADMIN */
+    boxed.cap_sys_admin = true;
+    ck_assert(check(status_text('S', 0, 2, 0), boxed, 0, &err) < 0);
+    ck_assert_ptr_nonnull(strstr(err.msg, "memprof itself runs under seccomp"));
+    ck_assert_ptr_nonnull(strstr(err.msg, "seccomp=unconfined"));
+    ck_assert_ptr_null(strstr(err.msg, "--cap-add SYS_ADMIN"));
+}
+END_TEST
+
 /* A tracer that is memprof is named as memprof, never "another debugger". */
 START_TEST(names_a_memprof_tracer)
 {
@@ -224,6 +262,7 @@ static Suite *preflight_suite(void)
     tcase_add_test(tc, parses_fields);
     tcase_add_test(tc, accepts_sleeping_untraced);
     tcase_add_test(tc, refuses_each_reason);
+    tcase_add_test(tc, container_capabilities);
     tcase_add_test(tc, refuses_threads_and_32bit);
     tcase_add_test(tc, parses_nspid_and_permitted_caps);
     tcase_add_test(tc, permission_causes);

@@ -1,6 +1,7 @@
 /* test_procmem.c - the parsers of the kernel's memory files (lib/proc/procmem.c):
  * "Key: N kB" lines, stat's fault counters past a hostile command name,
- * the cgroup v2 line, and smaps grouped like pmap -x. */
+ * the cgroup v2 and v1 lines, cgroup limits, pressure (PSI) lines, and
+ * smaps grouped like pmap -x. */
 #include "tests/unit/unit.h"
 
 #include <string.h>
@@ -66,6 +67,73 @@ START_TEST(cgroup_path)
     ck_assert(!procmem_cgroup_path("0::\n", 4, buf, sizeof buf));
     char small[8];
     ck_assert(!procmem_cgroup_path(v1v2, strlen(v1v2), small, sizeof small));
+}
+END_TEST
+
+START_TEST(cgroup_v1_path)
+{
+    char buf[64];
+    const char *hybrid = "9:name=systemd:/\n4:memory:/process_api/ab\n2:cpu,cpuacct:/c\n"
+                         "0::/\n";
+    size_t len = strlen(hybrid);
+    ck_assert(procmem_cgroup_v1_path(hybrid, len, "memory", buf, sizeof buf));
+    ck_assert_str_eq(buf, "/process_api/ab");
+    ck_assert(procmem_cgroup_v1_path(hybrid, len, "cpuacct", buf, sizeof buf));
+    ck_assert_str_eq(buf, "/c");
+    ck_assert(!procmem_cgroup_v1_path(hybrid, len, "cpuac", buf, sizeof buf));  /* whole words */
+    ck_assert(!procmem_cgroup_v1_path(hybrid, len, "pids", buf, sizeof buf));
+    /* a path holding ':' is kept whole */
+    const char *colon = "4:memory:/a:b\n";
+    ck_assert(procmem_cgroup_v1_path(colon, strlen(colon), "memory", buf, sizeof buf));
+    ck_assert_str_eq(buf, "/a:b");
+    ck_assert(!procmem_cgroup_v1_path("4:memory:\n", 10, "memory", buf, sizeof buf));
+    ck_assert(!procmem_cgroup_v1_path(":memory:/x\n", 11, "memory", buf, sizeof buf));
+    char small[4];
+    ck_assert(!procmem_cgroup_v1_path(hybrid, len, "memory", small, sizeof small));
+}
+END_TEST
+
+static bool limit(const char *text, uint64_t *v, bool *unlimited)
+{
+    return procmem_cgroup_limit(text, strlen(text), v, unlimited);
+}
+
+START_TEST(cgroup_limit)
+{
+    uint64_t v;
+    bool un;
+    ck_assert(limit("max\n", &v, &un) && un);
+    ck_assert(limit("134217728\n", &v, &un) && !un);
+    ck_assert_uint_eq(v, 134217728);
+    ck_assert(limit("9223372036854771712\n", &v, &un) && un);     /* v1: no limit */
+    ck_assert(limit("0", &v, &un) && !un && v == 0);
+    ck_assert(!limit("", &v, &un));
+    ck_assert(!limit("maximum\n", &v, &un));
+    ck_assert(!limit("12 kB\n", &v, &un));
+    ck_assert(!limit("-1\n", &v, &un));
+    ck_assert(!limit("99999999999999999999\n", &v, &un));
+}
+END_TEST
+
+START_TEST(psi)
+{
+    const char *text = "some avg10=1.25 avg60=0.40 avg300=0.08 total=123456\n"
+                       "full avg10=0.00 avg60=0.00 avg300=0.00 total=99\n";
+    struct procmem_psi p;
+    ck_assert(procmem_psi_line(text, strlen(text), "some", &p));
+    ck_assert(p.avg10 > 1.249 && p.avg10 < 1.251);
+    ck_assert(p.avg60 > 0.399 && p.avg60 < 0.401);
+    ck_assert(p.avg300 > 0.079 && p.avg300 < 0.081);
+    ck_assert_uint_eq(p.total_us, 123456);
+    ck_assert(procmem_psi_line(text, strlen(text), "full", &p));
+    ck_assert_uint_eq(p.total_us, 99);
+    ck_assert(!procmem_psi_line(text, strlen(text), "som", &p));
+    const char *cut = "some avg10=1.25 avg60=0.40 avg300=0.08 tot";
+    ck_assert(!procmem_psi_line(cut, strlen(cut), "some", &p));
+    const char *order = "some avg60=0.40 avg10=1.25 avg300=0.08 total=1\n";
+    ck_assert(!procmem_psi_line(order, strlen(order), "some", &p));
+    const char *huge = "some avg10=999999999 avg60=0 avg300=0 total=1\n";
+    ck_assert(!procmem_psi_line(huge, strlen(huge), "some", &p));
 }
 END_TEST
 
@@ -155,6 +223,9 @@ static Suite *procmem_suite(void)
     tcase_add_test(tc, fields);
     tcase_add_test(tc, stat_faults);
     tcase_add_test(tc, cgroup_path);
+    tcase_add_test(tc, cgroup_v1_path);
+    tcase_add_test(tc, cgroup_limit);
+    tcase_add_test(tc, psi);
     tcase_add_test(tc, smaps_groups);
     tcase_add_test(tc, environ_value);
     suite_add_tcase(s, tc);

@@ -30,23 +30,15 @@ host_need() {
     env -u APT_CONFIG DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
 
-# The host's Debian mirror (deb822 .sources or one-line sources.list), so
-# the lane fetches from where the host does; deb.debian.org otherwise.
-host_mirror() {    # debian | debian-security
-    local want=$1 uri
-    uri=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources 2>/dev/null |
-        grep -oE '(https?|file)://[^ ]+' | sed 's:/*$::' | grep -E "/$want\$" | head -1) || true
-    echo "${uri:-http://deb.debian.org/$want}"
-}
+# host_mirror, private_apt_dirs, private_apt_conf
+. "$REPO/tools/private_apt.sh"
 
 # apt, private to $APT_DIR: arm64 only, its own lists, cache and an empty
 # dpkg status (so every dependency is fetched), Debian 12 with its sources
-# (apt-get source jemalloc).  The host's apt.conf.d is kept (proxies,
-# snapshot mirrors); its sources, preferences and status are not used.
+# (apt-get source jemalloc).
 setup_apt() {
     [ -f "$APT_CONFIG" ] && return 0
-    mkdir -p "$APT_DIR"/{lists/partial,cache/archives/partial,etc/sources.list.d,etc/preferences.d}
-    : >"$APT_DIR/status"
+    private_apt_dirs "$APT_DIR"
     local deb sec
     deb=$(host_mirror debian); sec=$(host_mirror debian-security)
     cat >"$APT_DIR/etc/sources.list.d/bookworm.sources" <<SRC
@@ -64,20 +56,5 @@ Components: main
 Architectures: arm64
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 SRC
-    cat >"$APT_CONFIG.tmp" <<CONF
-APT::Architecture "arm64";
-APT::Architectures { "arm64"; };
-APT::Install-Recommends "false";
-Dir::State "$APT_DIR";
-Dir::State::lists "$APT_DIR/lists";
-Dir::State::status "$APT_DIR/status";
-Dir::Cache "$APT_DIR/cache";
-Dir::Cache::archives "$APT_DIR/cache/archives";
-Dir::Etc::sourcelist "/dev/null";
-Dir::Etc::sourceparts "$APT_DIR/etc/sources.list.d";
-Dir::Etc::preferences "/dev/null";
-Dir::Etc::preferencesparts "$APT_DIR/etc/preferences.d";
-Debug::NoLocking "true";
-CONF
-    mv "$APT_CONFIG.tmp" "$APT_CONFIG"
+    private_apt_conf "$APT_DIR" arm64
 }

@@ -1,0 +1,233 @@
+/* rss_account.c - see lib/proc/rss_account.h. */
+#include "lib/proc/rss_account.h"
+#include "lib/proc/maps.h"
+#include "lib/base/array.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* One mapping as smaps gives it: its line, then its fields. */
+struct mapping {
+    struct map_entry e;
+    uint64_t rss, swap, anon_huge, lazyfree;
+};
+
+static bool anonymous(const struct map_entry *e)
+{
+    return e->path[0] == 0 && e->inode == 0;
+}
+
+static bool starts(const char *s, const char *prefix)
+{
+    return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Whether a sorted sp lies in [start, end). */
+static bool holds_sp(const uint64_t *sps, size_t n, uint64_t start, uint64_t end)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {             /* the first sp >= start */
+        size_t mid = lo + (hi - lo) / 2;
+        if (sps[mid] < start)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && sps[lo] < end;
+}
+
+/* The sps in [start, end) not counted before (a hostile text may
+ * repeat a range), marked in seen. */
+static unsigned sps_in(const uint64_t *sps, bool *seen, size_t n, uint64_t start, uint64_t end)
+{
+    unsigned c = 0;
+    for (size_t i = 0; i < n; i++)
+        if (sps[i] >= start && sps[i] < end && !seen[i]) {
+            seen[i] = true;
+            c++;
+        }
+    return c;
+}
+
+/* Shared memory not backed by a regular file: shared anonymous
+ * ("/dev/zero (deleted)"), POSIX (/dev/shm), SysV, memfd. */
+static bool shared_memory(const struct map_entry *e)
+{
+    return e->shared && (e->path[0] == 0 || starts(e->path, "/dev/zero") ||
+                         starts(e->path, "/dev/shm/") || starts(e->path, "/SYSV") ||
+                         starts(e->path, "/memfd:"));
+}
+
+static int add_file(struct rss_account *a, const char *path, uint64_t rss)
+{
+    struct rss_file *f = NULL;
+    if (a->nfiles && strncmp(a->files[a->nfiles - 1].path, path, sizeof f->path - 1) == 0)
+        f = &a->files[a->nfiles - 1];       /* a file's mappings are together */
+    for (size_t i = 0; !f && i < a->nfiles; i++)
+        if (strncmp(a->files[i].path, path, sizeof f->path - 1) == 0)
+            f = &a->files[i];
+    if (!f) {
+        if (array_reserve(&a->files, &a->capfiles, a->nfiles + 1, sizeof *a->files, 64) < 0)
+            return -1;
+        f = &a->files[a->nfiles++];
+        memset(f, 0, sizeof *f);
+        snprintf(f->path, sizeof f->path, "%s", path);
+    }
+    f->rss += rss;
+    return 0;
+}
+
+/* The part of m, prev the mapping before it (or NULL). */
+static int account(struct rss_account *a, const struct mapping *m, const struct map_entry *prev,
+                   const uint64_t *sps, bool *seen, size_t nsp)
+{
+    const struct map_entry *e = &m->e;
+    a->rss += m->rss;
+    a->swap += m->swap;
+    a->anon_huge += m->anon_huge;
+    a->lazyfree += m->lazyfree;
+    bool guarded = prev && anonymous(prev) && !prev->r && !prev->w && !prev->x &&
+                   prev->end == e->start;
+    if (starts(e->path, "/memfd:memprof-sampler")) {
+        a->sampler += m->rss;
+    } else if (strcmp(e->path, "[stack]") == 0) {
+        a->main_stack += m->rss;
+    } else if (anonymous(e) && !e->shared && holds_sp(sps, nsp, e->start, e->end)) {
+        a->thread_stacks += m->rss;
+        a->stacks_seen += sps_in(sps, seen, nsp, e->start, e->end);
+    } else if (anonymous(e) && !e->shared && e->r && e->w && guarded) {
+        a->unseen_stacks += m->rss;
+    } else if (shared_memory(e)) {
+        a->shared += m->rss;
+    } else if (map_entry_is_file(e)) {
+        return add_file(a, e->path, m->rss);
+    } else if (anonymous(e) || strcmp(e->path, "[heap]") == 0 || starts(e->path, "[anon:")) {
+        a->anon += m->rss;
+    } else {
+        a->other += m->rss;
+    }
+    return 0;
+}
+
+/* "Key:   N kB" at p (a line of [p, end)): N in bytes into *v. */
+static bool kb_field(const char *p, const char *end, const char *key, uint64_t *v)
+{
+    size_t k = strlen(key);
+    if ((size_t)(end - p) <= k || memcmp(p, key, k) != 0)
+        return false;
+    p += k;
+    while (p < end && *p == ' ')
+        p++;
+    uint64_t n = 0;
+    bool digits = false;
+    for (; p < end && *p >= '0' && *p <= '9'; p++, digits = true) {
+        if (n > (UINT64_MAX / 1024 - 9) / 10)
+            return false;
+        n = n * 10 + (uint64_t)(*p - '0');
+    }
+    if (!digits)
+        return false;
+    *v += n * 1024;
+    return true;
+}
+
+static void fields(struct mapping *m, const char *p, const char *e)
+{
+    if (!kb_field(p, e, "Rss:", &m->rss) && !kb_field(p, e, "Swap:", &m->swap) &&
+        !kb_field(p, e, "AnonHugePages:", &m->anon_huge))
+        kb_field(p, e, "LazyFree:", &m->lazyfree);
+}
+
+int rss_account_smaps(const char *text, size_t len, const uint64_t *sps, size_t nsp,
+                      struct rss_account *out)
+{
+    memset(out, 0, sizeof *out);
+    uint64_t *sorted = nsp ? malloc(nsp * sizeof *sorted) : NULL;
+    bool *seen = nsp ? calloc(nsp, sizeof *seen) : NULL;
+    if (nsp && (!sorted || !seen)) {
+        free(sorted);
+        free(seen);
+        return -1;
+    }
+    if (nsp) {
+        memcpy(sorted, sps, nsp * sizeof *sorted);
+        qsort(sorted, nsp, sizeof *sorted, cmp_u64);
+    }
+    const char *end = text + len;
+    struct mapping cur = {0};
+    struct map_entry prev = {0};
+    bool have_cur = false, have_prev = false;
+    int rc = 0;
+    for (const char *p = text; p < end && rc == 0;) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        const char *e = nl ? nl : end;
+        struct map_entry m;
+        struct mp_error err;
+        /* Field lines ("Rss:", "VmFlags:") never parse as a maps line. */
+        if (maps_parse_line(p, (size_t)(e - p), &m, &err) == 0) {
+            if (have_cur) {
+                rc = account(out, &cur, have_prev ? &prev : NULL, sorted, seen, nsp);
+                free(prev.path);
+                prev = cur.e;
+                have_prev = true;
+            }
+            memset(&cur, 0, sizeof cur);
+            cur.e = m;
+            have_cur = true;
+        } else if (have_cur) {
+            fields(&cur, p, e);
+        }
+        p = nl ? nl + 1 : end;
+    }
+    if (have_cur && rc == 0)
+        rc = account(out, &cur, have_prev ? &prev : NULL, sorted, seen, nsp);
+    if (have_cur)
+        free(cur.e.path);
+    if (have_prev)
+        free(prev.path);
+    free(sorted);
+    free(seen);
+    if (rc)
+        rss_account_free(out);
+    return rc;
+}
+
+void rss_account_free(struct rss_account *a)
+{
+    free(a->files);
+    a->files = NULL;
+    a->nfiles = a->capfiles = 0;
+}
+
+int rss_syscall_sp(const char *text, size_t len, uint64_t *sp)
+{
+    /* The second-to-last of the fields, each a number ("-1", "0x...") */
+    char buf[256];
+    if (len == 0 || len >= sizeof buf)
+        return 0;
+    memcpy(buf, text, len);
+    buf[len] = 0;
+    char *words[10], *save = NULL;
+    int n = 0;
+    for (char *w = strtok_r(buf, " \n", &save); w; w = strtok_r(NULL, " \n", &save)) {
+        if (n == 10)
+            return 0;
+        words[n++] = w;
+    }
+    if (n != 9 && n != 3)
+        return 0;
+    char *endp;
+    unsigned long long v = strtoull(words[n - 2], &endp, 0);
+    if (*endp || endp == words[n - 2] || words[n - 2][0] == '-' || v == 0)
+        return 0;
+    *sp = v;
+    return 1;
+}

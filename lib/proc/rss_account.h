@@ -1,0 +1,51 @@
+/* rss_account.h - where a process's RSS is, mapping by mapping, from one
+ * read of /proc/PID/smaps: every mapping's Rss in exactly one part (stacks
+ * found by the threads' stack pointers, memprof's sampler region, the
+ * anonymous memory an allocator's figure is set against, shared memory,
+ * each file-backed object, the rest), so that the parts add up to the
+ * RSS of that same read exactly.  Pure: the text is the kernel's, cut or
+ * hostile in shape; nothing here opens a file. */
+#ifndef MEMPROF_RSS_ACCOUNT_H
+#define MEMPROF_RSS_ACCOUNT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* A file-backed object's resident bytes (its path, cut to fit). */
+struct rss_file {
+    char path[256];
+    uint64_t rss;
+};
+
+struct rss_account {
+    uint64_t rss;            /* the sum of every mapping's Rss */
+    uint64_t swap, anon_huge, lazyfree;   /* within the mappings (not parts) */
+    /* the parts: */
+    uint64_t sampler;        /* /memfd:memprof-sampler (memprof's own) */
+    uint64_t main_stack;     /* [stack] */
+    uint64_t thread_stacks;  /* anonymous mappings holding a thread's sp */
+    uint64_t unseen_stacks;  /* laid out as a stack (above a PROT_NONE
+                              * guard) but holding no sp seen: running
+                              * threads, or exited threads' cached stacks */
+    uint64_t anon;           /* other private anonymous memory and [heap]:
+                              * the allocators' heaps and every other mmap */
+    uint64_t shared;         /* shared mappings not backed by a regular file
+                              * (shared anonymous, /dev/shm, SysV, memfd) */
+    uint64_t other;          /* [vdso], [vvar] and the like */
+    struct rss_file *files;  /* each file-backed object, by path */
+    size_t nfiles, capfiles;
+    unsigned stacks_seen;    /* threads whose sp lay in a mapping */
+};
+
+/* Account the smaps text; sps are the stack pointers of the threads that
+ * could be read (any order).  0, or -1 out of memory. */
+int rss_account_smaps(const char *text, size_t len, const uint64_t *sps, size_t nsp,
+                      struct rss_account *out);
+void rss_account_free(struct rss_account *a);
+
+/* The stack pointer in the text of /proc/PID/task/TID/syscall ("NR a1 ..
+ * a6 SP PC" while in a system call, "-1 SP PC" blocked elsewhere;
+ * "running" gives none).  Returns 1 with *sp, 0 when there is none. */
+int rss_syscall_sp(const char *text, size_t len, uint64_t *sp);
+
+#endif
