@@ -1,9 +1,10 @@
 # memprof serve's image (dist/Containerfile, tools/package/image.sh): the
 # .deb (tools/deb.sh) installed on the Debian 12 base imported from a
 # debootstrap root, labelled with configure.ac's version and the commit;
-# run by podman as docs/install.md says (the host's PID namespace and
-# network, every capability dropped but the documented ones, podman's
-# default seccomp profile), it serves a host process's /metrics.
+# run by podman as docs/containers.md says (the host's PID namespace and
+# network, every capability dropped but the documented ones, no seccomp
+# profile), `serve` its arguments as the DaemonSet gives them, it serves a
+# host process's /metrics.
 . "$SRCDIR/tests/integration/lib.sh"
 
 version=$(sed -n 's/^AC_INIT(\[memprof\], \[\([^]]*\)\].*/\1/p' "$SRCDIR/configure.ac")
@@ -21,8 +22,8 @@ CONF=prof:true start_target known_heap
 port=$(free_port)
 podman run -d --name "memprof-image-$$" --runtime runc --ulimit nofile=16384:16384 \
     --ulimit nproc=4096:4096 --pid=host --network host --cap-drop=all \
-    --cap-add=SYS_PTRACE,DAC_OVERRIDE,CHOWN,SYS_NICE,CHECKPOINT_RESTORE \
-    "$image" --listen "127.0.0.1:$port" --target comm=known_heap >"$WORK/run" 2>&1 ||
+    --cap-add SYS_PTRACE,SYS_ADMIN,DAC_OVERRIDE,SYS_NICE --security-opt seccomp=unconfined \
+    "$image" serve --listen "127.0.0.1:$port" --target comm=known_heap >"$WORK/run" 2>&1 ||
     die "podman run failed: $(cat "$WORK/run")"
 listening() {
     podman logs "memprof-image-$$" 2>&1 | grep -q "listening on 127.0.0.1:$port" && return 0
