@@ -151,7 +151,7 @@ int repl_main(int argc, char **argv)
         case 'q': s.quiet = true; break;
         case 'P': s.no_pager = true; break;
         case 'h': fputs(usage_text, stdout); free(steps); return 0;
-        case 'V': puts("memprof " MEMPROF_VERSION); free(steps); return 0;
+        case 'V': printf("memprof %s (revision %s)\n", MEMPROF_VERSION, memprof_revision); free(steps); return 0;
         default:
             fputs(usage_text, stderr);
             free(steps);

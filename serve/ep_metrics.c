@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "lib/base/text_escape.h"
+#include "lib/base/version.h"
 #include "lib/proc/cgroup_memory.h"
 #include "lib/proc/procmem.h"
 #include "session/jemalloc_summary.h"
@@ -390,6 +391,17 @@ static struct worker_pool_item *read_all(const struct serve_config *cfg,
     return items;
 }
 
+/* Which memprof answers, as exporters say it (node_exporter's
+ * node_exporter_build_info): the version (configure.ac) and the git commit
+ * built.  Both are memprof's own strings, with no quote or backslash. */
+static void build_info(FILE *f)
+{
+    fprintf(f, "# HELP memprof_build_info memprof's version and the git commit it was built "
+            "from (unknown outside git); always 1\n# TYPE memprof_build_info gauge\n"
+            "memprof_build_info{version=\"%s\",revision=\"%s\"} 1\n",
+            MEMPROF_VERSION, memprof_revision);
+}
+
 /* A name ending in _total counts up (Prometheus' convention); the rest
  * are gauges. */
 static const char *metric_type(const char *name)
@@ -425,6 +437,8 @@ static bool metrics_text(const struct serve_config *cfg, const struct served_pro
         worker_reply_free(&items[i].reply);
     free(items);
     FILE *f = open_memstream(out, len);
+    if (f)
+        build_info(f);
     for (size_t m = 0; m < NMETRICS; m++) {
         if (c.f[m])
             fclose(c.f[m]);

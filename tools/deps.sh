@@ -40,6 +40,9 @@ packages=(
                                             #   runc (crun refuses hybrid cgroups), images imported
                                             #   from debootstrap roots (never pulled)
     python3-yaml                            # integration: deploy/kubernetes's manifests parsed
+    debhelper lintian                       # make deb (tools/deb.sh) and its lint; t_package_deb installs
+                                            #   it into a debootstrap root (tools/package/root.sh)
+    python3-seccomp                         # t_package_service: the unit's SystemCallFilter as a filter
 )
 missing=()
 for p in "${packages[@]}"; do
