@@ -21,7 +21,7 @@ FUZZ_SRC_procmem = fuzz/fuzz_procmem.c lib/proc/procmem.c lib/proc/rss_account.c
                    lib/proc/maps.c lib/base/error.c
 FUZZ_SRC_cgroup  = fuzz/fuzz_cgroup.c lib/proc/cgroup_file.c lib/proc/container_path.c \
                    lib/proc/procmem.c lib/proc/maps.c lib/base/error.c
-FUZZ_SRC_cgroup_memory_dir = fuzz/fuzz_cgroup_memory_dir.c lib/proc/cgroup_memory_dir.c lib/proc/procmem.c \
+FUZZ_SRC_cgroup_memory_dir = fuzz/fuzz_cgroup_memory_dir.c lib/proc/cgroup_memory_dir.c lib/proc/cgroup_file.c lib/proc/procmem.c \
                    lib/proc/maps.c lib/base/error.c
 FUZZ_SRC_glibc_info = fuzz/fuzz_glibc_info.c lib/mallinfo/glibc_info.c lib/base/error.c
 FUZZ_SRC_input   = fuzz/fuzz_input.c repl/cmdline.c allocator/jemalloc/mallctl.c allocator/jemalloc/mallctl_names.c attach/preflight.c attach/threads.c attach/arch/x86_64.c lib/base/error.c

@@ -20,11 +20,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     procmem_field(text, size, "Rss", &v);
     procmem_field(text, size, "oom_kill", &v);
     procmem_stat_faults(text, size, &a, &b);
-    if (procmem_cgroup_path(text, size, path, sizeof path) && strlen(path) >= sizeof path)
-        abort();
-    if (procmem_cgroup_v1_path(text, size, "memory", path, sizeof path) &&
-        (strlen(path) >= sizeof path || !path[0]))
-        abort();
     bool unlimited;
     if (procmem_cgroup_limit(text, size, &v, &unlimited) && !unlimited && v >= PROCMEM_LIMIT_NONE)
         abort();

@@ -9,6 +9,7 @@
 #include <linux/magic.h>
 #include <linux/openat2.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/vfs.h>
@@ -153,13 +154,11 @@ static bool dir_for(const struct cgroup_mount *m, enum cgroup_version v, const c
     return true;
 }
 
-bool cgroup_memory_locate(const char *text, size_t len, const struct cgroup_mounts *m,
-                          struct cgroup_memory_where *w, char *why, size_t whylen)
+/* The directories of v1's memory path and v2's path (NULL: none). */
+static bool locate(const char *v1, const char *v2, const struct cgroup_mounts *m,
+                   struct cgroup_memory_where *w, char *why, size_t whylen)
 {
-    memset(w, 0, sizeof *w);
-    char v1[CGROUP_PATH_MAX], v2[CGROUP_PATH_MAX];
-    bool has_v1 = procmem_cgroup_v1_path(text, len, "memory", v1, sizeof v1);
-    bool has_v2 = procmem_cgroup_path(text, len, v2, sizeof v2);
+    bool has_v1 = v1 != NULL, has_v2 = v2 != NULL;
     char v2why[400] = "";
     if (m->v2.found && has_v2)
         w->has_pressure = dir_for(&m->v2, CGROUP_V2, v2, &w->pressure, v2why, sizeof v2why);
@@ -184,6 +183,24 @@ bool cgroup_memory_locate(const char *text, size_t len, const struct cgroup_moun
     else
         snprintf(why, whylen, "no cgroup v2 line (0::PATH) in /proc/PID/cgroup");
     return false;
+}
+
+bool cgroup_memory_locate(const char *text, size_t len, const struct cgroup_mounts *m,
+                          struct cgroup_memory_where *w, char *why, size_t whylen)
+{
+    memset(w, 0, sizeof *w);
+    struct cgroup_file *f = malloc(sizeof *f);      /* 16 KiB */
+    struct mp_error err;
+    if (!f) {
+        snprintf(why, whylen, "out of memory");
+        return false;
+    }
+    if (cgroup_file_parse(text, len, f, &err) < 0)
+        memset(f, 0, sizeof *f);
+    bool ok = locate(f->has[CGROUP_MEMORY] ? f->path[CGROUP_MEMORY] : NULL,
+                     f->has[CGROUP_UNIFIED] ? f->path[CGROUP_UNIFIED] : NULL, m, w, why, whylen);
+    free(f);
+    return ok;
 }
 
 /* ---- opening ---- */

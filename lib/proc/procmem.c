@@ -122,58 +122,6 @@ bool procmem_nspid(const char *text, size_t len, uint64_t *inner, unsigned *dept
     return false;
 }
 
-/* Whether the comma-separated list [p, end) holds word. */
-static bool list_has(const char *p, const char *end, const char *word)
-{
-    size_t wlen = strlen(word);
-    while (p < end) {
-        const char *comma = memchr(p, ',', (size_t)(end - p));
-        const char *e = comma ? comma : end;
-        if ((size_t)(e - p) == wlen && memcmp(p, word, wlen) == 0)
-            return true;
-        p = comma ? comma + 1 : end;
-    }
-    return false;
-}
-
-/* The path of the first line "ID:CONTROLLERS:PATH" of /proc/PID/cgroup
- * whose controllers include controller, or, controller NULL, of v2's
- * "0::PATH" line. */
-static bool cgroup_line(const char *text, size_t len, const char *controller, char *buf,
-                        size_t buflen)
-{
-    const char *end = text + len;
-    for (const char *p = text; p < end;) {
-        const char *e = line_end(p, end);
-        const char *c1 = memchr(p, ':', (size_t)(e - p));
-        const char *c2 = c1 ? memchr(c1 + 1, ':', (size_t)(e - c1 - 1)) : NULL;
-        bool match = c2 && c1 > p &&
-                     (controller ? list_has(c1 + 1, c2, controller)
-                                 : c1 == p + 1 && *p == '0' && c2 == c1 + 1);
-        if (match) {
-            size_t n = (size_t)(e - c2 - 1);
-            if (n == 0 || n >= buflen || memchr(c2 + 1, 0, n))
-                return false;
-            memcpy(buf, c2 + 1, n);
-            buf[n] = 0;
-            return true;
-        }
-        p = e < end ? e + 1 : end;
-    }
-    return false;
-}
-
-bool procmem_cgroup_path(const char *text, size_t len, char *buf, size_t buflen)
-{
-    return cgroup_line(text, len, NULL, buf, buflen);
-}
-
-bool procmem_cgroup_v1_path(const char *text, size_t len, const char *controller,
-                            char *buf, size_t buflen)
-{
-    return cgroup_line(text, len, controller, buf, buflen);
-}
-
 bool procmem_cgroup_limit(const char *text, size_t len, uint64_t *v, bool *unlimited)
 {
     const char *end = text + len, *p = text;

@@ -29,16 +29,6 @@ bool procmem_stat_faults(const char *text, size_t len, uint64_t *minflt,
  * False when the line is missing or malformed. */
 bool procmem_nspid(const char *text, size_t len, uint64_t *inner, unsigned *depth);
 
-/* The cgroup v2 path ("0::PATH") of /proc/PID/cgroup into buf; false when
- * there is none or it does not fit. */
-bool procmem_cgroup_path(const char *text, size_t len, char *buf, size_t buflen);
-
-/* The path of the cgroup v1 hierarchy whose controllers (the second field,
- * comma-separated: "4:cpu,cpuacct:/x") include controller ("memory"); false
- * when there is none or it does not fit. */
-bool procmem_cgroup_v1_path(const char *text, size_t len, const char *controller,
-                            char *buf, size_t buflen);
-
 /* A limit file of a cgroup: "max" (*unlimited) or a number (memory.max,
  * memory.high, v1 memory.limit_in_bytes).  v1 writes its "no limit" as a
  * number near 2^63: at or above PROCMEM_LIMIT_NONE a number means

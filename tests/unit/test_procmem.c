@@ -57,42 +57,6 @@ START_TEST(stat_faults)
 }
 END_TEST
 
-START_TEST(cgroup_path)
-{
-    char buf[64];
-    const char *v1v2 = "12:memory:/old\n0::/system.slice/redis.service\n";
-    ck_assert(procmem_cgroup_path(v1v2, strlen(v1v2), buf, sizeof buf));
-    ck_assert_str_eq(buf, "/system.slice/redis.service");
-    ck_assert(!procmem_cgroup_path("12:memory:/old\n", 15, buf, sizeof buf));
-    ck_assert(!procmem_cgroup_path("0::\n", 4, buf, sizeof buf));
-    char small[8];
-    ck_assert(!procmem_cgroup_path(v1v2, strlen(v1v2), small, sizeof small));
-}
-END_TEST
-
-START_TEST(cgroup_v1_path)
-{
-    char buf[64];
-    const char *hybrid = "9:name=systemd:/\n4:memory:/process_api/ab\n2:cpu,cpuacct:/c\n"
-                         "0::/\n";
-    size_t len = strlen(hybrid);
-    ck_assert(procmem_cgroup_v1_path(hybrid, len, "memory", buf, sizeof buf));
-    ck_assert_str_eq(buf, "/process_api/ab");
-    ck_assert(procmem_cgroup_v1_path(hybrid, len, "cpuacct", buf, sizeof buf));
-    ck_assert_str_eq(buf, "/c");
-    ck_assert(!procmem_cgroup_v1_path(hybrid, len, "cpuac", buf, sizeof buf));  /* whole words */
-    ck_assert(!procmem_cgroup_v1_path(hybrid, len, "pids", buf, sizeof buf));
-    /* a path holding ':' is kept whole */
-    const char *colon = "4:memory:/a:b\n";
-    ck_assert(procmem_cgroup_v1_path(colon, strlen(colon), "memory", buf, sizeof buf));
-    ck_assert_str_eq(buf, "/a:b");
-    ck_assert(!procmem_cgroup_v1_path("4:memory:\n", 10, "memory", buf, sizeof buf));
-    ck_assert(!procmem_cgroup_v1_path(":memory:/x\n", 11, "memory", buf, sizeof buf));
-    char small[4];
-    ck_assert(!procmem_cgroup_v1_path(hybrid, len, "memory", small, sizeof small));
-}
-END_TEST
-
 static bool limit(const char *text, uint64_t *v, bool *unlimited)
 {
     return procmem_cgroup_limit(text, strlen(text), v, unlimited);
@@ -222,8 +186,6 @@ static Suite *procmem_suite(void)
     TCase *tc = tcase_create("parsers");
     tcase_add_test(tc, fields);
     tcase_add_test(tc, stat_faults);
-    tcase_add_test(tc, cgroup_path);
-    tcase_add_test(tc, cgroup_v1_path);
     tcase_add_test(tc, cgroup_limit);
     tcase_add_test(tc, psi);
     tcase_add_test(tc, smaps_groups);
