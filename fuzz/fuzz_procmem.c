@@ -16,7 +16,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     const char *text = (const char *)data;
     uint64_t v, a, b;
-    char path[64];
     procmem_field(text, size, "Rss", &v);
     procmem_field(text, size, "oom_kill", &v);
     procmem_stat_faults(text, size, &a, &b);
