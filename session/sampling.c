@@ -150,11 +150,7 @@ static int turn_on(struct session *s, unsigned lg, bool json, const char *what)
                "stop of %.0f us%s\n", rep.slots, rep.slots == 1 ? "" : "s", rep.objects,
                rep.objects == 1 ? "" : "s",
                rep.skipped ? " (some slots held another function and were left)" : "",
-               rep.rows, rep.build_ms, rep.stop_us, rep.reused ? ", reusing its region" : "");
-    if (!rep.owner_page)
-        say_status(s, "note: process %d could not make a page wiped on fork "
-                   "(MADV_WIPEONFORK, Linux 4.14): each sample asks getpid() to leave "
-                   "forked children alone, a system call more\n", (int)target_pid(s->target));
+               rep.rows, rep.build_ms, rep.stop_us, rep.reused ? ", reusing its stand-ins' page" : "");
     if (rep.no_cfi)
         say_status(s, "note: %zu mapped object%s no call-frame information memprof could "
                    "read: stacks stop at %s code\n", rep.no_cfi,
