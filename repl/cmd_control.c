@@ -363,7 +363,7 @@ static int info_other(struct session *s, bool json)
     fprintf(s->out, "  memprof can        %s\n", allocator_has_stats(a->kind)
             ? "show its statistics ('stats', 'memory') and purge it ('purge')"
             : "show the process's memory ('memory')");
-    char why[512], state[128];
+    char why[512], state[512];
     if (!sampling_possible(s, why, sizeof why))
         fprintf(s->out, "  heap profiling     not possible without a restart: %s\n", why);
     else {

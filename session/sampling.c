@@ -158,6 +158,17 @@ static int turn_on(struct session *s, unsigned lg, bool json, const char *what)
     return 0;
 }
 
+/* The sampler's body stays when a thread was still inside it. */
+static void say_kept(struct session *s)
+{
+    uint64_t kept = sampler_kept_bytes(s->sampler);
+    if (kept)
+        fprintf(stderr, "note: a thread of process %d was still inside memprof's sampler "
+                "(a call to the allocator that had not returned in 3 s), so its body "
+                "(%" PRIu64 " KiB, no longer entered) stays mapped; the next 'prof on' or "
+                "memprof session unmaps it\n", (int)target_pid(s->target), kept / 1024);
+}
+
 /* Out of the process: the slots back.  0, or -1 after saying why. */
 static int take_out(struct session *s, long *restored)
 {
@@ -169,6 +180,7 @@ static int take_out(struct session *s, long *restored)
     }
     s->prof_on = (struct session_prof_on){.off_since = time(NULL)};
     control_note_counting(s, false);
+    say_kept(s);
     return 0;
 }
 
@@ -318,7 +330,15 @@ void sampling_state_text(struct session *s, char *buf, size_t len)
     }
     char every[64];
     every_text(sampler_lg_sample(s->sampler), every, sizeof every);
-    snprintf(buf, len, "%s, %s", sampler_is_on(s->sampler) ? "on" : "off", every);
+    int64_t from = sampler_inherited_from(s->sampler);
+    if (from && !sampler_is_on(s->sampler))
+        snprintf(buf, len, "off, %s; this process holds the sampler's stand-ins' page "
+                 "(8 KiB) inherited from process %lld by fork: its slots were put back "
+                 "when memprof attached, and the page stays mapped, inert, passing calls "
+                 "straight through, until the process exits or executes a program "
+                 "('prof on' reuses it)", every, (long long)from);
+    else
+        snprintf(buf, len, "%s, %s", sampler_is_on(s->sampler) ? "on" : "off", every);
 }
 
 void sampling_session_end(struct session *s)
@@ -338,8 +358,10 @@ void sampling_session_end(struct session *s)
                 "stops sampling on its own now that memprof is leaving; the next "
                 "'memprof -p %d' puts them back\n", err.msg, (int)target_pid(s->target),
                 (int)target_pid(s->target));
-    else
+    else {
         say_status(s, "memprof took its sampler out of process %d: %ld call-table slot%s "
                    "put back\n", (int)target_pid(s->target), restored,
                    restored == 1 ? "" : "s");
+        say_kept(s);
+    }
 }

@@ -600,6 +600,8 @@ stop_server() {
 #   sampler_smaps PID      prints "SIZE RSS" (KiB) of all memprof's
 #                          mappings (gates and bodies, with the anonymous
 #                          data page or pages after each)
+#   sampler_gate_only SR   SR (sampler_smaps's) is one gate: 8 KiB mapped,
+#                          at most 8 KiB resident
 got_into_sampler() {
 python3 - "$1" <<'PY'
 import os, struct, subprocess, sys
@@ -703,6 +705,7 @@ inside = sum(struct.unpack_from("<q", page, 128 + 64 * i)[0] for i in range(32))
 print({"mark": mark, "state": state, "inside": inside}[field])
 PY
 }
+sampler_gate_only() { [ "${1% *}" = 8 ] && [ "${1#* }" -le 8 ]; }
 sampler_smaps() {
 python3 - "$1" <<'PY'
 import re, sys

@@ -11,7 +11,6 @@
 . "$SRCDIR/tests/integration/lib.sh"
 
 CONF= start_target glibc_churn 2
-gate_only() { [ "${1% *}" = 8 ] && [ "${1#* }" -le 8 ]; }
 fds() { find "/proc/$PID/fd" -mindepth 1 -maxdepth 1 | wc -l; }
 counts() { words_at "$PID" counts 2; }
 # advancing: the workers' counters grow within 5 s (the process runs).
@@ -30,7 +29,7 @@ out_clean() {
     local sr
     sr=$(sampler_smaps "$PID")
     echo "$1: memprof's mappings in process $PID: Size and Rss (KiB) $sr"
-    check "$1: memprof's mappings are 8 KiB, at most 8 KiB resident (smaps: $sr)" gate_only "$sr"
+    check "$1: memprof's mappings are 8 KiB, at most 8 KiB resident (smaps: $sr)" sampler_gate_only "$sr"
     check "$1: no descriptor of memprof's left (fd count $base_fds)" [ "$(fds)" = "$base_fds" ]
     check "$1: the process is sound (no block corrupted)" sound
     check "$1: its counters advance" advancing
