@@ -205,7 +205,7 @@ const char *sampler_refusal(struct target *t, const struct allocator_id *a, char
                  "profile it by restarting it with a profiling allocator", (int)pid);
     else if (seccomp_mode(t) != 0)
         snprintf(buf, len, "process %d runs under a seccomp filter, which could kill it "
-                 "for the system calls the sampler makes inside it (getpid, ppoll, "
+                 "for the system calls the sampler makes inside it (ppoll, "
                  "process_vm_readv); memprof does not put a sampler there", (int)pid);
     else if (!c->mmap || !c->mprotect || !c->syscall || !c->close)
         snprintf(buf, len, "process %d lacks mmap(), mprotect(), close() or syscall() in "
