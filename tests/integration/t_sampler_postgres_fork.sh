@@ -32,7 +32,9 @@ send() {
 declare -A BK
 pg_open() {
     mkfifo "$WORK/q$1.in"
-    psql -h "$PGSOCK" -p "$PG_PORT" -U postgres -X -At <"$WORK/q$1.in" >"$WORK/q$1.out" 2>&1 &
+    # not holding the session's input (fd 3) or another session's open
+    psql -h "$PGSOCK" -p "$PG_PORT" -U postgres -X -At <"$WORK/q$1.in" >"$WORK/q$1.out" 2>&1 \
+        3>&- 7>&- 8>&- 9>&- 10>&- &
     PIDS+=("$!")
     eval "exec $((6 + $1))>\"\$WORK/q\$1.in\""
     echo 'select pg_backend_pid();' >&$((6 + $1))
