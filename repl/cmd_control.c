@@ -296,6 +296,9 @@ static json_object *allocator_json(struct session *s, const struct allocator_id 
         json_object_object_add(sm, "on", json_object_new_boolean(sampler_is_on(s->sampler)));
         json_object_object_add(sm, "lg_sample",
                                json_object_new_uint64(sampler_lg_sample(s->sampler)));
+        int64_t from = sampler_inherited_from(s->sampler);
+        json_object_object_add(sm, "inherited_from",
+                               from ? json_object_new_int64(from) : NULL);
         json_object_object_add(o, "sampler", sm);
     }
     return o;

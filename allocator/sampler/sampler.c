@@ -1096,6 +1096,15 @@ struct sweep {
     bool failed;               /* some slots could not be put back */
 };
 
+/* Slots put back (or -1: some could not be). */
+static void sweep_count(struct sweep *w, long restored)
+{
+    if (restored < 0)
+        w->failed = true;
+    else
+        w->restored += restored;
+}
+
 /* The slots of the process holding one of the gate's stand-ins, put back to
  * the allocator's functions (a gate inherited by fork comes without the
  * list of slots, which is in the body's data: every call table is read). */
@@ -1155,13 +1164,9 @@ static void sweep_gate(struct sweep *w, const struct map_entry *e)
         return;
     bool ours = our_code(w->sm, w->t, e->start, PAGE);
     if (h.pid != w->pid && ours) {
-        long r = unpoint_gate(w->sm, w->t, w->maps, e->start, &one);
         w->inherited++;
         w->parent = h.pid;
-        if (r < 0)
-            w->failed = true;
-        else
-            w->restored += r;
+        sweep_count(w, unpoint_gate(w->sm, w->t, w->maps, e->start, &one));
     }
     if (ours && !w->sm->gate) {
         w->sm->gate = e->start;
@@ -1202,10 +1207,7 @@ static void sweep_body(struct sweep *w, const struct map_entry *e)
         w->left++;
         w->gone = ctl.memprof_pid;
     }
-    if (restored < 0)
-        w->failed = true;
-    else
-        w->restored += restored;
+    sweep_count(w, restored);
     uint32_t off = SAMPLER_OFF;
     uint64_t zero = 0;
     mem_write(sm, w->t, e->start + DATA_OFF(ctl.state), &off, sizeof off, &ignored);

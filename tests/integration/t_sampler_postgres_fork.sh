@@ -102,6 +102,9 @@ check "backend 1: info says the page came from the postmaster and how it was cle
     out_has "inherited from process $PM by fork: its slots were put back"
 check "backend 1: no slot points at the stand-ins any more" [ "$(got_into_sampler "$b")" = 0 ]
 check "backend 1: serves a query after" serves 1
+mp -p "${BK[2]}" -e 'info --json'
+check "backend 2: info --json names the postmaster in allocator.sampler.inherited_from" \
+    [ "$(jf 'd["allocator"]["sampler"]["inherited_from"]')" = "$PM" ]
 for i in 2 3; do
     mp -p "${BK[$i]}" -e info
     check "backend $i: a session puts its slots back" [ "$(got_into_sampler "${BK[$i]}")" = 0 ]
