@@ -142,14 +142,14 @@ static void *stats_thread(void *arg)
 
 static int blocked_in_pipe_write(int tid)
 {
+    /* open and read, not fopen: no malloc while the arena's lock is held */
     char path[64], wchan[64] = "";
     snprintf(path, sizeof path, "/proc/self/task/%d/wchan", tid);
-    FILE *f = fopen(path, "r");
-    if (f) {
-        if (!fgets(wchan, sizeof wchan, f))
-            wchan[0] = 0;
-        fclose(f);
-    }
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? read(fd, wchan, sizeof wchan - 1) : -1;
+    if (fd >= 0)
+        close(fd);
+    wchan[n > 0 ? n : 0] = 0;
     return strstr(wchan, "pipe_write") != NULL;
 }
 
