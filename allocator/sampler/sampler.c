@@ -1,6 +1,8 @@
 /* sampler.c - owns memprof's side of the heap sampler (sampler.h): where
- * it may go, putting it in and taking it out, reading its samples as a
- * heap_v2 profile, and finding one a dead memprof left.  The process's
+ * it may go, putting it in (its gate once, a body each time) and taking it
+ * out (the body unmapped once the gate counts no thread inside), reading
+ * its samples as a heap_v2 profile, and finding what a dead memprof left
+ * or a forked child inherited.  The process's
  * memory is read and written through /proc/PID/mem, which reaches the
  * read-only pages of a call table (RELRO) without changing their
  * protection: the process never sees its tables writable. */
