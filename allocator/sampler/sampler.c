@@ -1166,9 +1166,12 @@ static void sweep_gate(struct sweep *w, const struct map_entry *e)
         return;
     bool ours = our_code(w->sm, w->t, e->start, PAGE);
     if (h.pid != w->pid && ours) {
-        w->inherited++;
-        w->parent = h.pid;
-        sweep_count(w, unpoint_gate(w->sm, w->t, w->maps, e->start, &one));
+        long r = unpoint_gate(w->sm, w->t, w->maps, e->start, &one);
+        if (r != 0) {           /* once put back, 'info' alone says what stays */
+            w->inherited++;
+            w->parent = h.pid;
+            sweep_count(w, r);
+        }
     }
     if (ours && !w->sm->gate) {
         w->sm->gate = e->start;

@@ -102,6 +102,10 @@ check "backend 1: info says the page came from the postmaster and how it was cle
     out_has "inherited from process $PM by fork: its slots were put back"
 check "backend 1: no slot points at the stand-ins any more" [ "$(got_into_sampler "$b")" = 0 ]
 check "backend 1: serves a query after" serves 1
+mp -p "$b" -e info
+check "backend 1: a later session has nothing to put back and says nothing of it" \
+    err_lacks 'inherited memprof'
+check "backend 1: its info still says what the page is" out_has "inherited from process $PM by fork"
 mp -p "${BK[2]}" -e 'info --json'
 check "backend 2: info --json names the postmaster in allocator.sampler.inherited_from" \
     [ "$(jf 'd["allocator"]["sampler"]["inherited_from"]')" = "$PM" ]
