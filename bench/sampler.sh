@@ -5,7 +5,7 @@
 # memleak -p), all measured in this one run:
 #   1. alloc_loop: ns per malloc/free pair (best of 5 rounds of a million),
 #      plain, sampler at the default rate (2^19), sampler at 2^12, after
-#      'prof off' (the inert region), memleak, heaptrack (or the reason
+#      'prof off' (the gate alone), memleak, heaptrack (or the reason
 #      memleak could not run here, as it said);
 #   2. redis-server started plainly (Debian's: jemalloc without prof:true)
 #      under redis-benchmark (SET/GET of 256 bytes over 100,000 keys, 50
@@ -67,7 +67,7 @@ echo 'prof off' >&3
 wait_for "$work/mp.out" "profiling is now off"
 exec 3>&-
 wait "$mp"
-one_round "after prof off (inert region)"
+one_round "after prof off (the gate alone)"
 
 # bcc's memleak (bpfcc-tools): uprobes on the C library's allocation
 # functions, every call counted in the kernel.  bcc compiles its BPF
@@ -223,7 +223,7 @@ EOF
                 "$(awk -v a="$2" -v b="$plain" 'BEGIN {print a / b}')"; }
     row "no sampler" "$plain"
     row "sampler, every 2^19 bytes" "$with"
-    row "after prof off (inert region)" "$off"
+    row "after prof off (the gate alone)" "$off"
     grep -A4 '^Total' "$work/nmp.out" | sed 's/^/    /'
 else
     echo "  nginx or wrk not installed (apt-get install nginx wrk)"

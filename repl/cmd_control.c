@@ -316,6 +316,9 @@ static json_object *allocator_json(struct session *s, const struct allocator_id 
         json_object_object_add(sm, "on", json_object_new_boolean(sampler_is_on(s->sampler)));
         json_object_object_add(sm, "lg_sample",
                                json_object_new_uint64(sampler_lg_sample(s->sampler)));
+        int64_t from = sampler_inherited_from(s->sampler);
+        json_object_object_add(sm, "inherited_from",
+                               from ? json_object_new_int64(from) : NULL);
         json_object_object_add(o, "sampler", sm);
     }
     return o;
@@ -402,7 +405,7 @@ static int info_other(struct session *s, bool json)
     fprintf(s->out, "  memprof can        %s\n", allocator_has_stats(a->kind)
             ? "show its statistics ('stats', 'memory') and purge it ('purge')"
             : "show the process's memory ('memory')");
-    char why[512], state[128], text[1024];
+    char why[512], state[512], text[1024];
     if (!sampling_possible(s, why, sizeof why)) {
         sampling_why_not_text(s, why, text, sizeof text);
         fprintf(s->out, "  heap profiling     not possible without a restart: %s\n", text);

@@ -240,14 +240,21 @@ static int turn_on(struct session *s, unsigned lg, bool json, const char *what)
                rep.objects == 1 ? "" : "s",
                rep.skipped ? " (some slots held another function and were left)" : "",
                rep.rows, rep.build_ms, rep.stop_us, rep.stop_wall_ms,
-               rep.reused ? ", reusing its region" : "");
-    if (!rep.owner_page)
-        say_status(s, "note: process %d could not make a page wiped on fork "
-                   "(MADV_WIPEONFORK, Linux 4.14): each sample asks getpid() to leave "
-                   "forked children alone, a system call more\n", (int)target_pid(s->target));
+               rep.reused ? ", reusing its stand-ins' page" : "");
     if (rep.no_cfi)
         no_cfi_note(s, &rep);
     return 0;
+}
+
+/* The sampler's body stays when a thread was still inside it. */
+static void say_kept(struct session *s)
+{
+    uint64_t kept = sampler_kept_bytes(s->sampler);
+    if (kept)
+        fprintf(stderr, "note: a thread of process %d was still inside memprof's sampler "
+                "(a call to the allocator that had not returned in 3 s), so its body "
+                "(%" PRIu64 " KiB, no longer entered) stays mapped; the next 'prof on' or "
+                "memprof session unmaps it\n", (int)target_pid(s->target), kept / 1024);
 }
 
 /* Out of the process: the slots back.  0, or -1 after saying why. */
@@ -261,6 +268,7 @@ static int take_out(struct session *s, long *restored)
     }
     s->prof_on = (struct session_prof_on){.off_since = time(NULL)};
     control_note_counting(s, false);
+    say_kept(s);
     return 0;
 }
 
@@ -412,7 +420,15 @@ void sampling_state_text(struct session *s, char *buf, size_t len)
     }
     char every[64];
     every_text(sampler_lg_sample(s->sampler), every, sizeof every);
-    snprintf(buf, len, "%s, %s", sampler_is_on(s->sampler) ? "on" : "off", every);
+    int64_t from = sampler_inherited_from(s->sampler);
+    if (from && !sampler_is_on(s->sampler))
+        snprintf(buf, len, "off, %s; this process holds the sampler's stand-ins' page "
+                 "(8 KiB) inherited from process %lld by fork: its slots were put back "
+                 "when memprof attached, and the page stays mapped, inert, passing calls "
+                 "straight through, until the process exits or executes a program "
+                 "('prof on' reuses it)", every, (long long)from);
+    else
+        snprintf(buf, len, "%s, %s", sampler_is_on(s->sampler) ? "on" : "off", every);
 }
 
 void sampling_session_end(struct session *s)
@@ -432,8 +448,10 @@ void sampling_session_end(struct session *s)
                 "stops sampling on its own now that memprof is leaving; the next "
                 "'memprof -p %d' puts them back\n", err.msg, (int)target_pid(s->target),
                 (int)target_pid(s->target));
-    else
+    else {
         say_status(s, "memprof took its sampler out of process %d: %ld call-table slot%s "
                    "put back\n", (int)target_pid(s->target), restored,
                    restored == 1 ? "" : "s");
+        say_kept(s);
+    }
 }

@@ -1,9 +1,18 @@
 /* abi.h - the memory shared by memprof and the heap sampler it puts into a
- * process (docs/sampler.md): one memfd named "memprof-sampler", mapped
- * twice by the process, its code read-only and executable, its data
- * read-write.  memprof fills the data before any call can reach the code,
- * reads samples out of it without stopping a thread, and finds a sampler a
- * dead memprof left by this layout.
+ * process (docs/sampler.md), in two parts:
+ *  - the gate, kept for the process's life once made: one page of code
+ *    (memfd "memprof-sampler", read+exec) holding the image's header and
+ *    the stand-ins the call tables point at, and right after it one
+ *    private anonymous page of its own (struct sampler_gate, wiped on
+ *    fork) saying whether the stand-ins enter the body and counting the
+ *    threads inside it;
+ *  - the body, mapped at 'prof on' and unmapped at 'prof off' once no
+ *    thread is inside it: the whole image (memfd "memprof-sampler-body",
+ *    read+exec, not inherited by fork) and, SAMPLER_CODE_SIZE after its
+ *    start, its data (private anonymous, read+write: struct sampler_data).
+ * memprof fills the data before any call can reach the code, reads
+ * samples out of it without stopping a thread, and finds what a dead
+ * memprof left by this layout.
  *
  * Included by memprof (allocator/sampler/) and by the sampler itself
  * (allocator/sampler/inproc/, built freestanding for the target): fixed
@@ -16,11 +25,16 @@
 #include <stdint.h>
 
 #define SAMPLER_MAGIC      UINT64_C(0x3170616d72706d6d)   /* "mmprmap1" */
-#define SAMPLER_ABI        2u
+#define SAMPLER_ABI        3u
 
 /* The image: code first, the data at this fixed distance after its start
- * (the code reaches its data RIP-relative: no relocation). */
+ * (the code reaches its data RIP-relative: no relocation).  Its first page
+ * is the gate's code, which reaches only the header and the gate's data
+ * page right after it (SAMPLER_GATE_SIZE on); the body's code starts
+ * after that page's place (tools/embed_image.py checks both). */
 #define SAMPLER_CODE_SIZE  0x10000u
+#define SAMPLER_GATE_SIZE  0x1000u
+#define SAMPLER_BODY_CODE  0x2000u
 
 /* The functions the sampler stands in for.  Order is the ABI. */
 enum sampler_fn {
@@ -42,9 +56,39 @@ struct sampler_image_header {
     uint64_t magic;            /* SAMPLER_MAGIC */
     uint32_t abi;              /* SAMPLER_ABI */
     uint32_t code_bytes;       /* bytes of the image in use (<= SAMPLER_CODE_SIZE) */
-    uint32_t wrapper[SF_COUNT];  /* offset of each stand-in from the image start */
-    uint32_t make_watch;       /* int64_t make_watch(void): memprof calls it in
-                                * the stop that puts the sampler in (see ctl) */
+    uint32_t wrapper[SF_COUNT];  /* offset of each stand-in (in the gate's page) */
+    uint32_t body[SF_COUNT];   /* offset of the body's function each enters */
+    uint32_t make_watch;       /* int64_t make_watch(void), in the body: memprof
+                                * calls it in the stop that puts the sampler in */
+    uint32_t gate_bytes;       /* where the gate's code ends (<= SAMPLER_GATE_SIZE) */
+    /* Zero in the image; memprof fills them in the gate's copy before the
+     * process maps it: */
+    uint64_t real[SF_COUNT];   /* the allocator's own functions: the stand-ins
+                                * pass every call through to them */
+    int64_t pid;               /* the process the gate was made for (getpid()):
+                                * in a forked child it names the parent */
+};
+
+/* The gate's data page (private, anonymous, MADV_WIPEONFORK: a forked
+ * child sees it zeroed, so its stand-ins pass every call straight through
+ * and never enter the body, which fork does not copy). */
+#define SAMPLER_GATE_LANES 32u
+struct sampler_lane {
+    int64_t inside;            /* threads of this lane inside the body */
+    uint64_t pad[7];           /* one cache line each */
+};
+struct sampler_gate {
+    uint64_t mark;             /* SAMPLER_OWNER_MARK in the process that made it */
+    uint32_t state;            /* SAMPLER_ON: the stand-ins enter the body;
+                                * anything else: straight through */
+    uint32_t pad0;
+    uint64_t body[SF_COUNT];   /* the body's functions (absolute) */
+    uint64_t reserved[4];
+    /* A stand-in counts itself in its lane (by thread pointer) before it
+     * reads state and out after the body returns to it: once memprof has
+     * set state OFF and then read every lane 0, no thread is in the body
+     * or can enter it, and memprof unmaps it. */
+    struct sampler_lane lanes[SAMPLER_GATE_LANES];
 };
 
 enum sampler_state {
@@ -139,7 +183,7 @@ struct sampler_row {
     uint8_t cfa_reg;           /* enum sampler_cfa */
 };
 
-/* What ctl.owner_page holds in the process that made it. */
+/* What the gate's mark holds in the process that made it. */
 #define SAMPLER_OWNER_MARK UINT64_C(0x6d656d70726f6621)
 
 struct sampler_ctl {
@@ -147,8 +191,7 @@ struct sampler_ctl {
     uint32_t abi;              /* SAMPLER_ABI */
     uint32_t state;            /* enum sampler_state */
     uint64_t generation;       /* bumped by memprof at each 'prof on' */
-    int64_t tgid;              /* the process as it sees itself (getpid()):
-                                * elsewhere (a forked child) nothing is sampled */
+    int64_t tgid;              /* the process as it sees itself (getpid()) */
     int32_t watch_fd;          /* read end of a pipe whose write end memprof
                                 * holds: hung up = memprof gone.  The sampler
                                 * makes the pipe itself (make_watch) and
@@ -171,16 +214,15 @@ struct sampler_ctl {
     int32_t watch_write;       /* the pipe's write end while the process still
                                 * holds it (inside the stop that makes it) */
     uint32_t pad0;
-    uint64_t owner_page;       /* a private anonymous page the process made
-                                * (make_watch) with MADV_WIPEONFORK, holding
-                                * SAMPLER_OWNER_MARK: a forked child sees it
-                                * zeroed.  0: none (an older kernel); the
-                                * sampler asks getpid() against tgid then */
-    uint64_t reserved[5];
+    uint64_t gate;             /* the gate's data page (struct sampler_gate):
+                                * its mark tells the process from a forked
+                                * child; an orphan sets its state too */
+    uint64_t data_bytes;       /* bytes of this data mapping (rows included) */
+    uint64_t reserved[4];
 };
 
-/* The data half of the image (at SAMPLER_CODE_SIZE from its start); rows
- * follow it, ctl.nrows of them. */
+/* The body's data (at SAMPLER_CODE_SIZE from its start); rows follow it,
+ * ctl.nrows of them. */
 struct sampler_data {
     struct sampler_ctl ctl;
     struct sampler_thread threads[SAMPLER_THREAD_SLOTS];
@@ -191,5 +233,8 @@ struct sampler_data {
     struct sampler_patch patches[SAMPLER_PATCH_MAX];
     struct sampler_row rows[];
 };
+
+_Static_assert(sizeof(struct sampler_gate) <= SAMPLER_GATE_SIZE, "the gate's data is one page");
+_Static_assert(sizeof(struct sampler_lane) == 64, "one cache line per lane");
 
 #endif

@@ -1,6 +1,8 @@
 /* sampler.c - owns memprof's side of the heap sampler (sampler.h): where
- * it may go, putting it in and taking it out, reading its samples as a
- * heap_v2 profile, and finding one a dead memprof left.  The process's
+ * it may go, putting it in (its gate once, a body each time) and taking it
+ * out (the body unmapped once the gate counts no thread inside), reading
+ * its samples as a heap_v2 profile, and finding what a dead memprof left
+ * or a forked child inherited.  The process's
  * memory is read and written through /proc/PID/mem, which reaches the
  * read-only pages of a call table (RELRO) without changing their
  * protection: the process never sees its tables writable. */
@@ -28,7 +30,9 @@
 #include "lib/elf/elf_got.h"
 #include "lib/proc/maps.h"
 
-#define REGION_NAME "memprof-sampler"
+#define REGION_NAME "memprof-sampler"        /* the gate's memfd: kept */
+#define BODY_NAME   "memprof-sampler-body"   /* the body's: gone at 'prof off' */
+#define PAGE        SAMPLER_GATE_SIZE
 #define DATA_OFF(field) (SAMPLER_CODE_SIZE + offsetof(struct sampler_data, field))
 
 _Static_assert(sizeof(struct sampler_row) == 16, "sampler_row is 16 bytes");
@@ -43,8 +47,12 @@ static const char *const fn_names[SF_COUNT] = {
 };
 
 struct sampler {
-    uint64_t base;             /* the region in the process, 0: none */
-    uint64_t size;             /* its bytes */
+    uint64_t gate;             /* the gate's code page in the process, 0: none;
+                                * its data page follows it */
+    uint64_t base;             /* the body in the process, 0: none */
+    uint64_t size;             /* its bytes (code and data) */
+    uint64_t kept;             /* bytes of a body 'prof off' had to leave mapped */
+    int64_t inherited_from;    /* the gate came by fork from this process, 0: no */
     uint64_t row_room;         /* rows its data half has room for */
     int mem_fd;                /* /proc/PID/mem of the session's process */
     int watch_fd;              /* the pipe's write end: closed = memprof gone */
@@ -95,7 +103,8 @@ void sampler_forget(struct sampler *sm)
         close(sm->mem_fd);
     sm->watch_fd = sm->mem_fd = sm->watch_read = -1;
     sm->watch_ino = 0;
-    sm->base = sm->size = sm->row_room = 0;
+    sm->base = sm->size = sm->row_room = sm->gate = sm->kept = 0;
+    sm->inherited_from = 0;
     sm->on = false;
     free(sm->patches);
     sm->patches = NULL;
@@ -111,6 +120,16 @@ bool sampler_is_on(const struct sampler *sm)
 unsigned sampler_lg_sample(const struct sampler *sm)
 {
     return sm ? sm->lg : 19;
+}
+
+uint64_t sampler_kept_bytes(const struct sampler *sm)
+{
+    return sm ? sm->kept : 0;
+}
+
+int64_t sampler_inherited_from(const struct sampler *sm)
+{
+    return sm && sm->gate ? sm->inherited_from : 0;
 }
 
 /* ---- the process's memory ---------------------------------------------- */
@@ -235,9 +254,12 @@ static bool slot_replaceable(const struct mapped_object *o, uint64_t value, uint
     return value == real || (value >= o->text_start && value < o->text_end);
 }
 
+/* The slots of one object to change: with stand_in NULL, those the
+ * sampler may replace (slot_replaceable); else those holding stand_in[f]
+ * (a gate's stand-ins, to be put back). */
 static int plan_object(struct target *t, const struct map_list *maps,
                        const struct mapped_object *o, const uint64_t real[SF_COUNT],
-                       struct slot_plan *plan, struct mp_error *err)
+                       const uint64_t *stand_in, struct slot_plan *plan, struct mp_error *err)
 {
     int fd = mapped_object_open_file(target_pid(t), maps, o->path);
     if (fd < 0)
@@ -251,8 +273,9 @@ static int plan_object(struct target *t, const struct map_list *maps,
         unsigned f = got.v[i].name;
         uint64_t slot = o->bias + got.v[i].addr, value;
         if (!real[f] || remote_read(target_pid(t), slot, &value, sizeof value, &ignored) < 0 ||
-            !slot_replaceable(o, value, real[f]) || plan->n >= SAMPLER_PATCH_MAX) {
-            plan->skipped += real[f] != 0;
+            (stand_in ? value != stand_in[f] : !slot_replaceable(o, value, real[f])) ||
+            plan->n >= SAMPLER_PATCH_MAX) {
+            plan->skipped += real[f] != 0 && !stand_in;
             continue;
         }
         if (plan->n == plan->cap) {
@@ -277,7 +300,7 @@ static int plan_slots(struct target *t, const struct map_list *maps,
                       struct slot_plan *plan, struct mp_error *err)
 {
     for (size_t i = 0; i < objs->n; i++)
-        if (plan_object(t, maps, &objs->v[i], real, plan, err) < 0)
+        if (plan_object(t, maps, &objs->v[i], real, NULL, plan, err) < 0)
             return -1;
     if (plan->n == 0)
         return mp_error_set(err, "process %d has no call-table slot for malloc or free "
@@ -327,10 +350,10 @@ static int build_rows(struct target *t, const struct map_list *maps,
 struct map_job {
     struct target *t;
     struct sampler *sm;
-    uint64_t size;             /* region bytes (0: reuse sm->base, pipe only) */
+    const uint64_t *real;      /* the allocator's functions, for a new gate */
+    uint64_t size;             /* body bytes (0: reuse sm->base, pipe only) */
     int watch_read;            /* out: the process's read end */
     int64_t tgid;              /* out: the process as it sees itself */
-    uint64_t owner_page;       /* out: its owner page (abi.h), 0: none */
     char why[256];             /* the process refused: this says what */
 };
 
@@ -366,10 +389,14 @@ struct fd_close {
 
 #define FD_CLOSE_MAX 16
 
+#define UNMAP_MAX 4
+
 struct fd_closes {
     struct target *t;
     struct fd_close v[FD_CLOSE_MAX];
     size_t n;
+    struct { uint64_t start, len; } unmap[UNMAP_MAX];  /* bodies no thread is in */
+    size_t nunmap;
 };
 
 static bool fd_names(const char *fd_path, const char *want)
@@ -411,12 +438,17 @@ static int fd_close_body(struct remote_stop *s, void *arg, struct mp_error *err)
         if (fd_names(path, c->v[i].link))
             close_in_process(s, target_libc(c->t), c->v[i].fd);
     }
+    for (size_t i = 0; i < c->nunmap && !s->gone; i++) {
+        uint64_t a[2] = {c->unmap[i].start, c->unmap[i].len}, r;
+        struct mp_error ignored;
+        remote_stop_call_plain(s, target_libc(c->t)->munmap, a, 2, &r, &ignored);
+    }
     return 0;
 }
 
 static int fd_close_run(struct fd_closes *c, struct mp_error *err)
 {
-    if (c->n == 0 || target_calls_refused(c->t))
+    if ((c->n == 0 && c->nunmap == 0) || target_calls_refused(c->t))
         return 0;
     return target_stop_run(c->t, fd_close_body, c, err);
 }
@@ -428,7 +460,6 @@ static int fd_close_run(struct fd_closes *c, struct mp_error *err)
  * write end (pidfd_getfd) and the process closes its copy. */
 static int make_watch(struct remote_stop *s, struct map_job *j, struct mp_error *err)
 {
-    const struct target_libc *c = target_libc(j->t);
     struct sampler *sm = j->sm;
     uint64_t none[1] = {0}, r;
     int32_t rfd, wfd;
@@ -442,9 +473,7 @@ static int make_watch(struct remote_stop *s, struct map_job *j, struct mp_error 
     }
     if (remote_stop_read(s, sm->base + DATA_OFF(ctl.watch_fd), &rfd, sizeof rfd, err) < 0 ||
         remote_stop_read(s, sm->base + DATA_OFF(ctl.watch_write), &wfd, sizeof wfd, err) < 0 ||
-        remote_stop_read(s, sm->base + DATA_OFF(ctl.watch_ino), &ino, sizeof ino, err) < 0 ||
-        remote_stop_read(s, sm->base + DATA_OFF(ctl.owner_page), &j->owner_page,
-                         sizeof j->owner_page, err) < 0)
+        remote_stop_read(s, sm->base + DATA_OFF(ctl.watch_ino), &ino, sizeof ino, err) < 0)
         return -1;
     /* what the process's memory says is checked against its table */
     char path[96], want[64];
@@ -469,73 +498,156 @@ static int make_watch(struct remote_stop *s, struct map_job *j, struct mp_error 
         return 0;
     sm->watch_read = j->watch_read = rfd;
     sm->watch_ino = ino;
-    if (call_sys(s, c, SYS_getpid, none, 0, (int64_t *)&r, err) < 0)
-        return -1;
-    j->tgid = (int64_t)r;
     return 0;
 }
 
-/* memfd_create(REGION_NAME), sized and filled with the image from
- * memprof's side, mapped read+exec, its data half made read+write. */
-static int map_region(struct remote_stop *s, struct map_job *j, struct mp_error *err)
+/* A memfd named name in the process, len bytes, holding img, filled from
+ * memprof's side: *fd is the process's descriptor, or -1 with j->why. */
+static int memfd_filled(struct remote_stop *s, struct map_job *j, const char *name,
+                        uint64_t len, const void *img, size_t img_len, int64_t *fd,
+                        struct mp_error *err)
 {
     const struct target_libc *c = target_libc(j->t);
     uint64_t at, sp;
-    int64_t fd;
-    static const char name[] = REGION_NAME;
     if (remote_stop_scratch(s, 64, &at, &sp, err) < 0 ||
-        remote_stop_write(s, at, name, sizeof name, err) < 0)
+        remote_stop_write(s, at, name, strlen(name) + 1, err) < 0)
         return -1;
     uint64_t a[2] = {at, 1 /* MFD_CLOEXEC */};
-    if (call_sys(s, c, SYS_memfd_create, a, 2, &fd, err) < 0)
+    if (call_sys(s, c, SYS_memfd_create, a, 2, fd, err) < 0)
         return -1;
-    if (fd < 0) {
+    if (*fd < 0) {
         snprintf(j->why, sizeof j->why, "memfd_create() failed in process %d (%s)",
-                 s->ctx->pid, strerror((int)-fd > 0 ? (int)-fd : EINVAL));
+                 s->ctx->pid, strerror((int)-*fd > 0 ? (int)-*fd : EINVAL));
+        *fd = -1;
         return 0;
     }
     char path[96];
-    snprintf(path, sizeof path, "/proc/%d/task/%d/fd/%d", s->ctx->pid, s->tid, (int)fd);
+    snprintf(path, sizeof path, "/proc/%d/task/%d/fd/%d", s->ctx->pid, s->tid, (int)*fd);
     int local = open(path, O_RDWR | O_CLOEXEC);
-    int rc = 0;
-    /* A control block from the start: a memprof killed once the region is
-     * mapped leaves one the next session recognises and reuses. */
-    struct sampler_ctl ctl = {
-        .magic = SAMPLER_MAGIC, .abi = SAMPLER_ABI, .state = SAMPLER_OFF,
-        .watch_fd = -1, .watch_write = -1, .memprof_pid = getpid(),
-    };
-    if (local < 0 || ftruncate(local, (off_t)j->size) < 0 ||
-        pwrite(local, sampler_image, sampler_image_len, 0) != (ssize_t)sampler_image_len ||
-        pwrite(local, &ctl, sizeof ctl, SAMPLER_CODE_SIZE) != (ssize_t)sizeof ctl)
+    if (local < 0 || ftruncate(local, (off_t)len) < 0 ||
+        pwrite(local, img, img_len, 0) != (ssize_t)img_len) {
         snprintf(j->why, sizeof j->why, "memprof cannot fill the sampler's memfd in "
                  "process %d (%s)", s->ctx->pid, strerror(errno));
-    else {
-        uint64_t m[6] = {0, j->size, PROT_READ | PROT_EXEC, MAP_PRIVATE, (uint64_t)fd, 0}, r;
-        rc = remote_stop_call_plain(s, c->mmap, m, 6, &r, err);
-        if (rc == 0 && (r == (uint64_t)-1 || r == 0))
-            snprintf(j->why, sizeof j->why, "process %d refused to map the sampler's code "
-                     "executable (a security policy: SELinux execmem, "
-                     "PR_SET_MDWE, or its memory limit)", s->ctx->pid);
-        else if (rc == 0) {
-            j->sm->base = r;
-            j->sm->size = j->size;
-            uint64_t p[3] = {r + SAMPLER_CODE_SIZE, j->size - SAMPLER_CODE_SIZE,
-                             PROT_READ | PROT_WRITE};
-            rc = remote_stop_call_plain(s, c->mprotect, p, 3, &r, err);
-            if (rc == 0 && (int32_t)(uint32_t)r != 0)
-                snprintf(j->why, sizeof j->why, "process %d refused to make the sampler's "
-                         "data writable (mprotect)", s->ctx->pid);
-        }
+        close_in_process(s, c, (int)*fd);
+        *fd = -1;
     }
     if (local >= 0)
         close(local);
-    close_in_process(s, c, (int)fd);
-    return rc;
+    return 0;
+}
+
+/* mmap in the process: *out the address, 0 when it refused. */
+static int map_call(struct remote_stop *s, const struct target_libc *c, uint64_t addr,
+                    uint64_t len, uint64_t prot, uint64_t flags, int64_t fd, uint64_t *out,
+                    struct mp_error *err)
+{
+    uint64_t m[6] = {addr, len, prot, flags, (uint64_t)fd, 0}, r;
+    if (remote_stop_call_plain(s, c->mmap, m, 6, &r, err) < 0)
+        return -1;
+    *out = r == (uint64_t)-1 || (addr && r != addr) ? 0 : r;
+    return 0;
+}
+
+/* Code from fd (read+exec) at a new address, then private anonymous
+ * read+write memory over it from code bytes on, then advice on the
+ * anonymous part (gate: wiped on fork) or all of it (body: not copied by
+ * fork): *at 0 with j->why when the process refused any of it (nothing
+ * left mapped). */
+static int map_two_part(struct remote_stop *s, struct map_job *j, int64_t fd, uint64_t code,
+                        uint64_t total, int advice, bool advise_all, uint64_t *at,
+                        struct mp_error *err)
+{
+    const struct target_libc *c = target_libc(j->t);
+    uint64_t data = 0, r;
+    *at = 0;
+    if (map_call(s, c, 0, total, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, at, err) < 0)
+        return -1;
+    if (!*at) {
+        snprintf(j->why, sizeof j->why, "process %d refused to map the sampler's code "
+                 "executable (a security policy: SELinux execmem, PR_SET_MDWE, or its "
+                 "memory limit)", s->ctx->pid);
+        return 0;
+    }
+    if (map_call(s, c, *at + code, total - code, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, &data, err) < 0)
+        return -1;
+    uint64_t adv[3] = {advise_all ? *at : *at + code, advise_all ? total : total - code,
+                       (uint64_t)advice};
+    int64_t ret = -1;
+    if (data && call_sys(s, c, SYS_madvise, adv, 3, &ret, err) < 0)
+        return -1;
+    if (ret != 0) {
+        snprintf(j->why, sizeof j->why, "process %d refused the sampler's %s (%s)",
+                 s->ctx->pid, !data ? "data mapping (its memory limit)" :
+                 advice == MADV_WIPEONFORK ? "page wiped on fork (MADV_WIPEONFORK, Linux 4.14)"
+                                           : "mapping not copied by fork (MADV_DONTFORK)",
+                 data ? strerror((int)-ret > 0 ? (int)-ret : EINVAL) : "mmap failed");
+        uint64_t un[2] = {*at, total};
+        remote_stop_call_plain(s, c->munmap, un, 2, &r, err);
+        *at = 0;
+    }
+    return 0;
+}
+
+/* The gate: its code page (the image's first, with the allocator's
+ * functions and the process's pid in its header) in a memfd of its own,
+ * and its data page, wiped on fork, marked as the process's own. */
+static int map_gate(struct remote_stop *s, struct map_job *j, struct mp_error *err)
+{
+    unsigned char page[PAGE];
+    struct sampler_image_header h;
+    memcpy(page, sampler_image, sizeof page);
+    memcpy(&h, page, sizeof h);
+    memcpy(h.real, j->real, sizeof h.real);
+    h.pid = j->tgid;
+    memcpy(page, &h, sizeof h);
+    int64_t fd;
+    uint64_t at;
+    if (memfd_filled(s, j, REGION_NAME, sizeof page, page, sizeof page, &fd, err) < 0)
+        return -1;
+    if (fd < 0)
+        return 0;
+    int rc = map_two_part(s, j, fd, PAGE, 2 * PAGE, MADV_WIPEONFORK, false, &at, err);
+    close_in_process(s, target_libc(j->t), (int)fd);
+    uint64_t mark = SAMPLER_OWNER_MARK;
+    if (rc < 0 || !at)
+        return rc;
+    j->sm->gate = at;
+    j->sm->inherited_from = 0;
+    return remote_stop_write(s, at + PAGE + offsetof(struct sampler_gate, mark), &mark,
+                             sizeof mark, err);
+}
+
+/* The body: the whole image in a memfd, its data anonymous, neither
+ * copied by fork; a control block from the start, so that a memprof
+ * killed once it is mapped leaves one the next session recognises. */
+static int map_body_region(struct remote_stop *s, struct map_job *j, struct mp_error *err)
+{
+    int64_t fd;
+    uint64_t at;
+    if (memfd_filled(s, j, BODY_NAME, SAMPLER_CODE_SIZE, sampler_image, sampler_image_len,
+                     &fd, err) < 0)
+        return -1;
+    if (fd < 0)
+        return 0;
+    int rc = map_two_part(s, j, fd, SAMPLER_CODE_SIZE, j->size, MADV_DONTFORK, true, &at, err);
+    close_in_process(s, target_libc(j->t), (int)fd);
+    if (rc < 0 || !at)
+        return rc;
+    struct sampler_ctl ctl = {
+        .magic = SAMPLER_MAGIC, .abi = SAMPLER_ABI, .state = SAMPLER_OFF,
+        .watch_fd = -1, .watch_write = -1, .memprof_pid = getpid(),
+        .gate = j->sm->gate + PAGE, .data_bytes = j->size - SAMPLER_CODE_SIZE,
+    };
+    j->sm->base = at;
+    j->sm->size = j->size;
+    return remote_stop_write(s, at + SAMPLER_CODE_SIZE, &ctl, sizeof ctl, err);
 }
 
 /* Both ends of the pipe closed: memprof's, and the process's in a stop
- * (when that stop cannot be made, one descriptor stays in the process). */
-static void drop_watch(struct sampler *sm, struct target *t)
+ * (when that stop cannot be made, one descriptor stays in the process);
+ * in the same stop the body unmapped, when unmap says no thread is in it. */
+static void drop_watch(struct sampler *sm, struct target *t, bool unmap)
 {
     struct mp_error ignored;
     if (sm->watch_fd >= 0)
@@ -547,7 +659,14 @@ static void drop_watch(struct sampler *sm, struct target *t)
         pipe_link(sm->watch_ino, want, sizeof want);
         fd_close_add(&c, sm->watch_read, want);
     }
-    fd_close_run(&c, &ignored);
+    if (unmap && sm->base) {
+        c.unmap[c.nunmap].start = sm->base;
+        c.unmap[c.nunmap++].len = sm->size;
+    }
+    if (fd_close_run(&c, &ignored) == 0 && unmap && sm->base) {
+        sm->base = sm->size = sm->row_room = 0;
+        sm->kept = 0;
+    }
     sm->watch_read = -1;
     sm->watch_ino = 0;
 }
@@ -555,12 +674,41 @@ static void drop_watch(struct sampler *sm, struct target *t)
 static int map_body(struct remote_stop *s, void *arg, struct mp_error *err)
 {
     struct map_job *j = arg;
-    if (j->size && (map_region(s, j, err) < 0 || j->why[0]))
+    uint64_t none[1] = {0};
+    if (call_sys(s, target_libc(j->t), SYS_getpid, none, 0, &j->tgid, err) < 0)
+        return -1;
+    if (!j->sm->gate && (map_gate(s, j, err) < 0 || j->why[0]))
+        return j->why[0] ? 0 : -1;
+    if (j->size && (map_body_region(s, j, err) < 0 || j->why[0]))
         return j->why[0] ? 0 : -1;
     return make_watch(s, j, err);
 }
 
 /* ---- the data ---------------------------------------------------------- */
+
+static bool gate_drained(struct sampler *sm, struct target *t, uint64_t gd);
+static void release_body(struct sampler *sm, struct target *t);
+
+/* The gate made the process's own (a gate inherited by fork names its
+ * parent and has its page wiped), pointed at this body and opened: the
+ * stand-ins enter the body from now on. */
+static int gate_open(struct sampler *sm, struct target *t, int64_t tgid, struct mp_error *err)
+{
+    const struct sampler_image_header *h = image_header();
+    uint64_t gd = sm->gate + PAGE, body[SF_COUNT], mark = SAMPLER_OWNER_MARK;
+    for (int f = 0; f < SF_COUNT; f++)
+        body[f] = sm->base + h->body[f];
+    if (sm->inherited_from &&
+        mem_write(sm, t, sm->gate + offsetof(struct sampler_image_header, pid), &tgid,
+                  sizeof tgid, err) < 0)
+        return -1;
+    sm->inherited_from = 0;
+    if (mem_write(sm, t, gd + offsetof(struct sampler_gate, mark), &mark, sizeof mark, err) < 0 ||
+        mem_write(sm, t, gd + offsetof(struct sampler_gate, body), body, sizeof body, err) < 0)
+        return -1;
+    uint32_t on = SAMPLER_ON;
+    return mem_write(sm, t, gd + offsetof(struct sampler_gate, state), &on, sizeof on, err);
+}
 
 /* Everything but the call table's patches: state ON last. */
 static int data_fill(struct sampler *sm, struct target *t, const uint64_t real[SF_COUNT],
@@ -584,15 +732,17 @@ static int data_fill(struct sampler *sm, struct target *t, const uint64_t real[S
         .magic = SAMPLER_MAGIC, .abi = SAMPLER_ABI, .state = SAMPLER_OFF,
         .generation = ++sm->generation, .tgid = j->tgid, .watch_fd = j->watch_read,
         .lg_sample = sm->lg, .nrows = rows->n, .memprof_pid = getpid(),
-        .watch_ino = sm->watch_ino, .watch_write = -1, .owner_page = j->owner_page,
+        .watch_ino = sm->watch_ino, .watch_write = -1, .gate = sm->gate + PAGE,
+        .data_bytes = sm->size - SAMPLER_CODE_SIZE,
     };
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     ctl.seed = (uint64_t)ts.tv_nsec * UINT64_C(0x9e3779b97f4a7c15) ^ (uint64_t)getpid();
     memcpy(ctl.real, real, sizeof ctl.real);
-    if (mem_write(sm, t, data, &ctl, sizeof ctl, err) < 0)
+    if (mem_write(sm, t, data, &ctl, sizeof ctl, err) < 0 ||
+        ctl_write32(sm, t, offsetof(struct sampler_data, ctl.state), SAMPLER_ON, err) < 0)
         return -1;
-    return ctl_write32(sm, t, offsetof(struct sampler_data, ctl.state), SAMPLER_ON, err);
+    return gate_open(sm, t, j->tgid, err);
 }
 
 /* Each slot: recorded in the process (patch, then the count), then
@@ -610,7 +760,7 @@ static int patch_slots(struct sampler *sm, struct target *t, const struct slot_p
         return mp_error_set(err, "out of memory");
     for (size_t i = 0; i < plan->n; i++) {
         struct sampler_patch p = {plan->v[i].slot, plan->v[i].original,
-                                  sm->base + h->wrapper[plan->v[i].fn]};
+                                  sm->gate + h->wrapper[plan->v[i].fn]};
         uint64_t count = i + 1;
         if (mem_write(sm, t, data + offsetof(struct sampler_data, patches) + i * sizeof p,
                       &p, sizeof p, err) < 0 ||
@@ -640,12 +790,14 @@ static uint64_t region_bytes(size_t nrows)
 
 /* The map stop: a new region when there is none with room, else a pipe. */
 static int stop_for_region(struct sampler *sm, struct target *t, size_t nrows,
-                           struct map_job *j, struct sampler_on_report *rep,
-                           struct mp_error *err)
+                           const uint64_t real[SF_COUNT], struct map_job *j,
+                           struct sampler_on_report *rep, struct mp_error *err)
 {
-    *j = (struct map_job){.t = t, .sm = sm, .watch_read = -1};
-    rep->reused = sm->base && sm->row_room >= nrows;
-    if (!rep->reused)
+    *j = (struct map_job){.t = t, .sm = sm, .watch_read = -1, .real = real};
+    rep->reused = sm->gate != 0;
+    if (sm->base && sm->row_room < nrows)
+        release_body(sm, t);        /* too small: a new one (or both kept) */
+    if (!sm->base)
         j->size = region_bytes(nrows + nrows / 4);
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -659,10 +811,13 @@ static int stop_for_region(struct sampler *sm, struct target *t, size_t nrows,
                                                      : rep->stop_wall_ms * 1e3;
     if (j->why[0])
         return mp_error_set(err, "%s; the sampler was not put in", j->why);
-    if (!rep->reused)
+    if (j->size)
         sm->row_room = (sm->size - SAMPLER_CODE_SIZE - sizeof(struct sampler_data)) /
                        sizeof(struct sampler_row);
-    rep->owner_page = j->owner_page != 0;
+    if (sm->row_room < nrows)
+        return mp_error_set(err, "an earlier sampler's body is still mapped in process %d "
+                            "(a thread was inside it) and has no room for %zu unwind rows; "
+                            "'prof on' again once its call returned", target_pid(t), nrows);
     return 0;
 }
 
@@ -693,7 +848,7 @@ int sampler_on(struct sampler *sm, struct target *t, const struct allocator_id *
         build_rows(t, &maps, &objs, &rows, rep, err) < 0)
         goto out;
     rep->build_ms = ms_since(&t0);
-    if (stop_for_region(sm, t, rows.n, &j, rep, err) < 0 ||
+    if (stop_for_region(sm, t, rows.n, real, &j, rep, err) < 0 ||
         data_fill(sm, t, real, &rows, &j, err) < 0)
         goto out;
     clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -711,7 +866,7 @@ int sampler_on(struct sampler *sm, struct target *t, const struct allocator_id *
     rc = 0;
 out:
     if (rc < 0 && !sm->on)
-        drop_watch(sm, t);        /* the sampler, if mapped, stays OFF */
+        drop_watch(sm, t, true);  /* no slot points at the gate: nobody is in the body */
     maps_free(&maps);
     mapped_objects_free(&objs);
     free(plan.v);
@@ -755,6 +910,40 @@ static long restore_patches(struct sampler *sm, struct target *t,
     return restored;
 }
 
+/* Whether no thread is inside the body behind the gate whose data page is
+ * at gd, and none can enter it: the gate closed (state OFF), then every
+ * lane read 0 (abi.h).  A thread inside is in a call to the allocator,
+ * which returns: the lanes are read again for about three seconds. */
+static bool gate_drained(struct sampler *sm, struct target *t, uint64_t gd)
+{
+    uint32_t off = SAMPLER_OFF;
+    struct mp_error ignored;
+    if (mem_write(sm, t, gd + offsetof(struct sampler_gate, state), &off, sizeof off,
+                  &ignored) < 0)
+        return false;
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);    /* the state out before the lanes are read */
+    for (useconds_t wait = 50; wait <= 3200000; wait *= 2) {
+        struct sampler_gate g;
+        if (mem_read(sm, t, gd, &g, sizeof g, &ignored) < 0)
+            return false;
+        bool any = false;
+        for (unsigned i = 0; i < SAMPLER_GATE_LANES; i++)
+            any |= g.lanes[i].inside != 0;
+        if (!any)
+            return true;
+        usleep(wait);
+    }
+    return false;
+}
+
+/* A body kept by an earlier 'prof off' (a thread was inside) unmapped now
+ * if no thread is. */
+static void release_body(struct sampler *sm, struct target *t)
+{
+    if (sm->base && !sm->on && gate_drained(sm, t, sm->gate + PAGE))
+        drop_watch(sm, t, true);
+}
+
 long sampler_off(struct sampler *sm, struct target *t, struct mp_error *err)
 {
     if (!sm->on)
@@ -765,7 +954,9 @@ long sampler_off(struct sampler *sm, struct target *t, struct mp_error *err)
     if (restored >= 0)
         mem_write(sm, t, sm->base + DATA_OFF(ctl.npatches), &zero, sizeof zero, &ignored);
     ctl_write32(sm, t, offsetof(struct sampler_data, ctl.state), SAMPLER_OFF, &ignored);
-    drop_watch(sm, t);
+    bool drained = gate_drained(sm, t, sm->gate + PAGE);
+    drop_watch(sm, t, drained && restored >= 0);
+    sm->kept = sm->base ? sm->size : 0;
     sm->on = restored < 0;      /* slots left: still 'on' for the next try */
     return restored;
 }
@@ -878,93 +1069,188 @@ int sampler_dump(struct sampler *sm, struct target *t, char **data, size_t *len,
     return 0;
 }
 
-/* ---- a sampler left by a memprof that is gone -------------------------- */
+/* ---- what a memprof that is gone left, or fork gave ------------------- */
 
-/* The end of the region starting at maps->v[i]: its mappings of the
- * same memfd that follow without a gap. */
-static uint64_t region_end(const struct map_list *maps, size_t i)
+/* The mapping starting where e ends, when it is private anonymous
+ * read+write (a gate's or a body's data). */
+static const struct map_entry *anon_after(const struct map_list *maps, const struct map_entry *e)
 {
-    uint64_t end = maps->v[i].end;
-    for (size_t k = i + 1; k < maps->n && maps->v[k].start == end &&
-                           strcmp(maps->v[k].path, maps->v[i].path) == 0; k++)
-        end = maps->v[k].end;
-    return end;
+    const struct map_entry *n = maps_find(maps, e->end);
+    return n && n->start == e->end && n->r && n->w && !n->x && !n->shared && !n->path[0]
+               ? n : NULL;
 }
 
-/* Whether the region's owner page (abi.h) is still what the process made:
- * a private anonymous read+write page holding the mark.  A forked child
- * that inherited the region has the page zeroed; a page the program
- * unmapped or replaced must never be read by the sampler again. */
-static bool owner_page_in_place(struct sampler *sm, struct target *t,
-                                const struct map_list *maps, uint64_t page)
+static bool code_mapping_of(const struct map_entry *e, const char *name, uint64_t bytes)
 {
-    const struct map_entry *e = maps_find(maps, page);
-    uint64_t mark = 0;
+    char want[64];
+    snprintf(want, sizeof want, "/memfd:%s", name);
+    return e->x && e->offset == 0 && strcmp(e->path, want) == 0 && e->end - e->start == bytes;
+}
+
+/* The process's pid as it sees itself (what a gate records). */
+static int64_t own_pid(struct target *t)
+{
+    char path[96];
+    struct proc_status st;
+    target_proc_dir(t, path, sizeof path - 8);
+    strcat(path, "/status");
+    return preflight_read_status(path, &st) == 0 && st.nspid_inner > 0 ? st.nspid_inner
+                                                                       : target_pid(t);
+}
+
+struct sweep {
+    struct sampler *sm;
+    struct target *t;
+    const struct map_list *maps;
+    struct fd_closes fds;
+    int64_t pid;               /* own_pid */
+    int left, inherited, kept;
+    long restored;
+    int64_t gone, parent;      /* the memprof that left one; the process a gate came from */
+    bool failed;               /* some slots could not be put back */
+};
+
+/* Slots put back (or -1: some could not be). */
+static void sweep_count(struct sweep *w, long restored)
+{
+    if (restored < 0)
+        w->failed = true;
+    else
+        w->restored += restored;
+}
+
+/* The slots of the process holding one of the gate's stand-ins, put back to
+ * the allocator's functions (a gate inherited by fork comes without the
+ * list of slots, which is in the body's data: every call table is read). */
+static long unpoint_gate(struct sampler *sm, struct target *t, const struct map_list *maps,
+                         uint64_t gate, struct mp_error *err)
+{
+    struct mapped_objects objs = {0};
+    struct slot_plan plan = {0};
+    uint64_t real[SF_COUNT], stand_in[SF_COUNT];
+    for (int f = 0; f < SF_COUNT; f++)
+        stand_in[f] = gate + image_header()->wrapper[f];
+    long rc = -1;
+    if (mapped_objects_load(target_pid(t), maps, &objs, err) == 0 &&
+        find_real(t, &objs, real, err) == 0) {
+        rc = 0;
+        for (size_t i = 0; rc == 0 && i < objs.n; i++)
+            rc = plan_object(t, maps, &objs.v[i], real, stand_in, &plan, err);
+    }
+    struct sampler_patch *p = rc == 0 ? calloc(plan.n ? plan.n : 1, sizeof *p) : NULL;
+    for (size_t i = 0; p && i < plan.n; i++)
+        p[i] = (struct sampler_patch){plan.v[i].slot, real[plan.v[i].fn],
+                                      stand_in[plan.v[i].fn]};
+    if (rc == 0)
+        rc = p ? restore_patches(sm, t, p, plan.n, err) : mp_error_set(err, "out of memory");
+    free(p);
+    free(plan.v);
+    mapped_objects_free(&objs);
+    return rc;
+}
+
+/* Whether the region at start holds this memprof's code: the header up to
+ * what memprof fills, and the code after it. */
+static bool our_code(struct sampler *sm, struct target *t, uint64_t start, size_t len)
+{
+    unsigned char *code = malloc(len);
+    size_t head = offsetof(struct sampler_image_header, real);
+    size_t rest = sizeof(struct sampler_image_header);
     struct mp_error ignored;
-    return (page & 0xfff) == 0 && e && e->r && e->w && !e->x && !e->shared &&
-           e->path[0] == 0 && e->end - page >= sizeof mark &&
-           mem_read(sm, t, page, &mark, sizeof mark, &ignored) == 0 &&
-           mark == SAMPLER_OWNER_MARK;
+    bool ours = code && mem_read(sm, t, start, code, len, &ignored) == 0 &&
+                memcmp(code, sampler_image, head) == 0 &&
+                memcmp(code + rest, sampler_image + rest, len - rest) == 0;
+    free(code);
+    return ours;
 }
 
-/* One region: its recorded slots put back, made inert; adopted for reuse
- * when its code is this memprof's (an owner page no longer in place
- * forgotten: the next make_watch makes one).  Returns slots put back, -2
- * when it was inert already, -1 when the region is not a sampler of this
- * layout. */
-static long sweep_region(struct sampler *sm, struct target *t, const struct map_list *maps,
-                         uint64_t start, uint64_t end, struct fd_closes *fds,
-                         struct mp_error *err)
+/* A gate (its code page, its data page after it): one inherited by fork
+ * has every slot pointing at it put back; this memprof's kind is adopted
+ * for the next 'prof on'.  A gate is never unmapped (abi.h). */
+static void sweep_gate(struct sweep *w, const struct map_entry *e)
 {
     struct sampler_image_header h;
+    struct mp_error one;
+    const struct map_entry *d = anon_after(w->maps, e);
+    if (!d || d->end - d->start < PAGE ||
+        mem_read(w->sm, w->t, e->start, &h, sizeof h, &one) < 0 ||
+        h.magic != SAMPLER_MAGIC || h.abi != SAMPLER_ABI)
+        return;
+    bool ours = our_code(w->sm, w->t, e->start, PAGE);
+    if (h.pid != w->pid && ours) {
+        long r = unpoint_gate(w->sm, w->t, w->maps, e->start, &one);
+        if (r != 0) {           /* once put back, 'info' alone says what stays */
+            w->inherited++;
+            w->parent = h.pid;
+            sweep_count(w, r);
+        }
+    }
+    if (ours && !w->sm->gate) {
+        w->sm->gate = e->start;
+        w->sm->inherited_from = h.pid != w->pid ? h.pid : 0;
+    }
+}
+
+/* A body: its recorded slots put back (those still holding a stand-in of
+ * its gate), its pipe's ends closed, its gate closed, and once no thread
+ * is inside it, unmapped; else adopted to be unmapped later. */
+static void sweep_body(struct sweep *w, const struct map_entry *e)
+{
+    struct sampler *sm = w->sm;
     struct sampler_ctl ctl;
-    if (end - start < SAMPLER_CODE_SIZE + sizeof(struct sampler_data) ||
-        mem_read(sm, t, start, &h, sizeof h, err) < 0 ||
-        mem_read(sm, t, start + DATA_OFF(ctl), &ctl, sizeof ctl, err) < 0 ||
-        h.magic != SAMPLER_MAGIC || ctl.magic != SAMPLER_MAGIC || ctl.abi != SAMPLER_ABI ||
-        ctl.npatches > SAMPLER_PATCH_MAX)
-        return -1;
+    struct mp_error one, ignored;
+    const struct map_entry *d = anon_after(w->maps, e);
+    if (!d || mem_read(sm, w->t, e->start + SAMPLER_CODE_SIZE, &ctl, sizeof ctl, &one) < 0 ||
+        ctl.magic != SAMPLER_MAGIC || ctl.abi != SAMPLER_ABI ||
+        ctl.npatches > SAMPLER_PATCH_MAX || ctl.data_bytes > d->end - d->start ||
+        ctl.data_bytes < sizeof(struct sampler_data) || (ctl.gate & (PAGE - 1)))
+        return;
+    const struct map_entry *g = maps_find(w->maps, ctl.gate - PAGE);
+    bool gated = g && g->start == ctl.gate - PAGE && code_mapping_of(g, REGION_NAME, PAGE) &&
+                 anon_after(w->maps, g);
     struct sampler_patch *p = calloc(ctl.npatches ? ctl.npatches : 1, sizeof *p);
-    if (!p)
-        return mp_error_set(err, "out of memory");
-    long restored = 0;
-    /* a sampler taken out cleanly: nothing to do, nothing to say */
-    bool left_on = ctl.state != SAMPLER_OFF || ctl.npatches > 0;
-    if (mem_read(sm, t, start + DATA_OFF(patches), p, ctl.npatches * sizeof *p, err) < 0)
+    long restored = p ? 0 : -1;
+    if (p && mem_read(sm, w->t, e->start + DATA_OFF(patches), p, ctl.npatches * sizeof *p,
+                      &one) < 0)
         restored = -1;
     size_t keep = 0;
     for (size_t i = 0; restored == 0 && i < ctl.npatches; i++)
-        if (p[i].wrapper >= start && p[i].wrapper < start + SAMPLER_CODE_SIZE)
-            p[keep++] = p[i];   /* a stand-in of this region: never another address */
+        if (p[i].wrapper >= ctl.gate - PAGE && p[i].wrapper < ctl.gate)
+            p[keep++] = p[i];   /* a stand-in of its gate: never another address */
     if (restored == 0)
-        restored = restore_patches(sm, t, p, keep, err);
+        restored = restore_patches(sm, w->t, p, keep, &one);
     free(p);
+    if (ctl.state != SAMPLER_OFF || ctl.npatches > 0) {
+        w->left++;
+        w->gone = ctl.memprof_pid;
+    }
+    sweep_count(w, restored);
     uint32_t off = SAMPLER_OFF;
     uint64_t zero = 0;
-    struct mp_error ignored;
-    mem_write(sm, t, start + DATA_OFF(ctl.state), &off, sizeof off, &ignored);
+    mem_write(sm, w->t, e->start + DATA_OFF(ctl.state), &off, sizeof off, &ignored);
+    if (restored >= 0)
+        mem_write(sm, w->t, e->start + DATA_OFF(ctl.npatches), &zero, sizeof zero, &ignored);
     if (ctl.watch_ino) {
         char want[64];
         pipe_link(ctl.watch_ino, want, sizeof want);
-        fd_close_add(fds, ctl.watch_fd, want);
-        fd_close_add(fds, ctl.watch_write, want);
+        fd_close_add(&w->fds, ctl.watch_fd, want);
+        fd_close_add(&w->fds, ctl.watch_write, want);
     }
-    if (restored >= 0)
-        mem_write(sm, t, start + DATA_OFF(ctl.npatches), &zero, sizeof zero, &ignored);
-    if (ctl.owner_page && !owner_page_in_place(sm, t, maps, ctl.owner_page))
-        mem_write(sm, t, start + DATA_OFF(ctl.owner_page), &zero, sizeof zero, &ignored);
-    unsigned char *code = malloc(sampler_image_len);
-    if (code && !sm->base && mem_read(sm, t, start, code, sampler_image_len, &ignored) == 0 &&
-        memcmp(code, sampler_image, sampler_image_len) == 0) {
-        sm->base = start;
-        sm->size = end - start;
-        sm->row_room = (sm->size - SAMPLER_CODE_SIZE - sizeof(struct sampler_data)) /
+    uint64_t len = SAMPLER_CODE_SIZE + ctl.data_bytes;
+    if (restored >= 0 && gated && gate_drained(sm, w->t, ctl.gate) &&
+        w->fds.nunmap < UNMAP_MAX) {
+        w->fds.unmap[w->fds.nunmap].start = e->start;
+        w->fds.unmap[w->fds.nunmap++].len = len;
+        return;
+    }
+    w->kept++;
+    if (!sm->base && gated && ctl.gate - PAGE == sm->gate &&
+        our_code(sm, w->t, e->start, sampler_image_len)) {
+        sm->base = e->start;
+        sm->size = sm->kept = len;
+        sm->row_room = (len - SAMPLER_CODE_SIZE - sizeof(struct sampler_data)) /
                        sizeof(struct sampler_row);
     }
-    free(code);
-    if (restored >= 0 && !left_on)
-        return -2;
-    return restored;
 }
 
 /* The region's memfd is closed in the stop that maps it: one still open
@@ -979,11 +1265,43 @@ static void add_leaked_memfds(struct fd_closes *c)
     while (d && (de = readdir(d))) {
         char *end;
         long fd = strtol(de->d_name, &end, 10);
-        if (!*end && end != de->d_name && fd >= 0 && fd <= INT32_MAX)
+        if (!*end && end != de->d_name && fd >= 0 && fd <= INT32_MAX) {
             fd_close_add(c, (int)fd, "/memfd:" REGION_NAME " (deleted)");
+            fd_close_add(c, (int)fd, "/memfd:" BODY_NAME " (deleted)");
+        }
     }
     if (d)
         closedir(d);
+}
+
+/* What the sweep found, said truly: a sampler a memprof left on and died
+ * with, or stand-ins this process inherited by fork. */
+static void sweep_note(const struct sweep *w, char *note, size_t len)
+{
+    pid_t pid = target_pid(w->t);
+    size_t n = 0;
+    char slots[160];
+    snprintf(slots, sizeof slots, "%ld call-table slot%s put back%s", w->restored,
+             w->restored == 1 ? "" : "s",
+             w->failed ? " (some could not be written: they pass their calls straight "
+                         "through)" : "");
+    if (w->left)
+        n += (size_t)snprintf(note + n, len - n, "memprof's sampler was left on in process %d "
+                              "by a memprof that is gone (pid %lld)", (int)pid,
+                              (long long)w->gone);
+    if (w->inherited && n < len)
+        n += (size_t)snprintf(note + n, len - n, "%sprocess %d inherited memprof's sampler "
+                              "stand-ins by fork from process %lld, which memprof was "
+                              "sampling then", n ? "; " : "", (int)pid, (long long)w->parent);
+    if (!n || n >= len)
+        return;
+    n += (size_t)snprintf(note + n, len - n, ": %s", slots);
+    if (w->kept && n < len)
+        n += (size_t)snprintf(note + n, len - n, "; a thread is still inside the sampler's "
+                              "body, which stays mapped until the next 'prof on' or session");
+    if (n < len)
+        snprintf(note + n, len - n, "; its stand-ins' page (%u KiB) stays mapped, inert, "
+                 "passing every call straight through", 2 * PAGE / 1024);
 }
 
 int sampler_sweep(struct sampler *sm, struct target *t, char *note, size_t notelen,
@@ -993,33 +1311,27 @@ int sampler_sweep(struct sampler *sm, struct target *t, char *note, size_t notel
     note[0] = 0;
     if (maps_read_pid(target_pid(t), &maps, err) < 0)
         return -1;
-    int found = 0;
-    long restored = 0;
-    struct fd_closes fds = {.t = t};
-    add_leaked_memfds(&fds);
-    for (size_t i = 0; i < maps.n; i++) {
-        const struct map_entry *m = &maps.v[i];
-        if (!m->x || m->offset != 0 || strcmp(m->path, "/memfd:" REGION_NAME) != 0)
-            continue;
-        if (mem_open(sm, t, err) < 0) {
-            maps_free(&maps);
-            return -1;
+    struct sweep w = {.sm = sm, .t = t, .maps = &maps, .fds = {.t = t}, .pid = own_pid(t)};
+    add_leaked_memfds(&w.fds);
+    for (int pass = 0; pass < 2; pass++)        /* gates first: bodies name theirs */
+        for (size_t i = 0; i < maps.n; i++) {
+            const struct map_entry *m = &maps.v[i];
+            if (pass == 0 && code_mapping_of(m, REGION_NAME, PAGE)) {
+                if (mem_open(sm, t, err) < 0)
+                    goto fail;
+                sweep_gate(&w, m);
+            } else if (pass == 1 && code_mapping_of(m, BODY_NAME, SAMPLER_CODE_SIZE)) {
+                if (mem_open(sm, t, err) < 0)
+                    goto fail;
+                sweep_body(&w, m);
+            }
         }
-        struct mp_error one;
-        long r = sweep_region(sm, t, &maps, m->start, region_end(&maps, i), &fds, &one);
-        if (r < 0)
-            continue;
-        found++;
-        restored += r;
-    }
     maps_free(&maps);
     struct mp_error ignored;
-    fd_close_run(&fds, &ignored);
-    if (found)
-        snprintf(note, notelen, "found %d sampler%s a memprof that is gone left in process "
-                 "%d: %ld call-table slot%s put back; %s inert and stay%s mapped%s",
-                 found, found > 1 ? "s" : "", target_pid(t), restored,
-                 restored == 1 ? "" : "s", found > 1 ? "they are" : "it is",
-                 found > 1 ? "" : "s", sm->base ? " (memprof reuses it at 'prof on')" : "");
-    return found;
+    fd_close_run(&w.fds, &ignored);
+    sweep_note(&w, note, notelen);
+    return w.left + w.inherited;
+fail:
+    maps_free(&maps);
+    return -1;
 }

@@ -11,10 +11,13 @@
  * points each call-table (GOT) slot of malloc, free, calloc, realloc and
  * the aligned allocators at the sampler's stand-ins, recording each slot's
  * old value in the sampler's data first.  Coming out: every slot gets its
- * old value back; the region stays mapped and inert (a thread may still be
- * returning through it) and is reused.  A memprof that dies leaves the
- * pipe hung up: the sampler stops sampling by itself, and the next session
- * puts the slots back (sampler_sweep). */
+ * old value back, and once no thread is inside the sampler's body (its
+ * gate counts them) the body is unmapped: only the gate stays, one page of
+ * stand-ins passing calls straight through and one data page (a thread
+ * may have read a slot before it was put back), reused at the next 'prof
+ * on'.  A memprof that dies leaves the pipe hung up: the sampler stops
+ * sampling by itself, and the next session puts the slots back
+ * (sampler_sweep). */
 #ifndef MEMPROF_SAMPLER_H
 #define MEMPROF_SAMPLER_H
 
@@ -46,9 +49,7 @@ struct sampler_on_report {
     double stop_us;            /* how long the borrowed thread was held */
     double stop_wall_ms;       /* the stop with memprof's choosing of the
                                 * thread (listing and looking at threads) */
-    bool reused;               /* an inert region from before was used again */
-    bool owner_page;           /* forked children are told by a page fork
-                                * wipes (else by getpid() at each sample) */
+    bool reused;               /* the stand-ins' page from before was used again */
 };
 
 /* What a dump found besides the samples. */
@@ -80,6 +81,13 @@ void sampler_forget(struct sampler *sm);
 void sampler_free(struct sampler *sm);
 
 bool sampler_is_on(const struct sampler *sm);
+/* Bytes of the sampler's body the last 'prof off' left mapped because a
+ * thread was still inside it (a call to the allocator that had not
+ * returned), 0 when it is unmapped. */
+uint64_t sampler_kept_bytes(const struct sampler *sm);
+/* The process the stand-ins' page came from by fork, 0 when it is this
+ * process's own (or there is none). */
+int64_t sampler_inherited_from(const struct sampler *sm);
 unsigned sampler_lg_sample(const struct sampler *sm);
 
 /* Put the sampler in (or turn an inert one on again), sampling every
@@ -101,9 +109,10 @@ long sampler_off(struct sampler *sm, struct target *t, struct mp_error *err);
 int sampler_dump(struct sampler *sm, struct target *t, char **data, size_t *len,
                  struct sampler_dump_info *info, struct mp_error *err);
 
-/* At attach: a sampler a memprof that is gone left in the process is made
- * inert and its slots put back.  Returns how many were found (0 or more),
- * with note saying what was done, or -1 with err. */
+/* At attach: a sampler a memprof that is gone left on in the process is
+ * made inert, its slots put back and its body unmapped; stand-ins the
+ * process inherited by fork have their slots put back.  Returns how many
+ * were found (0 or more), with note saying what was done, or -1 with err. */
 int sampler_sweep(struct sampler *sm, struct target *t, char *note, size_t notelen,
                   struct mp_error *err);
 

@@ -594,13 +594,24 @@ stop_server() {
 #                          memfd:memprof-sampler mappings (0 when it has
 #                          none); the slots found, and how many slots it
 #                          read, on stderr
-#   sampler_regions PID    prints how many sampler regions are mapped (its
-#                          r-x mappings)
+#   sampler_regions PID    prints how many sampler gates (stand-ins' pages,
+#                          memfd:memprof-sampler) are mapped
+#   sampler_bodies PID     prints how many sampler bodies
+#                          (memfd:memprof-sampler-body) are mapped
 #   sampler_ctl PID FIELD  prints a field of the sampler's struct
 #                          sampler_ctl (allocator/sampler/abi.h: state,
 #                          npatches, samples, live, memprof_pid, ...), read
-#                          from the first region's data at +0x10000
-#   sampler_state_is PID N ctl.state is N (0 off, 1 on, 2 orphan)
+#                          from the body's data at +0x10000
+#   sampler_state_is PID N ctl.state is N (0 off, 1 on, 2 orphan); with no
+#                          body mapped, the gate's state
+#   sampler_gate PID FIELD prints a field of the gate's data page (mark,
+#                          state, inside: the lanes' sum) or its header
+#                          (pid)
+#   sampler_smaps PID      prints "SIZE RSS" (KiB) of all memprof's
+#                          mappings (gates and bodies, with the anonymous
+#                          data page or pages after each)
+#   sampler_gate_only SR   SR (sampler_smaps's) is one gate: 8 KiB mapped,
+#                          at most 8 KiB resident
 got_into_sampler() {
 python3 - "$1" <<'PY'
 import os, struct, subprocess, sys
@@ -655,7 +666,8 @@ if read == 0:
 print(inside)
 PY
 }
-sampler_regions() { grep -c ' r-xp .*/memfd:memprof-sampler' "/proc/$1/maps"; }
+sampler_regions() { grep -c ' r-xp .*/memfd:memprof-sampler (deleted)$' "/proc/$1/maps"; }
+sampler_bodies() { grep -c ' r-xp .*/memfd:memprof-sampler-body (deleted)$' "/proc/$1/maps"; }
 sampler_ctl() {
 python3 - "$1" "$2" <<'PY'
 import struct, sys
@@ -664,20 +676,77 @@ layout = {"magic": (0, "Q"), "abi": (8, "I"), "state": (12, "I"), "generation": 
           "tgid": (24, "q"), "watch_fd": (32, "i"), "lg_sample": (36, "I"),
           "nrows": (128, "Q"), "npatches": (136, "Q"), "memprof_pid": (144, "q"),
           "samples": (152, "Q"), "dropped": (160, "Q"), "truncated": (168, "Q"),
-          "live": (176, "Q"), "owner_page": (200, "Q")}
+          "live": (176, "Q"), "gate": (200, "Q")}
 start = next(int(f[0].split("-")[0], 16) for f in map(str.split, open(f"/proc/{pid}/maps"))
-             if len(f) >= 6 and f[5] == "/memfd:memprof-sampler" and "x" in f[1])
+             if len(f) >= 6 and f[5] == "/memfd:memprof-sampler-body" and "x" in f[1])
 off, fmt = layout[field]
 with open(f"/proc/{pid}/mem", "rb") as mem:
     mem.seek(start + 0x10000 + off)
     print(struct.unpack("<" + fmt, mem.read(struct.calcsize(fmt)))[0])
 PY
 }
-sampler_state_is() { [ "$(sampler_ctl "$1" state 2>/dev/null)" = "$2" ]; }
-# owner_page_ok PID: the sampler's owner page (abi.h) is a private
-# anonymous read+write page of the process holding the mark.
+sampler_state_is() {
+    if [ "$(sampler_bodies "$1")" -gt 0 ]; then
+        [ "$(sampler_ctl "$1" state 2>/dev/null)" = "$2" ]
+    else
+        [ "$(sampler_gate "$1" state 2>/dev/null)" = "$2" ]
+    fi
+}
+sampler_gate_addr() {      # the gate's data page, decimal
+    local a
+    a=$(awk '$6 == "/memfd:memprof-sampler" && $2 ~ /x/ {print $1; exit}' "/proc/$1/maps")
+    [ -n "$a" ] && echo $((0x${a%-*} + 4096))
+}
+sampler_gate() {
+python3 - "$1" "$2" <<'PY'
+import struct, sys
+pid, field = sys.argv[1], sys.argv[2]
+start = next(int(f[0].split("-")[0], 16) for f in map(str.split, open(f"/proc/{pid}/maps"))
+             if len(f) >= 6 and f[5] == "/memfd:memprof-sampler" and "x" in f[1])
+with open(f"/proc/{pid}/mem", "rb") as mem:
+    if field == "pid":
+        mem.seek(start + 184)
+        print(struct.unpack("<q", mem.read(8))[0])
+        sys.exit(0)
+    mem.seek(start + 0x1000)
+    page = mem.read(4096)
+mark, state = struct.unpack_from("<QI", page, 0)
+inside = sum(struct.unpack_from("<q", page, 128 + 64 * i)[0] for i in range(32))
+print({"mark": mark, "state": state, "inside": inside}[field])
+PY
+}
+sampler_gate_only() { [ "${1% *}" = 8 ] && [ "${1#* }" -le 8 ]; }
+sampler_smaps() {
+python3 - "$1" <<'PY'
+import re, sys
+pid = sys.argv[1]
+maps, cur = [], None
+for line in open(f"/proc/{pid}/smaps"):
+    m = re.match(r"^([0-9a-f]+)-([0-9a-f]+) (\S+) \S+ \S+ \S+\s*(.*)$", line)
+    if m:
+        cur = {"start": int(m.group(1), 16), "end": int(m.group(2), 16), "path": m.group(4)}
+        maps.append(cur)
+    elif cur is not None and ":" in line:
+        k, v = line.split(":", 1)
+        if k in ("Size", "Rss"):
+            cur[k] = int(v.split()[0])
+size = rss = 0
+for i, e in enumerate(maps):
+    if e["path"] in ("/memfd:memprof-sampler (deleted)", "/memfd:memprof-sampler-body (deleted)"):
+        parts = [e]
+        if i + 1 < len(maps) and maps[i + 1]["start"] == e["end"] and not maps[i + 1]["path"]:
+            parts.append(maps[i + 1])
+        for p in parts:
+            size += p["Size"]; rss += p["Rss"]
+            print(f"  {p['start']:x}-{p['end']:x} {p['path'] or '(its data)'}: Size {p['Size']} kB, Rss {p['Rss']} kB", file=sys.stderr)
+print(size, rss)
+PY
+}
+# owner_page_ok PID: the sampler's gate data page (abi.h: right after the
+# stand-ins' page) is a private anonymous read+write page of the process
+# holding the mark.
 owner_page_ok() {
-python3 - "$1" "$(sampler_ctl "$1" owner_page)" <<'PY'
+python3 - "$1" "$(sampler_gate_addr "$1")" <<'PY'
 import struct, sys
 pid, page = sys.argv[1], int(sys.argv[2])
 maps = [l.split() for l in open(f"/proc/{pid}/maps")]

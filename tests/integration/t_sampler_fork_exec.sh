@@ -2,7 +2,12 @@
 # commands on its stdin, sampling at rate 0 so that every figure is exact):
 #  - fork: the child allocates and frees with the sampler's stand-ins in
 #    its call tables and does its work (exit 0); it takes no sample the
-#    parent's profile shows;
+#    parent's profile shows; fork gives it the gate's data page wiped (its
+#    stand-ins pass straight through) and no body at all;
+#  - a child forked while the sampler is in outlives the parent's 'prof
+#    off': it keeps only the gate (8 KiB, smaps), works on, and a session
+#    on it says it inherited the stand-ins from its parent (not that a
+#    memprof died there) and puts its slots back;
 #  - threads starting and ending: their blocks are sampled exactly;
 #  - dlopen of a library after 'prof on': its call table was not pointed
 #    at the sampler, so its allocations are not sampled (the dump lacks
@@ -68,12 +73,14 @@ check "fork: blocks from before 'prof on' are not in the profile" lacks_fn keep_
 cmd spawn '^spawned [0-9]+'
 CHILD=$(grep -o '^spawned [0-9]*' "$TARGET_OUT" | tail -1 | cut -d' ' -f2)
 PIDS+=("$CHILD")
-child_samples=$(sampler_ctl "$CHILD" samples)
+child_samples=$(sampler_ctl "$PID" samples)
 kill -USR1 "$CHILD"
 wait_until 20 "the child's first round" grep -q '^child round ok' "$TARGET_OUT"
-check "spawn: the child's round took no sample" [ "$(sampler_ctl "$CHILD" samples)" = "$child_samples" ]
-check "spawn: the owner page reads zero in the child" \
-    [ "$(owner_page_ok "$CHILD" 2>&1)" = "owner page holds 0x0" ]
+check "spawn: the child has no sampler body (fork does not copy it)" [ "$(sampler_bodies "$CHILD")" = 0 ]
+check "spawn: the child's gate data page reads zero (closed, no mark)" \
+    [ "$(sampler_gate "$CHILD" mark) $(sampler_gate "$CHILD" state)" = "0 0" ]
+check "spawn: the child's round entered no body (no thread counted)" [ "$(sampler_gate "$CHILD" inside)" = 0 ]
+check "spawn: the parent's samples did not move" [ "$(sampler_ctl "$PID" samples)" = "$child_samples" ]
 mkfifo "$WORK/c.cmds"
 "$MEMPROF" -p "$CHILD" <"$WORK/c.cmds" >"$WORK/c.out" 2>&1 &
 CMP=$!
@@ -82,10 +89,12 @@ exec 5>"$WORK/c.cmds"
 echo 'prof sample 0' >&5
 echo 'prof on' >&5
 wait_until 20 "the child's session to turn profiling on" grep -q 'profiling is now on' "$WORK/c.out"
-check "spawn: the child's session found the sampler it inherited" \
-    file_has "$WORK/c.out" 'found 1 sampler a memprof that is gone left'
-check "spawn: the child has an owner page of its own" owner_page_ok "$CHILD"
-check "spawn: not the parent's" [ "$(sampler_ctl "$CHILD" owner_page)" != "$(sampler_ctl "$PID" owner_page)" ]
+check "spawn: the child's session says it inherited the stand-ins from its parent" \
+    file_has "$WORK/c.out" "process $CHILD inherited memprof's sampler stand-ins by fork from process $PID"
+check "spawn: and not that a memprof died there" file_lacks "$WORK/c.out" 'memprof that is gone'
+check "spawn: the child's gate holds its own mark now" owner_page_ok "$CHILD"
+check "spawn: the child's gate names the child" [ "$(sampler_gate "$CHILD" pid)" = "$CHILD" ]
+check "spawn: the parent's gate still names the parent" [ "$(sampler_gate "$PID" pid)" = "$PID" ]
 kill -USR1 "$CHILD"
 wait_until 20 "the child's second round" count_above "$TARGET_OUT" '^child round ok' 1
 echo "dump $WORK/child.heap" >&5
@@ -111,7 +120,32 @@ check "dlopen: the process lives" alive "$PID"
 dump_top
 check "dlopen: its allocations are not sampled (no plugin_keep)" lacks_fn plugin_keep
 check "dlopen: the rest is still sampled (thread_keep)" has_fn thread_keep
+# a child forked while on, alive across the parent's 'prof off'
+cmd spawn '^spawned [0-9]+'
+KID=$(grep -o '^spawned [0-9]*' "$TARGET_OUT" | tail -1 | cut -d' ' -f2)
+PIDS+=("$KID")
 send 'prof off' 'profiling is now off'
+check "kid: after the parent's 'prof off' its call tables still point at the gate" \
+    [ "$(got_into_sampler "$KID")" -gt 0 ]
+kid_sr=$(sampler_smaps "$KID")
+echo "kid: memprof's mappings in process $KID: Size and Rss (KiB) $kid_sr"
+check "kid: it maps only the gate, 8 KiB, at most 8 KiB resident ($kid_sr)" sampler_gate_only "$kid_sr"
+n=$(grep -c '^child round ok' "$TARGET_OUT")
+kill -USR1 "$KID"
+wait_until 20 "the kid's round" count_above "$TARGET_OUT" '^child round ok' "$n"
+check "kid: its round through the stand-ins worked" alive "$KID"
+mp -p "$KID" -e info
+check "kid: a session on it works" mp_ok
+check "kid: it says what the kid holds and that it came by fork" \
+    err_has "process $KID inherited memprof's sampler stand-ins by fork from process $PID.*: [1-9][0-9]* call-table slots? put back.*stays mapped"
+check "kid: its info says the stand-ins' page is inherited" out_has "inherited from process $PID"
+check "kid: its slots are back" [ "$(got_into_sampler "$KID")" = 0 ]
+n=$(grep -c '^child round ok' "$TARGET_OUT")
+kill -USR1 "$KID"
+wait_until 20 "the kid's round" count_above "$TARGET_OUT" '^child round ok' "$n"
+check "kid: it works on after" alive "$KID"
+kill -9 "$KID"
+
 send 'prof on' 'profiling is now on'
 got_into_sampler "$PID" 2>"$WORK/slots" >/dev/null
 check "dlopen: after 'prof on' again the library's call table points at the sampler" \

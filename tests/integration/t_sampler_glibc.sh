@@ -35,16 +35,18 @@ check "before prof on: no GOT slot points into a sampler" [ "$(got_into_sampler 
 open_session s
 send 'prof sample 0' 'sampling every 2\^0 bytes'
 send 'prof on' 'profiling is now on'
-check "on: one sampler region mapped" [ "$(sampler_regions "$PID")" = 1 ]
-check "on: the region's code is r-x, its data rw-" \
-    bash -c 'grep -q " r-xp .*memfd:memprof-sampler" /proc/$1/maps && grep -q " rw-p .*memfd:memprof-sampler" /proc/$1/maps' _ "$PID"
+check "on: one gate (stand-ins' page) and one body mapped" \
+    [ "$(sampler_regions "$PID") $(sampler_bodies "$PID")" = "1 1" ]
+check "on: no page of memprof's is both writable and executable" \
+    file_lacks "/proc/$PID/maps" ' rwxp .*memprof-sampler' 
 on_slots=$(got_into_sampler "$PID")
 check "on: GOT slots point into the sampler (read from outside)" [ "${on_slots:-0}" -ge 5 ]
 check "on: ctl.state is ON" sampler_state_is "$PID" 1
 check "on: ctl.npatches matches the slots seen" [ "$(sampler_ctl "$PID" npatches)" = "$on_slots" ]
-check "on: its owner page (wiped on fork) is a private anonymous page holding the mark" \
+check "on: its gate's data page (wiped on fork) is a private anonymous page holding the mark" \
     owner_page_ok "$PID"
-owner=$(sampler_ctl "$PID" owner_page)
+check "on: ctl names that page" [ "$(sampler_ctl "$PID" gate)" = "$(sampler_gate_addr "$PID")" ]
+owner=$(sampler_gate_addr "$PID")
 
 # (a) rate 0: exact
 round
@@ -115,11 +117,11 @@ check "rate 12: no sample dropped (no warning)" file_lacks "$WORK/s.out" 'left o
 send 'prof off' 'profiling is now off'
 check "off: says how many slots were put back" file_has "$WORK/s.out" "its $on_slots call-table slots put back"
 check "off: no GOT slot points into the sampler" [ "$(got_into_sampler "$PID")" = 0 ]
-check "off: ctl.state is OFF" sampler_state_is "$PID" 0
-check "off: the region stays mapped (inert, for reuse)" [ "$(sampler_regions "$PID")" = 1 ]
-samples=$(sampler_ctl "$PID" samples)
+check "off: the gate is closed (state OFF)" sampler_state_is "$PID" 0
+check "off: the body is unmapped, the gate stays (inert, for reuse)" \
+    [ "$(sampler_regions "$PID") $(sampler_bodies "$PID")" = "1 0" ]
 round
-check "off: a round takes no sample" [ "$(sampler_ctl "$PID" samples)" = "$samples" ]
+check "off: a round counts no thread inside the gate" [ "$(sampler_gate "$PID" inside)" = 0 ]
 close_session
 check "the session ended well" [ "$MPRC" = 0 ]
 mp -p "$PID" -e dump
@@ -129,12 +131,12 @@ mp -p "$PID" -e 'info --json'
 check "off: info --json: sampler possible" [ "$(jf 'd["allocator"]["sampler"]["possible"]')" = True ]
 check "off: info --json: sampler not on" [ "$(jf 'd["allocator"]["sampler"]["on"]')" = False ]
 check "off: the next session does not report a sampler left by a gone memprof" \
-    err_lacks 'sampler a memprof that is gone left'
+    err_lacks 'memprof that is gone|inherited'
 
 mp -p "$PID" -e 'prof on' -e 'prof off'
 check "a later session's prof on/off: done" mp_ok
-check "a later session keeps the same owner page (none made per session)" \
-    [ "$(sampler_ctl "$PID" owner_page)" = "$owner" ]
+check "a later session keeps the same gate (none made per session)" \
+    [ "$(sampler_gate_addr "$PID")" = "$owner" ]
 check "a later session: the owner page still holds the mark" owner_page_ok "$PID"
 
 # (e) the process runs on

@@ -2,9 +2,11 @@
 # frees without pause on two threads (glibc_churn: each block's pattern is
 # checked before it is freed): 200 'prof on'/'prof off' pairs in one batch
 # leave the process running (its counters advance, no block corrupted),
-# one sampler region mapped (reused each time), no GOT slot pointing into
-# it, and no descriptor of memprof's behind (the fd count is back to what
-# it was).  Then each way a session ends takes the sampler out: end of
+# no GOT slot pointing into the sampler, and no descriptor of memprof's
+# behind (the fd count is back to what it was).  What stays of memprof's
+# is the gate alone, reused each time: its stand-ins' page and its data
+# page, 8 KiB mapped and at most 8 KiB resident (smaps), never more after
+# any number of cycles; the body (megabytes while on) is unmapped.  Then each way a session ends takes the sampler out: end of
 # batch input, 'detach', SIGTERM, SIGINT and SIGHUP to memprof.
 . "$SRCDIR/tests/integration/lib.sh"
 
@@ -15,12 +17,19 @@ counts() { words_at "$PID" counts 2; }
 advancing() { local a; a=$(counts); within 5 holds all_grew_now "$a"; }
 all_grew_now() { all_grew "$1" "$(counts)" 2>/dev/null || die "counters stuck at $1"; }
 sound() { file_lacks "$TARGET_OUT" CORRUPT && alive "$PID"; }
-# out_clean LABEL: after a session ended: no slot into the sampler, state
-# OFF, one region, the fd count back to the baseline, the process sound.
+# out_clean LABEL: after a session ended: no slot into the sampler, the
+# gate closed with no thread inside, no body, one gate of 8 KiB (Size and
+# Rss), the fd count back to the baseline, the process sound.
 out_clean() {
     check "$1: no GOT slot points into the sampler" [ "$(got_into_sampler "$PID")" = 0 ]
-    check "$1: ctl.state is OFF" sampler_state_is "$PID" 0
-    check "$1: still one sampler region mapped" [ "$(sampler_regions "$PID")" = 1 ]
+    check "$1: the gate is closed (state OFF), no thread counted inside" \
+        [ "$(sampler_gate "$PID" state) $(sampler_gate "$PID" inside)" = "0 0" ]
+    check "$1: the sampler's body is unmapped" [ "$(sampler_bodies "$PID")" = 0 ]
+    check "$1: one gate (stand-ins' page) mapped" [ "$(sampler_regions "$PID")" = 1 ]
+    local sr
+    sr=$(sampler_smaps "$PID")
+    echo "$1: memprof's mappings in process $PID: Size and Rss (KiB) $sr"
+    check "$1: memprof's mappings are 8 KiB, at most 8 KiB resident (smaps: $sr)" sampler_gate_only "$sr"
     check "$1: no descriptor of memprof's left (fd count $base_fds)" [ "$(fds)" = "$base_fds" ]
     check "$1: the process is sound (no block corrupted)" sound
     check "$1: its counters advance" advancing
@@ -29,6 +38,19 @@ out_clean() {
 
 base_fds=$(fds)
 check "the workers run" advancing
+check "before 'prof on': no mapping of memprof's (smaps)" [ "$(sampler_smaps "$PID")" = "0 0" ]
+
+# one cycle, measured while on: the body is megabytes, the gate 8 KiB
+open_session one
+echo 'prof on' >&3
+wait_until 20 "the sampler to go in" file_has "$WORK/one.out" 'profiling is now on'
+on_sr=$(sampler_smaps "$PID")
+echo "while on: memprof's mappings in process $PID: Size and Rss (KiB) $on_sr"
+check "while on: the body is mapped beside the gate" [ "$(sampler_bodies "$PID")" = 1 ]
+echo 'prof off' >&3
+wait_until 20 "the sampler to come out" file_has "$WORK/one.out" 'profiling is now off'
+close_session
+out_clean "one cycle"
 
 : >"$WORK/cycles"
 for i in $(seq 200); do printf 'prof on\nprof off\n' >>"$WORK/cycles"; done
@@ -38,7 +60,8 @@ check "200 cycles: the batch succeeded" mp_ok
 check "200 cycles: 200 times on" [ "$(grep -c '^profiling is now on' <<<"$OUT")" = 200 ]
 check "200 cycles: 200 times off, slots put back" \
     [ "$(grep -c '^profiling is now off (was on).*call-table slots put back' <<<"$OUT")" = 200 ]
-check "200 cycles: the region was reused 199 times" [ "$(grep -c 'reusing its region' <<<"$ERR")" = 199 ]
+check "200 cycles: the stand-ins' page was reused 200 times" \
+    [ "$(grep -c "reusing its stand-ins' page" <<<"$ERR")" = 200 ]
 check "200 cycles: the workers went on meanwhile" all_grew "$before" "$(counts)"
 out_clean "200 cycles"
 

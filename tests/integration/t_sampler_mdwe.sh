@@ -1,8 +1,8 @@
 # memprof's heap sampler and a process's limits on new memory:
 #  - a process that forbids itself writable-and-executable memory
 #    (PR_SET_MDWE, REFUSE_EXEC_GAIN): the sampler goes in all the same,
-#    its code mapped read+execute and its data read+write, never a page
-#    both; a dump works and the session's end takes it out;
+#    its code mapped read+execute and its data read+write (anonymous),
+#    never a page both; a dump works and the session's end takes it out;
 #  - a process whose address-space limit (RLIMIT_AS, set with prlimit)
 #    leaves no room for the sampler's region: 'prof on' fails, says the
 #    process refused the mapping and why that can be, and leaves nothing
@@ -14,9 +14,9 @@ check "mdwe: the kernel took PR_SET_MDWE" file_has "$TARGET_OUT" 'mdwe=1 rwx=ref
 mp -p "$PID" -e 'prof on' -e dump
 check "mdwe: the sampler went in" out_has 'profiling is now on'
 check "mdwe: the dump worked" out_has '^dump1: [0-9]+ stacks'
-# the region stays mapped, inert, for the next session
-check "mdwe: its code is read+execute" grep -Eq ' r-xp .*memprof-sampler' "/proc/$PID/maps"
-check "mdwe: its data is read+write" grep -Eq ' rw-p .*memprof-sampler' "/proc/$PID/maps"
+# the gate stays mapped, inert, for the next session
+check "mdwe: the gate's code is read+execute" grep -Eq ' r-xp .*memprof-sampler' "/proc/$PID/maps"
+check "mdwe: the gate's data page is read+write (and holds its mark)" owner_page_ok "$PID"
 check "mdwe: no page of the process is writable and executable" \
     bash -c '! grep -Eq "^[^ ]+ .wx" "/proc/$1/maps"' _ "$PID"
 check "mdwe: the session's end took it out" \

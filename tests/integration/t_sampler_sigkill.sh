@@ -37,8 +37,13 @@ sweep_after() {
     local left note n
     left=$(got_into_sampler "$PID" 2>/dev/null)
     mp -p "$PID" -e info
-    note=$(grep -o "found 1 sampler a memprof that is gone left in process $PID: [0-9]* call-table slot" <<<"$ERR")
+    note=$(grep -o "memprof's sampler was left on in process $PID by a memprof that is gone (pid [0-9]*): [0-9]* call-table slot" <<<"$ERR")
     n=$(grep -o ': [0-9]* call-table' <<<"$note" | tr -dc 0-9)
+    # the body goes once no thread is in it: the next session unmaps it
+    if [ "$(sampler_bodies "$PID")" != 0 ]; then
+        echo "$1: a sampler body is still mapped after the next session"
+        bad=$((bad + 1))
+    fi
     if [ "$RC" != 0 ] || [ "$(got_into_sampler "$PID" 2>/dev/null)" != 0 ] ||
        { [ "${left:-0}" -gt 0 ] && [ "${n:-x}" != "$left" ]; }; then
         echo "$1: $left slots were left, the next session said: ${note:-nothing} (exit $RC); $(got_into_sampler "$PID" 2>/dev/null) left after"
@@ -125,7 +130,12 @@ check "coming out: a round completes, its blocks intact" round_ok
 mp -p "$PID" -e 'prof sample 0' -e 'prof on' -e 'prof off'
 check "a clean session afterwards works" mp_ok
 grep memprof-sampler "/proc/$PID/maps" >&2
-check "only one sampler region was ever mapped ($(sampler_regions "$PID") are)" [ "$(sampler_regions "$PID")" = 1 ]
+check "only one gate (stand-ins' page) was ever mapped ($(sampler_regions "$PID") are)" [ "$(sampler_regions "$PID")" = 1 ]
+check "no sampler body is left mapped" [ "$(sampler_bodies "$PID")" = 0 ]
+sr=$(sampler_smaps "$PID")
+echo "after every kill: memprof's mappings in process $PID: Size and Rss (KiB) $sr"
+check "memprof's mappings are the gate's 8 KiB, at most 8 KiB resident (smaps: $sr)" \
+    sampler_gate_only "$sr"
 check "no GOT slot points into the sampler" [ "$(got_into_sampler "$PID")" = 0 ]
 now_fds=$(find "/proc/$PID/fd" -mindepth 1 -maxdepth 1 | wc -l)
 ls -l "/proc/$PID/fd" >&2

@@ -1,12 +1,15 @@
 /* test_sampler_inproc.c - the heap sampler's image (allocator/sampler/inproc/)
  * run in this process as memprof runs it in a target: written into a
- * memfd, its code mapped read+exec and its data read+write
- * SAMPLER_CODE_SIZE after, the data filled (the real allocation
+ * memfd, its code mapped read+exec, the gate's data page (wiped on fork)
+ * after its first page and the body's data read+write SAMPLER_CODE_SIZE
+ * after (gate and body share one mapping here: the gate's code reaches
+ * only its own page and the next), the data filled (the real allocation
  * functions, this process's pid, the read end of a watch pipe held here),
  * and its stand-ins called through the header's offsets.  What it samples,
  * what it forgets, when it stays out of the way (off, a forked child,
- * memprof gone, a full table), the rate of its Poisson process, and its
- * stack walk over unwind rows, including rows that point nowhere. */
+ * memprof gone, a full table), how the gate counts the threads inside the
+ * body, the rate of its Poisson process, and its stack walk over unwind
+ * rows, including rows that point nowhere. */
 #include "tests/unit/unit.h"
 
 #include <errno.h>
@@ -33,6 +36,7 @@ static struct {
     int watch[2];              /* memprof's pipe: we hold both ends */
     struct sampler_data *data;
     struct sampler_ctl *ctl;
+    struct sampler_gate *gate;
 } img;
 
 static void *(*w_malloc)(size_t);
@@ -87,9 +91,30 @@ static void map_image(void)
     ck_assert_ptr_eq(mmap(res + SAMPLER_CODE_SIZE, data_len, PROT_READ | PROT_WRITE,
                           MAP_SHARED | MAP_FIXED, img.fd, SAMPLER_CODE_SIZE),
                      res + SAMPLER_CODE_SIZE);
+    ck_assert_ptr_eq(mmap(res + SAMPLER_GATE_SIZE, SAMPLER_GATE_SIZE, PROT_READ | PROT_WRITE,
+                          MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0),
+                     res + SAMPLER_GATE_SIZE);
+    ck_assert_int_eq(madvise(res + SAMPLER_GATE_SIZE, SAMPLER_GATE_SIZE, MADV_WIPEONFORK), 0);
     img.base = res;
+    img.gate = (struct sampler_gate *)(void *)(res + SAMPLER_GATE_SIZE);
     img.data = (struct sampler_data *)(void *)(res + SAMPLER_CODE_SIZE);
     img.ctl = &img.data->ctl;
+}
+
+/* Both states: the gate's (whether the stand-ins enter the body) and
+ * ctl's (what memprof reads back). */
+static void set_state(uint32_t state)
+{
+    __atomic_store_n(&img.ctl->state, state, __ATOMIC_RELEASE);
+    __atomic_store_n(&img.gate->state, state, __ATOMIC_SEQ_CST);
+}
+
+static int64_t threads_inside(void)
+{
+    int64_t n = 0;
+    for (unsigned i = 0; i < SAMPLER_GATE_LANES; i++)
+        n += __atomic_load_n(&img.gate->lanes[i].inside, __ATOMIC_SEQ_CST);
+    return n;
 }
 
 static void fill_ctl(void)
@@ -115,7 +140,16 @@ static void fill_ctl(void)
     c->real[SF_VALLOC] = (uintptr_t)valloc;
     c->real[SF_PVALLOC] = (uintptr_t)pvalloc;
     c->memprof_pid = getpid();
-    __atomic_store_n(&c->state, SAMPLER_ON, __ATOMIC_RELEASE);
+    c->gate = (uintptr_t)img.gate;
+    /* the gate's copy of the allocator's functions, in the header (the
+     * code is mapped read-only: written through the memfd) */
+    ck_assert_int_eq(pwrite(img.fd, c->real, sizeof c->real,
+                            offsetof(struct sampler_image_header, real)),
+                     (ssize_t)sizeof c->real);
+    img.gate->mark = SAMPLER_OWNER_MARK;
+    for (int f = 0; f < SF_COUNT; f++)
+        img.gate->body[f] = (uintptr_t)img.base + header()->body[f];
+    set_state(SAMPLER_ON);
 }
 
 static void setup(void)
@@ -204,7 +238,9 @@ START_TEST(image_header_names_every_wrapper)
     ck_assert_uint_eq(header()->code_bytes, sampler_image_len);
     for (int i = 0; i < SF_COUNT; i++) {
         ck_assert_uint_ge(header()->wrapper[i], sizeof(struct sampler_image_header));
-        ck_assert_uint_lt(header()->wrapper[i], sampler_image_len);
+        ck_assert_uint_lt(header()->wrapper[i], header()->gate_bytes);
+        ck_assert_uint_ge(header()->body[i], SAMPLER_BODY_CODE);
+        ck_assert_uint_lt(header()->body[i], sampler_image_len);
         for (int j = 0; j < i; j++)
             ck_assert_uint_ne(header()->wrapper[i], header()->wrapper[j]);
     }
@@ -423,6 +459,7 @@ START_TEST(orphan_when_memprof_is_gone)
         n++;
     }
     ck_assert_uint_eq(img.ctl->state, SAMPLER_ORPHAN);
+    ck_assert_uint_eq(img.gate->state, SAMPLER_ORPHAN);  /* the gate closed too */
     ck_assert_uint_eq(sampled(), (uint64_t)n);      /* the last call noticed */
     ck_assert_ptr_null(entry_of(kept[n - 1]));
     void *q = w_malloc(10);
@@ -461,18 +498,12 @@ START_TEST(forked_child_takes_no_sample)
 }
 END_TEST
 
-/* With the owner page make_watch leaves (MADV_WIPEONFORK), the child is
- * told without getpid(): tgid is made wrong here, so that only the page
- * can tell the parent from the child. */
-START_TEST(forked_child_told_by_owner_page)
+/* The gate's data page is wiped on fork: in the child the stand-ins find
+ * the gate closed and pass every call straight to the allocator, never
+ * entering the body (which a target's fork does not copy at all), and
+ * count no thread inside. */
+START_TEST(forked_child_finds_the_gate_closed)
 {
-    int64_t (*make_watch)(void) =
-        (int64_t (*)(void))(void *)(img.base + header()->make_watch);
-    ck_assert_int_eq(make_watch(), 0);
-    const volatile uint64_t *owner = (const volatile uint64_t *)(uintptr_t)img.ctl->owner_page;
-    ck_assert_uint_ne(img.ctl->owner_page, 0);
-    ck_assert_uint_eq(*owner, SAMPLER_OWNER_MARK);
-    img.ctl->tgid = -1;
     void *q = w_malloc(40);
     ck_assert_uint_eq(sampled(), 1);
     int ends[2];
@@ -480,39 +511,67 @@ START_TEST(forked_child_told_by_owner_page)
     pid_t pid = fork();
     ck_assert_int_ge(pid, 0);
     if (pid == 0) {
-        uint64_t seen = *owner;
+        uint64_t seen[2] = {img.gate->mark, img.gate->state};
+        img.ctl->real[SF_MALLOC] = 0;       /* the body would call 0 */
         void *p = w_malloc(24);
         w_free(q);
         w_free(p);
-        _exit(write(ends[1], &seen, sizeof seen) == sizeof seen && p != NULL ? 0 : 1);
+        seen[1] |= (uint64_t)threads_inside() << 32;
+        _exit(write(ends[1], seen, sizeof seen) == sizeof seen && p != NULL ? 0 : 1);
     }
     close(ends[1]);
-    uint64_t child_saw = 1;
-    ck_assert_int_eq(read(ends[0], &child_saw, sizeof child_saw), sizeof child_saw);
+    uint64_t child_saw[2] = {1, 1};
+    ck_assert_int_eq(read(ends[0], child_saw, sizeof child_saw), sizeof child_saw);
     close(ends[0]);
     int status = 0;
     ck_assert_int_eq(waitpid(pid, &status, 0), pid);
     ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-    ck_assert_uint_eq(child_saw, 0);                  /* wiped in the child */
-    ck_assert_uint_eq(*owner, SAMPLER_OWNER_MARK);    /* kept here */
+    ck_assert_uint_eq(child_saw[0], 0);               /* mark wiped in the child */
+    ck_assert_uint_eq(child_saw[1], 0);               /* closed, nobody inside */
+    ck_assert_uint_eq(img.gate->mark, SAMPLER_OWNER_MARK);    /* kept here */
     ck_assert_uint_eq(sampled(), 1);
     ck_assert_uint_eq(img.ctl->live, 1);
     ck_assert_ptr_nonnull(entry_of(q));
     w_free(q);
     ck_assert_uint_eq(img.ctl->live, 0);
-    /* a second make_watch (the next session) keeps the same page */
-    ck_assert_int_eq(make_watch(), 0);
-    ck_assert_ptr_eq((const void *)(uintptr_t)img.ctl->owner_page, (const void *)owner);
-    close(img.ctl->watch_fd);
-    close(img.ctl->watch_write);
-    munmap((void *)(uintptr_t)owner, 4096);
+}
+END_TEST
+
+/* The gate counts a thread in before the body and out after it, and only
+ * while open: once memprof closed it (state OFF) and read every lane 0,
+ * no thread is inside, and a call from then on never enters. */
+static int64_t inside_seen = -1;
+static void *counting_malloc(size_t n)
+{
+    inside_seen = threads_inside();
+    return malloc(n);
+}
+
+START_TEST(gate_counts_threads_inside_the_body)
+{
+    ck_assert_int_eq(threads_inside(), 0);
+    img.ctl->real[SF_MALLOC] = (uintptr_t)counting_malloc;
+    void *p = w_malloc(10);
+    ck_assert_int_eq(inside_seen, 1);                 /* counted in the body */
+    ck_assert_int_eq(threads_inside(), 0);            /* and out after */
+    ck_assert_uint_eq(sampled(), 1);
+    set_state(SAMPLER_OFF);
+    inside_seen = -1;
+    void *q = w_malloc(10);                           /* straight to malloc */
+    ck_assert_int_eq(inside_seen, -1);
+    ck_assert_int_eq(threads_inside(), 0);
+    ck_assert_uint_eq(sampled(), 1);
+    img.ctl->real[SF_MALLOC] = (uintptr_t)malloc;
+    set_state(SAMPLER_ON);
+    w_free(p);
+    w_free(q);
 }
 END_TEST
 
 START_TEST(off_takes_no_sample)
 {
     void *q = w_malloc(40);
-    img.ctl->state = SAMPLER_OFF;
+    set_state(SAMPLER_OFF);
     void *p = w_malloc(40);
     void *c = w_calloc(2, 2);
     ck_assert_ptr_nonnull(p);
@@ -772,7 +831,8 @@ static Suite *sampler_inproc_suite(void)
     tcase_add_test(tc, full_table_drops_and_counts);
     tcase_add_test(tc, orphan_when_memprof_is_gone);
     tcase_add_test(tc, forked_child_takes_no_sample);
-    tcase_add_test(tc, forked_child_told_by_owner_page);
+    tcase_add_test(tc, forked_child_finds_the_gate_closed);
+    tcase_add_test(tc, gate_counts_threads_inside_the_body);
     tcase_add_test(tc, off_takes_no_sample);
     tcase_add_test(tc, walk_follows_frame_pointer_rows);
     tcase_add_test(tc, walk_crosses_many_pages);

@@ -16,14 +16,10 @@
  * these lines and fails the build if the image makes another).  arm64 has
  * no fstat of its own number 5: asm-generic's is 80, with the generic
  * struct stat (st_dev, st_ino, ...: 128 bytes). */
-#define ARCH_SYS_GETPID            172
 #define ARCH_SYS_PPOLL             73
 #define ARCH_SYS_PROCESS_VM_READV  270
 #define ARCH_SYS_PIPE2             59
 #define ARCH_SYS_FSTAT             80
-#define ARCH_SYS_MMAP              222
-#define ARCH_SYS_MUNMAP            215
-#define ARCH_SYS_MADVISE           233
 #define ARCH_STAT_WORDS            16     /* sizeof(struct stat) / 8 */
 
 /* The smallest page an arm64 kernel uses (4, 16 or 64 KiB): a read that
@@ -58,12 +54,6 @@ static inline uint64_t arch_thread_pointer(void)
  * preserves every register but x0; "memory" because ppoll and
  * process_vm_readv write through pointers the compiler cannot see in the
  * operands.  Macros: the number must be a constant ("i"). */
-#define ARCH_SYSCALL0(nr) ({                                              \
-        register int64_t x0_ __asm__("x0");                               \
-        __asm__ volatile("mov x8, %1\n\tsvc #0"                           \
-                         : "=r"(x0_) : "i"(nr) : "x8", "memory");         \
-        x0_; })
-
 #define ARCH_SYSCALL6(nr, a1, a2, a3, a4, a5, a6) ({                      \
         register uint64_t x0_ __asm__("x0") = (a1);                       \
         register uint64_t x1_ __asm__("x1") = (a2);                       \

@@ -13,14 +13,10 @@
 
 /* The only system calls the image makes (tools/embed_image.py reads
  * these lines and fails the build if the image makes another). */
-#define ARCH_SYS_GETPID            39
 #define ARCH_SYS_PPOLL             271
 #define ARCH_SYS_PROCESS_VM_READV  310
 #define ARCH_SYS_PIPE2             293
 #define ARCH_SYS_FSTAT             5
-#define ARCH_SYS_MMAP              9
-#define ARCH_SYS_MUNMAP            11
-#define ARCH_SYS_MADVISE           28
 #define ARCH_STAT_WORDS            18     /* sizeof(struct stat) / 8 */
 
 #define ARCH_PAGE_SIZE 4096u
@@ -40,12 +36,6 @@ static inline uint64_t arch_thread_pointer(void)
  * clobbers %rcx (return address) and %r11 (flags); "memory" because
  * ppoll and process_vm_readv write through pointers the compiler cannot
  * see in the operands.  Macros: the number must be a constant ("i"). */
-#define ARCH_SYSCALL0(nr) ({                                              \
-        int64_t ret_;                                                     \
-        __asm__ volatile("mov %1, %%eax\n\tsyscall"                       \
-                         : "=&a"(ret_) : "i"(nr) : "rcx", "r11", "memory"); \
-        ret_; })
-
 #define ARCH_SYSCALL6(nr, a1, a2, a3, a4, a5, a6) ({                      \
         int64_t ret_;                                                     \
         register uint64_t r10_ __asm__("r10") = (a4);                     \

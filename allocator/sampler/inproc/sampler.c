@@ -1,24 +1,27 @@
 /* sampler.c - the heap sampler memprof puts into a running process: the
  * stand-ins ("wrappers") memprof points the process's calls to malloc,
- * free and the other allocation functions at.  Each calls the allocator's
- * own function and, while memprof samples, keeps one sample per 2^lg_sample
+ * free and the other allocation functions at, in the gate's page (kept
+ * for the process's life: see the end of this file), and the body they
+ * enter while memprof samples (unmapped at 'prof off').  Each calls the
+ * allocator's own function and, while memprof samples, keeps one sample
+ * per 2^lg_sample
  * bytes allocated on average (a Poisson process over bytes, as jemalloc's
  * lg_prof_sample) in the table of abi.h, with the allocating call path; a
  * sample is forgotten when its block is freed.
  *
  * Built freestanding into a flat image (image.lds, Makefile.in): no libc,
  * no relocation, no data of its own.  Everything it keeps lives in struct
- * sampler_data, which memprof maps SAMPLER_CODE_SIZE after the code; the
- * code reaches it RIP-relative through sampler_data_block, a symbol the
- * linker script places there.  It runs inside any allocation of the
+ * sampler_data, which memprof maps SAMPLER_CODE_SIZE after the body's code;
+ * the code reaches it RIP-relative through sampler_data_block, a symbol
+ * the linker script places there (the gate's through sampler_gate_block).  It runs inside any allocation of the
  * process, on any thread, in a signal handler that interrupted one of its
  * own calls, and in a forked child that shares its data: no locks, atomic
  * operations on every shared word, a small stack frame, errno untouched,
  * and every read of the stack beyond its own frame's page first checked
  * through process_vm_readv, so that a wrong unwind row cannot fault.  A
  * sample costs no system call when its walk stays in pages already
- * checked: the process is told from a forked child by a page that fork
- * wipes, and memprof's pipe is polled once per WATCH_EVERY samples of a
+ * checked: the process is told from a forked child by the gate's page,
+ * which fork wipes, and memprof's pipe is polled once per WATCH_EVERY samples of a
  * thread. */
 #include <stddef.h>
 #include <stdint.h>
@@ -51,7 +54,9 @@ _Static_assert(SF_COUNT == 10, "the image header below names one wrapper per sam
 _Static_assert(SAMPLER_THREAD_SLOTS == 256, "thread_slot() takes the top 8 bits of a hash");
 _Static_assert(sizeof(struct sampler_thread) == 64, "one cache line per thread slot");
 
-/* The stand-ins, with the C prototypes of the functions they replace. */
+/* The stand-ins (in the gate's page), with the C prototypes of the
+ * functions they replace, and the body's functions they enter, each with
+ * the stand-in's frame last (where the stack walk starts). */
 void *sampler_malloc(size_t size);
 void sampler_free(void *ptr);
 void *sampler_calloc(size_t n, size_t size);
@@ -63,9 +68,19 @@ void *sampler_memalign(size_t align, size_t size);
 void *sampler_valloc(size_t size);
 void *sampler_pvalloc(size_t size);
 int64_t sampler_make_watch(void);
+void *body_malloc(size_t size, const uint64_t *frame);
+void body_free(void *ptr, const uint64_t *frame);
+void *body_calloc(size_t n, size_t size, const uint64_t *frame);
+void *body_realloc(void *old, size_t size, const uint64_t *frame);
+void *body_reallocarray(void *old, size_t n, size_t size, const uint64_t *frame);
+int body_posix_memalign(void **memptr, size_t align, size_t size, const uint64_t *frame);
+void *body_aligned_alloc(size_t align, size_t size, const uint64_t *frame);
+void *body_memalign(size_t align, size_t size, const uint64_t *frame);
+void *body_valloc(size_t size, const uint64_t *frame);
+void *body_pvalloc(size_t size, const uint64_t *frame);
 
 /* The image header (struct sampler_image_header), which image.lds puts at
- * offset 0.  The image is linked at address 0, so a wrapper's address is
+ * offset 0.  The image is linked at address 0, so a function's address is
  * its offset: the linker resolves every word and nothing is left for run
  * time.  Only the assembler can write these words (C has no constant for
  * a function's address as a 32-bit number), and it takes abi.h's
@@ -79,24 +94,38 @@ __attribute__((used)) static void image_header(void)
             ".long %c0, %c1\n\t"                 /* magic: low, high half */
             ".long %c2\n\t"
             ".long sampler_code_end\n\t"
-            ".long sampler_malloc\n\t"            /* SF_MALLOC */
-            ".long sampler_free\n\t"              /* SF_FREE */
-            ".long sampler_calloc\n\t"            /* SF_CALLOC */
-            ".long sampler_realloc\n\t"           /* SF_REALLOC */
-            ".long sampler_reallocarray\n\t"      /* SF_REALLOCARRAY */
-            ".long sampler_posix_memalign\n\t"    /* SF_POSIX_MEMALIGN */
-            ".long sampler_aligned_alloc\n\t"     /* SF_ALIGNED_ALLOC */
-            ".long sampler_memalign\n\t"          /* SF_MEMALIGN */
-            ".long sampler_valloc\n\t"            /* SF_VALLOC */
-            ".long sampler_pvalloc\n\t"           /* SF_PVALLOC */
+            ".long sampler_malloc\n\t"            /* wrapper[SF_MALLOC] */
+            ".long sampler_free\n\t"
+            ".long sampler_calloc\n\t"
+            ".long sampler_realloc\n\t"
+            ".long sampler_reallocarray\n\t"
+            ".long sampler_posix_memalign\n\t"
+            ".long sampler_aligned_alloc\n\t"
+            ".long sampler_memalign\n\t"
+            ".long sampler_valloc\n\t"
+            ".long sampler_pvalloc\n\t"
+            ".long body_malloc\n\t"               /* body[SF_MALLOC] */
+            ".long body_free\n\t"
+            ".long body_calloc\n\t"
+            ".long body_realloc\n\t"
+            ".long body_reallocarray\n\t"
+            ".long body_posix_memalign\n\t"
+            ".long body_aligned_alloc\n\t"
+            ".long body_memalign\n\t"
+            ".long body_valloc\n\t"
+            ".long body_pvalloc\n\t"
             ".long sampler_make_watch\n\t"        /* make_watch */
+            ".long sampler_gate_end\n\t"          /* gate_bytes */
+            ".zero %c4\n\t"                       /* real[], pid: memprof's */
             ".popsection\n\t"
             ".globl sampler_code_limit\n\t"
             ".set sampler_code_limit, %c3"
             :
             : "i"((uint32_t)SAMPLER_MAGIC), "i"((uint32_t)(SAMPLER_MAGIC >> 32)),
-              "i"(SAMPLER_ABI), "i"(SAMPLER_CODE_SIZE));
+              "i"(SAMPLER_ABI), "i"(SAMPLER_CODE_SIZE), "i"(8 * (SF_COUNT + 1)));
 }
+_Static_assert(offsetof(struct sampler_image_header, real) == 24 + 8 * SF_COUNT,
+               "image_header() writes the header's words in abi.h's order");
 
 /* ---- random intervals ------------------------------------------------ */
 
@@ -167,38 +196,17 @@ static int64_t next_interval(uint64_t *rng, uint32_t lg)
 
 /* ---- the process and memprof ------------------------------------------ */
 
-/* A forked child has the data too (a copy-on-write copy in a target, the
- * same pages in the unit test) but must leave it alone: its blocks are not
- * the process's, and every page it wrote would be copied.  The owner page
- * tells it without a system call: fork gives the child a zeroed one. */
+/* The body is entered only through the gate, whose page fork wipes (so a
+ * forked child's stand-ins never enter it), and fork does not copy the
+ * body at all: a child reaches this code only if fork was called from a
+ * signal handler that interrupted it.  The gate's mark, read without a
+ * system call, keeps such a child out of the samples all the same. */
 static int in_own_process(void)
 {
-    const volatile uint64_t *owner =
-        (const volatile uint64_t *)(uintptr_t)__atomic_load_n(&CTL->owner_page,
-                                                              __ATOMIC_ACQUIRE);
-    if (owner != 0)
-        return *owner == SAMPLER_OWNER_MARK;
-    return ARCH_SYSCALL0(ARCH_SYS_GETPID) == LOAD(&CTL->tgid);
-}
-
-/* The owner page, made once (make_watch) and kept for every later
- * session: private, anonymous, wiped on fork.  Without MADV_WIPEONFORK
- * (Linux before 4.14) there is none and in_own_process asks getpid(). */
-static void make_owner_page(void)
-{
-    if (LOAD(&CTL->owner_page) != 0)
-        return;
-    int64_t page = ARCH_SYSCALL6(ARCH_SYS_MMAP, 0, ARCH_PAGE_SIZE, KERNEL_PROT_RW,
-                                 KERNEL_MAP_PRIVATE_ANON, (uint64_t)-1, 0);
-    if (page < 0 && page > -4096)
-        return;
-    if (ARCH_SYSCALL6(ARCH_SYS_MADVISE, (uint64_t)page, ARCH_PAGE_SIZE,
-                      KERNEL_MADV_WIPEONFORK, 0, 0, 0) != 0) {
-        ARCH_SYSCALL6(ARCH_SYS_MUNMAP, (uint64_t)page, ARCH_PAGE_SIZE, 0, 0, 0, 0);
-        return;
-    }
-    *(volatile uint64_t *)(uintptr_t)page = SAMPLER_OWNER_MARK;
-    __atomic_store_n(&CTL->owner_page, (uint64_t)page, __ATOMIC_RELEASE);
+    const volatile struct sampler_gate *g =
+        (const volatile struct sampler_gate *)(uintptr_t)__atomic_load_n(&CTL->gate,
+                                                                         __ATOMIC_ACQUIRE);
+    return g != 0 && g->mark == SAMPLER_OWNER_MARK;
 }
 
 /* memprof holds the write end of the watch pipe; when it dies the read end
@@ -218,10 +226,15 @@ static int memprof_gone(void)
  * (each taken into the bounded table, read by nobody). */
 #define WATCH_EVERY 16
 
+/* From now on the stand-ins pass every call straight through (the gate's
+ * state) and the next memprof finds the state ORPHAN (ctl's). */
 static void become_orphan(void)
 {
     uint32_t on = SAMPLER_ON;
     CAS(&CTL->state, &on, (uint32_t)SAMPLER_ORPHAN);
+    struct sampler_gate *g = (struct sampler_gate *)(uintptr_t)LOAD(&CTL->gate);
+    on = SAMPLER_ON;
+    CAS(&g->state, &on, (uint32_t)SAMPLER_ORPHAN);
 }
 
 /* ---- the stack walk ---------------------------------------------------- */
@@ -564,11 +577,6 @@ static NOINLINE void count_alloc(void *ptr, uint64_t size, const uint64_t *frame
     sample_slow(t, (uint64_t)(uintptr_t)ptr, size, frame);
 }
 
-static inline __attribute__((always_inline)) int sampling(void)
-{
-    return LOAD(&CTL->state) == SAMPLER_ON;
-}
-
 /* Forgets ptr's sample if its filter byte says it may have one: the whole
  * cost of free() for the blocks that were never sampled. */
 static inline __attribute__((always_inline)) void forget_if_sampled(void *ptr)
@@ -600,7 +608,6 @@ EXPORT int64_t sampler_make_watch(void)
 {
     int32_t fds[2];
     uint64_t st[ARCH_STAT_WORDS];
-    make_owner_page();
     int64_t r = ARCH_SYSCALL6(ARCH_SYS_PIPE2, (uint64_t)(uintptr_t)fds, KERNEL_O_CLOEXEC,
                               0, 0, 0, 0);
     if (r < 0)
@@ -612,35 +619,33 @@ EXPORT int64_t sampler_make_watch(void)
     return 0;
 }
 
-EXPORT void *sampler_malloc(size_t size)
+/* ---- the body's functions ----------------------------------------------
+ * Entered only from a stand-in that counted itself in (the gate, below),
+ * and they return to it: memprof unmaps the body once no thread is
+ * counted.  `frame` is the stand-in's. */
+
+EXPORT void *body_malloc(size_t size, const uint64_t *frame)
 {
-    malloc_fn *real = REAL(SF_MALLOC, malloc_fn *);
-    if (!sampling())
-        return real(size);
-    void *p = real(size);
+    void *p = REAL(SF_MALLOC, malloc_fn *)(size);
     if (p != NULL)
-        count_alloc(p, size, MY_FRAME());
+        count_alloc(p, size, frame);
     return p;
 }
 
-EXPORT void sampler_free(void *ptr)
+EXPORT void body_free(void *ptr, const uint64_t *frame)
 {
-    free_fn *real = REAL(SF_FREE, free_fn *);
-    if (sampling())
-        forget_if_sampled(ptr);
-    real(ptr);
+    (void)frame;
+    forget_if_sampled(ptr);
+    REAL(SF_FREE, free_fn *)(ptr);
 }
 
 /* n * size that overflows fails in the allocator: nothing to count. */
-EXPORT void *sampler_calloc(size_t n, size_t size)
+EXPORT void *body_calloc(size_t n, size_t size, const uint64_t *frame)
 {
-    calloc_fn *real = REAL(SF_CALLOC, calloc_fn *);
-    if (!sampling())
-        return real(n, size);
-    void *p = real(n, size);
+    void *p = REAL(SF_CALLOC, calloc_fn *)(n, size);
     size_t bytes;
     if (p != NULL && !__builtin_mul_overflow(n, size, &bytes))
-        count_alloc(p, bytes, MY_FRAME());
+        count_alloc(p, bytes, frame);
     return p;
 }
 
@@ -649,40 +654,34 @@ EXPORT void *sampler_calloc(size_t n, size_t size)
  * after the call its address may already be another thread's.  A realloc
  * that fails loses that sample.  The new block is counted like any
  * allocation. */
-EXPORT void *sampler_realloc(void *old, size_t size)
+EXPORT void *body_realloc(void *old, size_t size, const uint64_t *frame)
 {
-    realloc_fn *real = REAL(SF_REALLOC, realloc_fn *);
-    if (!sampling())
-        return real(old, size);
     forget_if_sampled(old);
-    void *p = real(old, size);
+    void *p = REAL(SF_REALLOC, realloc_fn *)(old, size);
     if (p != NULL)
-        count_alloc(p, size, MY_FRAME());
+        count_alloc(p, size, frame);
     return p;
 }
 
 /* As realloc; a count that overflows fails without touching the block. */
-EXPORT void *sampler_reallocarray(void *old, size_t n, size_t size)
+EXPORT void *body_reallocarray(void *old, size_t n, size_t size, const uint64_t *frame)
 {
     reallocarray_fn *real = REAL(SF_REALLOCARRAY, reallocarray_fn *);
     size_t bytes;
-    if (!sampling() || __builtin_mul_overflow(n, size, &bytes))
+    if (__builtin_mul_overflow(n, size, &bytes))
         return real(old, n, size);
     forget_if_sampled(old);
     void *p = real(old, n, size);
     if (p != NULL)
-        count_alloc(p, bytes, MY_FRAME());
+        count_alloc(p, bytes, frame);
     return p;
 }
 
-EXPORT int sampler_posix_memalign(void **memptr, size_t align, size_t size)
+EXPORT int body_posix_memalign(void **memptr, size_t align, size_t size, const uint64_t *frame)
 {
-    posix_memalign_fn *real = REAL(SF_POSIX_MEMALIGN, posix_memalign_fn *);
-    if (!sampling())
-        return real(memptr, align, size);
-    int rc = real(memptr, align, size);
+    int rc = REAL(SF_POSIX_MEMALIGN, posix_memalign_fn *)(memptr, align, size);
     if (rc == 0 && *memptr != NULL)
-        count_alloc(*memptr, size, MY_FRAME());
+        count_alloc(*memptr, size, frame);
     return rc;
 }
 
@@ -690,23 +689,20 @@ EXPORT int sampler_posix_memalign(void **memptr, size_t align, size_t size)
 static inline __attribute__((always_inline)) void *aligned(enum sampler_fn fn, size_t align,
                                                            size_t size, const uint64_t *frame)
 {
-    aligned_fn *real = REAL(fn, aligned_fn *);
-    if (!sampling())
-        return real(align, size);
-    void *p = real(align, size);
+    void *p = REAL(fn, aligned_fn *)(align, size);
     if (p != NULL)
         count_alloc(p, size, frame);
     return p;
 }
 
-EXPORT void *sampler_aligned_alloc(size_t align, size_t size)
+EXPORT void *body_aligned_alloc(size_t align, size_t size, const uint64_t *frame)
 {
-    return aligned(SF_ALIGNED_ALLOC, align, size, MY_FRAME());
+    return aligned(SF_ALIGNED_ALLOC, align, size, frame);
 }
 
-EXPORT void *sampler_memalign(size_t align, size_t size)
+EXPORT void *body_memalign(size_t align, size_t size, const uint64_t *frame)
 {
-    return aligned(SF_MEMALIGN, align, size, MY_FRAME());
+    return aligned(SF_MEMALIGN, align, size, frame);
 }
 
 /* valloc, pvalloc: (size); the sample keeps the size asked for, as for
@@ -714,21 +710,118 @@ EXPORT void *sampler_memalign(size_t align, size_t size)
 static inline __attribute__((always_inline)) void *paged(enum sampler_fn fn, size_t size,
                                                          const uint64_t *frame)
 {
-    malloc_fn *real = REAL(fn, malloc_fn *);
-    if (!sampling())
-        return real(size);
-    void *p = real(size);
+    void *p = REAL(fn, malloc_fn *)(size);
     if (p != NULL)
         count_alloc(p, size, frame);
     return p;
 }
 
-EXPORT void *sampler_valloc(size_t size)
+EXPORT void *body_valloc(size_t size, const uint64_t *frame)
 {
-    return paged(SF_VALLOC, size, MY_FRAME());
+    return paged(SF_VALLOC, size, frame);
 }
 
-EXPORT void *sampler_pvalloc(size_t size)
+EXPORT void *body_pvalloc(size_t size, const uint64_t *frame)
 {
-    return paged(SF_PVALLOC, size, MY_FRAME());
+    return paged(SF_PVALLOC, size, frame);
+}
+
+/* ---- the gate: the stand-ins ---------------------------------------------
+ * The call tables point here, and a thread may still call a stand-in long
+ * after 'prof off' (it read the slot before memprof put it back; a forked
+ * child keeps its slots): this page stays mapped for the process's life.
+ * It reaches only itself (the allocator's functions in the header, which
+ * memprof fills) and the gate's data page after it, never the body unless
+ * the gate's state says so, and then only counted in its lane: the code
+ * here goes in section .text.gate, inlines everything it uses, and
+ * tools/embed_image.py checks that it branches and refers nowhere else. */
+
+#define GATE_FN __attribute__((section(".text.gate"), visibility("hidden"), used, noinline))
+#define GATE_INLINE static inline __attribute__((always_inline))
+
+extern const struct sampler_image_header sampler_image_start __attribute__((visibility("hidden")));
+extern struct sampler_gate sampler_gate_block __attribute__((visibility("hidden")));
+#define GATE ARCH_DATA(&sampler_gate_block)
+#define GATE_REAL(fn, type) \
+    ((type)(uintptr_t)LOAD(&ARCH_DATA(&sampler_image_start)->real[fn]))
+#define GATE_BODY(fn, type) ((type)(uintptr_t)LOAD(&GATE->body[fn]))
+
+/* Counted in, or NULL: the body is not to be entered (memprof is not
+ * sampling, this is a forked child, memprof is taking it out).  The count
+ * comes before the state is read again, and both are sequentially
+ * consistent, as memprof's side is (state written, then lanes read): a
+ * thread memprof did not see counted sees the state it wrote. */
+GATE_INLINE int64_t *gate_enter(void)
+{
+    struct sampler_gate *g = GATE;
+    if (__builtin_expect(LOAD(&g->state) != SAMPLER_ON, 0))
+        return NULL;
+    uint64_t tp = arch_thread_pointer();
+    int64_t *n = &g->lanes[((tp * UINT64_C(0x9e3779b97f4a7c15)) >> 59) &
+                           (SAMPLER_GATE_LANES - 1)].inside;
+    __atomic_fetch_add(n, 1, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&g->state, __ATOMIC_SEQ_CST) == SAMPLER_ON)
+        return n;
+    __atomic_fetch_sub(n, 1, __ATOMIC_SEQ_CST);
+    return NULL;
+}
+
+/* Counted out, after the body returned here: its stores come first. */
+GATE_INLINE void gate_leave(int64_t *n)
+{
+    __atomic_fetch_sub(n, 1, __ATOMIC_SEQ_CST);
+}
+
+_Static_assert(SAMPLER_GATE_LANES == 32, "gate_enter() takes the top 5 bits of a hash");
+
+/* One stand-in: straight through to the allocator unless counted in;
+ * then the body, and counted out. */
+#define STAND_IN(ret, name, fn, params, args, body_type, real_type)            \
+    GATE_FN ret name params                                                    \
+    {                                                                          \
+        int64_t *n_ = gate_enter();                                            \
+        if (n_ == NULL)                                                        \
+            return GATE_REAL(fn, real_type) args;                              \
+        ret r_ = GATE_BODY(fn, body_type) BODY_ARGS args;                      \
+        gate_leave(n_);                                                        \
+        return r_;                                                             \
+    }
+#define BODY_ARGS(...) (__VA_ARGS__, MY_FRAME())
+
+typedef void *body_malloc_fn(size_t, const uint64_t *);
+typedef void body_free_fn(void *, const uint64_t *);
+typedef void *body_calloc_fn(size_t, size_t, const uint64_t *);
+typedef void *body_realloc_fn(void *, size_t, const uint64_t *);
+typedef void *body_reallocarray_fn(void *, size_t, size_t, const uint64_t *);
+typedef int body_posix_memalign_fn(void **, size_t, size_t, const uint64_t *);
+
+STAND_IN(void *, sampler_malloc, SF_MALLOC, (size_t size), (size), body_malloc_fn *,
+         malloc_fn *)
+STAND_IN(void *, sampler_calloc, SF_CALLOC, (size_t n, size_t size), (n, size),
+         body_calloc_fn *, calloc_fn *)
+STAND_IN(void *, sampler_realloc, SF_REALLOC, (void *old, size_t size), (old, size),
+         body_realloc_fn *, realloc_fn *)
+STAND_IN(void *, sampler_reallocarray, SF_REALLOCARRAY, (void *old, size_t n, size_t size),
+         (old, n, size), body_reallocarray_fn *, reallocarray_fn *)
+STAND_IN(int, sampler_posix_memalign, SF_POSIX_MEMALIGN,
+         (void **memptr, size_t align, size_t size), (memptr, align, size),
+         body_posix_memalign_fn *, posix_memalign_fn *)
+STAND_IN(void *, sampler_aligned_alloc, SF_ALIGNED_ALLOC, (size_t align, size_t size),
+         (align, size), body_calloc_fn *, aligned_fn *)
+STAND_IN(void *, sampler_memalign, SF_MEMALIGN, (size_t align, size_t size), (align, size),
+         body_calloc_fn *, aligned_fn *)
+STAND_IN(void *, sampler_valloc, SF_VALLOC, (size_t size), (size), body_malloc_fn *,
+         malloc_fn *)
+STAND_IN(void *, sampler_pvalloc, SF_PVALLOC, (size_t size), (size), body_malloc_fn *,
+         malloc_fn *)
+
+GATE_FN void sampler_free(void *ptr)
+{
+    int64_t *n = gate_enter();
+    if (n == NULL) {
+        GATE_REAL(SF_FREE, free_fn *)(ptr);
+        return;
+    }
+    GATE_BODY(SF_FREE, body_free_fn *)(ptr, MY_FRAME());
+    gate_leave(n);
 }

@@ -17,7 +17,15 @@
  *   round      keep_after() allocates 100 x 4 KiB and keeps them: "round ok"
  *   exec       execs itself with the argument "execd" (which says
  *              "ready execd" instead of "ready")
+ *   hold       a thread calls malloc_stats() with stderr a full pipe: it
+ *              blocks in write() holding the main arena's lock; then this
+ *              thread's malloc(5000) waits for that lock inside the
+ *              allocator (and inside the sampler, if it is in): "holding
+ *              FD" first (the pipe's read end: reading 64 KiB from it
+ *              lets both go on), "held ok" once the malloc returned
  */
+#include <fcntl.h>
+#include <malloc.h>
 #include <dlfcn.h>
 #include <pthread.h>
 #include <signal.h>
@@ -121,6 +129,59 @@ __attribute__((noinline)) static void keep_after(void)
         keep(malloc(4096), 4096);
 }
 
+/* hold: the thread blocked in malloc_stats()'s write, holding the main
+ * arena's lock (its wchan names a pipe write once it waits there). */
+static int stats_tid;
+static void *stats_thread(void *arg)
+{
+    (void)arg;
+    __atomic_store_n(&stats_tid, (int)gettid(), __ATOMIC_RELEASE);
+    malloc_stats();
+    return NULL;
+}
+
+static int blocked_in_pipe_write(int tid)
+{
+    /* open and read, not fopen: no malloc while the arena's lock is held */
+    char path[64], wchan[64] = "";
+    snprintf(path, sizeof path, "/proc/self/task/%d/wchan", tid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? read(fd, wchan, sizeof wchan - 1) : -1;
+    if (fd >= 0)
+        close(fd);
+    wchan[n > 0 ? n : 0] = 0;
+    return strstr(wchan, "pipe_write") != NULL;
+}
+
+static void hold(void)
+{
+    int p[2], saved = dup(2);
+    char buf[4096] = {0};
+    if (pipe(p) || saved < 0 || fcntl(p[1], F_SETFL, O_NONBLOCK))
+        abort();
+    while (write(p[1], buf, sizeof buf) > 0 || write(p[1], buf, 1) > 0)
+        ;
+    if (fcntl(p[1], F_SETFL, 0) || dup2(p[1], 2) != 2)
+        abort();
+    pthread_t th;
+    if (pthread_create(&th, NULL, stats_thread, NULL))
+        abort();
+    int tid;
+    while (!(tid = __atomic_load_n(&stats_tid, __ATOMIC_ACQUIRE)) || !blocked_in_pipe_write(tid))
+        usleep(1000);
+    printf("holding %d\n", p[0]);
+    fflush(stdout);
+    void *q = malloc(5000);
+    pthread_join(th, NULL);
+    dup2(saved, 2);
+    close(saved);
+    close(p[0]);
+    close(p[1]);
+    free(q);
+    stats_tid = 0;
+    printf("held %s\n", q ? "ok" : "BAD");
+}
+
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -176,6 +237,8 @@ int main(int argc, char **argv)
         } else if (strcmp(line, "round") == 0) {
             keep_after();
             printf("round ok\n");
+        } else if (strcmp(line, "hold") == 0) {
+            hold();
         } else if (strcmp(line, "exec") == 0) {
             fflush(stdout);
             char *args[] = {argv[0], "execd", NULL};
