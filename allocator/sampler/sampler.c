@@ -26,6 +26,7 @@
 #include "allocator/sampler/seccomp_check.h"
 #include "attach/link_map.h"
 #include "attach/memory.h"
+#include "attach/preflight.h"
 #include "lib/elf/cfi_rows.h"
 #include "lib/elf/elf_got.h"
 #include "lib/proc/maps.h"

@@ -54,8 +54,6 @@ static const struct judged calls[] = {
       "to see whether memprof is still there" },
     { "process_vm_readv", SYS_process_vm_readv, {TGID_ARG, 0, 4, 0, 4, 0},
       A(2) | A(4) | A(5), SAMPLER, "to read a stack without faulting" },
-    { "getpid", SYS_getpid, {0}, 0, SAMPLER,
-      "to tell a forked child, where it has no page wiped on fork" },
     { "rt_sigreturn", SYS_rt_sigreturn, {0}, 0, RESTORE,
       "by which a thread memprof holds restores itself if memprof dies" },
     { "memfd_create", SYS_memfd_create, {0, 1}, A(1), STOP, "" },
@@ -66,11 +64,13 @@ static const struct judged calls[] = {
     { "pipe2", SYS_pipe2, {0, 02000000 /* O_CLOEXEC */, 0, 0, 0, 0},
       A(1) | A(2) | A(3) | A(4) | A(5), STOP, "" },
     { "fstat", SYS_fstat, {0}, A(2) | A(3) | A(4) | A(5), STOP, "" },
-    { "mmap", SYS_mmap, {0, 4096, 3, 0x22 /* MAP_PRIVATE|MAP_ANONYMOUS */, (uint64_t)-1, 0},
-      A(0) | A(1) | A(2) | A(3) | A(4) | A(5), STOP, "" },
-    { "madvise", SYS_madvise, {0, 4096, 18 /* MADV_WIPEONFORK */}, A(1) | A(2) | A(3) | A(4) | A(5),
+    /* the gate's data page and the body's data, over the code mapping's tail */
+    { "mmap", SYS_mmap, {0, 0, 3, 0x32 /* MAP_PRIVATE|MAP_ANONYMOUS|MAP_FIXED */,
+      (uint64_t)-1, 0}, A(2) | A(3) | A(4) | A(5), STOP, "" },
+    { "madvise", SYS_madvise, {0, 0, 18 /* MADV_WIPEONFORK: the gate's data */}, A(2),
       STOP, "" },
-    { "munmap", SYS_munmap, {0, 4096}, A(1) | A(2) | A(3) | A(4) | A(5), STOP, "" },
+    { "madvise", SYS_madvise, {0, 0, 10 /* MADV_DONTFORK: the body */}, A(2), STOP, "" },
+    { "munmap", SYS_munmap, {0, 0}, 0, STOP, "" },
 };
 #define NCALLS (sizeof calls / sizeof calls[0])
 

@@ -34,7 +34,10 @@ check "the session ended well" [ "$MPRC" = 0 ]
 OUT=$(session_out)
 want=$(awk '$1 == "live" && $2 == "keep_malloc" {print $3; exit}' "$OUTF")
 check "top: keep_malloc holds exactly what it kept ($want bytes)" [ "$(flat_bytes_of keep_malloc)" = "$want" ]
-check "prof off: no sampler region left mapped" [ "$(sampler_regions "$CPID")" = 0 ]
+sr=$(sampler_smaps "$CPID")
+check "prof off: no sampler body left mapped" [ "$(sampler_bodies "$CPID")" = 0 ]
+check "prof off: only the gate stays, 8 KiB, at most 8 KiB resident (smaps: $sr)" \
+    sampler_gate_only "$sr"
 check "the process is left running, untraced" untouched "$CPID"
 round 2
 check "the process answers the next round" file_has "$OUTF" '^round 2 done'
