@@ -32,10 +32,11 @@
  * code model cannot encode pc-relative past 1 MiB: it puts the absolute
  * address in a literal needing a relocation, which the image cannot have
  * (the link refuses it). */
-static inline __attribute__((always_inline)) void *arch_data(void *block)
+static inline __attribute__((always_inline)) void *arch_data(const void *block)
 {
-    __asm__("" : "+r"(block));
-    return block;
+    void *p = (void *)(uintptr_t)block;     /* ARCH_DATA gives back block's type */
+    __asm__("" : "+r"(p));
+    return p;
 }
 #define ARCH_DATA(block) ((__typeof__(block))arch_data(block))
 
