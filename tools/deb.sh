@@ -35,7 +35,11 @@ else
     tar -C "$REPO" --exclude=./build --exclude=./build-san --exclude=./.git -cf - . |
         tar -C "$scratch/memprof-$version" -xf -
 fi
+# The package builds as a clean tree would, whatever make runs this
+# (make check SANITIZE=1 passes SANITIZE down through MAKEFLAGS, and the
+# package's make would then build and install the sanitizer build).
 ( cd "$scratch/memprof-$version" &&
+  unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES SANITIZE BUILD &&
   DEB_BUILD_OPTIONS="${DEB_BUILD_OPTIONS:-parallel=$(nproc) noddebs}" \
       dpkg-buildpackage -us -uc -b >"$scratch/build.log" 2>&1 ) ||
     die "dpkg-buildpackage failed: $(tail -5 "$scratch/build.log")"
