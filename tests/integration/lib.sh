@@ -400,6 +400,34 @@ open_session() {
     exec 3>"$WORK/$1.cmds"
 }
 close_session() { exec 3>&-; wait "$MP"; MPRC=$?; }
+# session_cmd NAME CMD RE: CMD to the session open_session NAME opened,
+# then wait for one more line of its output matching RE than before.
+session_cmd() {
+    local n
+    n=$(grep -Ec -- "$3" "$WORK/$1.out" 2>/dev/null)   # none yet: not made yet
+    echo "$2" >&3
+    wait_until 30 "the session to answer '$2'" count_above "$WORK/$1.out" "$3" "${n:-0}"
+}
+# start_events_target: glibc_events reading its commands from a FIFO held
+# open on fd 4 (start_target's background command would read /dev/null:
+# bash gives a background job without job control that stdin), its output
+# in $TARGET_OUT; sets $PID.  target_cmd CMD RE: CMD to it, then wait for
+# one more line of its output matching RE than before.
+start_events_target() {
+    mkfifo "$WORK/ev"
+    exec 4<>"$WORK/ev"
+    TARGET_OUT=$WORK/glibc_events.stdout
+    "$TARGETS/glibc_events" <"$WORK/ev" >"$TARGET_OUT" 2>"$WORK/glibc_events.stderr" &
+    PID=$!
+    PIDS+=("$PID")
+    wait_until 20 "target glibc_events to print ready" target_ready glibc_events
+}
+target_cmd() {
+    local n
+    n=$(grep -Ec -- "$2" "$TARGET_OUT")
+    echo "$1" >&4
+    wait_until 20 "the target to answer '$1'" count_above "$TARGET_OUT" "$2" "$n"
+}
 
 # --- JSON and server helpers -------------------------------------------------
 #   jf EXPR          a Python expression over the first JSON document in $OUT

@@ -17,30 +17,9 @@
 #    and the new program is untouched (no sampler mapped, untraced).
 . "$SRCDIR/tests/integration/lib.sh"
 
-mkfifo "$WORK/ev"
-exec 4<>"$WORK/ev"
-# start_target's background command would read /dev/null (bash gives a
-# background job without job control that stdin): started here.
-TARGET_OUT=$WORK/glibc_events.stdout
-"$TARGETS/glibc_events" <"$WORK/ev" >"$TARGET_OUT" 2>"$WORK/glibc_events.stderr" &
-PID=$!
-PIDS+=("$PID")
-wait_until 20 "target glibc_events to print ready" target_ready glibc_events
-# cmd CMD RE: a command to the target, then wait for its answer.
-cmd() {
-    local n
-    n=$(grep -Ec -- "$2" "$TARGET_OUT")
-    echo "$1" >&4
-    wait_until 20 "the target to answer '$1'" count_above "$TARGET_OUT" "$2" "$n"
-}
-# send CMD RE: a command to the session, then wait for one more line
-# matching RE than before.
-send() {
-    local n
-    n=$(grep -Ec -- "$2" "$WORK/s.out" 2>/dev/null)   # none yet: not made yet
-    echo "$1" >&3
-    wait_until 20 "the session to answer '$1'" count_above "$WORK/s.out" "$2" "${n:-0}"
-}
+start_events_target
+cmd() { target_cmd "$@"; }
+send() { session_cmd s "$@"; }
 ndump=0
 # dump_top: a dump saved and its top --json in $OUT.
 dump_top() {

@@ -9,26 +9,9 @@
 # session unmaps the body, leaving the gate alone (8 KiB).
 . "$SRCDIR/tests/integration/lib.sh"
 
-mkfifo "$WORK/ev"
-exec 4<>"$WORK/ev"
-TARGET_OUT=$WORK/glibc_events.stdout
-"$TARGETS/glibc_events" <"$WORK/ev" >"$TARGET_OUT" 2>"$WORK/glibc_events.stderr" &
-PID=$!
-PIDS+=("$PID")
-wait_until 20 "target glibc_events to print ready" target_ready glibc_events
-# cmd CMD RE: a command to the target, then wait for its answer.
-cmd() {
-    local n
-    n=$(grep -Ec -- "$2" "$TARGET_OUT")
-    echo "$1" >&4
-    wait_until 20 "the target to answer '$1'" count_above "$TARGET_OUT" "$2" "$n"
-}
-send() {
-    local n
-    n=$(grep -Ec -- "$2" "$WORK/s.out" 2>/dev/null)
-    echo "$1" >&3
-    wait_until 30 "the session to answer '$1'" count_above "$WORK/s.out" "$2" "${n:-0}"
-}
+start_events_target
+cmd() { target_cmd "$@"; }
+send() { session_cmd s "$@"; }
 inside_is() { [ "$(sampler_gate "$PID" inside)" = "$1" ]; }
 
 open_session s
