@@ -29,7 +29,11 @@ const struct command command_table[] = {
      "opt.lg_prof_interval, opt.prof_prefix, prof.gdump, the number of threads,\n"
      "and how long memprof stopped a thread: the number of stops, the last\n"
      "(and which thread), median, p90 and maximum, and how many unsafe threads\n"
-     "it passed over.  --json: the same as one JSON document (docs/memprof.1).",
+     "it passed over.  Also its cgroup as the host sees it, the container and\n"
+     "pod that path names (runtime, container id, pod uid, QoS class), its pid\n"
+     "inside its own pid namespace, and each behaviour of its jemalloc's\n"
+     "version that memprof works around (5.2: what 'prof on' uses and why).\n"
+     "--json: the same as one JSON document (docs/memprof.1).",
      cmd_info, CMD_NEEDS_TARGET | CMD_CALLS_TARGET},
     {"jemalloc", "jemalloc [N]", "list the process's jemalloc copies, or pick one",
      "A process can hold several copies of jemalloc (a static one in the\n"
@@ -59,7 +63,12 @@ const struct command command_table[] = {
      "on' puts memprof's own sampler into it without a restart, sampling by\n"
      "bytes as jemalloc does (default every 2^19 bytes); 'prof off', 'detach',\n"
      "'quit', the end of a batch and SIGINT/SIGTERM/SIGHUP take it out again\n"
-     "(docs/sampler.md).  'prof sample N' and 'prof reset' forget its samples.",
+     "(docs/sampler.md).  'prof sample N' and 'prof reset' forget its samples.\n"
+     "It does so too for a jemalloc 5.2 whose threads ran with profiling off\n"
+     "(its own profiler would never sample them again).  Under seccomp filters\n"
+     "(containers, systemd) memprof reads and evaluates them first, and puts\n"
+     "the sampler in only where they let its system calls through; else it\n"
+     "names the call and what the filter would do.",
      cmd_prof, CMD_NEEDS_TARGET | CMD_CALLS_TARGET},
     {"dump", "dump [FILE] [--name NAME] [--json]", "take a heap profile from the process",
      "The process writes its profile into an anonymous in-memory file that\n"
