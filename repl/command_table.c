@@ -64,11 +64,11 @@ const struct command command_table[] = {
      "bytes as jemalloc does (default every 2^19 bytes); 'prof off', 'detach',\n"
      "'quit', the end of a batch and SIGINT/SIGTERM/SIGHUP take it out again\n"
      "(docs/sampler.md).  'prof sample N' and 'prof reset' forget its samples.\n"
-     "It does so too for a jemalloc 5.2 whose threads ran with profiling off\n"
-     "(its own profiler would never sample them again).  Under seccomp filters\n"
-     "(containers, systemd) memprof reads and evaluates them first, and puts\n"
-     "the sampler in only where they let its system calls through; else it\n"
-     "names the call and what the filter would do.",
+     "'prof on' uses the sampler too for a jemalloc 5.2 whose threads ran\n"
+     "with profiling off (its own profiler would never sample them again).\n"
+     "Under seccomp filters (containers, systemd) memprof reads and evaluates\n"
+     "them first, and puts the sampler in only where they let its system\n"
+     "calls through; else it names the call and what the filter would do.",
      cmd_prof, CMD_NEEDS_TARGET | CMD_CALLS_TARGET},
     {"dump", "dump [FILE] [--name NAME] [--json]", "take a heap profile from the process",
      "The process writes its profile into an anonymous in-memory file that\n"
