@@ -25,13 +25,8 @@ N=${N:-200}         # memprof toggles (prof on + prof off = 2 stops each)
 NGDB=${NGDB:-20}    # gdb calls (each takes about a second)
 NT=${NT:-300}       # toggles per stop_tail measurement
 REPS=${REPS:-3}     # stop_tail measurements per configuration
-work=$(mktemp -d /tmp/memprof-bench.XXXXXX)
-pid=
-hogs=()
-trap '[ -n "$pid" ] && kill -9 $pid 2>/dev/null; [ ${#hogs[@]} -gt 0 ] && kill ${hogs[@]} 2>/dev/null
-      wait 2>/dev/null; rm -rf "$work"' EXIT
-
 . "$(dirname "$0")/stats.sh"
+bench_scratch memprof-bench
 # Heartbeat gaps printed after line $1 of its output.
 gaps_since() { tail -n +"$(( $1 + 1 ))" "$work/hb" | awk '/^gap/ {print $2}'; }
 

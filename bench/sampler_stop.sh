@@ -5,20 +5,16 @@
 # priority), interleaved: median, p90 and max of the whole stop, and the
 # median of its phases as attach/ measures them (MEMPROF_TRACE_PAUSES=1:
 # stop = until the thread is stopped, check, body = the calls it runs,
-# release), for the first 'prof on' (a new region: memfd_create, mmap,
-# mprotect, close, the sampler's make_watch, close, getpid: 7 calls) and
-# for the later ones (the inert region reused: 3 calls).  The machine may
+# release), for the first 'prof on' (the gate and the body mapped: two
+# memfds, each mapped, its data mapped and advised, closed; the sampler's
+# make_watch) and for the later ones (the gate kept: the body alone).  The machine may
 # be shared: what runs beside this benchmark adds to both.  Figures, not
 # limits.
 set -u
 : "${MEMPROF:?}" "${TARGETS:?}"
 N=${N:-40}
-work=$(mktemp -d /tmp/memprof-bench.XXXXXX)
-pid=
-hogs=()
-trap '[ -n "$pid" ] && kill -9 $pid 2>/dev/null; [ ${#hogs[@]} -gt 0 ] && kill ${hogs[@]} 2>/dev/null
-      wait 2>/dev/null; rm -rf "$work"' EXIT
 . "$(dirname "$0")/stats.sh"
+bench_scratch memprof-bench
 
 # fresh: glibc_live started (again), once it says ready.
 fresh() {

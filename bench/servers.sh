@@ -13,13 +13,8 @@
 set -u
 : "${MEMPROF:?set MEMPROF to the memprof binary}"
 NS=${NS:-40}        # stats summaries and dumps per session
-work=$(mktemp -d /tmp/memprof-servers.XXXXXX)
-pid=
-hogs=()
-trap '[ -n "$pid" ] && kill -9 "$pid" 2>/dev/null; [ ${#hogs[@]} -gt 0 ] && kill "${hogs[@]}" 2>/dev/null
-      wait 2>/dev/null; rm -rf "$work"' EXIT
-
 . "$(dirname "$0")/stats.sh"
+bench_scratch memprof-servers
 
 free_port() {
     python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'

@@ -28,3 +28,14 @@ load_stop() {
     wait "${hogs[@]}" 2>/dev/null
     hogs=()
 }
+
+# bench_scratch NAME: $work, a scratch directory /tmp/NAME.XXXXXX, and a
+# trap that at exit kills the target ($pid) and the load ($hogs) and
+# removes $work.
+bench_scratch() {
+    work=$(mktemp -d "/tmp/$1.XXXXXX")
+    pid=
+    hogs=()
+    trap '[ -n "$pid" ] && kill -9 "$pid" 2>/dev/null; [ ${#hogs[@]} -gt 0 ] && kill "${hogs[@]}" 2>/dev/null
+          wait 2>/dev/null; rm -rf "$work"' EXIT
+}
