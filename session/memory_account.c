@@ -76,31 +76,33 @@ static uint64_t *thread_sps(struct session *s, size_t *n, struct memory_account 
     return sps;
 }
 
+/* h's total split in two: used, and the rest of the total. */
+static void heap_split(struct memory_heap *h, const char *used_what, uint64_t used,
+                       const char *rest_what)
+{
+    h->n = 2;
+    h->part[0].what = used_what;
+    h->part[0].bytes = used;
+    h->part[1].what = rest_what;
+    h->part[1].bytes = h->total - used;
+}
+
 void memory_heap_jemalloc(struct memory_heap *h, uint64_t resident, uint64_t active)
 {
     *h = (struct memory_heap){.who = "jemalloc", .total = resident};
-    if (active > resident)
-        return;
     /* stats.metadata counts metadata not resident too: the rest is given
      * whole, not split by it. */
-    h->n = 2;
-    h->part[0].what = "active pages (allocations, rounded to their size class)";
-    h->part[0].bytes = active;
-    h->part[1].what = "metadata and unused dirty pages ('purge' returns the dirty ones)";
-    h->part[1].bytes = resident - active;
+    if (active <= resident)
+        heap_split(h, "active pages (allocations, rounded to their size class)", active,
+                   "metadata and unused dirty pages ('purge' returns the dirty ones)");
 }
 
 void memory_heap_other(struct memory_heap *h, const char *who, uint64_t from_system,
                        uint64_t in_use)
 {
     *h = (struct memory_heap){.who = who, .total = from_system};
-    if (from_system == UINT64_MAX || in_use == UINT64_MAX || in_use > from_system)
-        return;
-    h->n = 2;
-    h->part[0].what = "in use";
-    h->part[0].bytes = in_use;
-    h->part[1].what = "free, held ('purge' may return some)";
-    h->part[1].bytes = from_system - in_use;
+    if (from_system != UINT64_MAX && in_use != UINT64_MAX && in_use <= from_system)
+        heap_split(h, "in use", in_use, "free, held ('purge' may return some)");
 }
 
 /* The heap's figure as categories: by what it is made of where known. */
