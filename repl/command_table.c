@@ -180,6 +180,27 @@ const struct command command_table[] = {
      "memory just above a PROT_NONE guard), each file, the rest; with RSS,\n"
      "dirty and swap per group.  --json: figures in bytes (docs/memprof.1).",
      cmd_memory, CMD_NEEDS_TARGET | CMD_CALLS_TARGET},
+    {"faults", "faults SECONDS [--period N | --freq HZ] [--name NAME] [--json]",
+     "what makes RSS grow: page faults sampled by call stack, as a dump",
+     "Samples the process's page faults for SECONDS with perf_event_open\n"
+     "(the software page-fault event on each of its threads, threads made\n"
+     "meanwhile included): no thread is stopped and nothing is written into the\n"
+     "process; the kernel copies each sample's registers and 8 KiB of the\n"
+     "thread's stack, which memprof walks with its own unwind rows (.eh_frame).\n"
+     "The result is a dump (faultsN, or --name NAME) that top, flame, diff,\n"
+     "trend, report and pprof read like a heap dump: each stack's bytes are\n"
+     "the faults it took times the page size (memory first touched there, as\n"
+     "RSS grows by it; a fault is not net growth: copy-on-write and page-cache\n"
+     "faults count, a huge page counts once), its objects the faults.  Also\n"
+     "says which mappings took the faults ([heap], anonymous, thread stack, a\n"
+     "file).  Sampling: --period N one sample every N faults of a thread\n"
+     "(default 8), or --freq HZ about HZ samples a second (the kernel adjusts\n"
+     "the period as it goes: few samples of a thread that faults in bursts).  The kernel allows it\n"
+     "for a process memprof may read as ptrace does at\n"
+     "kernel.perf_event_paranoid <= 2, else with CAP_PERFMON; faults the\n"
+     "kernel takes for the process (read() into new pages) need CAP_PERFMON or\n"
+     "paranoid <= 1.  --json: docs/memprof.1.",
+     cmd_faults, CMD_NEEDS_TARGET},
     {"load", cmd_load_usage, cmd_load_summary, cmd_load_help, cmd_load, 0},
     {"profile", "profile [start|state|stop|wait|save] ...",
      "profiling runs: a dump every so often, settings put back at the end",
