@@ -106,10 +106,10 @@ static int refused(pid_t pid, pid_t tid, int e, struct mp_error *err)
     if (seccomp == 2)
         mp_error_set(err, "the kernel refused perf_event_open for thread %d of process %d "
                      "(%s): memprof itself runs under a seccomp filter (Seccomp: 2 in "
-                     "/proc/self/status), which is what refuses it here unless "
-                     "perf_event_paranoid (%ld) does: allow perf_event_open in that filter "
-                     "(a container's seccomp profile, a unit's SystemCallFilter=) or run "
-                     "memprof without it", (int)tid, (int)pid, what, paranoid);
+                     "/proc/self/status), which may refuse it (kernel.perf_event_paranoid "
+                     "is %ld): allow perf_event_open in that filter (a container's seccomp "
+                     "profile, a unit's SystemCallFilter=) or run memprof without it",
+                     (int)tid, (int)pid, what, paranoid);
     else if (paranoid > 2 && !perfmon)
         mp_error_set(err, "the kernel refused perf_event_open for thread %d of process %d "
                      "(%s): kernel.perf_event_paranoid is %ld, and above 2 only a caller "

@@ -1,0 +1,72 @@
+# faults (issue 36.3): a process's page faults sampled by perf_event_open
+# for SECONDS and added as a dump.  touch_pages faults in
+# touch_pages_leaky(): `faults` then `top` names it first, its mapping is
+# anonymous memory, and the analysis commands read the dump (pprof, diff,
+# flame); the process is never traced or stopped meanwhile and still checks
+# its pages whole after; redis-server's faults under LPUSHes are named
+# down to its list push; a memprof whose seccomp filter refuses
+# perf_event_open says so and what to do.
+. "$SRCDIR/tests/integration/lib.sh"
+
+start_target touch_pages
+fds_before=$(ls "/proc/$PID/fd" | wc -l)
+# TracerPid of every thread, read all the time memprof runs: no ptrace stop
+watch_tracers() {
+    while :; do
+        for s in /proc/"$PID"/task/*/status; do awk '/^TracerPid:/ {print $2}' "$s"; done
+    done 2>/dev/null >"$WORK/tracers"
+}
+watch_tracers &
+WATCH=$!
+PIDS+=("$WATCH")
+mp -p "$PID" -e 'faults 2' -e 'top 3' -e 'faults 1 --name second --json' \
+   -e "pprof $WORK/faults.pb.gz faults1" -e 'diff faults1 second' \
+   -e "flame $WORK/faults.svg faults1"
+kill "$WATCH"
+check "faults ran, and the analysis commands read its dumps" mp_ok
+check "faults counted page faults by the sampled ones" \
+    out_has '^faults1: [0-9]+ page faults over 2\.[0-9] s \([0-9]+ samples, 3 threads\)'
+first_is() { grep -A1 -E '^ +flat' <<<"$OUT" | sed -n 2p | grep -q " $1\$"; }
+check "top names touch_pages_leaky first" first_is touch_pages_leaky
+check "the whole stack was walked (toucher, start_thread)" out_has '  toucher$'
+check "the faults were in anonymous memory" out_has '^ +(9[0-9]|100)\.[0-9] %  anonymous$'
+check "--json names the dump" out_has '"name": "second"'
+check "--json gives the mappings" out_has '"mapping": "anonymous"'
+check "the pprof export decodes" sh -c "zcat '$WORK/faults.pb.gz' | protoc \
+    --proto_path='$SRCDIR/lib/profile' --decode=perftools.profiles.Profile \
+    '$SRCDIR/lib/profile/pprof.proto' | grep -q touch_pages_leaky"
+check "the flame graph names it" grep -q touch_pages_leaky "$WORK/faults.svg"
+check "no thread was traced while faults ran" sh -c "[ -s '$WORK/tracers' ] && ! grep -qv '^0\$' '$WORK/tracers'"
+check "the process is untouched" untouched "$PID"
+check "no descriptor or mapping of memprof's left in it" sh -c \
+    "[ \$(ls /proc/$PID/fd | wc -l) -eq $fds_before ] && ! grep -q 'memprof\|perf' /proc/$PID/maps"
+verified() { kill -USR1 "$PID"; grep -q '^verified [1-9]' "$TARGET_OUT"; }
+within 20 verified
+check "its pages still hold what it wrote (a 64 MiB round checked whole)" verified
+
+# A memprof whose own seccomp filter refuses perf_event_open (a container's
+# profile): the refusal says which and what to do, and nothing is added.
+no_perf() { OUT=$("$TARGETS/no_perf_events" "$MEMPROF" -p "$PID" -e 'faults 1' -e dumps 2>&1); RC=$?; }
+no_perf
+check "a refused perf_event_open fails the command" mp_failed
+check "the refusal names the seccomp filter and the way out" \
+    out_has 'refused perf_event_open .*\(EACCES\): memprof itself runs under a seccomp filter.*allow perf_event_open in that filter'
+check "the process is untouched after the refusal" untouched "$PID"
+
+# redis-server (Debian's) growing lists under LPUSH from redis-cli.
+start_redis
+lpushes() {
+    for i in $(seq 1 60); do
+        seq 1 4000 | awk -v r="$i" '{printf "LPUSH list%d value-%d-%0100d\n", NR % 40, $1, r}' |
+            redis-cli -p "$port" >/dev/null 2>&1 || return 1
+    done
+}
+lpushes &
+PUSHER=$!
+PIDS+=("$PUSHER")
+wait_until 10 "redis to hold list keys" sh -c "redis-cli -p $port dbsize | grep -qv '^0\$'"
+mp -p "$PID" -e 'faults 3' -e 'top 60 --cum'
+check "faults ran on redis-server" mp_ok
+check "redis's faults are named down to its list push" out_has 'pushGenericCommand|quicklistPush'
+check "redis answers PING" sh -c "redis-cli -p $port ping | grep -q PONG"
+check "redis untouched" untouched "$PID"
