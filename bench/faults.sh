@@ -13,30 +13,23 @@ work=$(mktemp -d /tmp/memprof-bench.XXXXXX)
 pids=()
 trap 'for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done; wait 2>/dev/null; rm -rf "$work"' EXIT
 
-wait_for() {    # wait_for FILE REGEX [COUNT], for up to 30 s
-    local n=${3:-1}
-    for _ in $(seq 600); do
-        [ "$(grep -Ec -- "$2" "$1" 2>/dev/null)" -ge "$n" ] && return 0
+# until DESC CMD...: CMD polled every 50 ms until it succeeds, for up to
+# 30 s; then the run ends saying what it waited for.
+until_true() {
+    local desc=$1 deadline=$((SECONDS + 30)); shift
+    until "$@"; do
+        [ "$SECONDS" -lt "$deadline" ] || { echo "timed out waiting for $desc" >&2; exit 1; }
         sleep 0.05
     done
-    echo "timed out waiting for /$2/ in $1" >&2
-    exit 1
 }
-# sampling PID: process PID holds perf events (its descriptors say so)
-sampling() {
-    for _ in $(seq 600); do
-        ls -l "/proc/$1/fd" 2>/dev/null | grep -q 'perf_event' && return 0
-        sleep 0.05
-    done
-    echo "timed out waiting for process $1 to open its perf events" >&2
-    exit 1
-}
+lines_at_least() { local n; n=$(grep -Ec -- "$2" "$1" 2>/dev/null); [ "${n:-0}" -ge "$3" ]; }
+has_perf_events() { ls -l "/proc/$1/fd" 2>/dev/null | grep -q 'perf_event'; }
 
 rounds=0
 one_round() {
     rounds=$((rounds + 1))
     kill -USR1 "$loop"
-    wait_for "$work/loop.out" '^ns_per_fault' "$rounds"
+    until_true "round $rounds" lines_at_least "$work/loop.out" '^ns_per_fault' "$rounds"
     ns=$(grep '^ns_per_fault' "$work/loop.out" | tail -1 | awk '{print $2}')
     [ -z "${base:-}" ] && base=$ns
     [ "$1" = warm-up ] && { base=; return; }
@@ -51,7 +44,7 @@ while_sampling() {
     "$@" >"$work/tool.out" 2>&1 &
     local tool=$!
     pids+=("$tool")
-    sampling "$tool"
+    until_true "$label to open its events" has_perf_events "$tool"
     one_round "$label"
     kill -INT "$tool" 2>/dev/null
     wait "$tool" 2>/dev/null
@@ -60,7 +53,7 @@ while_sampling() {
 echo "== page faults (32 MiB touched a page at a time, -O2 without frame pointers)"
 "$LOOP" >"$work/loop.out" 2>&1 &
 loop=$!; pids+=("$loop")
-wait_for "$work/loop.out" '^ready'
+until_true "fault_loop to start" lines_at_least "$work/loop.out" '^ready' 1
 one_round warm-up
 plain() { base=; one_round "nothing sampling"; }
 plain
