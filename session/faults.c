@@ -335,20 +335,16 @@ static int add_dump(struct session *s, const struct faults_options *o, struct ta
     return r->dump ? 0 : -1;
 }
 
-/* ---- the run ------------------------------------------------------------ */
+/* ---- the sampler ------------------------------------------------------- */
 
-static void sample_for(struct perf_faults *pf, const struct faults_options *o,
-                       struct tally *t, struct faults_report *r)
-{
-    double start = mono_clock_s(), left = o->seconds;
-    while (left > 0 && !(o->stop && o->stop())) {
-        int ms = left > 0.1 ? 100 : (int)(left * 1000) + 1;
-        perf_faults_read(pf, ms, on_sample, t);
-        left = o->seconds - (mono_clock_s() - start);
-    }
-    perf_faults_read(pf, 0, on_sample, t);
-    r->seconds = mono_clock_s() - start;
-}
+struct faults_sampler {
+    struct cfi_rows rows;
+    struct tally *t;
+    struct perf_faults *pf;
+    struct perf_faults_counts last;    /* the counts at the last dump */
+    double since;                      /* when the samples in t began */
+    uint64_t page;
+};
 
 static struct tally *tally_new(pid_t pid, const struct cfi_rows *rows)
 {
@@ -364,42 +360,97 @@ static struct tally *tally_new(pid_t pid, const struct cfi_rows *rows)
     return t;
 }
 
-int faults_take(struct session *s, const struct faults_options *o, struct faults_report *r)
+/* Forget the stacks and mappings counted (after a dump); the maps stay. */
+static void tally_reset(struct tally *t)
 {
-    memset(r, 0, sizeof *r);
+    if (t->nslots)
+        memset(t->slots, 0, t->nslots * sizeof *t->slots);
+    t->nstacks = t->npool = t->nwhere = 0;
+    t->other_faults = t->unmapped_faults = t->faults = t->truncated = t->dropped = 0;
+}
+
+void faults_sampler_close(struct faults_sampler *fs)
+{
+    if (!fs)
+        return;
+    perf_faults_close(fs->pf);
+    if (fs->t) {
+        tally_free(fs->t);
+        free(fs->t);
+    }
+    cfi_rows_free(&fs->rows);
+    free(fs);
+}
+
+struct faults_sampler *faults_sampler_open(struct session *s, uint64_t period, unsigned freq)
+{
     pid_t pid = target_pid(s->target);
-    struct cfi_rows rows = {0};
-    struct tally *t = tally_new(pid, &rows);
-    struct perf_faults *pf = NULL;
+    struct faults_sampler *fs = calloc(1, sizeof *fs);
     struct mp_error err;
     long page = sysconf(_SC_PAGESIZE);
-    int rc = -1;
-    r->page_bytes = page > 0 ? (uint64_t)page : 4096;
-    if (!t) {
+    if (!fs || !(fs->t = tally_new(pid, &fs->rows))) {
+        free(fs);
         say_error("out of memory");
-        return -1;
+        return NULL;
     }
-    if (build_rows(pid, &rows, &err) < 0 || maps_read_pid(pid, &t->maps, &err) < 0) {
+    fs->page = page > 0 ? (uint64_t)page : 4096;
+    if (build_rows(pid, &fs->rows, &err) < 0 || maps_read_pid(pid, &fs->t->maps, &err) < 0) {
         say_error("process %d: %s", (int)pid, err.msg);
-        goto out;
+        faults_sampler_close(fs);
+        return NULL;
     }
-    t->maps_read_at = mono_clock_s();
-    struct perf_faults_options po = {o->period, o->freq};
-    if (!(pf = perf_faults_open(pid, &po, &err))) {
+    fs->t->maps_read_at = mono_clock_s();
+    struct perf_faults_options po = {period, freq};
+    if (!(fs->pf = perf_faults_open(pid, &po, &err))) {
         say_error("%s", err.msg);
-        goto out;
+        faults_sampler_close(fs);
+        return NULL;
     }
-    sample_for(pf, o, t, r);
-    r->counts = *perf_faults_counts(pf);
-    perf_faults_close(pf);
-    r->faults = t->faults;
-    r->truncated = t->truncated;
-    r->dropped = t->dropped;
-    report_mappings(t, r);
-    rc = add_dump(s, o, t, r);
-out:
-    tally_free(t);
-    free(t);
-    cfi_rows_free(&rows);
+    fs->since = mono_clock_s();
+    return fs;
+}
+
+void faults_sampler_read(struct faults_sampler *fs, int timeout_ms)
+{
+    perf_faults_read(fs->pf, timeout_ms, on_sample, fs->t);
+}
+
+int faults_sampler_dump(struct session *s, struct faults_sampler *fs, const char *name,
+                        struct faults_report *r)
+{
+    struct faults_options o = {.name = name};
+    const struct perf_faults_counts *c = perf_faults_counts(fs->pf);
+    memset(r, 0, sizeof *r);
+    faults_sampler_read(fs, 0);
+    r->counts = *c;
+    r->counts.samples -= fs->last.samples;
+    r->counts.lost -= fs->last.lost;
+    r->counts.throttled -= fs->last.throttled;
+    r->counts.malformed -= fs->last.malformed;
+    fs->last = *c;
+    r->seconds = mono_clock_s() - fs->since;
+    r->page_bytes = fs->page;
+    r->faults = fs->t->faults;
+    r->truncated = fs->t->truncated;
+    r->dropped = fs->t->dropped;
+    report_mappings(fs->t, r);
+    int rc = add_dump(s, &o, fs->t, r);
+    tally_reset(fs->t);
+    fs->since = mono_clock_s();
+    return rc;
+}
+
+int faults_take(struct session *s, const struct faults_options *o, struct faults_report *r)
+{
+    struct faults_sampler *fs = faults_sampler_open(s, o->period, o->freq);
+    if (!fs)
+        return -1;
+    double left = o->seconds;
+    while (left > 0 && !(o->stop && o->stop())) {
+        faults_sampler_read(fs, left > 0.1 ? 100 : (int)(left * 1000) + 1);
+        left = o->seconds - (mono_clock_s() - fs->since);
+    }
+    int rc = faults_sampler_dump(s, fs, o->name, r);
+    faults_sampler_close(fs);
     return rc;
 }

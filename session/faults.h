@@ -56,4 +56,15 @@ struct faults_report {
  * 0, or -1 after saying (say_error) what went wrong and what to do. */
 int faults_take(struct session *s, const struct faults_options *o, struct faults_report *r);
 
+/* The same in steps, for a profiling run (session/profile_run.c): open
+ * (NULL after saying why), read the rings often enough that they do not
+ * fill (every 100 ms is plenty), and take a dump of the faults since the
+ * last one (0, or -1 after saying why). */
+struct faults_sampler;
+struct faults_sampler *faults_sampler_open(struct session *s, uint64_t period, unsigned freq);
+void faults_sampler_read(struct faults_sampler *fs, int timeout_ms);
+int faults_sampler_dump(struct session *s, struct faults_sampler *fs, const char *name,
+                        struct faults_report *r);
+void faults_sampler_close(struct faults_sampler *fs);
+
 #endif
