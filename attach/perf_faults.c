@@ -21,7 +21,7 @@
 #include "attach/arch/arch.h"
 
 #define PAGE_BYTES      4096u
-#define RING_PAGES_MAX  64u          /* data pages per CPU, at most */
+#define RING_PAGES_MAX  256u         /* data pages per CPU, at most (1 MiB) */
 #define RING_PAGES_MIN  4u           /* room for a sample with its stack */
 #define RING_BUDGET     (64u << 20)  /* ring memory for all CPUs, at most */
 

@@ -17,7 +17,6 @@
 #include "session/json_answer.h"
 #include "session/say.h"
 
-#define PERIOD_DEFAULT 8u
 
 static bool stop_now(void)
 {
@@ -127,7 +126,7 @@ int cmd_faults(struct session *s, int argc, char **argv)
         say_error("faults: say for how long, in seconds (faults SECONDS)");
         return -1;
     }
-    struct faults_options fo = {.period = PERIOD_DEFAULT, .name = opts[2].value, .stop = stop_now};
+    struct faults_options fo = {.period = FAULTS_PERIOD_DEFAULT, .name = opts[2].value, .stop = stop_now};
     double v;
     if (number("SECONDS", pos[0], 0.01, 3600, &fo.seconds))
         return -1;

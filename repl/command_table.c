@@ -204,8 +204,8 @@ const struct command command_table[] = {
     {"load", cmd_load_usage, cmd_load_summary, cmd_load_help, cmd_load, 0},
     {"profile", "profile [start|state|stop|wait|save] ...",
      "profiling runs: a dump every so often, settings put back at the end",
-     "profile start [--duration D] [--every I] [--sample N] [--peak] [--name NAME]\n"
-     "              [--save DIR] [--force] [--json]\n"
+     "profile start [--duration D] [--every I] [--sample N] [--peak] [--faults]\n"
+     "              [--name NAME] [--save DIR] [--force] [--json]\n"
      "  Starts a run: turns profiling on (at lg_sample N with --sample, which\n"
      "  resets the counters), takes a dump every I (default: a tenth of D, at\n"
      "  least 1 s; 60 s without --duration) and a last one at the end, then puts\n"
@@ -221,7 +221,10 @@ const struct command command_table[] = {
      "  the process's owner turned profiling on at its start (MALLOC_CONF).\n"
      "  The prompt stays usable meanwhile; in batch the run goes on between\n"
      "  commands and during 'sleep'.  An end of the input or a stop signal\n"
-     "  ends a run early (its settings are put back).\n"
+     "  ends a run early (its settings are put back).  --faults: a run of page-\n"
+     "  fault dumps instead of heap dumps (see 'help faults'; a sample every 8\n"
+     "  faults), each holding the faults since the one before; nothing of the\n"
+     "  process's is changed (no --sample, no --peak).\n"
      "profile [state] [--json]   the run: state, elapsed and remaining time,\n"
      "  dumps taken, the latest dump.\n"
      "profile stop [--json]      ends the run now, with a last dump.\n"

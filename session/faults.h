@@ -22,6 +22,9 @@
 #include "attach/perf_faults.h"
 #include "session/session.h"
 
+/* A sample every this many faults of a thread, unless told otherwise. */
+#define FAULTS_PERIOD_DEFAULT 8u
+
 struct faults_options {
     double seconds;             /* how long to sample */
     uint64_t period;            /* a sample every N faults; 0: by frequency */

@@ -3,7 +3,7 @@
 # touch_pages_leaky(): `faults` then `top` names it first, its mapping is
 # anonymous memory, and the analysis commands read the dump (pprof, diff,
 # flame); the process is never traced or stopped meanwhile and still checks
-# its pages whole after; redis-server's faults under LPUSHes are named
+# its pages whole after; `profile start --faults` makes a series of them; redis-server's faults under LPUSHes are named
 # down to its list push; a memprof whose seccomp filter refuses
 # perf_event_open says so and what to do.
 . "$SRCDIR/tests/integration/lib.sh"
@@ -43,6 +43,16 @@ check "no descriptor or mapping of memprof's left in it" sh -c \
 verified() { kill -USR1 "$PID"; grep -q '^verified [1-9]' "$TARGET_OUT"; }
 within 20 verified
 check "its pages still hold what it wrote (a 64 MiB round checked whole)" verified
+
+# The run mode: a series of fault dumps, each the faults since the one
+# before, that trend reads; the events closed at its end.
+mp -p "$PID" -e 'profile start --faults --duration 3 --every 1' -e 'profile wait' \
+   -e 'dumps' -e 'top run1.2 3'
+check "a --faults run ran to its end" mp_ok
+check "it said its events were closed" err_has 'run1 completed .*: 3 dumps; the kernel.s events closed'
+check "its dumps are in the session" out_has '^run1\.3 '
+check "its second dump names touch_pages_leaky first" first_is touch_pages_leaky
+check "the process is untouched after the run" untouched "$PID"
 
 # A memprof whose own seccomp filter refuses perf_event_open (a container's
 # profile): the refusal says which and what to do, and nothing is added.
