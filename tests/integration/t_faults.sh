@@ -10,19 +10,27 @@
 
 start_target touch_pages
 fds_before=$(ls "/proc/$PID/fd" | wc -l)
-# TracerPid of every thread, read all the time memprof runs: no ptrace stop
+# TracerPid of every thread, read all the time `faults` runs (from a
+# session already attached: attaching and its end may stop a thread).
 watch_tracers() {
     while :; do
         for s in /proc/"$PID"/task/*/status; do awk '/^TracerPid:/ {print $2}' "$s"; done
     done 2>/dev/null >"$WORK/tracers"
 }
+open_session watch
+session_cmd watch dumps '^\(none yet'
 watch_tracers &
 WATCH=$!
 PIDS+=("$WATCH")
+session_cmd watch 'faults 2 --name watched' '^watched: '
+kill "$WATCH"
+close_session
+check "no thread was traced while faults ran" \
+    sh -c "[ -s '$WORK/tracers' ] && ! grep -qv '^0\$' '$WORK/tracers'"
+
 mp -p "$PID" -e 'faults 2' -e 'top 3' -e 'faults 1 --name second --json' \
    -e "pprof $WORK/faults.pb.gz faults1" -e 'diff faults1 second' \
    -e "flame $WORK/faults.svg faults1"
-kill "$WATCH"
 check "faults ran, and the analysis commands read its dumps" mp_ok
 check "faults counted page faults by the sampled ones" \
     out_has '^faults1: [0-9]+ page faults over 2\.[0-9] s \([0-9]+ samples, 3 threads\)'
@@ -36,7 +44,6 @@ check "the pprof export decodes" sh -c "zcat '$WORK/faults.pb.gz' | protoc \
     --proto_path='$SRCDIR/lib/profile' --decode=perftools.profiles.Profile \
     '$SRCDIR/lib/profile/pprof.proto' | grep -q touch_pages_leaky"
 check "the flame graph names it" grep -q touch_pages_leaky "$WORK/faults.svg"
-check "no thread was traced while faults ran" sh -c "[ -s '$WORK/tracers' ] && ! grep -qv '^0\$' '$WORK/tracers'"
 check "the process is untouched" untouched "$PID"
 check "no descriptor or mapping of memprof's left in it" sh -c \
     "[ \$(ls /proc/$PID/fd | wc -l) -eq $fds_before ] && ! grep -q 'memprof\|perf' /proc/$PID/maps"
