@@ -112,10 +112,11 @@ static int refused(pid_t pid, pid_t tid, int e, struct mp_error *err)
                      (int)tid, (int)pid, what, paranoid);
     else if (paranoid > 2 && !perfmon)
         mp_error_set(err, "the kernel refused perf_event_open for thread %d of process %d "
-                     "(%s): kernel.perf_event_paranoid is %ld, and above 2 only a caller "
-                     "with CAP_PERFMON (or CAP_SYS_ADMIN) may sample: run memprof as root "
-                     "or with CAP_PERFMON, or lower it with 'sysctl "
-                     "kernel.perf_event_paranoid=2'", (int)tid, (int)pid, what, paranoid);
+                     "(%s): kernel.perf_event_paranoid is %ld, and above 2 Debian's kernels "
+                     "(and others with its patch) allow perf events only to a caller with "
+                     "CAP_PERFMON (or CAP_SYS_ADMIN): run memprof as root or with "
+                     "CAP_PERFMON, or lower it with 'sysctl kernel.perf_event_paranoid=2'",
+                     (int)tid, (int)pid, what, paranoid);
     else
         mp_error_set(err, "the kernel refused perf_event_open for thread %d of process %d "
                      "(%s): at kernel.perf_event_paranoid %ld memprof needs to be allowed to "
