@@ -4,7 +4,8 @@
 # anonymous memory, and the analysis commands read the dump (pprof, diff,
 # flame); the process is never traced or stopped meanwhile and still checks
 # its pages whole after; `profile start --faults` makes a series of them; redis-server's faults under LPUSHes are named
-# down to its list push; a memprof whose seccomp filter refuses
+# down to its list push; nobody's memprof samples nobody's process at
+# perf_event_paranoid 2; a memprof whose seccomp filter refuses
 # perf_event_open says so and what to do.
 . "$SRCDIR/tests/integration/lib.sh"
 
@@ -69,6 +70,31 @@ check "a refused perf_event_open fails the command" mp_failed
 check "the refusal names the seccomp filter and the way out" \
     out_has 'refused perf_event_open .*\(EACCES\): memprof itself runs under a seccomp filter.*allow perf_event_open in that filter'
 check "the process is untouched after the refusal" untouched "$PID"
+
+# Unprivileged, at the kernel's default kernel.perf_event_paranoid (2, set
+# for the test and put back by the exit trap: Debian's kernels start at 3,
+# where only CAP_PERFMON may sample): nobody's
+# memprof samples nobody's process (the kernel asks only that memprof may
+# read it as ptrace does), its own faults; those the kernel takes on the
+# process's behalf need CAP_PERFMON, and memprof says so.  Copies nobody
+# can run (not under $WORK, which is 0700).
+bin=$(mktemp -d /tmp/memprof-faults.XXXXXX)
+paranoid=$(cat /proc/sys/kernel/perf_event_paranoid)
+trap 'echo "$paranoid" >/proc/sys/kernel/perf_event_paranoid; rm -rf "$bin"; cleanup' EXIT
+echo 2 >/proc/sys/kernel/perf_event_paranoid
+chmod 755 "$bin"
+cp "$MEMPROF" "$TARGETS/touch_pages" "$bin/"
+mkdir "$bin/out" && chown nobody:nogroup "$bin/out"
+NOBODY=(setpriv --reuid=nobody --regid=nogroup --clear-groups env -u TMPDIR)
+"${NOBODY[@]}" sh -c 'cd "$1"; "$2" >"$1/tp.out" 2>&1 & echo $! >"$1/tp.pid"' sh "$bin/out" "$bin/touch_pages"
+NPID=$(cat "$bin/out/tp.pid")
+PIDS+=("$NPID")
+wait_until 20 "nobody's touch_pages to start" grep -q '^ready' "$bin/out/tp.out"
+OUT=$(cd "$bin/out" && "${NOBODY[@]}" "$bin/memprof" -p "$NPID" -e 'faults 1' -e 'top 3' 2>&1); RC=$?
+check "nobody's memprof samples nobody's process" mp_ok
+check "and names the function" first_is touch_pages_leaky
+check "it says the kernel's own faults for the process are left out" \
+    out_has 'faults the kernel took on the process.s behalf .* are not counted: that needs CAP_PERFMON'
 
 # redis-server (Debian's) growing lists under LPUSH from redis-cli.
 start_redis
