@@ -52,7 +52,7 @@ struct faults_report {
     unsigned nmaps;
     uint64_t other_faults;      /* in mappings beyond those */
     uint64_t unmapped_faults;   /* at addresses unmapped by the end */
-    const struct session_dump *dump;
+    struct session_dump *dump;     /* the dump added (a pointer into s->dumps) */
 };
 
 /* Sample the attached process's faults for o->seconds and add the dump.

@@ -349,7 +349,7 @@ static struct session_dump *faults_run_dump(struct session *s, struct profile_ru
     if (rep.counts.lost)
         say_status(s, "note: %s: the kernel dropped %" PRIu64 " samples (a ring buffer "
                    "filled between two reads)\n", name, rep.counts.lost);
-    return (struct session_dump *)rep.dump;
+    return rep.dump;
 }
 
 /* A dump into the run's series.  When
