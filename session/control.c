@@ -796,8 +796,8 @@ void control_explain_empty_dump(struct session *s, const struct session_dump *d)
             "'info' says it is off, 'prof on' first)", what, better);
 }
 
-struct session_dump *control_dump_add(struct session *s, const char *data, size_t len,
-                                      const char *name, const char *file)
+struct session_dump *control_dump_store(struct session *s, const char *data, size_t len,
+                                        const char *name, const char *file)
 {
     if (file && save_file(file, data, len))
         return NULL;
@@ -842,7 +842,14 @@ struct session_dump *control_dump_add(struct session *s, const char *data, size_
     if (session_dump_keep_raw(s, d, data, len, &err))
         say_status(s, "note: %s; %s stays in memory only, and 'profile save' cannot "
                        "write it\n", err.msg, d->name);
-    if (s->prof_on.since && !s->prof_on.dumped) {
+    return d;
+}
+
+struct session_dump *control_dump_add(struct session *s, const char *data, size_t len,
+                                      const char *name, const char *file)
+{
+    struct session_dump *d = control_dump_store(s, data, len, name, file);
+    if (d && s->prof_on.since && !s->prof_on.dumped) {
         char since[64];
         control_since_text(s->prof_on.since, since, sizeof since);
         say_status(s, "note: %s covers only the allocations sampled since this "
