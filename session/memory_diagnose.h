@@ -26,8 +26,9 @@
 
 /* A cause smaller than this is not worth a line. */
 #define DIAGNOSE_MIN_BYTES ((uint64_t)1 << 20)
-/* The cgroup is near its limit with less than this share of it left. */
-#define DIAGNOSE_CGROUP_NEAR 0.2
+/* The cgroup is near its limit with less than this share of it left
+ * (a quarter: room for a burst, not for a doubling). */
+#define DIAGNOSE_CGROUP_NEAR 0.25
 /* At most this many growing mappings are named. */
 #define DIAGNOSE_GROWING_MAX 3
 
