@@ -13,7 +13,7 @@
 #include "session/memory_diagnose.h"
 #include "session/session.h"
 
-#define THP_SCAN_MAX ((uint64_t)1 << 30)
+#define THP_SCAN_MAX ((uint64_t)256 << 20)
 
 /* Into out (out->known false when pagemap or the memory cannot be read). */
 void thp_scan(struct session *s, const struct rss_account *r, struct diagnose_thp *out);
