@@ -57,7 +57,8 @@ int memory_diagnose(const struct diagnose_input *in, struct memory_diagnoses *ou
             memory_diagnoses_free(out);
             return -1;
         }
-    qsort(out->v, out->n, sizeof *out->v, by_bytes);
+    if (out->n)
+        qsort(out->v, out->n, sizeof *out->v, by_bytes);
     return 0;
 }
 
