@@ -7,7 +7,8 @@
 # kernel gives no huge pages the target exits saying so and the test fails.
 # jemalloc_idle_dirty: 64 MiB freed, idle, dirty_decay_ms -1.
 # glibc_arenas_freed: 8 arenas with 16 MiB free each.  exited_stacks: 500
-# threads ended, their stacks in glibc's cache.  file_grow: a file mapping
+# threads ended, their stacks in glibc's cache.  tcmalloc_freed: the
+# page heap's free pages.  file_grow: a file mapping
 # that grows by 32 MiB between two 'memory' of one session.  (The cgroup
 # near its limit: t_memory_cgroup.)  serve's /metrics gives each by cause.
 . "$SRCDIR/tests/integration/lib.sh"
@@ -20,7 +21,8 @@ def well_formed():
     return all(set(x) == {"cause", "key", "bytes", "remedy"} for x in dg) and \
         all(a["bytes"] >= b["bytes"] for a, b in zip(dg, dg[1:]))
 '
-planted() { awk '/^planted / { print $2; exit }' "$TARGET_OUT"; }
+# the bytes the target planted: its "planted" line, or $PLANTED
+planted() { [ -n "${PLANTED:-}" ] && echo "$PLANTED" || awk '/^planted / { print $2; exit }' "$TARGET_OUT"; }
 
 # diagnosed KEY TEXT REMEDY (no quote in it): memory --json names KEY first within 10 % of
 # the planted bytes, its remedy holding REMEDY; memory's text the same
@@ -61,6 +63,13 @@ CONF=dirty_decay_ms:0,muzzy_decay_ms:0 start_target exited_stacks
 diagnosed exited_thread_stacks "stacks of exited threads: " "40 MiB of stack address space"
 check "exited_thread_stacks: the tunable" [ "$(jf "'glibc.pthread.stack_cache_size' in dg[0]['remedy']")" = True ]
 check "exited_stacks untouched" untouched "$PID"
+
+# tcmalloc's page heap: what tcmalloc_freed says it keeps (its own
+# reading of tcmalloc.pageheap_free_bytes)
+CONF= start_target tcmalloc_freed
+PLANTED=$(awk '/^pageheap_free/ { print $2 }' "$TARGET_OUT") \
+    diagnosed tcmalloc_pageheap_free "tcmalloc keeps [0-9.]+ MiB of free pages" "ReleaseFreeMemory) returns about"
+check "tcmalloc_freed untouched" untouched "$PID"
 
 # A mapping that grows between two reads of one session.
 start_target file_grow "$WORK/grown.data"
