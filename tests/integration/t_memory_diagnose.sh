@@ -9,7 +9,8 @@
 # glibc_arenas_freed: 8 arenas with 16 MiB free each.  exited_stacks: 500
 # threads ended, their stacks in glibc's cache.  tcmalloc_freed: the
 # page heap's free pages.  file_grow: a file mapping
-# that grows by 32 MiB between two 'memory' of one session.  (The cgroup
+# that grows by 32 MiB between two 'memory' of one session, and during a
+# 'memory --interval'.  (The cgroup
 # near its limit: t_memory_cgroup.)  serve's /metrics gives each by cause.
 . "$SRCDIR/tests/integration/lib.sh"
 
@@ -85,6 +86,24 @@ check "growing_mapping: first, within 10 % of the 32 MiB touched" \
 check "growing_mapping: names the file" [ "$(jf "'$WORK/grown.data' in dg[0]['cause']")" = True ]
 check "growing_mapping: the remedy says munmap" [ "$(jf "'munmap' in dg[0]['remedy']")" = True ]
 check "file_grow untouched" untouched "$PID"
+
+# The same over --interval: memprof reads smaps, sleeps (in
+# clock_nanosleep: then the file grows), reads it again.
+start_target file_grow "$WORK/grown2.data"
+"$MEMPROF" -p "$PID" -e 'memory --interval 10 --json' >"$WORK/interval.out" 2>"$WORK/interval.err" &
+MP=$!
+PIDS+=("$MP")
+sleeping() { [ "$(cut -d' ' -f1 "/proc/$MP/syscall" 2>/dev/null)" = 230 ]; }
+wait_until 30 "memprof to sleep its interval" sleeping
+kill -USR1 "$PID"
+wait_until 20 "file_grow to touch 32 MiB" grep -q '^grown 32' "$TARGET_OUT"
+wait "$MP"
+check "memory --interval ran" [ $? -eq 0 ]
+OUT=$(cat "$WORK/interval.out")
+check "growing_mapping over --interval: first, within 10 % of the 32 MiB" \
+    [ "$(jf "first_within('growing_mapping', 32 << 20)")" = True ]
+check "growing_mapping over --interval: the file, grown in about 10 s" \
+    [ "$(jf "'$WORK/grown2.data' in dg[0]['cause'] and bool(re.search(r' in [0-9.]+ s', dg[0]['cause'])) and float(re.search(r' in ([0-9.]+) s', dg[0]['cause']).group(1)) >= 10")" = True ]
 
 # serve's /metrics: the same diagnoses by cause
 CONF=dirty_decay_ms:-1,muzzy_decay_ms:-1 start_target jemalloc_idle_dirty
