@@ -47,9 +47,11 @@ int diagnose_thp(const struct diagnose_input *in, struct memory_diagnoses *d)
         return -1;
     snprintf(g->cause, sizeof g->cause, "transparent huge pages: %.1f MiB of the %.1f MiB of "
              "huge pages (AnonHugePages) are 4 KiB pages holding only zeros, memory never "
-             "written that a 2 MiB page made resident (%.1f MiB of huge pages read%s)",
-             MIB(t->zero), MIB(t->huge), MIB(t->scanned),
-             t->capped ? ", the scan's bound: the rest not counted" : "");
+             "written that a 2 MiB page made resident (%.1f MiB of %s read%s)",
+             MIB(t->zero), MIB(t->huge), MIB(t->scanned), t->frames ? "huge pages" :
+             "wholly resident 2 MiB blocks, at most AnonHugePages counted per mapping: "
+             "pagemap gave no frame numbers to tell huge pages by",
+             t->capped ? "; the scan's bound: the rest not counted" : "");
     thp_remedy(g->remedy, sizeof g->remedy, in->thp_mode, t->zero);
     return 0;
 }

@@ -68,6 +68,9 @@ struct diagnose_thp {
     uint64_t scanned;      /* bytes of fully resident 2 MiB blocks read */
     uint64_t zero;         /* of which in 4 KiB pages holding only zeros */
     bool capped;           /* stopped at the scan's bound */
+    bool frames;           /* pagemap gave frame numbers (CAP_SYS_ADMIN): the
+                            * blocks read were huge pages, not only wholly
+                            * resident ones */
 };
 
 struct diagnose_input {

@@ -32,12 +32,13 @@ uint64_t thp_zero_bytes(const unsigned char *block, size_t len)
 /* Whether pagemap says the block at addr is wholly resident and, where it
  * gives frame numbers (CAP_SYS_ADMIN), one huge page: 512 frames in a row
  * from a 2 MiB-aligned one. */
-static bool block_huge(int pm, uint64_t addr)
+static bool block_huge(int pm, uint64_t addr, bool *frames)
 {
     uint64_t e[PAGES];
     if (pread(pm, e, sizeof e, (off_t)(addr / PAGE * sizeof *e)) != (ssize_t)sizeof e)
         return false;
     uint64_t pfn0 = PM_PFN(e[0]);
+    *frames = *frames || pfn0;
     if (pfn0 && pfn0 % PAGES)
         return false;
     for (size_t i = 0; i < PAGES; i++)
@@ -56,7 +57,7 @@ static bool scan_mapping(pid_t pid, int pm, const struct rss_mapping *m, unsigne
             out->capped = true;
             break;
         }
-        if (!block_huge(pm, b))
+        if (!block_huge(pm, b, &out->frames))
             continue;
         struct mp_error err;
         if (remote_read(pid, b, buf, BLOCK, &err) < 0)

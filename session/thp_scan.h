@@ -2,7 +2,8 @@
  * never written: its anonymous mappings that hold huge pages
  * (AnonHugePages in smaps) are read 2 MiB block by 2 MiB block, only the
  * blocks /proc/PID/pagemap says are wholly resident (so that reading
- * faults nothing in), and their 4 KiB pages holding only zeros counted,
+ * faults nothing in) and, where it gives frame numbers (CAP_SYS_ADMIN),
+ * one huge page; their 4 KiB pages holding only zeros are counted,
  * no more per mapping than its AnonHugePages.  A page the program wrote
  * zeros into counts too: the figure is an upper bound of what splitting
  * the huge pages would return.  Bounded by THP_SCAN_MAX bytes read. */
