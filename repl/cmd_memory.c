@@ -502,6 +502,8 @@ static void memory_json(struct session *s, const struct memory_view *m,
         memory_account_json(o, &m->acct);
     else
         json_object_object_add(o, "categories_error", json_object_new_string(m->acct_why));
+    if (m->diag_ok)
+        memory_diagnoses_json(o, &m->diag);
     if (g)
         maps_json(o, g, &m->je);
     json_object_object_add(o, "pause_us", json_object_new_double(last_pause_us(s)));
@@ -547,6 +549,8 @@ static void memory_text(struct session *s, const struct memory_view *m,
     struct memory_cgroup_view cv = {&m->cg, m->cgroup_ok, m->cgroup_why, m->host_oom_kills};
     memory_cgroup_text(o, &cv, m->rss);
     where_text(o, m);
+    if (m->diag_ok)
+        memory_diagnoses_text(o, &m->diag);
     if (g)
         maps_text(s, g, &m->je);
     if (s->alloc.kind == ALLOCATOR_JEMALLOC || m->have_other)

@@ -22,7 +22,9 @@
 #include "lib/proc/cgroup_memory.h"
 #include "lib/proc/procmem.h"
 #include "session/jemalloc_summary.h"
+#include "session/diagnose_read.h"
 #include "session/memory_account.h"
+#include "session/memory_diagnose.h"
 #include "session/process_files.h"
 #include "session/say.h"
 #include "serve/targets.h"
@@ -80,6 +82,10 @@ static const struct metric metrics[] = {
      "read), heap (the allocator's own figure: at most), anon_other (the rest of the "
      "anonymous memory: at least), anon_unsplit (anonymous memory the allocator's figure "
      "cannot split), shared, other, file (every file-backed object)"},
+    {"memprof_process_memory_diagnosis_bytes", "the bytes each diagnosis of the process's "
+     "memory explains, by cause (as 'memory' gives them; only the causes found this scrape): "
+     "thp_inflation, jemalloc_unpurged, glibc_arenas_free, tcmalloc_pageheap_free, "
+     "exited_thread_stacks, cgroup_near_limit (growing_mapping needs two reads: 'memory')"},
     {"memprof_cgroup_memory_usage_bytes", "the memory charged to the process's cgroup "
      "(memory.current; v1 memory.usage_in_bytes)"},
     {"memprof_cgroup_memory_limit_bytes", "the cgroup's memory limit, where it has one "
@@ -146,20 +152,38 @@ static void process_memory(struct session *s)
     free(status);
 }
 
-/* jemalloc's figures (one stop), with its profiler's settings. */
-static int jemalloc_figures(struct session *s, struct memory_heap *heap)
+/* What one scrape read, kept for the diagnoses. */
+struct figures {
+    struct memory_heap heap;
+    struct jemalloc_summary je;
+    struct diagnose_jemalloc_settings set;
+    bool have_je, set_ok;
+    struct allocator_stats st;
+    bool have_st;
+    struct cgroup_memory cg;
+    bool have_cg;
+};
+
+/* jemalloc's figures (one stop), with its profiler's and purge's settings. */
+static int jemalloc_figures(struct session *s, struct figures *fig)
 {
+    struct memory_heap *heap = &fig->heap;
     bool active = false, enabled = false;
     uint64_t lg = 0;
-    struct mallctl_call prof[] = {
+    struct mallctl_call prof[3 + DIAGNOSE_JEMALLOC_NCALLS] = {
         {.name = "prof.active", .old = &active, .oldlen = sizeof active},
         {.name = "prof.lg_sample", .old = &lg, .oldlen = sizeof lg},
         {.name = "opt.prof", .old = &enabled, .oldlen = sizeof enabled},
     };
+    memory_diagnose_jemalloc_calls(&fig->set);
+    memcpy(prof + 3, fig->set.calls, sizeof fig->set.calls);
     struct jemalloc_summary f;
     struct jemalloc_arenas arenas;
-    if (jemalloc_summary_read_arenas(s, prof, 3, &f, &arenas))
+    if (jemalloc_summary_read_arenas(s, prof, 3 + DIAGNOSE_JEMALLOC_NCALLS, &f, &arenas))
         return -1;
+    fig->je = f;
+    fig->have_je = f.stats;
+    fig->set_ok = !prof[3].ret && !prof[4].ret && !prof[5].ret;
     if (f.stats) {          /* else built without statistics (config.stats) */
         sample(s->out, "jemalloc_allocated_bytes", f.allocated);
         sample(s->out, "jemalloc_active_bytes", f.active);
@@ -185,10 +209,11 @@ static int jemalloc_figures(struct session *s, struct memory_heap *heap)
     return 0;
 }
 
-static int other_figures(struct session *s, struct memory_heap *heap)
+static int other_figures(struct session *s, struct figures *fig)
 {
     if (!allocator_has_stats(s->alloc.kind))
         return 0;
+    struct memory_heap *heap = &fig->heap;
     struct allocator_stats st;
     struct mp_error err;
     if (allocator_stats(s->target, &s->alloc, &st, &err) < 0) {
@@ -200,7 +225,8 @@ static int other_figures(struct session *s, struct memory_heap *heap)
     sample(s->out, "memprof_heap_system_bytes", st.from_system);
     sample(s->out, "memprof_heap_mmapped_bytes", st.mmapped);
     memory_heap_other(heap, heap->who, st.from_system, st.in_use);
-    allocator_stats_free(&st);
+    fig->st = st;
+    fig->have_st = true;
     return 0;
 }
 
@@ -217,12 +243,14 @@ static void pressure(FILE *out, const char *which, const struct procmem_psi *p)
 
 /* The process's cgroup: usage, limit, events, pressure.  A cgroup that
  * cannot be read leaves its series out, not the process down. */
-static void cgroup_figures(struct session *s)
+static void cgroup_figures(struct session *s, struct figures *fig)
 {
     struct cgroup_memory c;
     char why[512];
     if (process_cgroup_memory(s, &c, why, sizeof why) < 0)
         return;
+    fig->cg = c;
+    fig->have_cg = true;
     sample(s->out, "memprof_cgroup_memory_usage_bytes", c.current);
     if (!c.max_unlimited) {
         sample(s->out, "memprof_cgroup_memory_limit_bytes", c.max);
@@ -244,32 +272,64 @@ static void cgroup_figures(struct session *s)
         pressure(s->out, "full", &c.full);
 }
 
+/* The diagnoses (session/memory_diagnose.c, as 'memory' gives them), by
+ * cause: only the causes found; what grew needs two reads, not made here. */
+static void diagnosis_figures(struct session *s, const struct memory_account *a,
+                              const struct figures *fig)
+{
+    struct diagnose_input in;
+    struct memory_diagnoses d;
+    diagnose_input_base(s, a, &in);
+    in.je = fig->have_je ? &fig->je : NULL;
+    in.je_set = fig->have_je && fig->set_ok ? &fig->set : NULL;
+    in.other = fig->have_st ? &fig->st : NULL;
+    in.tcmalloc = s->alloc.kind == ALLOCATOR_TCMALLOC ||
+                  s->alloc.kind == ALLOCATOR_TCMALLOC_MINIMAL;
+    in.cg = fig->have_cg ? &fig->cg : NULL;
+    if (memory_diagnose(&in, &d) < 0)
+        return;
+    for (size_t i = 0; i < DIAGNOSE_NKEYS; i++) {
+        const char *key = memory_diagnose_keys[i];
+        bool found = false;
+        for (size_t j = 0; j < d.n && !found; j++)
+            found = strcmp(d.v[j].key, key) == 0;
+        if (found)
+            fprintf(s->out, "memprof_process_memory_diagnosis_bytes{cause=\"%s\"} %" PRIu64
+                    "\n", key, memory_diagnoses_key(&d, key));
+    }
+    memory_diagnoses_free(&d);
+}
+
 /* Where RSS is (session/memory_account.c, as 'memory' shows it): one
  * sample per category key, every key each time so that series do not
- * come and go; files together. */
-static void rss_figures(struct session *s, const struct memory_heap *heap)
+ * come and go; files together.  Then the diagnoses. */
+static void rss_figures(struct session *s, const struct figures *fig)
 {
     struct memory_account a;
     char why[256];
-    if (memory_account_read(s, heap, &a, why, sizeof why) < 0)
+    if (memory_account_read(s, &fig->heap, &a, why, sizeof why) < 0)
         return;
     sample(s->out, "memprof_process_rss_accounted_bytes", a.rss.rss);
     for (size_t i = 0; i < MEMORY_ACCOUNT_NKEYS; i++)
         fprintf(s->out, "memprof_process_rss_category_bytes{category=\"%s\"} %" PRIu64 "\n",
                 memory_account_keys[i], memory_account_key(&a, memory_account_keys[i]));
+    diagnosis_figures(s, &a, fig);
     memory_account_free(&a);
 }
 
 static int metrics_job(struct session *s, void *arg)
 {
     (void)arg;
+    struct figures fig = {.heap = {.who = allocator_kind_name(s->alloc.kind),
+                                   .total = UINT64_MAX}};
     process_memory(s);
-    cgroup_figures(s);
-    struct memory_heap heap = {.who = allocator_kind_name(s->alloc.kind), .total = UINT64_MAX};
-    int rc = s->alloc.kind == ALLOCATOR_JEMALLOC ? jemalloc_figures(s, &heap)
-                                                 : other_figures(s, &heap);
+    cgroup_figures(s, &fig);
+    int rc = s->alloc.kind == ALLOCATOR_JEMALLOC ? jemalloc_figures(s, &fig)
+                                                 : other_figures(s, &fig);
     if (rc == 0)
-        rss_figures(s, &heap);
+        rss_figures(s, &fig);
+    if (fig.have_st)
+        allocator_stats_free(&fig.st);
     stopped_time(s);
     return rc ? 500 : 200;
 }

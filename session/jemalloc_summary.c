@@ -8,7 +8,7 @@
 #include "allocator/jemalloc/mallctl.h"
 #include "session/control.h"
 
-#define MAX_EXTRA 4
+#define MAX_EXTRA 8
 
 const char *const jemalloc_summary_names[JEMALLOC_SUMMARY_NFIG] = {
     "stats.allocated", "stats.active", "stats.metadata", "stats.resident",

@@ -7,8 +7,80 @@
 #include <time.h>
 
 #include "lib/proc/procmem.h"
+#include "session/diagnose_read.h"
 #include "session/process_files.h"
 #include "session/say.h"
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* The mappings of one read of smaps (malloc'd, *n of them), NULL when it
+ * cannot be read. */
+static struct rss_mapping *maps_now(struct session *s, size_t *n)
+{
+    size_t len;
+    char *text = process_file(s, "smaps", &len);
+    struct rss_account r;
+    int rc = text ? rss_account_smaps(text, len, NULL, 0, &r) : -1;
+    free(text);
+    if (rc < 0)
+        return NULL;
+    struct rss_mapping *v = r.maps;
+    *n = r.nmaps;
+    r.maps = NULL;
+    rss_account_free(&r);
+    return v;
+}
+
+/* This read's mappings become the session's previous read. */
+static void keep_maps(struct session *s, const struct memory_account *a, double at)
+{
+    struct rss_mapping *copy = a->rss.nmaps ? malloc(a->rss.nmaps * sizeof *copy) : NULL;
+    free(s->memory_prev);
+    s->memory_prev = copy;
+    s->memory_prev_n = copy ? a->rss.nmaps : 0;
+    s->memory_prev_pid = target_pid(s->target);
+    s->memory_prev_at = at;
+    if (copy)
+        memcpy(copy, a->rss.maps, a->rss.nmaps * sizeof *copy);
+}
+
+/* The diagnoses, what grew measured against before (over the interval)
+ * or else the session's previous read of this process. */
+static void diagnose(struct session *s, struct memory_view *m, const struct rss_mapping *before,
+                     size_t nbefore, double before_at)
+{
+    struct diagnose_input in;
+    double at = now_s();
+    diagnose_input_base(s, m->acct_ok ? &m->acct : NULL, &in);
+    if (!before && s->memory_prev && s->memory_prev_pid == target_pid(s->target)) {
+        before = s->memory_prev;
+        nbefore = s->memory_prev_n;
+        before_at = s->memory_prev_at;
+    }
+    if (m->acct_ok && before) {
+        in.prev = before;
+        in.nprev = nbefore;
+        in.prev_seconds = at - before_at;
+    }
+    if (s->alloc.kind == ALLOCATOR_JEMALLOC && m->je.stats) {
+        in.je = &m->je;
+        in.je_set = m->je_set_ok ? &m->je_set : NULL;
+    }
+    if (m->have_other) {
+        in.other = &m->other;
+        in.tcmalloc = s->alloc.kind == ALLOCATOR_TCMALLOC ||
+                      s->alloc.kind == ALLOCATOR_TCMALLOC_MINIMAL;
+    }
+    in.cg = m->cgroup_ok ? &m->cg : NULL;
+    m->diag_ok = memory_diagnose(&in, &m->diag) == 0;
+    if (m->acct_ok)
+        keep_maps(s, &m->acct, at);
+}
 
 static bool proc_faults(struct session *s, uint64_t *minflt, uint64_t *majflt)
 {
@@ -79,6 +151,7 @@ void memory_view_free(struct memory_view *m)
     if (m->have_other)
         allocator_stats_free(&m->other);
     memory_account_free(&m->acct);
+    memory_diagnoses_free(&m->diag);
 }
 
 /* Another allocator's figures for 'memory': one that has none is said,
@@ -99,36 +172,64 @@ static int other_read(struct session *s, struct memory_view *m)
     return 0;
 }
 
+/* jemalloc's summary with its purge settings in the same stop. */
+static int jemalloc_read(struct session *s, struct memory_view *m)
+{
+    memory_diagnose_jemalloc_calls(&m->je_set);
+    if (jemalloc_summary_read(s, m->je_set.calls, DIAGNOSE_JEMALLOC_NCALLS, &m->je))
+        return -1;
+    m->je_set_ok = true;
+    for (size_t i = 0; i < DIAGNOSE_JEMALLOC_NCALLS; i++)
+        m->je_set_ok = m->je_set_ok && m->je_set.calls[i].ret == 0;
+    return 0;
+}
+
+/* Sleep the interval, then the fault counters again for their rates. */
+static int fault_rates(struct session *s, double interval, struct memory_view *m)
+{
+    struct timespec ts = {(time_t)interval,
+                          (long)((interval - (double)(time_t)interval) * 1e9)};
+    if (nanosleep(&ts, NULL) != 0) {
+        say_error("memory --interval: interrupted");
+        return -1;
+    }
+    uint64_t mi, ma;
+    if (proc_faults(s, &mi, &ma)) {
+        m->interval = interval;
+        m->minflt_rate = (double)(mi > m->minflt ? mi - m->minflt : 0) / interval;
+        m->majflt_rate = (double)(ma > m->majflt ? ma - m->majflt : 0) / interval;
+        m->minflt = mi;
+        m->majflt = ma;
+    }
+    return 0;
+}
+
 int memory_view_read(struct session *s, double interval, struct memory_view *m)
 {
     memset(m, 0, sizeof *m);
-    if (s->alloc.kind == ALLOCATOR_JEMALLOC ? jemalloc_summary_read(s, NULL, 0, &m->je)
-                                            : other_read(s, m))
+    if (s->alloc.kind == ALLOCATOR_JEMALLOC ? jemalloc_read(s, m) : other_read(s, m))
         return -1;
     m->faults = proc_faults(s, &m->minflt, &m->majflt);
-    if (interval > 0 && m->faults) {
-        struct timespec ts = {(time_t)interval,
-                              (long)((interval - (double)(time_t)interval) * 1e9)};
-        if (nanosleep(&ts, NULL) != 0) {
-            say_error("memory --interval: interrupted");
+    struct rss_mapping *before = NULL;
+    size_t nbefore = 0;
+    double before_at = now_s();
+    if (interval > 0) {
+        before = maps_now(s, &nbefore);
+        if (fault_rates(s, interval, m)) {
+            free(before);
             memory_view_free(m);
             return -1;
-        }
-        uint64_t mi, ma;
-        if (proc_faults(s, &mi, &ma)) {
-            m->interval = interval;
-            m->minflt_rate = (double)(mi > m->minflt ? mi - m->minflt : 0) / interval;
-            m->majflt_rate = (double)(ma > m->majflt ? ma - m->majflt : 0) / interval;
-            m->minflt = mi;
-            m->majflt = ma;
         }
     }
     memory_read(s, m);
     if (!m->status && !m->rollup) {
         say_error("cannot read /proc/%d/status or smaps_rollup: is the process gone?",
                       (int)target_pid(s->target));
+        free(before);
         memory_view_free(m);
         return -1;
     }
+    diagnose(s, m, before, nbefore, before_at);
+    free(before);
     return 0;
 }

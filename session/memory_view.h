@@ -13,6 +13,7 @@
 #include "lib/proc/cgroup_memory.h"
 #include "session/jemalloc_summary.h"
 #include "session/memory_account.h"
+#include "session/memory_diagnose.h"
 #include "session/session.h"
 
 struct memory_view {
@@ -34,11 +35,17 @@ struct memory_view {
     struct memory_account acct;   /* where RSS is (acct_ok) */
     bool acct_ok;
     char acct_why[256];
+    struct diagnose_jemalloc_settings je_set;  /* jemalloc's purge settings */
+    bool je_set_ok;
+    struct memory_diagnoses diag; /* why RSS is what it is (diag_ok) */
+    bool diag_ok;
 };
 
 /* Everything, in this order: the allocator's figures, the fault counters
- * (again after interval seconds when interval > 0, for their rates), the
- * kernel's files, the cgroup, where RSS is.  0, or -1 with the error said
+ * and the mappings (again after interval seconds when interval > 0, for
+ * their rates and what grew), the kernel's files, the cgroup, where RSS
+ * is, then the diagnoses (what grew: over the interval, else since the
+ * session's previous read, which this read then becomes).  0, or -1 with the error said
  * (say_error) and nothing to free. */
 int memory_view_read(struct session *s, double interval, struct memory_view *m);
 void memory_view_free(struct memory_view *m);

@@ -216,6 +216,7 @@ void session_free(struct session *s)
     sampler_free(s->sampler);
     session_drop_symbolizer(s);
     target_close(s->target);
+    free(s->memory_prev);
     free(s->sysroot);
     free(s->dump_dir);
     free(s->exe);

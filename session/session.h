@@ -28,6 +28,7 @@ struct session_dump_info {
 };
 
 struct session_dump_objects;   /* session/dump_store.c */
+struct rss_mapping;            /* lib/proc/rss_account.h */
 
 struct session_dump {
     char name[64];             /* "dump1", or the user's NAME, or file's base name */
@@ -186,6 +187,13 @@ struct session {
     double counting_since;     /* CLOCK_MONOTONIC seconds when this session
                                 * turned profiling on or reset its counters;
                                 * 0 when it did neither (or turned it off) */
+    /* The mappings the last 'memory' read saw (session/memory_view.c), for
+     * what grew since: of process memory_prev_pid, at memory_prev_at
+     * (CLOCK_MONOTONIC seconds). */
+    struct rss_mapping *memory_prev;
+    size_t memory_prev_n;
+    pid_t memory_prev_pid;
+    double memory_prev_at;
     bool counting_allocated_known;     /* stats.allocated read then */
     uint64_t counting_allocated;       /* its value (jemalloc's held bytes) */
 

@@ -85,35 +85,75 @@ static int add_file(struct rss_account *a, const char *path, uint64_t rss)
     return 0;
 }
 
+/* glibc's thread arenas are heaps of HEAP_MAX_SIZE (64 MiB on 64-bit
+ * systems) aligned to it, mapped PROT_NONE and made writable from their
+ * start as they grow: one arena's writable part often lies just above
+ * another's PROT_NONE rest, laid out like a stack above its guard.  A
+ * stack's writable part starts one guard above its mapping's start, so
+ * never at such an alignment but by a 1 in 16384 chance. */
+#define GLIBC_HEAP_ALIGN ((uint64_t)64 << 20)
+static bool glibc_heap_start(uint64_t start)
+{
+    return (start & (GLIBC_HEAP_ALIGN - 1)) == 0;
+}
+
+/* Which part m goes to, prev the mapping before it (or NULL). */
+static enum rss_part part_of(const struct mapping *m, const struct map_entry *prev,
+                             const uint64_t *sps, bool *seen, size_t nsp, unsigned *stacks_seen)
+{
+    const struct map_entry *e = &m->e;
+    bool guarded = prev && anonymous(prev) && !prev->r && !prev->w && !prev->x &&
+                   prev->end == e->start;
+    if (starts(e->path, "/memfd:memprof-sampler"))
+        return RSS_PART_SAMPLER;
+    if (strcmp(e->path, "[stack]") == 0)
+        return RSS_PART_MAIN_STACK;
+    if (anonymous(e) && !e->shared && holds_sp(sps, nsp, e->start, e->end)) {
+        *stacks_seen += sps_in(sps, seen, nsp, e->start, e->end);
+        return RSS_PART_THREAD_STACK;
+    }
+    if (anonymous(e) && !e->shared && e->r && e->w && guarded && !glibc_heap_start(e->start))
+        return RSS_PART_UNSEEN_STACK;
+    if (shared_memory(e))
+        return RSS_PART_SHARED;
+    if (map_entry_is_file(e))
+        return RSS_PART_FILE;
+    if (anonymous(e) || strcmp(e->path, "[heap]") == 0 || starts(e->path, "[anon:"))
+        return RSS_PART_ANON;
+    return RSS_PART_OTHER;
+}
+
+static int keep_mapping(struct rss_account *a, const struct mapping *m, enum rss_part part)
+{
+    if (array_reserve(&a->maps, &a->capmaps, a->nmaps + 1, sizeof *a->maps, 256) < 0)
+        return -1;
+    struct rss_mapping *k = &a->maps[a->nmaps++];
+    *k = (struct rss_mapping){.start = m->e.start, .end = m->e.end, .rss = m->rss,
+                              .anon_huge = m->anon_huge, .part = part,
+                              .brk = strcmp(m->e.path, "[heap]") == 0};
+    snprintf(k->path, sizeof k->path, "%s", m->e.path);
+    return 0;
+}
+
 /* The part of m, prev the mapping before it (or NULL). */
 static int account(struct rss_account *a, const struct mapping *m, const struct map_entry *prev,
                    const uint64_t *sps, bool *seen, size_t nsp)
 {
-    const struct map_entry *e = &m->e;
     a->rss += m->rss;
     a->swap += m->swap;
     a->anon_huge += m->anon_huge;
     a->lazyfree += m->lazyfree;
-    bool guarded = prev && anonymous(prev) && !prev->r && !prev->w && !prev->x &&
-                   prev->end == e->start;
-    if (starts(e->path, "/memfd:memprof-sampler")) {
-        a->sampler += m->rss;
-    } else if (strcmp(e->path, "[stack]") == 0) {
-        a->main_stack += m->rss;
-    } else if (anonymous(e) && !e->shared && holds_sp(sps, nsp, e->start, e->end)) {
-        a->thread_stacks += m->rss;
-        a->stacks_seen += sps_in(sps, seen, nsp, e->start, e->end);
-    } else if (anonymous(e) && !e->shared && e->r && e->w && guarded) {
-        a->unseen_stacks += m->rss;
-    } else if (shared_memory(e)) {
-        a->shared += m->rss;
-    } else if (map_entry_is_file(e)) {
-        return add_file(a, e->path, m->rss);
-    } else if (anonymous(e) || strcmp(e->path, "[heap]") == 0 || starts(e->path, "[anon:")) {
-        a->anon += m->rss;
-    } else {
-        a->other += m->rss;
-    }
+    enum rss_part part = part_of(m, prev, sps, seen, nsp, &a->stacks_seen);
+    uint64_t *to[] = {
+        [RSS_PART_SAMPLER] = &a->sampler, [RSS_PART_MAIN_STACK] = &a->main_stack,
+        [RSS_PART_THREAD_STACK] = &a->thread_stacks, [RSS_PART_UNSEEN_STACK] = &a->unseen_stacks,
+        [RSS_PART_ANON] = &a->anon, [RSS_PART_SHARED] = &a->shared, [RSS_PART_OTHER] = &a->other,
+    };
+    if (keep_mapping(a, m, part) < 0)
+        return -1;
+    if (part == RSS_PART_FILE)
+        return add_file(a, m->e.path, m->rss);
+    *to[part] += m->rss;
     return 0;
 }
 
@@ -205,6 +245,9 @@ void rss_account_free(struct rss_account *a)
     free(a->files);
     a->files = NULL;
     a->nfiles = a->capfiles = 0;
+    free(a->maps);
+    a->maps = NULL;
+    a->nmaps = a->capmaps = 0;
 }
 
 int rss_syscall_sp(const char *text, size_t len, uint64_t *sp)

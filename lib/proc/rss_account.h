@@ -8,6 +8,7 @@
 #ifndef MEMPROF_RSS_ACCOUNT_H
 #define MEMPROF_RSS_ACCOUNT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -15,6 +16,21 @@
 struct rss_file {
     char path[256];
     uint64_t rss;
+};
+
+/* Which part a mapping's Rss went to. */
+enum rss_part {
+    RSS_PART_SAMPLER, RSS_PART_MAIN_STACK, RSS_PART_THREAD_STACK, RSS_PART_UNSEEN_STACK,
+    RSS_PART_ANON, RSS_PART_SHARED, RSS_PART_OTHER, RSS_PART_FILE,
+};
+
+/* One mapping as this read saw it (for what grew between two reads, and
+ * where the transparent huge pages are). */
+struct rss_mapping {
+    uint64_t start, end, rss, anon_huge;
+    enum rss_part part;
+    bool brk;                /* [heap] */
+    char path[256];          /* its path or [name], cut to fit; "" anonymous */
 };
 
 struct rss_account {
@@ -35,6 +51,8 @@ struct rss_account {
     struct rss_file *files;  /* each file-backed object, by path */
     size_t nfiles, capfiles;
     unsigned stacks_seen;    /* threads whose sp lay in a mapping */
+    struct rss_mapping *maps; /* every mapping, in the text's order */
+    size_t nmaps, capmaps;
 };
 
 /* Account the smaps text; sps are the stack pointers of the threads that

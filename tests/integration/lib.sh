@@ -365,6 +365,11 @@ all_grew() {
 count_above() { [ "$(grep -Ec -- "$2" "$1" 2>/dev/null)" -gt "$3" ]; }
 # ended PID: the process is gone or a zombie (alive's opposite).
 ended() { ! alive "$1"; }
+# first_diagnosis_has RE: the first line under "diagnoses (largest first)"
+# of 'memory' in $OUT matches RE.
+first_diagnosis_has() {
+    awk '/^diagnoses \(largest first\)$/ { getline; print; exit }' <<<"$OUT" | grep -Eq -- "$1"
+}
 # The kernel's CPU wake-up latency target in microseconds (PM QoS: what
 # every open /dev/cpu_dma_latency request asks, at least; root only).
 cpu_latency_target() {

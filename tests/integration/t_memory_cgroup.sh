@@ -112,7 +112,22 @@ check "no OOM kill yet" [ "$(jf 'd["cgroup"]["oom_kill"]')" = 0 ]
 HOST_KILLS=$(jf 'd["host_oom_kills"]')
 check "the host's OOM kills are counted" [ -n "$HOST_KILLS" ]
 
+# the diagnosis (issue 36 items 2 and 5): the cgroup near its limit comes
+# first, its bytes the usage this test reads from the cgroup itself
+usage_file=$MEMDIR/memory.current
+[ "$VERSION" = 1 ] && usage_file=$MEMDIR/memory.usage_in_bytes
+USAGE=$(cat "$usage_file")
+check "diagnoses: the cgroup near its limit first" [ "$(jf 'd["diagnoses"][0]["key"]')" = cgroup_near_limit ]
+check "diagnoses: its bytes within 10 % of the cgroup's usage" \
+    [ "$(jf 'abs(d["diagnoses"][0]["bytes"] - '"$USAGE"') * 10 <= '"$USAGE")" = True ]
+check "diagnoses: the remedy says to raise memory.max" \
+    [ "$(jf '"raise the limit (memory.max" in d["diagnoses"][0]["remedy"] and "128.0 MiB" in d["diagnoses"][0]["remedy"]')" = True ]
+check "diagnoses: sorted by bytes" \
+    [ "$(jf 'all(a["bytes"] >= b["bytes"] for a, b in zip(d["diagnoses"], d["diagnoses"][1:]))')" = True ]
+
 mp -p "$KH" -e memory
+check "memory: the cgroup diagnosis first" \
+    first_diagnosis_has "^ +1[0-2][0-9]\\.[0-9] MiB  the cgroup $CGPATH is near its memory limit"
 check "memory: usage of the limit 128.0 MiB, with the headroom" \
     out_has '^  usage +1[0-2][0-9]\.[0-9] MiB  of the limit 128\.0 MiB \([0-9.]+ %\): headroom [0-9]+\.[0-9] MiB'
 check "memory: the process's RSS as a share of the limit" \
@@ -141,6 +156,8 @@ check "/metrics: the headroom under 28 MiB" [ "$(metric memprof_cgroup_memory_he
 check "/metrics: memory pressure over 10 s" body_has "^memprof_cgroup_memory_pressure_some_ratio\\{pid=\"$KH\".*,window=\"10\"\\} [0-9.]+$"
 check "/metrics: OOM kills, a counter" body_has '^# TYPE memprof_cgroup_oom_kills_total counter$'
 check "/metrics: the host's OOM kills, without a process's labels" body_has '^memprof_host_oom_kills_total [0-9]+$'
+check "/metrics: the cgroup diagnosis by cause" \
+    body_has "^memprof_process_memory_diagnosis_bytes\\{pid=\"$KH\".*,cause=\"cgroup_near_limit\"\\} [0-9]+$"
 http GET "/metrics?pid=$PL"
 check "/metrics: the limit of a process in its own cgroup namespace" \
     [ "$(metric memprof_cgroup_memory_limit_bytes "$PL")" = "$LIMIT" ]
@@ -163,6 +180,7 @@ else
 fi
 mp -p "$KH" -e memory
 check "memory: oom_kill 1" out_has '^  events .*oom_kill 1'
+check "memory: the cgroup diagnosis says the OOM kill" out_has '^ +[0-9.]+ MiB  the cgroup .*oom_kill 1'
 http GET "/metrics?pid=$KH"
 check "/metrics: memprof_cgroup_oom_kills_total 1" [ "$(metric memprof_cgroup_oom_kills_total "$KH")" = 1 ]
 

@@ -15,7 +15,7 @@ RUST_TARGETS  = $(TARGET_DIR)/rustprof $(TARGET_DIR)/rustprof_v0 $(TARGET_DIR)/r
                 $(TARGET_DIR)/rustprof_g $(TARGET_DIR)/rustprof_noprof
 OTHER_TARGETS = $(TARGET_DIR)/glibc_fragmented $(TARGET_DIR)/glibc_parked \
                 $(TARGET_DIR)/tcmalloc_freed $(TARGET_DIR)/tcmalloc_minimal_freed \
-                $(TARGET_DIR)/mimalloc_idle $(TARGET_DIR)/glibc_live \
+                $(TARGET_DIR)/mimalloc_idle $(TARGET_DIR)/glibc_live $(TARGET_DIR)/glibc_arenas_freed \
                 $(TARGET_DIR)/glibc_churn $(TARGET_DIR)/glibc_events $(TARGET_DIR)/tcmalloc_live \
                 $(TARGET_DIR)/no_libc $(TARGET_DIR)/cfi_objects
 TARGET_EXTRA  = $(TARGET_DIR)/nojemalloc $(TARGET_DIR)/two_builds_b $(TARGET_DIR)/static_rjem \
@@ -132,6 +132,11 @@ $(TARGET_DIR)/mimalloc_idle: tests/targets/other/mimalloc_idle.c $(OTHER_DEPS)
 
 # The sampler's known heap (t_sampler_*): -O2 without frame pointers, as
 # Debian builds its servers, so stacks need the call-frame information.
+# Eight arenas each holding 16 MiB free (t_memory_diagnose).
+$(TARGET_DIR)/glibc_arenas_freed: tests/targets/other/glibc_arenas_freed.c $(OTHER_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(OTHER_CFLAGS) -o $@ $<
+
 $(TARGET_DIR)/glibc_live: tests/targets/other/glibc_live.c $(OTHER_DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(OTHER_CFLAGS) -O2 -fomit-frame-pointer -o $@ $<

@@ -1,8 +1,9 @@
 /* test_rss_account.c - where RSS is (lib/proc/rss_account.c): every
  * mapping of an smaps text in one part, the parts adding up to the RSS;
  * stacks by the threads' stack pointers and by layout; memprof's sampler
- * region; shared memory; files by path; and the stack pointer of a
- * thread's syscall file. */
+ * region; shared memory; files by path; glibc's arena heaps, not stacks;
+ * every mapping kept with its part; and the stack pointer of a thread's
+ * syscall file. */
 #include "tests/unit/unit.h"
 
 #include <string.h>
@@ -94,6 +95,36 @@ START_TEST(cut_and_odd)
 }
 END_TEST
 
+/* glibc's thread arenas: 64 MiB-aligned heaps, writable from their start,
+ * the next one's PROT_NONE rest just below: not stacks.  Every mapping is
+ * kept with its part. */
+START_TEST(arena_heaps_and_maps)
+{
+    static const char text[] =
+        "7f5e2c000000-7f5e2d000000 rw-p 00000000 00:00 0 \n"
+        "Rss:               16384 kB\n"
+        "7f5e2d000000-7f5e30000000 ---p 00000000 00:00 0 \n"
+        "Rss:                   0 kB\n"
+        "7f5e30000000-7f5e31000000 rw-p 00000000 00:00 0 \n"
+        "Rss:               16384 kB\n"
+        "7f5e31000000-7f5e34000000 ---p 00000000 00:00 0 \n"
+        "Rss:                   0 kB\n"
+        "7f5e34000000-7f5e34001000 r--p 00000000 fe:00 9 /etc/x\n"
+        "Rss:                   4 kB\n";
+    struct rss_account a;
+    ck_assert_int_eq(rss_account_smaps(text, sizeof text - 1, NULL, 0, &a), 0);
+    ck_assert_uint_eq(a.unseen_stacks, 0);
+    ck_assert_uint_eq(a.anon, 2 * 16384 * 1024ull);
+    ck_assert_uint_eq(a.nmaps, 5);
+    ck_assert_uint_eq(a.maps[2].start, 0x7f5e30000000);
+    ck_assert_uint_eq(a.maps[2].rss, 16384 * 1024ull);
+    ck_assert_int_eq(a.maps[2].part, RSS_PART_ANON);
+    ck_assert_int_eq(a.maps[4].part, RSS_PART_FILE);
+    ck_assert_str_eq(a.maps[4].path, "/etc/x");
+    rss_account_free(&a);
+}
+END_TEST
+
 START_TEST(syscall_sp)
 {
     uint64_t sp = 0;
@@ -117,6 +148,7 @@ static Suite *rss_suite(void)
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, parts_add_up);
     tcase_add_test(tc, cut_and_odd);
+    tcase_add_test(tc, arena_heaps_and_maps);
     tcase_add_test(tc, syscall_sp);
     suite_add_tcase(s, tc);
     return s;

@@ -1,0 +1,23 @@
+/* diagnose_read.h - what the diagnoses (session/memory_diagnose.h) need
+ * beyond the figures a front end has already read, read the same way for
+ * every front end: the host's huge page mode, the CPUs the process may
+ * run on, the scan of its huge pages, and smaps' accounting put in. */
+#ifndef MEMPROF_DIAGNOSE_READ_H
+#define MEMPROF_DIAGNOSE_READ_H
+
+#include "session/memory_account.h"
+#include "session/memory_diagnose.h"
+#include "session/session.h"
+
+/* in zeroed, then filled with what the process and the host say: the
+ * allocator's name, the THP mode, the CPUs, and from a (NULL: smaps not
+ * read) the accounting, the threads and the huge pages' scan.  The
+ * allocator's and the cgroup's figures are the caller's to add. */
+void diagnose_input_base(struct session *s, const struct memory_account *a,
+                         struct diagnose_input *in);
+
+/* The host's transparent huge page mode (/sys/kernel/mm/transparent_hugepage/enabled):
+ * "always", "madvise", "never", or NULL when unreadable. */
+const char *diagnose_thp_mode(void);
+
+#endif
