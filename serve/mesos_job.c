@@ -104,12 +104,17 @@ int mesos_state_job(struct session *s, void *arg)
                            json_object_new_boolean(s->alloc.kind == ALLOCATOR_JEMALLOC));
     json_object_object_add(mp, "allocator",
                            json_object_new_string(allocator_kind_key(s->alloc.kind)));
-    char why[512];
-    const char *by = !sampling_applies(s) && s->alloc.kind == ALLOCATOR_JEMALLOC ? "jemalloc"
-                     : sampling_possible(s, why, sizeof why) ? "memprof sampler" : NULL;
+    char why[SAMPLING_WHY_MAX];
+    int nfilters;
+    bool own = !sampling_applies(s) && s->alloc.kind == ALLOCATOR_JEMALLOC;
+    enum sampling_verdict v = own ? SAMPLING_NO
+                              : sampling_verdict(s, false, &nfilters, why, sizeof why);
+    const char *by = own ? "jemalloc" : v != SAMPLING_NO ? "memprof sampler" : NULL;
     json_object_object_add(mp, "profiler", by ? json_object_new_string(by) : NULL);
+    if (v == SAMPLING_UNJUDGED)   /* judged when a run starts */
+        json_object_object_add(mp, "profiler_note", json_object_new_string(why));
     if (!by) {
-        char text[1024];
+        char text[1280];
         sampling_why_not_text(s, why, text, sizeof text);
         json_object_object_add(mp, "why_no_profiler", json_object_new_string(text));
     }
