@@ -75,15 +75,10 @@ static void read_v1(int fd, struct cgroup_memory *c)
                                                                     &c->under_oom});
 }
 
-static void read_pressure(struct cgroup_memory *c)
+static void read_pressure(int fd, struct cgroup_memory *c)
 {
-    char why[256];
-    int fd = cgroup_dir_open(&c->where.pressure, why, sizeof why);
-    if (fd < 0)
-        return;
     size_t len;
     char *text = cg_file(fd, "memory.pressure", &len);
-    close(fd);
     c->has_pressure = text && procmem_psi_line(text, len, "some", &c->some);
     c->has_full = c->has_pressure && procmem_psi_line(text, len, "full", &c->full);
     free(text);
@@ -105,27 +100,26 @@ static bool mounts_read(struct cgroup_mounts *m, char *why, size_t whylen)
     return true;
 }
 
-int cgroup_memory_read(const char *cgroup_text, size_t len, struct cgroup_memory *out,
-                       char *why, size_t whylen)
+static void absent_all(struct cgroup_memory *out)
 {
+    struct cgroup_memory_where w = out->where;
     memset(out, 0, sizeof *out);
+    out->where = w;
     out->current = out->max = out->high = out->anon = out->file = CGROUP_ABSENT;
     out->ev_low = out->ev_high = out->ev_max = out->ev_oom = out->ev_oom_kill =
         out->ev_oom_group_kill = out->under_oom = CGROUP_ABSENT;
-    struct cgroup_mounts m;
-    if (!mounts_read(&m, why, whylen) ||
-        !cgroup_memory_locate(cgroup_text, len, &m, &out->where, why, whylen))
-        return -1;
-    int fd = cgroup_dir_open(&out->where.memory, why, whylen);
-    if (fd < 0)
-        return -1;
+}
+
+int cgroup_memory_read_dirs(struct cgroup_memory *out, int memfd, int pressurefd, char *why,
+                            size_t whylen)
+{
+    absent_all(out);
     if (out->where.memory.version == CGROUP_V1)
-        read_v1(fd, out);
+        read_v1(memfd, out);
     else
-        read_v2(fd, out);
-    close(fd);
-    if (out->where.has_pressure)
-        read_pressure(out);
+        read_v2(memfd, out);
+    if (pressurefd >= 0)
+        read_pressure(pressurefd, out);
     if (out->current != CGROUP_ABSENT)
         return 0;
     const struct cgroup_dir *d = &out->where.memory;
@@ -136,6 +130,28 @@ int cgroup_memory_read(const char *cgroup_text, size_t len, struct cgroup_memory
         snprintf(why, whylen, "no memory controller in %.200s/%.300s (not enabled in its "
                  "parent's cgroup.subtree_control?)", d->mount, d->rel);
     return -1;
+}
+
+int cgroup_memory_read(const char *cgroup_text, size_t len, struct cgroup_memory *out,
+                       char *why, size_t whylen)
+{
+    memset(out, 0, sizeof *out);
+    absent_all(out);
+    struct cgroup_mounts m;
+    if (!mounts_read(&m, why, whylen) ||
+        !cgroup_memory_locate(cgroup_text, len, &m, &out->where, why, whylen))
+        return -1;
+    int fd = cgroup_dir_open(&out->where.memory, why, whylen);
+    if (fd < 0)
+        return -1;
+    char pwhy[256];
+    int pfd = out->where.has_pressure
+              ? cgroup_dir_open(&out->where.pressure, pwhy, sizeof pwhy) : -1;
+    int rc = cgroup_memory_read_dirs(out, fd, pfd, why, whylen);
+    close(fd);
+    if (pfd >= 0)
+        close(pfd);
+    return rc;
 }
 
 uint64_t cgroup_memory_headroom(const struct cgroup_memory *c)
