@@ -110,8 +110,25 @@ static void absent_all(struct cgroup_memory *out)
         out->ev_oom_group_kill = out->under_oom = CGROUP_ABSENT;
 }
 
-int cgroup_memory_read_dirs(struct cgroup_memory *out, int memfd, int pressurefd, char *why,
-                            size_t whylen)
+/* Whether the cgroup2 hierarchy whose top is topfd has the memory
+ * controller at all (its cgroup.controllers names it): on a hybrid host
+ * it is bound to v1 and absent from v2; -1 when that cannot be read. */
+static int v2_has_memory(int topfd)
+{
+    size_t len;
+    char *text = topfd >= 0 ? cg_file(topfd, "cgroup.controllers", &len) : NULL;
+    if (!text)
+        return -1;
+    int has = 0;
+    for (char *save = NULL, *w = strtok_r(text, " \n", &save); w && !has;
+         w = strtok_r(NULL, " \n", &save))
+        has = strcmp(w, "memory") == 0;
+    free(text);
+    return has;
+}
+
+int cgroup_memory_read_dirs(struct cgroup_memory *out, int memfd, int pressurefd, int topfd,
+                            char *why, size_t whylen)
 {
     absent_all(out);
     if (out->where.memory.version == CGROUP_V1)
@@ -126,6 +143,11 @@ int cgroup_memory_read_dirs(struct cgroup_memory *out, int memfd, int pressurefd
     if (strcmp(d->path, "/") == 0)
         snprintf(why, whylen, "the process is in the root cgroup, which has no memory "
                  "usage file: it has no limit but the machine's");
+    else if (d->version == CGROUP_V2 && v2_has_memory(topfd) == 0)
+        snprintf(why, whylen, "no memory controller in %.200s/%.300s: the cgroup v2 "
+                 "hierarchy mounted on %.200s has none (its cgroup.controllers does not "
+                 "list memory; a host that binds it to cgroup v1 mounts that elsewhere)",
+                 d->mount, d->rel, d->mount);
     else
         snprintf(why, whylen, "no memory controller in %.200s/%.300s (not enabled in its "
                  "parent's cgroup.subtree_control?)", d->mount, d->rel);
@@ -147,10 +169,18 @@ int cgroup_memory_read(const char *cgroup_text, size_t len, struct cgroup_memory
     char pwhy[256];
     int pfd = out->where.has_pressure
               ? cgroup_dir_open(&out->where.pressure, pwhy, sizeof pwhy) : -1;
-    int rc = cgroup_memory_read_dirs(out, fd, pfd, why, whylen);
+    int top = -1;
+    if (out->where.memory.version == CGROUP_V2) {
+        struct cgroup_dir t = out->where.memory;
+        t.rel[0] = 0;
+        top = cgroup_dir_open(&t, pwhy, sizeof pwhy);
+    }
+    int rc = cgroup_memory_read_dirs(out, fd, pfd, top, why, whylen);
     close(fd);
     if (pfd >= 0)
         close(pfd);
+    if (top >= 0)
+        close(top);
     return rc;
 }
 

@@ -1,7 +1,8 @@
 /* test_cgroup_memory.c - a process's cgroup memory figures
  * (lib/proc/cgroup_memory.c) read from fixture trees standing in for a
  * host's /sys/fs/cgroup (tests/fixtures/cgroup/): a cgroup v2-only
- * (unified) host, a legacy v1 host and a hybrid one (v1's memory
+ * (unified) host, a v2 hierarchy without the memory controller, a legacy
+ * v1 host and a hybrid one (v1's memory
  * controller, v2's pressure), each found from a mountinfo naming the
  * fixture as the mount and a /proc/PID/cgroup text, as on such a host;
  * and hostile contents (numbers that overflow or end in letters, a
@@ -57,10 +58,17 @@ static int read_fixture(const char *mountinfo, const char *cgroup, struct cgroup
         pfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
         ck_assert_msg(pfd >= 0, "%s", path);
     }
-    int rc = cgroup_memory_read_dirs(c, fd, pfd, why, 512);
+    int top = -1;
+    if (c->where.memory.version == CGROUP_V2) {
+        top = open(c->where.memory.mount, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        ck_assert_msg(top >= 0, "%s", c->where.memory.mount);
+    }
+    int rc = cgroup_memory_read_dirs(c, fd, pfd, top, why, 512);
     close(fd);
     if (pfd >= 0)
         close(pfd);
+    if (top >= 0)
+        close(top);
     return rc;
 }
 
@@ -98,6 +106,25 @@ START_TEST(v2_only_host)
     ck_assert_int_eq(read_fixture(mi, "4:memory:/x\n0::/system.slice/redis.service\n",
                                   &c, why), 0);
     ck_assert_int_eq(c.where.memory.version, CGROUP_V2);
+    /* a cgroup without memory files in a hierarchy that has the controller:
+     * not enabled by its parent */
+    ck_assert_int_eq(read_fixture(mi, "0::/system.slice\n", &c, why), -1);
+    ck_assert_msg(strstr(why, "not enabled in its parent's cgroup.subtree_control"), "%s", why);
+}
+END_TEST
+
+START_TEST(v2_without_memory_controller)
+{
+    /* cgroup2 alone in view, its hierarchy without the memory controller
+     * (a hybrid host's v2, mounted by itself: t_memory_cgroup_v2_view.sh) */
+    char mi[2048] = "", why[512];
+    mount_line(mi, sizeof mi, "v2-nomemory", true);
+    struct cgroup_memory c;
+    ck_assert_int_eq(read_fixture(mi, "4:memory:/x\n0::/memprof-test\n", &c, why), -1);
+    ck_assert_msg(strstr(why, "has none (its cgroup.controllers does not list memory"),
+                  "%s", why);
+    ck_assert(c.has_pressure);
+    ck_assert_uint_eq(c.some.total_us, 4242);
 }
 END_TEST
 
@@ -181,6 +208,7 @@ static Suite *cgroup_memory_suite(void)
     TCase *tc = tcase_create("core");
     tcase_add_checked_fixture(tc, setup, NULL);
     tcase_add_test(tc, v2_only_host);
+    tcase_add_test(tc, v2_without_memory_controller);
     tcase_add_test(tc, v1_legacy_host);
     tcase_add_test(tc, hybrid_host);
     tcase_add_test(tc, hostile_contents);
