@@ -43,7 +43,7 @@ static void run_dir(unsigned id, char *buf, size_t len)
 static void remove_run(unsigned id)
 {
     static const char *const files[] = {MESOS_RAW, MESOS_TEXT, MESOS_GRAPH, MESOS_GRAPH_NOTE,
-                                        MESOS_OUTCOME};
+                                        MESOS_OUTCOME, MESOS_ARCHIVE, MESOS_ARCHIVE_NOTE};
     char dir[PATH_MAX], path[PATH_MAX + 32];
     if (!id)
         return;
