@@ -235,10 +235,14 @@ static void analyse(struct session *s, struct session_dump *d, const char *dir)
  * the reasons here are memprof's own words, not profile save's.) */
 static void keep_archive(struct session *s, const struct mesos_run_arg *r)
 {
-    char top[64], saved[PATH_MAX + 64], path[PATH_MAX + 32], why[1200] = "";
+    char top[64], saved[PATH_MAX + 64], path[PATH_MAX + 32], done[PATH_MAX + 32];
+    char why[1200] = "";
     snprintf(top, sizeof top, "memprof-run-%d-%u", (int)target_pid(s->target), r->id);
     snprintf(saved, sizeof saved, "%s/%s", r->dir, top);
-    snprintf(path, sizeof path, "%s/%s", r->dir, MESOS_ARCHIVE);
+    /* written aside and renamed whole: a worker ended at its time limit
+     * in the middle leaves no archive rather than a cut one */
+    snprintf(path, sizeof path, "%s/%s", r->dir, MESOS_ARCHIVE_PART);
+    snprintf(done, sizeof done, "%s/%s", r->dir, MESOS_ARCHIVE);
     if (profile_run_save(s, s->run->name, saved) < 0)
         snprintf(why, sizeof why, "the run could not be saved with its objects (as "
                  "'profile save' saves it) in the agent's directory %.300s", r->dir);
@@ -248,10 +252,12 @@ static void keep_archive(struct session *s, const struct mesos_run_arg *r)
     struct mp_error err;
     if (!why[0] && (dirfd < 0 || out < 0))
         snprintf(why, sizeof why, "cannot write %.400s: %s", path, strerror(errno));
-    else if (!why[0] && tar_gz_dir(dirfd, top, out, MESOS_DOWNLOAD_MAX, &err) < 0) {
+    else if (!why[0] && tar_gz_dir(dirfd, top, out, MESOS_DOWNLOAD_MAX, &err) < 0)
         snprintf(why, sizeof why, "%s", err.msg);
+    else if (!why[0] && rename(path, done) < 0)
+        snprintf(why, sizeof why, "cannot rename %.400s: %s", path, strerror(errno));
+    if (why[0])
         unlink(path);
-    }
     if (out >= 0)
         close(out);
     if (dirfd >= 0)
