@@ -11,7 +11,7 @@ FUZZ_DIR      = $(BUILD)/fuzz
 FUZZ_CFLAGS   = -std=gnu11 -D_GNU_SOURCE -I. -g -O1 -Wall -Wextra -Werror \
                 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 FUZZ_NAMES    = profile maps input procmem cgroup cgroup_memory_dir glibc_info cfi_rows serve_query web_config aranges abbrev_end \
-                elf_object dwarf_sections seccomp_bpf jemalloc_version
+                elf_object dwarf_sections seccomp_bpf jemalloc_version perf_record
 FUZZ_BIN      = $(FUZZ_NAMES:%=$(FUZZ_DIR)/fuzz_%)
 
 FUZZ_SRC_profile = fuzz/fuzz_profile.c lib/profile/profile.c lib/profile/addr_tokens.c lib/profile/addr_line.c lib/base/u64map.c \
@@ -28,6 +28,7 @@ FUZZ_SRC_input   = fuzz/fuzz_input.c repl/cmdline.c allocator/jemalloc/mallctl.c
 FUZZ_SRC_jemalloc_version = fuzz/fuzz_jemalloc_version.c allocator/jemalloc/version.c
 FUZZ_SRC_cfi_rows = fuzz/fuzz_cfi_rows.c lib/elf/cfi_rows.c lib/base/error.c
 FUZZ_SRC_seccomp_bpf = fuzz/fuzz_seccomp_bpf.c lib/seccomp/seccomp_bpf.c
+FUZZ_SRC_perf_record = fuzz/fuzz_perf_record.c lib/proc/perf_record.c lib/elf/cfi_walk.c lib/elf/cfi_rows.c lib/base/error.c
 FUZZ_SRC_aranges = fuzz/fuzz_aranges.c lib/symbolize/aranges.c
 FUZZ_SRC_abbrev_end = fuzz/fuzz_abbrev_end.c lib/symbolize/abbrev_end.c
 FUZZ_SRC_dwarf_sections = fuzz/fuzz_dwarf_sections.c lib/symbolize/dwarf_sections.c lib/symbolize/abbrev_end.c
@@ -40,6 +41,7 @@ FUZZ_SRC_web_config = fuzz/fuzz_web_config.c serve/web_config.c lib/base/text_es
 # Libraries a harness links besides its sources (libdw and libelf are not
 # instrumented: crashes in them still show, coverage does not).
 FUZZ_LIBS_cfi_rows = -ldw -lelf
+FUZZ_LIBS_perf_record = -ldw -lelf
 FUZZ_LIBS_serve_query = -ljson-c
 FUZZ_LIBS_elf_object = -lelf
 FUZZ_LIBS_dwarf_sections = -lelf -lz -ldeflate
@@ -58,7 +60,8 @@ $(FUZZ_DIR)/fuzz_%: fuzz/fuzz_%.c lib/profile/profile.c lib/profile/profile.h li
                     lib/proc/container_path.h session/process_container.c session/process_container.h \
                     lib/proc/cgroup_memory_dir.c lib/proc/cgroup_memory_dir.h lib/proc/rss_account.c lib/proc/rss_account.h \
                     repl/cmdline.c allocator/jemalloc/mallctl.c allocator/jemalloc/mallctl_names.c attach/preflight.c attach/threads.c attach/arch/x86_64.c \
-                    allocator/jemalloc/version.c allocator/jemalloc/version.h
+                    allocator/jemalloc/version.c allocator/jemalloc/version.h \
+                    lib/proc/perf_record.c lib/proc/perf_record.h lib/elf/cfi_walk.c lib/elf/cfi_walk.h
 	@mkdir -p $(dir $@)
 	$(CLANG) $(FUZZ_CFLAGS) -o $@ $(FUZZ_SRC_$*) $(FUZZ_LIBS_$*) -lm
 

@@ -19,6 +19,7 @@
 
 enum {
     OPT_DURATION, OPT_EVERY, OPT_SAMPLE, OPT_PEAK, OPT_NAME, OPT_FORCE, OPT_SAVE, OPT_JSON,
+    OPT_FAULTS,
     NOPTS
 };
 
@@ -29,7 +30,8 @@ static const struct {
     bool needs_target;
 } subs[] = {
     {"start", (1u << OPT_DURATION) | (1u << OPT_EVERY) | (1u << OPT_SAMPLE) | (1u << OPT_PEAK) |
-              (1u << OPT_NAME) | (1u << OPT_FORCE) | (1u << OPT_SAVE) | (1u << OPT_JSON), true},
+              (1u << OPT_NAME) | (1u << OPT_FORCE) | (1u << OPT_SAVE) | (1u << OPT_JSON) |
+              (1u << OPT_FAULTS), true},
     {"state", 1u << OPT_JSON, false},
     {"stop", 1u << OPT_JSON, false},
     {"wait", 1u << OPT_JSON, false},
@@ -64,6 +66,7 @@ static int state_json(struct session *s, const struct profile_run *r)
     json_object_object_add(o, "every", json_object_new_double(r->o.every));
     json_object_object_add(o, "lg_sample", r->o.has_sample ? json_object_new_int(r->o.sample) : NULL);
     json_object_object_add(o, "peak", json_object_new_boolean(r->o.peak));
+    json_object_object_add(o, "faults", json_object_new_boolean(r->o.faults));
     json_object_object_add(o, "dumps", json_object_new_int((int)r->ndumps));
     json_object_object_add(o, "peaks", json_object_new_int((int)r->npeaks));
     json_object_object_add(o, "why", r->why[0] ? json_object_new_string(r->why) : NULL);
@@ -103,7 +106,8 @@ static int state_print(struct session *s, bool json)
     char rate[48] = "";
     if (r->o.has_sample)
         snprintf(rate, sizeof rate, ", sampling every 2^%u bytes", r->o.sample);
-    fprintf(s->out, "  dumps every %.1f s%s%s: %u taken%s", r->o.every, rate,
+    fprintf(s->out, "  %sdumps every %.1f s%s%s: %u taken%s", r->o.faults ? "page-fault " : "",
+            r->o.every, rate,
             r->o.peak ? ", and at each new peak" : "", r->ndumps, r->o.peak ? "" : "\n");
     if (r->o.peak)
         fprintf(s->out, ", %u at peaks\n", r->npeaks);
@@ -144,6 +148,7 @@ static int parse_start(struct cmd_option *opts, struct profile_run_options *o)
         o->sample = (unsigned)v;
     }
     o->peak = opts[OPT_PEAK].given;
+    o->faults = opts[OPT_FAULTS].given;
     o->force = opts[OPT_FORCE].given;
     o->name = opts[OPT_NAME].value;
     o->save_dir = opts[OPT_SAVE].value;
@@ -169,8 +174,9 @@ static int start(struct session *s, struct cmd_option *opts)
     char until[16] = "";
     if (r->o.duration > 0)
         wall_text(r->wall_start + (time_t)(r->o.duration + 0.5), until, sizeof until);
-    fprintf(s->out, "%s started in process %d: a dump every %.1f s%s", r->name, r->pid,
-            r->o.every, r->o.peak ? " and at each new peak" : "");
+    fprintf(s->out, "%s started in process %d: a %sdump every %.1f s%s", r->name, r->pid,
+            r->o.faults ? "page-fault " : "", r->o.every,
+            r->o.peak ? " and at each new peak" : "");
     if (r->o.duration > 0)
         fprintf(s->out, " for %.1f s (until %s)", r->o.duration, until);
     else
@@ -214,6 +220,7 @@ int cmd_profile(struct session *s, int argc, char **argv)
         [OPT_FORCE] = {"force", false, false, NULL},
         [OPT_SAVE] = {"save", true, false, NULL},
         [OPT_JSON] = {"json", false, false, NULL},
+        [OPT_FAULTS] = {"faults", false, false, NULL},
         [NOPTS] = {NULL, false, false, NULL},
     };
     char *pos[3];
@@ -237,7 +244,7 @@ int cmd_profile(struct session *s, int argc, char **argv)
     if (npos > maxpos || (strcmp(sub, "save") == 0 && npos < 2)) {
         say_error("usage: profile %s", strcmp(sub, "save") == 0 ? "save DIR [SERIES]"
                       : strcmp(sub, "start") == 0 ? "start [--duration D] [--every I] "
-                      "[--sample N] [--peak] [--name NAME] [--save DIR] [--force]" : sub);
+                      "[--sample N] [--peak] [--faults] [--name NAME] [--save DIR] [--force]" : sub);
         return -1;
     }
     if (subs[k].needs_target && !s->target) {

@@ -182,11 +182,32 @@ const struct command command_table[] = {
      "memory just above a PROT_NONE guard), each file, the rest; with RSS,\n"
      "dirty and swap per group.  --json: figures in bytes (docs/memprof.1).",
      cmd_memory, CMD_NEEDS_TARGET | CMD_CALLS_TARGET},
+    {"faults", "faults SECONDS [--period N | --freq HZ] [--name NAME] [--json]",
+     "what makes RSS grow: page faults sampled by call stack, as a dump",
+     "Samples the process's page faults for SECONDS with perf_event_open\n"
+     "(the software page-fault event on each of its threads, threads made\n"
+     "meanwhile included): no thread is stopped and nothing is written into the\n"
+     "process; the kernel copies each sample's registers and 8 KiB of the\n"
+     "thread's stack, which memprof walks with its own unwind rows (.eh_frame).\n"
+     "The result is a dump (faultsN, or --name NAME) that top, flame, diff,\n"
+     "trend, report and pprof read like a heap dump: each stack's bytes are\n"
+     "the faults it took times the page size (memory first touched there, as\n"
+     "RSS grows by it; a fault is not net growth: copy-on-write and page-cache\n"
+     "faults count, a huge page counts once), its objects the faults.  Also\n"
+     "says which mappings took the faults ([heap], anonymous, thread stack, a\n"
+     "file).  Sampling: --period N one sample every N faults of a thread\n"
+     "(default 8), or --freq HZ about HZ samples a second (the kernel adjusts\n"
+     "the period as it goes: few samples of a thread that faults in bursts).  The kernel allows it\n"
+     "for a process memprof may read as ptrace does at\n"
+     "kernel.perf_event_paranoid <= 2, else with CAP_PERFMON; faults the\n"
+     "kernel takes for the process (read() into new pages) need CAP_PERFMON or\n"
+     "paranoid <= 1.  --json: docs/memprof.1.",
+     cmd_faults, CMD_NEEDS_TARGET},
     {"load", cmd_load_usage, cmd_load_summary, cmd_load_help, cmd_load, 0},
     {"profile", "profile [start|state|stop|wait|save] ...",
      "profiling runs: a dump every so often, settings put back at the end",
-     "profile start [--duration D] [--every I] [--sample N] [--peak] [--name NAME]\n"
-     "              [--save DIR] [--force] [--json]\n"
+     "profile start [--duration D] [--every I] [--sample N] [--peak] [--faults]\n"
+     "              [--name NAME] [--save DIR] [--force] [--json]\n"
      "  Starts a run: turns profiling on (at lg_sample N with --sample, which\n"
      "  resets the counters), takes a dump every I (default: a tenth of D, at\n"
      "  least 1 s; 60 s without --duration) and a last one at the end, then puts\n"
@@ -202,7 +223,10 @@ const struct command command_table[] = {
      "  the process's owner turned profiling on at its start (MALLOC_CONF).\n"
      "  The prompt stays usable meanwhile; in batch the run goes on between\n"
      "  commands and during 'sleep'.  An end of the input or a stop signal\n"
-     "  ends a run early (its settings are put back).\n"
+     "  ends a run early (its settings are put back).  --faults: a run of page-\n"
+     "  fault dumps instead of heap dumps (see 'help faults'; a sample every 8\n"
+     "  faults), each holding the faults since the one before; nothing of the\n"
+     "  process's is changed (no --sample, no --peak).\n"
      "profile [state] [--json]   the run: state, elapsed and remaining time,\n"
      "  dumps taken, the latest dump.\n"
      "profile stop [--json]      ends the run now, with a last dump.\n"

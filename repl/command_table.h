@@ -51,6 +51,7 @@ command_fn cmd_recent;                                     /* cmd_recent.c */
 command_fn cmd_profile;                                    /* cmd_profile.c */
 command_fn cmd_trend;                                      /* cmd_trend.c */
 command_fn cmd_report;                                     /* cmd_report.c */
+command_fn cmd_faults;                                     /* cmd_faults.c */
 
 /* Usage, summary and help of commands whose text lives beside them. */
 extern const char cmd_top_usage[], cmd_top_summary[], cmd_top_help[];

@@ -846,8 +846,8 @@ static char *add_host_maps(struct session *s, struct profile *p, const char *dat
     return whole;
 }
 
-struct session_dump *control_dump_add(struct session *s, const char *data, size_t len,
-                                      const char *name, const char *file)
+struct session_dump *control_dump_store(struct session *s, const char *data, size_t len,
+                                        const char *name, const char *file)
 {
     char source[64];
     snprintf(source, sizeof source, "pid %d", (int)target_pid(s->target));
@@ -870,7 +870,7 @@ struct session_dump *control_dump_add(struct session *s, const char *data, size_
     return d;
 }
 
-/* control_dump_add's dump, parsed (p) and saved: recorded in the session. */
+/* control_dump_store's dump, parsed (p) and saved: recorded in the session. */
 static struct session_dump *keep_dump(struct session *s, struct profile *p, const char *data,
                                       size_t len, const char *name, const char *file,
                                       const char *source)
@@ -909,7 +909,14 @@ static struct session_dump *keep_dump(struct session *s, struct profile *p, cons
     if (session_dump_keep_raw(s, d, data, len, &err))
         say_status(s, "note: %s; %s stays in memory only, and 'profile save' cannot "
                        "write it\n", err.msg, d->name);
-    if (s->prof_on.since && !s->prof_on.dumped) {
+    return d;
+}
+
+struct session_dump *control_dump_add(struct session *s, const char *data, size_t len,
+                                      const char *name, const char *file)
+{
+    struct session_dump *d = control_dump_store(s, data, len, name, file);
+    if (d && s->prof_on.since && !s->prof_on.dumped) {
         char since[64];
         control_since_text(s->prof_on.since, since, sizeof since);
         say_status(s, "note: %s covers only the allocations sampled since this "

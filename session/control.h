@@ -100,6 +100,10 @@ struct session_dump *control_dump_take(struct session *s, const char *name,
  * parsed, with the process's build-ids, added.  (control.c) */
 struct session_dump *control_dump_add(struct session *s, const char *data, size_t len,
                                       const char *name, const char *file);
+/* The same without the note on what a heap dump covers since 'prof on':
+ * for a profile that is not the heap's (session/faults.c).  (control.c) */
+struct session_dump *control_dump_store(struct session *s, const char *data, size_t len,
+                                        const char *name, const char *file);
 /* Whether sampling every 2^lg bytes is affordable for the process: refuses
  * a rate that would double its small-object memory (or sample everything)
  * unless force, warns from 10 %.  0, or -1 after saying why.  (One stop.) */

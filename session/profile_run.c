@@ -7,6 +7,7 @@
 #include "session/profile_run.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <json-c/json.h>
 #include <math.h>
@@ -20,11 +21,13 @@
 #include "lib/base/mono_clock.h"
 #include "lib/base/text_escape.h"
 #include "session/control.h"
+#include "session/faults.h"
 #include "session/sampling.h"
 #include "session/say.h"
 
 #define PEAK_PREFIX "peak"     /* jemalloc writes PEAK_PREFIX.PID.SEQ.uN.heap */
 #define MAX_FAILURES 3         /* dumps failing in a row end the run */
+#define FAULTS_READ_S 0.02     /* a --faults run reads the kernel's rings this often */
 
 
 int profile_parse_duration(const char *text, double *seconds, struct mp_error *err)
@@ -63,6 +66,8 @@ double profile_run_next(const struct session *s)
         next = r->t_end;
     if (r->peak_armed && next > mono_clock_s() + 1.0)
         next = mono_clock_s() + 1.0;       /* peak files are collected every second */
+    if (r->faults && next > mono_clock_s() + FAULTS_READ_S)
+        next = mono_clock_s() + FAULTS_READ_S;  /* the rings read before they fill */
     double left = next - mono_clock_s();
     return left > 0 ? left : 0;
 }
@@ -237,6 +242,19 @@ static int start_sampled(struct session *s, struct profile_run *r)
     return sampling_run_on(s, r->o.has_sample ? r->o.sample : (unsigned)r->lg_before);
 }
 
+/* A run of page-fault dumps: the kernel's events opened for the run,
+ * nothing of the process's changed (so nothing to put back). */
+static int start_faults(struct session *s, struct profile_run *r)
+{
+    if (r->o.peak || r->o.has_sample) {
+        say_error("profile start --faults: %s is the heap's; a run of fault dumps has "
+                  "none: leave it out", r->o.peak ? "--peak" : "--sample");
+        return -1;
+    }
+    r->faults = faults_sampler_open(s, FAULTS_PERIOD_DEFAULT, 0);
+    return r->faults ? 0 : -1;
+}
+
 static void run_begins(struct session *s, struct profile_run *r)
 {
     r->state = RUN_RUNNING;
@@ -270,6 +288,14 @@ int profile_run_start(struct session *s, const struct profile_run_options *o)
     r->o.name = NULL;
     r->o.save_dir = NULL;
     r->pid = (int)target_pid(s->target);
+    if (o->faults) {
+        if (pick_name(s, o, r->name, sizeof r->name) || start_faults(s, r)) {
+            profile_run_free(r);
+            return -1;
+        }
+        run_begins(s, r);
+        return 0;
+    }
     if (sampling_applies(s)) {
         if (pick_name(s, o, r->name, sizeof r->name) || start_sampled(s, r)) {
             profile_run_free(r);
@@ -313,13 +339,27 @@ int profile_run_start(struct session *s, const struct profile_run_options *o)
 
 /* ---- ticks ---- */
 
+/* A --faults run's dump: the faults since the last one. */
+static struct session_dump *faults_run_dump(struct session *s, struct profile_run *r,
+                                            const char *name)
+{
+    struct faults_report rep;
+    if (faults_sampler_dump(s, r->faults, name, &rep) < 0)
+        return NULL;
+    if (rep.counts.lost)
+        say_status(s, "note: %s: the kernel dropped %" PRIu64 " samples (a ring buffer "
+                   "filled between two reads)\n", name, rep.counts.lost);
+    return rep.dump;
+}
+
 /* A dump into the run's series.  When
  * it fails because the process is gone, the run ends there. */
 static bool run_dump(struct session *s, struct profile_run *r)
 {
     char name[64];
     snprintf(name, sizeof name, "%s.%u", r->name, r->ndumps + 1);
-    struct session_dump *d = r->sampled ? sampling_dump(s, name, NULL)
+    struct session_dump *d = r->faults ? faults_run_dump(s, r, name)
+                           : r->sampled ? sampling_dump(s, name, NULL)
                                         : control_dump_take(s, name, NULL);
     if (d) {
         session_series_add(s, d, r->name);
@@ -414,6 +454,8 @@ static void tick_run(struct session *s)
     double now = mono_clock_s();
     if (r->peak_armed)
         collect_peaks(s, r, 1.0);
+    if (r->faults)
+        faults_sampler_read(r->faults, 0);
     if (r->o.duration > 0 && now >= r->t_end) {
         finish_run(s, RUN_COMPLETED, "its duration ran out", true);
         return;
@@ -450,6 +492,8 @@ static void finish_run(struct session *s, enum run_state state, const char *why,
     r->finished = true;
     if (r->state == RUN_RUNNING && final_dump && s->target)
         run_dump(s, r);
+    faults_sampler_close(r->faults);
+    r->faults = NULL;
     bool gone = r->state == RUN_PROCESS_ENDED || !s->target;
     if (r->state == RUN_RUNNING) {     /* else run_dump said how it ended */
         r->state = state;
@@ -461,7 +505,9 @@ static void finish_run(struct session *s, enum run_state state, const char *why,
     char put_back[160] = "";
     if (gone && r->o.peak && s->target)
         collect_peaks(s, r, 0);        /* what jemalloc wrote before the end */
-    if (!gone) {
+    if (!gone && r->o.faults) {
+        snprintf(put_back, sizeof put_back, "; the kernel's events closed");
+    } else if (!gone) {
         bool ok = restore(s, r, r->o.has_sample, true) == 0;
         if (r->o.peak)
             collect_peaks(s, r, 0);

@@ -125,7 +125,11 @@ struct profile_run_options {
     bool peak, force;
     const char *name;      /* NULL: run1, run2... */
     const char *save_dir;  /* write the series there when the run ends */
+    bool faults;           /* dumps of page faults (session/faults.c), not of
+                            * the heap: each covers the faults since the last */
 };
+
+struct faults_sampler;
 
 struct profile_run {
     char name[48];
@@ -149,6 +153,7 @@ struct profile_run {
     char latest[64];           /* the latest dump's name */
     char pending_peak[64];     /* the peak dump kept since the last periodic
                                 * one: a higher one replaces it */
+    struct faults_sampler *faults; /* a --faults run's events, until it ends */
 };
 
 struct session;

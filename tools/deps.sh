@@ -22,6 +22,8 @@ packages=(
                                             # bench-sampler: bcc's memleak, which compiles its BPF
                                             #   program against kernel headers (Debian's newest when
                                             #   the running kernel has none of its own)
+    linux-perf                              # bench-faults: perf record --call-graph dwarf, the
+                                            #   tool `faults` is measured against
     graphviz                                # graph: dot renders .svg/.png/.pdf
     rustc cargo librust-jemalloc-sys-dev    # the Rust test target (tests/targets/rust)
     libdebuginfod-dev libdebuginfod1        # debug files fetched by build-id

@@ -375,6 +375,11 @@ uint64_t arch_sp(const struct arch_regs *r)
     return cw(r)[W_SP];
 }
 
+uint64_t arch_perf_user_regs(void)
+{
+    return (UINT64_C(1) << 29) | (UINT64_C(1) << 31) | (UINT64_C(1) << 32); /* X29, SP, PC */
+}
+
 enum syscall_class arch_syscall_class(long nr)
 {
     /* asm-generic numbers: arm64 has no poll, select, pause, epoll_wait,

@@ -242,6 +242,11 @@ void arch_regs_from_pc_sp(struct arch_regs *r, uint64_t pc, uint64_t sp);
 uint64_t arch_ip(const struct arch_regs *r);
 uint64_t arch_sp(const struct arch_regs *r);
 
+/* perf_event_open's sample_regs_user mask for the page-fault sampler: the
+ * frame pointer, stack pointer and program counter, whose numbers are in
+ * that order on every CPU memprof knows (lib/proc/perf_record.h). */
+uint64_t arch_perf_user_regs(void);
+
 /* What interrupting a thread blocked in system call `nr` does to it. */
 enum syscall_class {
     SYSCALL_RESTARTABLE,   /* restarts transparently: futex, read, poll, nanosleep... */

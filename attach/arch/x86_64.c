@@ -296,6 +296,11 @@ uint64_t arch_sp(const struct arch_regs *r)
     return cur(r)->rsp;
 }
 
+uint64_t arch_perf_user_regs(void)
+{
+    return (1u << 6) | (1u << 7) | (1u << 8);       /* PERF_REG_X86_BP, SP, IP */
+}
+
 enum syscall_class arch_syscall_class(long nr)
 {
     switch (nr) {
