@@ -23,6 +23,10 @@ static void check(const struct profile *p)
             abort();
     if (p->truncated && !p->warning[0])
         abort();
+    /* a file without maps is either cut short or whole, never both, and
+     * says so */
+    if (p->no_maps_section && (p->truncated || p->maps.n || !p->warning[0]))
+        abort();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

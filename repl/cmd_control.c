@@ -28,6 +28,19 @@
 #include "session/sampling_notes.h"
 #include "session/say.h"
 
+/* Whether 'prof on' would put the sampler in, as known at attach (no
+ * stop: filters are judged at 'prof on', or by 'info'); *proviso is the
+ * words a promise needs for a process under filters not judged yet. */
+static bool sampler_at_attach(struct session *s, char *why, size_t len, const char **proviso)
+{
+    int nfilters;
+    enum sampling_verdict v = sampling_verdict(s, false, &nfilters, why, len);
+    *proviso = v == SAMPLING_UNJUDGED
+               ? " where the process's seccomp filters let its system calls through "
+                 "(judged at 'prof on'; 'info' judges them now)" : "";
+    return v != SAMPLING_NO;
+}
+
 static void state_warn(struct session *s, struct query *q)
 {
     char var[64], pb[TEXT_ESCAPE_BUF];
@@ -35,15 +48,16 @@ static void state_warn(struct session *s, struct query *q)
     struct query *act = control_query_find(q, CONTROL_NSTATE, "prof.active");
     struct query *ival = control_query_find(q, CONTROL_NSTATE, "opt.lg_prof_interval");
     struct query *prefix = control_query_find(q, CONTROL_NSTATE, "opt.prof_prefix");
-    char no_sampler[512];
-    bool sampler = sampling_possible(s, no_sampler, sizeof no_sampler);
+    char no_sampler[SAMPLING_WHY_MAX];
+    const char *proviso;
+    bool sampler = sampler_at_attach(s, no_sampler, sizeof no_sampler, &proviso);
     if (s->prof_conf.own_profiler_blind) {
         char v[64];
         jemalloc_version_text(&s->prof_conf.version, v, sizeof v);
         if (sampler)
             say_status(s, "note: jemalloc %s's own profiler would sample nothing here if "
                        "turned on: %s; 'prof on' puts memprof's heap sampler in instead "
-                       "(no restart)\n", v, jemalloc_inactive_threads_text);
+                       "(no restart)%s\n", v, jemalloc_inactive_threads_text, proviso);
         else
             fprintf(stderr, "warning: jemalloc %s's own profiler would sample nothing "
                     "here if turned on: %s, and memprof's sampler cannot stand in (%s): "
@@ -54,7 +68,7 @@ static void state_warn(struct session *s, struct query *q)
     }
     if (!(s->prof_conf.config_prof && s->prof_conf.opt_prof) && sampler) {
         say_status(s, "note: jemalloc's own heap profiling is %s: 'prof on' puts "
-                   "memprof's heap sampler in instead (no restart)%s\n",
+                   "memprof's heap sampler in instead (no restart)%s%s\n", proviso,
                    !s->prof_conf.config_prof ? "not built in (config.prof is false)"
                    : "off for good (opt.prof was false at start)",
                    s->prof_conf.config_prof && target_secure_exec(s->target)
@@ -173,17 +187,18 @@ static int attach_other(struct session *s, long pid)
                text_escape(target_exe(s->target), eb, sizeof eb),
                malloc_owner_text(&s->alloc, owner, sizeof owner));
     const char *why_not = allocator_why_no_stats(s->alloc.kind);
-    char why[512], text[1024];
-    if (!sampling_possible(s, why, sizeof why)) {
+    char why[SAMPLING_WHY_MAX], text[1280];
+    const char *proviso;
+    if (!sampler_at_attach(s, why, sizeof why, &proviso)) {
         sampling_why_not_text(s, why, text, sizeof text);
         say_status(s, "%s work here%s%s; no heap profile without a restart: %s\n",
                    control_what_works(s->alloc.kind), why_not ? "; " : "",
                    why_not ? why_not : "", text);
     } else {
         say_status(s, "%s work here%s%s; 'prof on' puts memprof's heap sampler in "
-                   "(no restart), 'dump' then takes a profile\n",
+                   "(no restart)%s, 'dump' then takes a profile\n",
                    control_what_works(s->alloc.kind), why_not ? "; " : "",
-                   why_not ? why_not : "");
+                   why_not ? why_not : "", proviso);
     }
     return 0;
 }
@@ -303,16 +318,20 @@ static json_object *allocator_json(struct session *s, const struct allocator_id 
     json_object_object_add(o, "malloc_linked_in", json_object_new_boolean(a->malloc_linked_in));
     json_object_object_add(o, "stats", json_object_new_boolean(allocator_has_stats(a->kind)));
     json_object_object_add(o, "purge", json_object_new_boolean(allocator_has_purge(a->kind)));
-    char why[512];
-    /* a jemalloc without its own profiler gets the sampler too */
+    char why[SAMPLING_WHY_MAX];
+    int nfilters;
+    /* a jemalloc without its own profiler gets the sampler too; judged as
+     * 'prof on' would, its seccomp filters included */
     bool sampled = sampling_applies(s);
-    bool sampler = sampling_possible(s, why, sizeof why);
+    bool sampler = sampling_verdict(s, true, &nfilters, why, sizeof why) == SAMPLING_YES;
     json_object_object_add(o, "heap_profiling",
                            json_object_new_boolean(a->kind == ALLOCATOR_JEMALLOC || sampler));
     if (sampled) {
         json_object *sm = json_object_new_object();
         json_object_object_add(sm, "possible", json_object_new_boolean(sampler));
         json_object_object_add(sm, "why_not", sampler ? NULL : json_object_new_string(why));
+        json_object_object_add(sm, "seccomp_filters", nfilters >= 0
+                               ? json_object_new_int(nfilters) : NULL);
         json_object_object_add(sm, "on", json_object_new_boolean(sampler_is_on(s->sampler)));
         json_object_object_add(sm, "lg_sample",
                                json_object_new_uint64(sampler_lg_sample(s->sampler)));
@@ -405,15 +424,17 @@ static int info_other(struct session *s, bool json)
     fprintf(s->out, "  memprof can        %s\n", allocator_has_stats(a->kind)
             ? "show its statistics ('stats', 'memory') and purge it ('purge')"
             : "show the process's memory ('memory')");
-    char why[512], state[512], text[1024];
-    if (!sampling_possible(s, why, sizeof why)) {
+    char why[SAMPLING_WHY_MAX], state[512], text[1280];
+    int nfilters;
+    if (sampling_verdict(s, true, &nfilters, why, sizeof why) != SAMPLING_YES) {
         sampling_why_not_text(s, why, text, sizeof text);
         fprintf(s->out, "  heap profiling     not possible without a restart: %s\n", text);
     }
     else {
         sampling_state_text(s, state, sizeof state);
-        fprintf(s->out, "  heap profiling     memprof's sampler ('prof on' puts it in): %s\n",
-                state);
+        fprintf(s->out, "  heap profiling     memprof's sampler ('prof on' puts it in): %s%s\n",
+                state, nfilters > 0 ? "; the process's seccomp filters, read and judged, "
+                "let the sampler's system calls through" : "");
     }
     pauses_text(s);
     return 0;
@@ -437,7 +458,8 @@ static const char *prof_on_by(struct session *s, char *why, size_t len)
         snprintf(why, len, "profiling was not enabled at the process's start");
         return NULL;
     }
-    if (sampling_possible(s, why, len))
+    int nfilters;
+    if (sampling_verdict(s, true, &nfilters, why, len) == SAMPLING_YES)
         return "memprof-sampler";
     return NULL;
 }

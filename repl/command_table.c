@@ -33,6 +33,8 @@ const struct command command_table[] = {
      "pod that path names (runtime, container id, pod uid, QoS class), its pid\n"
      "inside its own pid namespace, and each behaviour of its jemalloc's\n"
      "version that memprof works around (5.2: what 'prof on' uses and why).\n"
+     "Whether 'prof on' could put memprof's sampler in is judged as 'prof on'\n"
+     "judges it, under the process's seccomp filters too (read in one stop).\n"
      "--json: the same as one JSON document (docs/memprof.1).",
      cmd_info, CMD_NEEDS_TARGET | CMD_CALLS_TARGET},
     {"jemalloc", "jemalloc [N]", "list the process's jemalloc copies, or pick one",

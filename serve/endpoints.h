@@ -77,5 +77,6 @@ void ep_mesos_stop(const struct serve_request *rq, struct serve_reply *rp);
 void ep_mesos_download_raw(const struct serve_request *rq, struct serve_reply *rp);
 void ep_mesos_download_text(const struct serve_request *rq, struct serve_reply *rp);
 void ep_mesos_download_graph(const struct serve_request *rq, struct serve_reply *rp);
+void ep_mesos_download_archive(const struct serve_request *rq, struct serve_reply *rp);
 
 #endif

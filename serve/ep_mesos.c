@@ -5,7 +5,9 @@
  *   POST /memory-profiler/start?duration=D   a run (--allow-control)
  *   POST /memory-profiler/stop         its early end (--allow-control)
  *   GET  /memory-profiler/download/raw|text|graph[?id=N]   the latest
- *        finished run's dump, its top as text, its call graph as SVG.
+ *        finished run's dump, its top as text, its call graph as SVG;
+ *        .../archive the run saved with its objects, as a tar.gz that
+ *        'memprof DIR' reads on another machine (memprof's own).
  * Changes are POSTs where Mesos takes GETs: this agent changes nothing on
  * a GET.  The runs are serve/mesos_runs.c's, their work mesos_job.c's. */
 #include "serve/endpoints.h"
@@ -24,9 +26,6 @@
 
 /* Mesos' default run: 5 minutes. */
 #define DEFAULT_DURATION_S 300.0
-/* The largest file of a run served (a dump of a process with a very large
- * number of stacks). */
-#define DOWNLOAD_MAX (512u << 20)
 
 static void reply_json(struct serve_reply *rp, json_object *doc)
 {
@@ -87,9 +86,10 @@ static json_object *run_urls(json_object *o, pid_t pid, unsigned id)
 {
     static const char *const keys[][2] = {{"url_raw_profile", "raw"},
                                           {"url_symbolized_profile", "text"},
-                                          {"url_graph", "graph"}};
+                                          {"url_graph", "graph"},
+                                          {"url_archive", "archive"}};
     char url[128];
-    for (size_t i = 0; i < 3; i++) {
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
         snprintf(url, sizeof url, "/memory-profiler/download/%s?pid=%d&id=%u", keys[i][1],
                  (int)pid, id);
         json_object_object_add(o, keys[i][0], json_object_new_string(url));
@@ -159,7 +159,7 @@ static char *run_file(const struct mesos_run_state *st, const char *name, size_t
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0)
         return NULL;
-    char *data = file_read_fd(fd, DOWNLOAD_MAX, len);
+    char *data = file_read_fd(fd, MESOS_DOWNLOAD_MAX, len);
     close(fd);
     return data;
 }
@@ -190,9 +190,11 @@ static void download(const struct serve_request *rq, struct serve_reply *rp, con
         reply_body(rp, 200, type, data, len);
         return;
     }
-    char *note = strcmp(name, MESOS_GRAPH) == 0 ? run_file(&st, MESOS_GRAPH_NOTE, &len) : NULL;
+    bool graph = strcmp(name, MESOS_GRAPH) == 0, archive = strcmp(name, MESOS_ARCHIVE) == 0;
+    char *note = graph ? run_file(&st, MESOS_GRAPH_NOTE, &len)
+                 : archive ? run_file(&st, MESOS_ARCHIVE_NOTE, &len) : NULL;
     if (note)
-        reply_error(rp, 501, "no call graph: %s", note);
+        reply_error(rp, graph ? 501 : 500, "no %s: %s", what, note);
     else
         no_file(&st, rp, rq->pid, what);
     free(note);
@@ -211,4 +213,9 @@ void ep_mesos_download_text(const struct serve_request *rq, struct serve_reply *
 void ep_mesos_download_graph(const struct serve_request *rq, struct serve_reply *rp)
 {
     download(rq, rp, MESOS_GRAPH, "image/svg+xml", "call graph");
+}
+
+void ep_mesos_download_archive(const struct serve_request *rq, struct serve_reply *rp)
+{
+    download(rq, rp, MESOS_ARCHIVE, "application/gzip", "archive of the run");
 }

@@ -1,6 +1,8 @@
 /* ep_processes.c - GET /processes: every process served, as JSON, with
  * the allocator that serves its malloc and its profiling state, its
- * cgroup, container, pod and pid in its own namespace.  One
+ * cgroup, container, pod and pid in its own namespace.  A process under
+ * seccomp filters is said to be so, its sampler judged when a profile is
+ * asked for (the filters are read in a stop, not made here).  One
  * worker opens each process in turn (a stop only for jemalloc's state,
  * read in one call); a process another memprof holds is listed as busy. */
 #include "serve/endpoints.h"
@@ -20,7 +22,9 @@
 static void add_profiling(struct session *s, json_object *o)
 {
     json_object *p = json_object_new_object();
-    char why[512];
+    char why[SAMPLING_WHY_MAX];
+    int nfilters;
+    enum sampling_verdict v;
     if (s->alloc.kind == ALLOCATOR_JEMALLOC && !sampling_applies(s)) {
         struct query q[CONTROL_NSTATE];
         json_object_object_add(p, "by", json_object_new_string("jemalloc"));
@@ -32,11 +36,19 @@ static void add_profiling(struct session *s, json_object *o)
                 json_object_object_add(p, "sample_interval_bytes",
                                        json_object_new_int64((int64_t)1 << (lg->v.u64 & 63)));
         }
-    } else if (sampling_possible(s, why, sizeof why)) {
+    } else if ((v = sampling_verdict(s, false, &nfilters, why, sizeof why)) != SAMPLING_NO) {
+        /* a filtered process's filters are not read here (a stop for each):
+         * the sampler is judged when a profile is asked for, and said so */
         json_object_object_add(p, "by", json_object_new_string("memprof sampler"));
         json_object_object_add(p, "active", json_object_new_boolean(false));
+        json_object_object_add(p, "seccomp_filters", nfilters >= 0
+                               ? json_object_new_int(nfilters) : NULL);
+        json_object_object_add(p, "sampler", json_object_new_string(
+                               v == SAMPLING_UNJUDGED ? "judged when asked for" : "possible"));
+        if (v == SAMPLING_UNJUDGED)
+            json_object_object_add(p, "note", json_object_new_string(why));
     } else {
-        char text[1024];
+        char text[1280];
         sampling_why_not_text(s, why, text, sizeof text);
         json_object_object_add(p, "by", NULL);
         json_object_object_add(p, "why_not", json_object_new_string(text));

@@ -17,6 +17,8 @@
 
 #include "lib/analysis/analysis.h"
 #include "lib/base/file_write.h"
+#include "lib/base/own_dir.h"
+#include "lib/base/tar_gz.h"
 #include "lib/proc/environ.h"
 #include "lib/report/graphviz.h"
 #include "session/control.h"
@@ -104,12 +106,17 @@ int mesos_state_job(struct session *s, void *arg)
                            json_object_new_boolean(s->alloc.kind == ALLOCATOR_JEMALLOC));
     json_object_object_add(mp, "allocator",
                            json_object_new_string(allocator_kind_key(s->alloc.kind)));
-    char why[512];
-    const char *by = !sampling_applies(s) && s->alloc.kind == ALLOCATOR_JEMALLOC ? "jemalloc"
-                     : sampling_possible(s, why, sizeof why) ? "memprof sampler" : NULL;
+    char why[SAMPLING_WHY_MAX];
+    int nfilters;
+    bool own = !sampling_applies(s) && s->alloc.kind == ALLOCATOR_JEMALLOC;
+    enum sampling_verdict v = own ? SAMPLING_NO
+                              : sampling_verdict(s, false, &nfilters, why, sizeof why);
+    const char *by = own ? "jemalloc" : v != SAMPLING_NO ? "memprof sampler" : NULL;
     json_object_object_add(mp, "profiler", by ? json_object_new_string(by) : NULL);
+    if (v == SAMPLING_UNJUDGED)   /* judged when a run starts */
+        json_object_object_add(mp, "profiler_note", json_object_new_string(why));
     if (!by) {
-        char text[1024];
+        char text[1280];
         sampling_why_not_text(s, why, text, sizeof text);
         json_object_object_add(mp, "why_no_profiler", json_object_new_string(text));
     }
@@ -220,8 +227,49 @@ static void analyse(struct session *s, struct session_dump *d, const char *dir)
     analysis_free(a);
 }
 
+/* The run saved as 'profile save' saves it (its dumps, their build-ids and
+ * the objects its frames are named from, .build-id/) and packed as
+ * MESOS_ARCHIVE, a tar.gz of one directory that 'memprof DIR' reads on any
+ * machine; or why not, in MESOS_ARCHIVE_NOTE.  The saved directory goes
+ * once packed.  (After the answer the worker's output goes nowhere, so
+ * the reasons here are memprof's own words, not profile save's.) */
+static void keep_archive(struct session *s, const struct mesos_run_arg *r)
+{
+    char top[64], saved[PATH_MAX + 64], path[PATH_MAX + 32], done[PATH_MAX + 32];
+    char why[1200] = "";
+    snprintf(top, sizeof top, "memprof-run-%d-%u", (int)target_pid(s->target), r->id);
+    snprintf(saved, sizeof saved, "%s/%s", r->dir, top);
+    /* written aside and renamed whole: a worker ended at its time limit
+     * in the middle leaves no archive rather than a cut one */
+    snprintf(path, sizeof path, "%s/%s", r->dir, MESOS_ARCHIVE_PART);
+    snprintf(done, sizeof done, "%s/%s", r->dir, MESOS_ARCHIVE);
+    if (profile_run_save(s, s->run->name, saved) < 0)
+        snprintf(why, sizeof why, "the run could not be saved with its objects (as "
+                 "'profile save' saves it) in the agent's directory %.300s", r->dir);
+    int dirfd = why[0] ? -1 : open(r->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int out = dirfd < 0 ? -1 : open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+                                    O_CLOEXEC, 0600);
+    struct mp_error err;
+    if (!why[0] && (dirfd < 0 || out < 0))
+        snprintf(why, sizeof why, "cannot write %.400s: %s", path, strerror(errno));
+    else if (!why[0] && tar_gz_dir(dirfd, top, out, MESOS_DOWNLOAD_MAX, &err) < 0)
+        snprintf(why, sizeof why, "%s", err.msg);
+    else if (!why[0] && rename(path, done) < 0)
+        snprintf(why, sizeof why, "cannot rename %.400s: %s", path, strerror(errno));
+    if (why[0])
+        unlink(path);
+    if (out >= 0)
+        close(out);
+    if (dirfd >= 0)
+        close(dirfd);
+    own_dir_remove_tree(AT_FDCWD, saved, TAR_GZ_DEPTH);
+    if (why[0])
+        put_file(r->dir, MESOS_ARCHIVE_NOTE, why, strlen(why));
+}
+
 /* What the run left: its last dump as jemalloc (or the sampler) wrote it,
- * the text and the graph, and how it ended. */
+ * the run with its objects (an archive), the text and the graph, and how
+ * it ended. */
 static void keep_results(struct session *s, const struct mesos_run_arg *r)
 {
     struct profile_run *run = s->run;
@@ -244,8 +292,10 @@ static void keep_results(struct session *s, const struct mesos_run_arg *r)
     json_object_put(o);
     /* Last, as the slowest (dot on a large graph): a worker ended at its
      * time limit in the middle leaves the dump and the outcome whole. */
-    if (raw)
+    if (raw) {
+        keep_archive(s, r);
         analyse(s, d, r->dir);
+    }
 }
 
 /* Wait for the run's end, or the agent's word: a byte to stop, end of

@@ -6,6 +6,7 @@
 #include "serve/mesos_runs.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -39,20 +40,16 @@ static void run_dir(unsigned id, char *buf, size_t len)
     snprintf(buf, len, "%s/run-%u", base.path, id);
 }
 
-/* A run's directory and the files the agent's workers write in it. */
+/* A run's directory and what the agent's workers write in it: its files,
+ * and a saved run left half archived by a worker ended at its time limit
+ * (run-N/memprof-run-P-N/.build-id/xx/). */
 static void remove_run(unsigned id)
 {
-    static const char *const files[] = {MESOS_RAW, MESOS_TEXT, MESOS_GRAPH, MESOS_GRAPH_NOTE,
-                                        MESOS_OUTCOME};
-    char dir[PATH_MAX], path[PATH_MAX + 32];
+    char dir[PATH_MAX];
     if (!id)
         return;
     run_dir(id, dir, sizeof dir);
-    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
-        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
-        unlink(path);
-    }
-    rmdir(dir);
+    own_dir_remove_tree(AT_FDCWD, dir, 3);
 }
 
 int mesos_runs_init(struct mp_error *err)

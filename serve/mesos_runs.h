@@ -23,6 +23,12 @@
 #define MESOS_GRAPH "graph.svg"
 #define MESOS_GRAPH_NOTE "graph.note" /* why there is no graph.svg */
 #define MESOS_OUTCOME "outcome.json"  /* how the run ended */
+#define MESOS_ARCHIVE "run.tar.gz"    /* the run saved with its objects */
+#define MESOS_ARCHIVE_PART "run.tar.gz.part"   /* ...while it is written */
+#define MESOS_ARCHIVE_NOTE "archive.note"   /* why there is no run.tar.gz */
+/* The largest file of a run served (a dump of a process with a very large
+ * number of stacks; an archive with large objects). */
+#define MESOS_DOWNLOAD_MAX (512u << 20)
 
 /* Runs under way at once, over every process. */
 #define MESOS_MAX_RUNS 32

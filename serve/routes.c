@@ -37,5 +37,8 @@ const struct route serve_routes[] = {
      "?pid=N[&id=RUN]: that dump's top, symbolized (jeprof --text)", true},
     {"/memory-profiler/download/graph", "GET", false, "pid,id", true,
      ep_mesos_download_graph, "?pid=N[&id=RUN]: that dump's call graph as SVG (Graphviz)", true},
+    {"/memory-profiler/download/archive", "GET", false, "pid,id", true,
+     ep_mesos_download_archive, "?pid=N[&id=RUN]: that run saved with the objects it is "
+     "named from, as a tar.gz: 'tar xzf' it anywhere, then 'memprof DIR'", true},
 };
 const size_t serve_nroutes = sizeof serve_routes / sizeof *serve_routes;

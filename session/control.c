@@ -22,6 +22,7 @@
 #include "lib/analysis/analysis.h"
 #include "lib/base/file_write.h"
 #include "lib/base/text_escape.h"
+#include "lib/proc/maps.h"
 #include "session/say.h"
 
 
@@ -796,19 +797,85 @@ void control_explain_empty_dump(struct session *s, const struct session_dump *d)
             "'info' says it is off, 'prof on' first)", what, better);
 }
 
+static struct session_dump *keep_dump(struct session *s, struct profile *p, const char *data,
+                                      size_t len, const char *name, const char *file,
+                                      const char *source);
+
+/* A dump that ended whole without MAPPED_LIBRARIES (its jemalloc could
+ * not read /proc/self/maps: a chroot without /proc): the process's maps,
+ * read on the host, go into p and after the dump's text, so that the
+ * saved file, the session's copy and 'profile save' place and name its
+ * frames (and jeprof reads it).  The dump's text with them (malloc'd), or
+ * NULL with p left as it was; said either way. */
+static char *add_host_maps(struct session *s, struct profile *p, const char *data,
+                           size_t len, size_t *whole_len)
+{
+    static const char marker[] = "\nMAPPED_LIBRARIES:\n";
+    pid_t pid = target_pid(s->target);
+    struct mp_error err;
+    char *text;
+    size_t tlen;
+    char *whole = NULL;
+    snprintf(err.msg, sizeof err.msg, "out of memory");
+    if (maps_read_text_pid(pid, &text, &tlen, &err) == 0) {
+        if (maps_parse(text, tlen, false, &p->maps, &err) == 0 &&
+            (whole = malloc(len + sizeof marker - 1 + tlen)) != NULL) {
+            memcpy(whole, data, len);
+            memcpy(whole + len, marker, sizeof marker - 1);
+            memcpy(whole + len + sizeof marker - 1, text, tlen);
+            *whole_len = len + sizeof marker - 1 + tlen;
+        } else if (!whole)
+            maps_free(&p->maps);
+        free(text);
+    }
+    if (!whole) {
+        fprintf(stderr, "warning: process %d's jemalloc wrote its dump without the list of "
+                "its mappings (MAPPED_LIBRARIES: it reads /proc/self/maps, which it cannot "
+                "where it runs, e.g. a chroot without /proc), and memprof could not read "
+                "them on the host either (%s): its frames cannot be named\n", (int)pid,
+                err.msg);
+        return NULL;
+    }
+    p->no_maps_section = false;
+    p->warning[0] = 0;
+    say_status(s, "note: process %d's jemalloc wrote its dump without the list of its "
+               "mappings (MAPPED_LIBRARIES: it reads /proc/self/maps, which it cannot where "
+               "it runs, e.g. a chroot without /proc); memprof added the process's mappings "
+               "as read on the host (/proc/%d/maps), with every stack kept\n", (int)pid,
+               (int)pid);
+    return whole;
+}
+
 struct session_dump *control_dump_store(struct session *s, const char *data, size_t len,
                                         const char *name, const char *file)
 {
-    if (file && save_file(file, data, len))
-        return NULL;
     char source[64];
     snprintf(source, sizeof source, "pid %d", (int)target_pid(s->target));
     struct mp_error err;
     struct profile *p = profile_parse(data, len, file ? file : source, &err);
-    if (!p) {
-        say_error("the process wrote a profile memprof cannot read: %s", err.msg);
-        return NULL;
+    size_t whole_len = 0;
+    char *whole = p && p->no_maps_section ? add_host_maps(s, p, data, len, &whole_len) : NULL;
+    if (whole) {
+        data = whole;
+        len = whole_len;
     }
+    struct session_dump *d = NULL;
+    if (file && save_file(file, data, len))
+        profile_free(p);
+    else if (!p)
+        say_error("the process wrote a profile memprof cannot read: %s", err.msg);
+    else
+        d = keep_dump(s, p, data, len, name, file, source);
+    free(whole);
+    return d;
+}
+
+/* control_dump_store's dump, parsed (p) and saved: recorded in the session. */
+static struct session_dump *keep_dump(struct session *s, struct profile *p, const char *data,
+                                      size_t len, const char *name, const char *file,
+                                      const char *source)
+{
+    struct mp_error err;
     /* jemalloc copies /proc/<its pid>/maps into the dump, which reads empty
      * once the main thread has exited (pthread_exit); the live process's
      * mappings, read through a live thread, are the same. */

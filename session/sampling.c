@@ -75,6 +75,28 @@ bool sampling_possible(struct session *s, char *why, size_t len)
     return sampling_applies(s) && !sampler_refusal(s->target, &s->alloc, why, len);
 }
 
+enum sampling_verdict sampling_verdict(struct session *s, bool judge, int *nfilters,
+                                       char *why, size_t len)
+{
+    *nfilters = -1;
+    if (!sampling_possible(s, why, len))
+        return SAMPLING_NO;
+    enum seccomp_known k = sampler_filter_known(s->sampler, s->target, nfilters, why, len);
+    if (k == SECCOMP_KNOWN_UNJUDGED && judge)
+        return sampler_filter_refusal(s->sampler, s->target, why, len) ? SAMPLING_NO
+                                                                       : SAMPLING_YES;
+    if (k == SECCOMP_KNOWN_UNJUDGED) {
+        char n[32] = "";
+        if (*nfilters > 0)
+            snprintf(n, sizeof n, " (%d)", *nfilters);
+        snprintf(why, len, "process %d runs under seccomp filters%s: whether they let the "
+                 "sampler's system calls through is judged when the sampler is asked for, "
+                 "by reading them in a stop of one thread", (int)target_pid(s->target), n);
+        return SAMPLING_UNJUDGED;
+    }
+    return k == SECCOMP_KNOWN_REFUSES ? SAMPLING_NO : SAMPLING_YES;
+}
+
 int sampling_require(struct session *s)
 {
     char why[768];

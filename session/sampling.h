@@ -26,10 +26,22 @@ bool sampling_applies(struct session *s);
  * with profiling off. */
 void sampling_reason(struct session *s, char *buf, size_t len);
 
-/* Whether 'prof on' would put memprof's sampler in: true, or false with
- * why saying what stops it (why empty where the sampler does not apply:
- * jemalloc's own profiler serves 'prof'). */
+/* Whether 'prof on' would put memprof's sampler in, the process's seccomp
+ * filters aside: true, or false with why saying what stops it (why empty
+ * where the sampler does not apply: jemalloc's own profiler serves 'prof').
+ * The filters are judged by sampling_verdict. */
 bool sampling_possible(struct session *s, char *why, size_t len);
+
+/* What 'prof on' would do with the sampler, the seccomp filters included:
+ * SAMPLING_NO with why, SAMPLING_YES, or (judge false, the process under a
+ * filter not judged yet) SAMPLING_UNJUDGED with why saying so: it is judged
+ * when the sampler is asked for.  judge true reads and judges the filters
+ * as 'prof on' does (one stop, the verdict kept for 'prof on'); judge
+ * false stops nothing.  why: SAMPLING_WHY_MAX bytes. */
+enum sampling_verdict { SAMPLING_NO, SAMPLING_YES, SAMPLING_UNJUDGED };
+#define SAMPLING_WHY_MAX 768
+enum sampling_verdict sampling_verdict(struct session *s, bool judge, int *nfilters,
+                                       char *why, size_t len);
 
 /* The restart (or rebuild) that profiles a process memprof's sampler
  * cannot go into: "restart it with LD_PRELOAD=... MALLOC_CONF=...", or

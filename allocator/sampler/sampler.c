@@ -215,6 +215,12 @@ const char *sampler_filter_refusal(struct sampler *sm, struct target *t, char *b
     return sampler_seccomp_refusal(t, &sm->seccomp, buf, len);
 }
 
+enum seccomp_known sampler_filter_known(struct sampler *sm, struct target *t, int *nfilters,
+                                        char *buf, size_t len)
+{
+    return sampler_seccomp_known(t, &sm->seccomp, nfilters, buf, len);
+}
+
 /* ---- what the sampler stands in for ------------------------------------ */
 
 /* The allocator's own function for each name (0: no object defines it). */

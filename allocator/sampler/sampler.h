@@ -27,6 +27,7 @@
 #include <stdio.h>
 
 #include "allocator/allocator.h"
+#include "allocator/sampler/seccomp_check.h"
 #include "attach/target.h"
 #include "lib/base/error.h"
 
@@ -71,6 +72,11 @@ const char *sampler_refusal(struct target *t, const struct allocator_id *a, char
  * stay as they were. */
 const char *sampler_filter_refusal(struct sampler *sm, struct target *t, char *buf,
                                    size_t len);
+
+/* What is known of that verdict without a stop (seccomp_check.h's
+ * sampler_seccomp_known): never reads a filter. */
+enum seccomp_known sampler_filter_known(struct sampler *sm, struct target *t, int *nfilters,
+                                        char *buf, size_t len);
 
 struct sampler *sampler_new(void);
 /* The process exec'd or exited: its sampler went with the old program.

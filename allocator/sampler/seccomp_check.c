@@ -366,30 +366,48 @@ static const char *decide(struct target *t, const struct seccomp_thread *th, siz
     return r;
 }
 
-const char *sampler_seccomp_refusal(struct target *t, struct seccomp_verdict_cache *cache,
-                                    char *buf, size_t len)
+/* The threads' seccomp states: NULL with *filtered (a filtered thread, 0
+ * none) and *nfilters (its filter count, -1 unknown), or the refusal that
+ * needs no filter read (a strict thread, an unreadable task list).  *th is
+ * malloc'd (NULL after a refusal). */
+static const char *scan_threads(struct target *t, struct seccomp_thread **th, size_t *nth,
+                                pid_t *filtered, int *nfilters, char *buf, size_t len)
 {
     pid_t pid = target_pid(t);
-    struct seccomp_thread *th;
-    size_t nth;
     struct mp_error err;
-    if (seccomp_threads(t, &th, &nth, &err) < 0) {
+    *filtered = 0;
+    *nfilters = -1;
+    if (seccomp_threads(t, th, nth, &err) < 0) {
         snprintf(buf, len, "memprof cannot tell whether process %d runs under a seccomp "
                  "filter: %s", (int)pid, err.msg);
         return buf;
     }
-    pid_t filtered = 0;
-    const char *r = NULL;
-    for (size_t i = 0; i < nth && !r; i++) {
-        if (th[i].mode == 1) {
+    for (size_t i = 0; i < *nth; i++) {
+        if ((*th)[i].mode == 1) {
             snprintf(buf, len, "thread %d of process %d runs in strict seccomp mode, where "
                      "the kernel kills it for any system call but read, write, exit and "
-                     "sigreturn; memprof does not put the sampler there", (int)th[i].tid,
+                     "sigreturn; memprof does not put the sampler there", (int)(*th)[i].tid,
                      (int)pid);
-            r = buf;
-        } else if (th[i].mode == 2 && !filtered)
-            filtered = th[i].tid;
+            free(*th);
+            *th = NULL;
+            return buf;
+        }
+        if ((*th)[i].mode == 2 && !*filtered) {
+            *filtered = (*th)[i].tid;
+            *nfilters = (*th)[i].filters;
+        }
     }
+    return NULL;
+}
+
+const char *sampler_seccomp_refusal(struct target *t, struct seccomp_verdict_cache *cache,
+                                    char *buf, size_t len)
+{
+    struct seccomp_thread *th;
+    size_t nth;
+    pid_t filtered;
+    int nfilters;
+    const char *r = scan_threads(t, &th, &nth, &filtered, &nfilters, buf, len);
     if (!r && filtered) {
         if (!cache_holds(cache, th, nth))
             r = decide(t, th, nth, filtered, cache, buf, len);
@@ -400,4 +418,28 @@ const char *sampler_seccomp_refusal(struct target *t, struct seccomp_verdict_cac
     }
     free(th);
     return r;
+}
+
+enum seccomp_known sampler_seccomp_known(struct target *t,
+                                         const struct seccomp_verdict_cache *cache,
+                                         int *nfilters, char *buf, size_t len)
+{
+    struct seccomp_thread *th;
+    size_t nth;
+    pid_t filtered;
+    enum seccomp_known k = SECCOMP_KNOWN_NONE;
+    buf[0] = 0;
+    if (scan_threads(t, &th, &nth, &filtered, nfilters, buf, len))
+        return SECCOMP_KNOWN_REFUSES;
+    if (!filtered)
+        *nfilters = 0;
+    else if (!cache_holds(cache, th, nth))
+        k = SECCOMP_KNOWN_UNJUDGED;
+    else if (cache->refusal[0]) {
+        snprintf(buf, len, "%s", cache->refusal);
+        k = SECCOMP_KNOWN_REFUSES;
+    } else
+        k = SECCOMP_KNOWN_ALLOWS;
+    free(th);
+    return k;
 }

@@ -32,6 +32,21 @@ struct seccomp_verdict_cache {
 const char *sampler_seccomp_refusal(struct target *t, struct seccomp_verdict_cache *cache,
                                     char *buf, size_t len);
 
+/* What is known of that verdict without stopping anything (from the
+ * threads' status files and the kept verdict): the process is unfiltered,
+ * its filters were judged to allow or to refuse (the refusal in buf), or
+ * they are not judged yet (reading them needs a stop).  *nfilters: the
+ * filter count of a filtered thread (-1 unknown), 0 when none is. */
+enum seccomp_known {
+    SECCOMP_KNOWN_NONE,
+    SECCOMP_KNOWN_ALLOWS,
+    SECCOMP_KNOWN_REFUSES,
+    SECCOMP_KNOWN_UNJUDGED,
+};
+enum seccomp_known sampler_seccomp_known(struct target *t,
+                                         const struct seccomp_verdict_cache *cache,
+                                         int *nfilters, char *buf, size_t len);
+
 /* The calls judged, for the unit test: n of them; call i as the filter
  * sees it (tgid: the process's pid in its own namespace, 0 unknown), and
  * whether the filter must allow it (else only not kill or trap it). */

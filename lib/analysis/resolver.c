@@ -90,6 +90,13 @@ static void format_time(int64_t t, char *buf, size_t len)
 void analysis_check_inputs(struct symbolizer *sym, const struct profile *p,
                            const char *name, FILE *warnings)
 {
+    if (p->maps.n == 0 && p->no_maps_section) {
+        warn(warnings, "%s has no memory map: every frame shows as a raw address and "
+             "the allocator's own frames cannot be told from the program's; take the "
+             "dump with memprof from the live process (it adds the process's maps, "
+             "read on the host), or give the daemon a /proc in its chroot", name);
+        return;
+    }
     if (p->maps.n == 0) {
         warn(warnings, "%s has no memory map (its MAPPED_LIBRARIES section is "
              "missing or empty): every frame shows as a raw address and the "

@@ -18,9 +18,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* How deep memprof's directories go: files, or directories of files
- * (serve's run-N). */
-#define OWN_DIR_DEPTH 1
+/* How deep memprof's directories go: files, directories of files
+ * (serve's run-N), and a saved run being archived inside one
+ * (run-N/memprof-run-P-N/.build-id/xx/). */
+#define OWN_DIR_DEPTH 4
 
 /* Directories made and removed under a sweeper's feet before one stays. */
 #define MAKE_ATTEMPTS 8
@@ -35,7 +36,7 @@ static const char *tmp_root(void)
 
 /* Remove `name` in directory `parent` with the files in it and, `depth`
  * levels down, the directories of files: nothing followed through a link. */
-static void remove_tree(int parent, const char *name, int depth)
+void own_dir_remove_tree(int parent, const char *name, int depth)
 {
     int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
@@ -45,7 +46,7 @@ static void remove_tree(int parent, const char *name, int depth)
         if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
             continue;
         if (unlinkat(fd, e->d_name, 0) < 0 && errno == EISDIR && depth > 0)
-            remove_tree(fd, e->d_name, depth - 1);
+            own_dir_remove_tree(fd, e->d_name, depth - 1);
     }
     if (dir)
         closedir(dir);
@@ -62,7 +63,7 @@ static void sweep_one(int root, const char *name)
     struct stat st;
     if (fstat(fd, &st) == 0 && st.st_uid == geteuid() && (st.st_mode & 07777) == 0700 &&
         flock(fd, LOCK_EX | LOCK_NB) == 0)
-        remove_tree(root, name, OWN_DIR_DEPTH);
+        own_dir_remove_tree(root, name, OWN_DIR_DEPTH);
     close(fd);
 }
 
@@ -123,7 +124,7 @@ void own_dir_remove(struct own_dir *d)
 {
     if (!d->path)
         return;
-    remove_tree(AT_FDCWD, d->path, OWN_DIR_DEPTH);
+    own_dir_remove_tree(AT_FDCWD, d->path, OWN_DIR_DEPTH);
     close(d->fd);
     free(d->path);
     *d = (struct own_dir){.fd = -1};

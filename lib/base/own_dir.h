@@ -25,4 +25,8 @@ int own_dir_make(struct own_dir *d, const char *prefix, const char *what,
  * of files), then release it.  A directory never made is left alone. */
 void own_dir_remove(struct own_dir *d);
 
+/* Remove the directory name of parent (AT_FDCWD: a path) and what is in
+ * it, directories depth levels down, never following a link. */
+void own_dir_remove_tree(int parent, const char *name, int depth);
+
 #endif

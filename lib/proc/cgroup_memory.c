@@ -75,15 +75,10 @@ static void read_v1(int fd, struct cgroup_memory *c)
                                                                     &c->under_oom});
 }
 
-static void read_pressure(struct cgroup_memory *c)
+static void read_pressure(int fd, struct cgroup_memory *c)
 {
-    char why[256];
-    int fd = cgroup_dir_open(&c->where.pressure, why, sizeof why);
-    if (fd < 0)
-        return;
     size_t len;
     char *text = cg_file(fd, "memory.pressure", &len);
-    close(fd);
     c->has_pressure = text && procmem_psi_line(text, len, "some", &c->some);
     c->has_full = c->has_pressure && procmem_psi_line(text, len, "full", &c->full);
     free(text);
@@ -105,13 +100,65 @@ static bool mounts_read(struct cgroup_mounts *m, char *why, size_t whylen)
     return true;
 }
 
+static void absent_all(struct cgroup_memory *out)
+{
+    struct cgroup_memory_where w = out->where;
+    memset(out, 0, sizeof *out);
+    out->where = w;
+    out->current = out->max = out->high = out->anon = out->file = CGROUP_ABSENT;
+    out->ev_low = out->ev_high = out->ev_max = out->ev_oom = out->ev_oom_kill =
+        out->ev_oom_group_kill = out->under_oom = CGROUP_ABSENT;
+}
+
+/* Whether the cgroup2 hierarchy whose top is topfd has the memory
+ * controller at all (its cgroup.controllers names it): on a hybrid host
+ * it is bound to v1 and absent from v2; -1 when that cannot be read. */
+static int v2_has_memory(int topfd)
+{
+    size_t len;
+    char *text = topfd >= 0 ? cg_file(topfd, "cgroup.controllers", &len) : NULL;
+    if (!text)
+        return -1;
+    int has = 0;
+    for (char *save = NULL, *w = strtok_r(text, " \n", &save); w && !has;
+         w = strtok_r(NULL, " \n", &save))
+        has = strcmp(w, "memory") == 0;
+    free(text);
+    return has;
+}
+
+int cgroup_memory_read_dirs(struct cgroup_memory *out, int memfd, int pressurefd, int topfd,
+                            char *why, size_t whylen)
+{
+    absent_all(out);
+    if (out->where.memory.version == CGROUP_V1)
+        read_v1(memfd, out);
+    else
+        read_v2(memfd, out);
+    if (pressurefd >= 0)
+        read_pressure(pressurefd, out);
+    if (out->current != CGROUP_ABSENT)
+        return 0;
+    const struct cgroup_dir *d = &out->where.memory;
+    if (strcmp(d->path, "/") == 0)
+        snprintf(why, whylen, "the process is in the root cgroup, which has no memory "
+                 "usage file: it has no limit but the machine's");
+    else if (d->version == CGROUP_V2 && v2_has_memory(topfd) == 0)
+        snprintf(why, whylen, "no memory controller in %.200s/%.300s: the cgroup v2 "
+                 "hierarchy mounted on %.200s has none (its cgroup.controllers does not "
+                 "list memory; a host that binds it to cgroup v1 mounts that elsewhere)",
+                 d->mount, d->rel, d->mount);
+    else
+        snprintf(why, whylen, "no memory controller in %.200s/%.300s (not enabled in its "
+                 "parent's cgroup.subtree_control?)", d->mount, d->rel);
+    return -1;
+}
+
 int cgroup_memory_read(const char *cgroup_text, size_t len, struct cgroup_memory *out,
                        char *why, size_t whylen)
 {
     memset(out, 0, sizeof *out);
-    out->current = out->max = out->high = out->anon = out->file = CGROUP_ABSENT;
-    out->ev_low = out->ev_high = out->ev_max = out->ev_oom = out->ev_oom_kill =
-        out->ev_oom_group_kill = out->under_oom = CGROUP_ABSENT;
+    absent_all(out);
     struct cgroup_mounts m;
     if (!mounts_read(&m, why, whylen) ||
         !cgroup_memory_locate(cgroup_text, len, &m, &out->where, why, whylen))
@@ -119,23 +166,22 @@ int cgroup_memory_read(const char *cgroup_text, size_t len, struct cgroup_memory
     int fd = cgroup_dir_open(&out->where.memory, why, whylen);
     if (fd < 0)
         return -1;
-    if (out->where.memory.version == CGROUP_V1)
-        read_v1(fd, out);
-    else
-        read_v2(fd, out);
+    char pwhy[256];
+    int pfd = out->where.has_pressure
+              ? cgroup_dir_open(&out->where.pressure, pwhy, sizeof pwhy) : -1;
+    int top = -1;
+    if (out->where.memory.version == CGROUP_V2) {
+        struct cgroup_dir t = out->where.memory;
+        t.rel[0] = 0;
+        top = cgroup_dir_open(&t, pwhy, sizeof pwhy);
+    }
+    int rc = cgroup_memory_read_dirs(out, fd, pfd, top, why, whylen);
     close(fd);
-    if (out->where.has_pressure)
-        read_pressure(out);
-    if (out->current != CGROUP_ABSENT)
-        return 0;
-    const struct cgroup_dir *d = &out->where.memory;
-    if (strcmp(d->path, "/") == 0)
-        snprintf(why, whylen, "the process is in the root cgroup, which has no memory "
-                 "usage file: it has no limit but the machine's");
-    else
-        snprintf(why, whylen, "no memory controller in %.200s/%.300s (not enabled in its "
-                 "parent's cgroup.subtree_control?)", d->mount, d->rel);
-    return -1;
+    if (pfd >= 0)
+        close(pfd);
+    if (top >= 0)
+        close(top);
+    return rc;
 }
 
 uint64_t cgroup_memory_headroom(const struct cgroup_memory *c)

@@ -39,6 +39,18 @@ struct cgroup_memory {
 int cgroup_memory_read(const char *cgroup_text, size_t len, struct cgroup_memory *out,
                        char *why, size_t whylen);
 
+/* The figures from the cgroup's directories, already found (out->where:
+ * its version says which files) and opened: memfd the memory files',
+ * pressurefd v2's memory.pressure's (-1: none), topfd the top of a v2
+ * memory directory's hierarchy (-1: none), whose cgroup.controllers says
+ * whether it has the memory controller at all.  cgroup_memory_read's
+ * second half, apart so that a fixture tree of either layout (tests/
+ * fixtures/cgroup/) stands in for /sys/fs/cgroup.  Every file is
+ * untrusted: a missing, unreadable, non-regular or malformed one leaves
+ * its figures CGROUP_ABSENT.  0, or -1 with why when there is no usage. */
+int cgroup_memory_read_dirs(struct cgroup_memory *out, int memfd, int pressurefd, int topfd,
+                            char *why, size_t whylen);
+
 /* What is left below the limit (max - current, 0 when over), or
  * CGROUP_ABSENT when there is no limit or no usage. */
 uint64_t cgroup_memory_headroom(const struct cgroup_memory *c);

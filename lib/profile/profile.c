@@ -68,6 +68,7 @@ struct reader {
      * t* line; pending = the last line read belonged to it, so EOF now
      * would mean it may be missing lines. */
     bool in_stack, has_total, pending;
+    bool cut_line;           /* the text ended inside a line (not at a newline) */
     size_t stack_line;
     const char *maps;        /* start of the MAPPED_LIBRARIES text, or NULL */
     /* Streaming from a file: text is read in chunks into buf, so a large
@@ -844,6 +845,7 @@ static int read_v2_body(struct reader *r)
             /* Cut off by EOF: an "@" proves the previous stack whole. */
             if (*l.s == '@')
                 r->pending = false;
+            r->cut_line = true;
             break;
         }
         if (*l.s == '@') {
@@ -973,8 +975,10 @@ static int read_legacy_body(struct reader *r)
         }
         if (l.s == l.e)
             continue;
-        if (!l.complete)
-            break;          /* cut off by EOF: the line may be partial */
+        if (!l.complete) {
+            r->cut_line = true;   /* cut off by EOF: the line may be partial */
+            break;
+        }
         if (legacy_stack(r, &l))
             return -1;
     }
@@ -1054,9 +1058,35 @@ static int read_profile(struct reader *r, const char *data, size_t len)
 
 /* ---- after the stacks ---- */
 
+/* Whether the text ended whole after its stacks, only without the maps:
+ * on a newline, after a last stack with its t* line and a thread line.
+ * jemalloc and gperftools write MAPPED_LIBRARIES from /proc/self/maps and
+ * leave it out, ending the file there, where they cannot open it (a
+ * daemon chroot()ed without /proc). */
+static bool ended_whole(const struct reader *r)
+{
+    const struct profile *p = r->prof;
+    if (r->cut_line)
+        return false;
+    return !(r->in_stack && r->pending) ||
+           (r->has_total && p->nstacks && p->stacks[p->nstacks - 1].nsamples > 0);
+}
+
 static void note_truncation(struct reader *r)
 {
     struct profile *p = r->prof;
+    if (ended_whole(r)) {
+        p->no_maps_section = true;
+        snprintf(p->warning, sizeof p->warning,
+                 "%s: no MAPPED_LIBRARIES section after its last stack (the file ends "
+                 "whole there); kept all %zu stacks. jemalloc leaves that list of the "
+                 "process's mappings out where it cannot read /proc/self/maps (a daemon "
+                 "chroot()ed without /proc), and without it no address can be placed in "
+                 "an object, so frames cannot be named. A dump memprof takes from the "
+                 "live process gets the process's maps, read on the host", r->name,
+                 p->nstacks);
+        return;
+    }
     p->truncated = true;
     if (r->in_stack && r->pending) {
         /* The last stack may be missing lines: drop it whole. */

@@ -23,8 +23,12 @@
  *   - heap_v2: a stack is known whole once another line follows it (the
  *     next "@", a blank line, MAPPED_LIBRARIES).  At EOF without one, the
  *     last stack is dropped whole: its thread lines may be missing.
- *   - No MAPPED_LIBRARIES section: truncated = true, maps empty.
- *   truncated comes with a one-line warning naming the file (and line).
+ *   - No MAPPED_LIBRARIES section: maps empty.  Where the text ends on a
+ *     newline after a last stack with its t* line and at least one thread
+ *     line (jemalloc leaves the section out, ending the file there, when it
+ *     cannot read /proc/self/maps: a chroot without /proc), every stack is
+ *     kept and no_maps_section is set; otherwise truncated = true.
+ *   Both come with a one-line warning naming the file (and line).
  *
  * profile_load_file also reads the build-ids memprof saved beside the file
  * (FILE.buildids, when present; lines it cannot read are skipped) and takes
@@ -88,7 +92,9 @@ struct profile {
                                     * period 128 KiB as in jeprof; 0 = none */
     bool has_alloc;                /* cumulative counts present (non-zero) */
     bool truncated;                /* ended early; whole stacks kept */
-    char warning[256];             /* set when truncated etc. */
+    bool no_maps_section;          /* ended whole after its stacks, without
+                                    * MAPPED_LIBRARIES (maps empty) */
+    char warning[512];             /* set when truncated etc. */
 
     struct profile_values total;   /* sum over stacks (unsampled) */
     struct profile_values header_total; /* the header t* line, unsampled */

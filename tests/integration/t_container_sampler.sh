@@ -1,7 +1,8 @@
 # memprof's heap sampler in a glibc malloc process in a real podman
 # container started with podman's DEFAULT seccomp profile (which returns
 # EPERM by default and allows every call the sampler makes), driven from
-# the host with the host PID: `prof on` goes in, the process allocates a
+# the host with the host PID: `info` judges the filter first and says the
+# sampler can go in; `prof on` goes in, the process allocates a
 # known heap (glibc_live: one round of keep_* functions), `dump` and
 # `top` name its allocating function keep_malloc with the bytes it kept
 # (rate 0: every allocation), `prof off` takes the sampler out; the
@@ -20,6 +21,11 @@ round() {
     kill -USR1 "$CPID"
     wait_until 20 "round $1 to finish" file_has "$OUTF" "^round $1 done"
 }
+
+# before prof on, info judges the filter as prof on will
+mp -p "$CPID" -e 'info --json'
+check "info --json before prof on: the sampler possible under the default profile" \
+    [ "$(jf '(d["allocator"]["sampler"]["possible"], d["allocator"]["sampler"]["seccomp_filters"] > 0)')" = "(True, True)" ]
 
 session_open s
 session_send 'prof sample 0' 'sampling every 2\^0 bytes'

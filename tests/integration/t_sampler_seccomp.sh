@@ -14,6 +14,10 @@
 # (e) filters of one thread only (no TSYNC): each different stack is read
 #     from a thread that has it, whichever thread memprof stops first: the
 #     default profile in the worker goes in, ppoll killed there is refused.
+# (f) before 'prof on': 'info' and 'info --json' judge the filters as
+#     'prof on' would (possible under (a), refused naming ppoll under (b));
+#     serve's /processes, which reads no filter, says the process is
+#     filtered and that the sampler is judged when asked for.
 # A refusal maps nothing; every target survives, untraced.
 . "$SRCDIR/tests/integration/lib.sh"
 
@@ -28,6 +32,21 @@ samples_taken() { [ "$(sampler_ctl "$PID" samples 2>/dev/null)" -gt 0 ] 2>/dev/n
 # (a) the default profile
 CONF= start_target seccomp_profile default
 check "default: both threads run under the filter" [ "$(filtered_threads "$PID")" = 2 ]
+# (f) info judges before prof on; /processes promises nothing
+mp -p "$PID" -e 'info' -e 'info --json'
+check "default: info says the sampler goes in, the filters judged" \
+    out_has "memprof's sampler \('prof on' puts it in\).*seccomp filters, read and judged, let"
+check "default: info --json: sampler possible, 1 filter" \
+    [ "$(jf 'd["allocator"]["sampler"]["possible"], d["allocator"]["sampler"]["seccomp_filters"]')" = "(True, 1)" ]
+check "default: the process lives on, untraced, after info" untouched "$PID"
+start_serve --target comm=seccomp_profile
+http GET /processes
+OUT=$(cat "$WORK/body")
+check "default: /processes says filtered, judged when asked for" \
+    [ "$(jf "[p['profiling'] for p in d['processes'] if p['pid'] == $PID][0]['sampler']")" = "judged when asked for" ]
+check "default: /processes names the filter count and why" \
+    body_has "runs under seccomp filters \(1\): whether they let the sampler's system calls through is judged when the sampler is asked for"
+
 open_session s
 send 'prof sample 0' 'sampling every 2\^0 bytes'
 send 'prof on' 'profiling is now on|prof:'
@@ -57,6 +76,13 @@ refused() {
 # (b) ppoll killed
 CONF= start_target seccomp_profile kill-ppoll
 refused "kill ppoll" "process $PID's seccomp filter would kill the process \(SIGSYS\) for ppoll, a system call the sampler makes"
+mp -p "$PID" -e 'info' -e 'info --json'
+check "kill ppoll: info says no heap profile, naming ppoll and the kill" \
+    out_has "heap profiling     not possible without a restart: process $PID's seccomp filter would kill the process \(SIGSYS\) for ppoll"
+check "kill ppoll: info --json: sampler not possible, why names ppoll" \
+    [ "$(jf '(d["allocator"]["sampler"]["possible"], "for ppoll" in d["allocator"]["sampler"]["why_not"])')" = "(False, True)" ]
+check "kill ppoll: after info, nothing mapped" file_lacks "/proc/$PID/maps" memprof-sampler
+check "kill ppoll: after info, the process lives on, untraced" untouched "$PID"
 
 # serve's POST /debug/pprof/heap says the same, with 422
 start_serve --allow-control

@@ -642,13 +642,59 @@ START_TEST(truncated_after_blank_line_keeps_last_stack)
 }
 END_TEST
 
+START_TEST(no_maps_section_keeps_every_stack)
+{
+    /* As jemalloc writes a dump where it cannot read /proc/self/maps (a
+     * chroot without /proc): the last stack's thread line, its newline,
+     * and nothing after.  Every stack is kept; the file is not truncated. */
+    struct profile *p = parse("heap_v2/65536\n  t*: 83: 67189783 [0: 0]\n"
+                              "  t0: 19: 80927 [0: 0]\n  t1: 64: 67108856 [0: 0]\n"
+                              "@ 0x1 0x2\n  t*: 19: 80927 [0: 0]\n  t0: 19: 80927 [0: 0]\n"
+                              "@ 0x3 0x4 0x5\n  t*: 64: 67108856 [0: 0]\n"
+                              "  t1: 64: 67108856 [0: 0]\n");
+    ck_assert_msg(p != NULL, "%s", err.msg);
+    ck_assert(!p->truncated);
+    ck_assert(p->no_maps_section);
+    ck_assert_uint_eq(p->nstacks, 2);
+    ck_assert_uint_eq(p->nsamples, 2);
+    ck_assert_uint_eq(p->maps.n, 0);
+    ck_assert_msg(strstr(p->warning, "t.heap: no MAPPED_LIBRARIES section after its last "
+                         "stack") && strstr(p->warning, "kept all 2 stacks") &&
+                  strstr(p->warning, "frames cannot be named"), "%s", p->warning);
+    profile_free(p);
+    /* Without its newline, the same last line is a cut: the stack goes. */
+    p = parse("heap_v2/0\n@ 0x1\n  t*: 1: 8 [0: 0]\n  t0: 1: 8 [0: 0]\n"
+              "@ 0x2\n  t*: 2: 16 [0: 0]\n  t0: 2: 16 [0: 0]");
+    ck_assert_msg(p != NULL, "%s", err.msg);
+    ck_assert(p->truncated);
+    ck_assert(!p->no_maps_section);
+    ck_assert_uint_eq(p->nstacks, 1);
+    profile_free(p);
+    /* A last stack with its t* line but no thread line yet: cut there. */
+    p = parse("heap_v2/0\n@ 0x1\n  t*: 1: 8 [0: 0]\n  t0: 1: 8 [0: 0]\n"
+              "@ 0x2\n  t*: 2: 16 [0: 0]\n");
+    ck_assert_msg(p != NULL, "%s", err.msg);
+    ck_assert(p->truncated);
+    ck_assert_uint_eq(p->nstacks, 1);
+    profile_free(p);
+    /* gperftools' format ends the same way without its maps */
+    p = parse("heap profile: 1: 8 [1: 8] @ heapprofile\n1: 8 [1: 8] @ 0x1\n");
+    ck_assert_msg(p != NULL, "%s", err.msg);
+    ck_assert(!p->truncated);
+    ck_assert(p->no_maps_section);
+    ck_assert_uint_eq(p->nstacks, 1);
+    profile_free(p);
+}
+END_TEST
+
 START_TEST(header_only_is_valid)
 {
     /* A valid header and no stack: an empty profile, still usable. */
     struct profile *p = parse("heap_v2/524288\n  t*: 0: 0 [0: 0]\n  t0: 0: 0 [0: 0] main\n");
     ck_assert_msg(p != NULL, "%s", err.msg);
     ck_assert_uint_eq(p->nstacks, 0);
-    ck_assert(p->truncated);
+    ck_assert(!p->truncated);        /* it ends whole: only the maps are missing */
+    ck_assert(p->no_maps_section);
     ck_assert_uint_eq(p->nthreads, 1);
     ck_assert_str_eq(p->threads[0].name, "main");
     ck_assert_double_eq(p->total.inuse_bytes, 0);
@@ -1009,6 +1055,7 @@ static Suite *profile_suite(void)
     tcase_add_test(tc, truncated_inside_a_stack);
     tcase_add_test(tc, truncated_mid_line);
     tcase_add_test(tc, truncated_after_blank_line_keeps_last_stack);
+    tcase_add_test(tc, no_maps_section_keeps_every_stack);
     tcase_add_test(tc, header_only_is_valid);
     suite_add_tcase(s, tc);
 
