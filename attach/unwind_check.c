@@ -379,7 +379,15 @@ static bool frame_has_table(struct unwind_checker *u, uint64_t ip, int depth)
 {
     unw_proc_info_t pi;
     uint64_t pc = depth == 0 || ip == 0 ? ip : ip - 1;
-    return ip != 0 && find_proc_info(u->as, pc, &pi, 0, NULL) >= 0;
+    if (ip == 0)
+        return false;
+    /* An object without .eh_frame_hdr (a static program linked without
+     * one): libunwind reads no table of it at all, and its walks were
+     * always frame pointers'; they are taken as before. */
+    const struct mapped_object *o = mapped_objects_find(u->objs, pc);
+    if (o && o->elf && !o->elf->eh_frame_hdr_size)
+        return true;
+    return find_proc_info(u->as, pc, &pi, 0, NULL) >= 0;
 }
 
 /* Why a walk ended before the stack's end (the frames below went
@@ -424,7 +432,11 @@ static int walk_frames(struct unwind_checker *u, const struct arch_regs *regs,
         if (visit && (rc = visit(u, &c, depth, ip, why, whylen)) != 0)
             break;
         if ((step = unw_step(&c)) <= 0) {
-            at_base = step == 0 && frame_has_table(u, ip, depth);
+            /* A frame of pc 0 is what the caller's table made of an
+             * undefined return address (a thread's start in a static
+             * program): that table marked the base. */
+            at_base = step == 0 && (ip ? frame_has_table(u, ip, depth)
+                                       : depth > 0 && frame_has_table(u, last, depth - 1));
             break;
         }
     }
