@@ -3,15 +3,14 @@
  * stopped: what is read is a guess to word a message, never a decision. */
 #include "attach/lock_wait.h"
 
-#include <fcntl.h>
 #include <inttypes.h>
 #include <linux/futex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
-#include <unistd.h>
 
 #include "attach/memory.h"
+#include "lib/base/file_read.h"
 
 /* glibc's pthread_mutex_t on 64-bit Linux: int __lock, unsigned __count,
  * int __owner (the holder's tid). */
@@ -43,20 +42,15 @@ bool lock_wait_parse(const char *text, uint64_t *word)
 
 pid_t lock_wait_owner(pid_t pid, pid_t tid, uint64_t *word)
 {
-    char path[96], text[256];
+    char path[96];
     snprintf(path, sizeof path, "/proc/%d/task/%d/syscall", pid, tid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return 0;
-    ssize_t n = read(fd, text, sizeof text - 1);
-    close(fd);
-    if (n <= 0)
-        return 0;
-    text[n] = 0;
-    int32_t owner;
+    size_t len;
+    char *text = file_read_path(path, 512, &len);
+    int32_t owner = 0;
     struct mp_error ignored;
-    if (!lock_wait_parse(text, word) ||
+    if (!text || !lock_wait_parse(text, word) ||
         remote_read(pid, *word + MUTEX_OWNER_OFFSET, &owner, sizeof owner, &ignored) < 0)
-        return 0;
+        owner = 0;
+    free(text);
     return owner > 0 ? (pid_t)owner : 0;
 }
