@@ -40,6 +40,7 @@
 #include "attach/memory.h"
 #include "attach/proc_fate.h"
 #include "attach/threads.h"
+#include "attach/lock_wait.h"
 #include "attach/unwind_check.h"
 
 #ifndef PTRACE_GET_RSEQ_CONFIGURATION
@@ -644,28 +645,44 @@ static int detach_running(struct remote_stop *s)
 static int leave_call(struct remote_stop *s, double elapsed, struct mp_error *err)
 {
     struct remote_ctx *ctx = s->ctx;
-    char waits[200], why[120];
+    char waits[200], why[120], lock[160] = "";
     describe_wait(ctx->pid, s->tid, waits, sizeof waits);
+    uint64_t word = 0;
+    pid_t owner = lock_wait_owner(ctx->pid, s->tid, &word);
+    if (owner == s->tid)
+        snprintf(lock, sizeof lock, ", on a lock (mutex at %#llx) that it holds itself",
+                 (unsigned long long)word);
+    else if (owner)
+        snprintf(lock, sizeof lock, ", on a lock (mutex at %#llx) that thread %d holds",
+                 (unsigned long long)word, owner);
     if (ctx->stop_signal)
         snprintf(why, sizeof why, "memprof got SIG%s %.1f s into the call",
                  sigabbrev_np(ctx->stop_signal), elapsed);
     else
         snprintf(why, sizeof why, "the call has not returned after %.1f s", elapsed);
     ctx->must_exit = true;
-    refuse_calls(ctx, "a call was left running in thread %d of process %d (it restores "
-                 "itself when the call returns): memprof makes no further call in this "
-                 "session", s->tid, ctx->pid);
+    refuse_calls(ctx, "a call was left running in thread %d of process %d (%s): memprof "
+                 "makes no further call in this session", s->tid, ctx->pid,
+                 owner == s->tid ? "waiting on a lock it holds itself, for good"
+                                 : "it restores itself when the call returns");
     if (detach_running(s) < 0)
         return gone_error(s, err);
     /* Detached, or (not stopped) released by the kernel when memprof exits. */
     s->let_go = true;
     s->tramp_written = false;
-    return mp_error_set(err, "%s: thread %d is %s.  memprof left the call: the thread "
+    if (owner == s->tid)
+        return mp_error_set(err, "%s: thread %d is %s%s, which only it can release: the "
+                            "call will never return, and every thread of process %d that "
+                            "needs that lock will wait for good.  memprof left the call and "
+                            "makes no further call into the process in this session.  "
+                            "Restart process %d (no tool can release the lock)", why,
+                            s->tid, waits, lock, ctx->pid, ctx->pid);
+    return mp_error_set(err, "%s: thread %d is %s%s.  memprof left the call: the thread "
                         "restores itself (registers, signal mask, interrupted system "
                         "call) as soon as the call returns, and the call's code stays "
                         "at process %d's entry point for that.  No further call is "
                         "made into the process in this session%s", why, s->tid, waits,
-                        ctx->pid, ctx->stop_signal ? "" :
+                        lock, ctx->pid, ctx->stop_signal ? "" :
                         " (MEMPROF_CALL_TIMEOUT=SECONDS allows calls more time)");
 }
 

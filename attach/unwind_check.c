@@ -4,9 +4,14 @@
  * The address space uses memprof's own accessors: registers come from the
  * registers remote_call already saved (no PTRACE_PEEKUSER), memory from
  * unwind_memory's page cache (no PTRACE_PEEKDATA per word).  Only the
- * lookup of unwind tables is delegated to libunwind-ptrace, with one _UPT
- * handle per mapped object so that each keeps its ELF image mapped for the
- * whole session instead of remapping whenever the walk crosses objects.
+ * lookup of unwind tables is libunwind's, over each object's .eh_frame_hdr
+ * as the process has it mapped (unwind_tables.c: found by no path, so a
+ * chroot()ed process is walked as any other); an object without one goes
+ * to libunwind-ptrace, with one _UPT handle per mapped object so that each
+ * keeps its ELF image mapped for the whole session.  A walk ends at the
+ * stack's base only where the last frame's own tables say so: one that
+ * ends on a frame no table covers (libunwind's frame-pointer guess found
+ * a zero) is cut short, and the thread refused.
  * The address space (and libunwind's register-state cache) lives as long
  * as the target, and is warmed at open by walking the stacks of threads
  * blocked in system calls, which needs no stop.  What can be set up
@@ -16,6 +21,7 @@
 
 #include "attach/threads.h"
 #include "attach/unwind_memory.h"
+#include "attach/unwind_tables.h"
 
 #include <elf.h>
 #include <libunwind-ptrace.h>
@@ -35,8 +41,21 @@ struct unwind_checker {
     struct code_ranges unsafe;  /* the allocator's code (a copy) */
     struct unwind_memory *mem;
     void **upts;                /* one per mapped object, then one for the rest */
+    struct object_table *tables; /* one per mapped object */
     const struct arch_regs *regs; /* of the thread being walked */
 };
+
+/* An object's table as the process maps it: looked for once per map. */
+struct object_table {
+    int state;                  /* 0 not looked for, 1 found, -1 none */
+    unw_dyn_info_t di;
+};
+
+/* libunwind's search of a remote binary-search table (exported by
+ * libunwind-generic, not declared in its public headers). */
+extern int UNW_ARCH_OBJ(dwarf_search_unwind_table)(unw_addr_space_t as, unw_word_t ip,
+                                                   unw_dyn_info_t *di, unw_proc_info_t *pi,
+                                                   int need_unwind_info, void *arg);
 
 /* The checker whose walk is in progress.  libunwind hands _UPT's own
  * argument to the address space's accessors when _UPT_find_proc_info reads
@@ -53,10 +72,23 @@ static void *upt_for_ip(struct unwind_checker *u, unw_word_t ip)
     return u->upts[i];
 }
 
+/* o's table from the process's memory, NULL when it has none. */
+static unw_dyn_info_t *table_for(struct unwind_checker *u, const struct mapped_object *o)
+{
+    struct object_table *t = &u->tables[o - u->objs->v];
+    if (t->state == 0)
+        t->state = unwind_table_find(u->mem, o, &t->di) == 0 ? 1 : -1;
+    return t->state > 0 ? &t->di : NULL;
+}
+
 static int find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *pi,
                           int need_unwind_info, void *arg)
 {
-    (void)arg;
+    const struct mapped_object *o = mapped_objects_find(walking->objs, ip);
+    unw_dyn_info_t *di = o ? table_for(walking, o) : NULL;
+    if (di)
+        return UNW_ARCH_OBJ(dwarf_search_unwind_table)(as, ip, di, pi, need_unwind_info,
+                                                       arg);
     void *upt = upt_for_ip(walking, ip);
     return upt ? _UPT_find_proc_info(as, ip, pi, need_unwind_info, upt) : -UNW_ENOINFO;
 }
@@ -193,7 +225,10 @@ struct unwind_checker *unwind_checker_new(pid_t pid, const struct mapped_objects
                                           struct mp_error *err)
 {
     struct unwind_checker *u = calloc(1, sizeof *u);
-    if (!u || !(u->upts = calloc(objs->n + 1, sizeof *u->upts))) {
+    if (!u || !(u->upts = calloc(objs->n + 1, sizeof *u->upts)) ||
+        !(u->tables = calloc(objs->n + 1, sizeof *u->tables))) {
+        if (u)
+            free(u->upts);
         free(u);
         mp_error_set(err, "out of memory");
         return NULL;
@@ -229,6 +264,7 @@ void unwind_checker_recheck(struct unwind_checker *u)
     if (unwind_memory_recheck(u->mem) == 0)
         return;
     unw_flush_cache(u->as, 0, 0);
+    memset(u->tables, 0, (u->objs->n + 1) * sizeof *u->tables);
     for (size_t i = 0; i <= u->objs->n; i++)
         if (u->upts[i]) {
             _UPT_destroy(u->upts[i]);
@@ -250,6 +286,7 @@ void unwind_checker_free(struct unwind_checker *u)
         if (u->upts[i])
             _UPT_destroy(u->upts[i]);
     free(u->upts);
+    free(u->tables);
     if (u->as)
         unw_destroy_addr_space(u->as);
     unwind_memory_free(u->mem);
@@ -332,13 +369,38 @@ static int frame_unsafe(const struct unwind_checker *u, uint64_t pc, char *why,
     return 0;
 }
 
+/* Whether a table covers the frame at ip (depth 0: where it stands; a
+ * caller's: the call before its return address).  libunwind ends a walk
+ * (unw_step 0) where the tables mark the outermost frame (_start, a
+ * thread's start), but also where, with no table, its frame-pointer guess
+ * finds a zero: in code built without frame pointers that is any frame,
+ * and the callers below, unchecked, could hold the allocator's locks. */
+static bool frame_has_table(struct unwind_checker *u, uint64_t ip, int depth)
+{
+    unw_proc_info_t pi;
+    uint64_t pc = depth == 0 || ip == 0 ? ip : ip - 1;
+    if (ip == 0)
+        return false;
+    /* An object without .eh_frame_hdr (a static program linked without
+     * one): libunwind reads no table of it at all, and its walks were
+     * always frame pointers'; they are taken as before. */
+    const struct mapped_object *o = mapped_objects_find(u->objs, pc);
+    if (o && o->elf && !o->elf->eh_frame_hdr_size)
+        return true;
+    return find_proc_info(u->as, pc, &pi, 0, NULL) >= 0;
+}
+
 /* Why a walk ended before the stack's end (the frames below went
  * unchecked), after the frame whose pc is ip. */
 static void walk_cut(const struct unwind_checker *u, uint64_t ip, int depth, int step,
                      char *why, size_t whylen)
 {
     const struct mapped_object *o = mapped_objects_find(u->objs, ip);
-    if (depth >= MAX_FRAMES)
+    if (step == 0)
+        snprintf(why, whylen, "its stack cannot be walked past the frame at pc %#llx (%s): "
+                 "no unwind table covers it", (unsigned long long)ip,
+                 o ? base_name(o->path) : "code of no mapped object");
+    else if (depth >= MAX_FRAMES)
         snprintf(why, whylen, "its stack is deeper than %d frames", MAX_FRAMES);
     else
         snprintf(why, whylen, "its stack cannot be walked past the frame at pc %#llx (%s: %s)",
@@ -362,16 +424,23 @@ static int walk_frames(struct unwind_checker *u, const struct arch_regs *regs,
     int rc = unw_init_remote(&c, u->as, u) < 0 ? -1 : 0;
     unw_word_t ip = 0, last = 0;    /* last: the last frame's pc that was one */
     int depth = 0, step = 1;
+    bool at_base = false;           /* ended where a table says the stack does */
     for (; rc == 0 && depth < MAX_FRAMES; depth++) {
         if ((step = unw_get_reg(&c, UNW_REG_IP, &ip)) < 0)
             break;
         last = ip ? ip : last;
         if (visit && (rc = visit(u, &c, depth, ip, why, whylen)) != 0)
             break;
-        if ((step = unw_step(&c)) <= 0)
+        if ((step = unw_step(&c)) <= 0) {
+            /* A frame of pc 0 is what the caller's table made of an
+             * undefined return address (a thread's start in a static
+             * program): that table marked the base. */
+            at_base = step == 0 && (ip ? frame_has_table(u, ip, depth)
+                                       : depth > 0 && frame_has_table(u, last, depth - 1));
             break;
+        }
     }
-    if (rc == 0 && (step < 0 || depth >= MAX_FRAMES)) {
+    if (rc == 0 && (step < 0 || depth >= MAX_FRAMES || (step == 0 && !at_base))) {
         rc = 2;
         if (why)
             walk_cut(u, last, depth, step, why, whylen);

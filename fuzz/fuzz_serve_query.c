@@ -3,8 +3,10 @@
  * pairs separated by '&' as libmicrohttpd hands them over one at a time
  * (serve/query.c, Mesos' durations included); when the first byte is 'R', the operator's
  * --target rules (serve/targets.c); when it is 'T', Prometheus' scrape
- * timeout header (query_scrape_timeout).  A query taken whole must hold only
- * numbers in range, each given at most once. */
+ * timeout header (query_scrape_timeout); when it is 'H', a Host header as
+ * GET /targets hands it to scrapers (query_host_target).  A query taken
+ * whole must hold only numbers in range, each given at most once; a Host
+ * taken holds only an address's characters. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +16,7 @@
 
 static void fuzz_query(char *s)
 {
-    struct query q = {.path = "/debug/pprof/heap", .params = "pid,seconds,duration,id", .max_seconds = 600};
+    struct query q = {.path = "/debug/pprof/heap", .params = "pid,seconds,duration,id,endpoint", .max_seconds = 600};
     bool ok = true;
     for (char *save = NULL, *kv = strtok_r(s, "&", &save); kv && ok;
          kv = strtok_r(NULL, "&", &save)) {
@@ -30,7 +32,8 @@ static void fuzz_query(char *s)
                (q.seen_seconds && !q.seconds) || q.seen_duration > 1 || q.seen_id > 1 ||
                (q.seen_duration && !(q.duration >= QUERY_DURATION_MIN &&
                                      q.duration <= QUERY_DURATION_MAX)) ||
-               (q.seen_id && !q.run_id)))
+               (q.seen_id && !q.run_id) || q.seen_endpoint > 1 ||
+               (q.seen_endpoint && q.endpoint == QUERY_ENDPOINT_NONE)))
         abort();
 }
 
@@ -49,6 +52,14 @@ static void fuzz_scrape_timeout(const char *s)
         abort();
 }
 
+static void fuzz_host(const char *s)
+{
+    if (query_host_target(s) &&
+        (strlen(s) > 255 || s[strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                        "0123456789.-:[]")] != '\0'))
+        abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size > 4096)
@@ -60,6 +71,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     s[size] = '\0';
     if (size && s[0] == 'R')
         fuzz_rule(s + 1);
+    else if (size && s[0] == 'H')
+        fuzz_host(s + 1);
     else if (size && s[0] == 'T')
         fuzz_scrape_timeout(s + 1);
     else

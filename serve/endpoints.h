@@ -23,6 +23,8 @@ struct serve_request {
     unsigned seconds;           /* ?seconds=N; 0 when absent */
     double duration;            /* ?duration=D in seconds; 0 when absent */
     unsigned run_id;            /* ?id=N; 0 when absent */
+    int endpoint;               /* ?endpoint= (GET /targets): an enum query_endpoint */
+    const char *host;           /* the Host header, unchecked; NULL when absent */
     const char *client;         /* "127.0.0.1", for the log */
     double scrape_timeout;      /* X-Prometheus-Scrape-Timeout-Seconds; 0: none */
 };
@@ -66,6 +68,7 @@ extern const size_t serve_nroutes;
 
 void ep_index(const struct serve_request *rq, struct serve_reply *rp);
 void ep_processes(const struct serve_request *rq, struct serve_reply *rp);
+void ep_targets(const struct serve_request *rq, struct serve_reply *rp);
 void ep_metrics(const struct serve_request *rq, struct serve_reply *rp);
 void ep_pprof_heap(const struct serve_request *rq, struct serve_reply *rp);
 void ep_pprof_allocs(const struct serve_request *rq, struct serve_reply *rp);

@@ -92,6 +92,7 @@ static const struct route *route_request(struct MHD_Connection *c, const char *u
     rq->seconds = q.seconds;
     rq->duration = q.duration;
     rq->run_id = q.run_id;
+    rq->endpoint = q.endpoint;
     if (r->needs_pid && !rq->pid) {
         reply_error(rp, 400, "%s needs ?pid=N (GET /processes lists the processes served)",
                     r->path);
@@ -224,6 +225,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     char client[INET6_ADDRSTRLEN + 1];
     client_address(c, client, sizeof client);
     rq.client = client;
+    rq.host = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
     const char *timeout = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
                                                       "X-Prometheus-Scrape-Timeout-Seconds");
     if (timeout && !query_scrape_timeout(timeout, &rq.scrape_timeout))

@@ -90,6 +90,31 @@ bool query_scrape_timeout(const char *text, double *seconds)
     return true;
 }
 
+static bool port_ok(const char *p)
+{
+    unsigned long v;
+    return *p == ':' && parse_number(p + 1, 65535, &v) && p[1] != '0';
+}
+
+bool query_host_target(const char *host)
+{
+    if (!host || !*host || strlen(host) > 255)
+        return false;
+    const char *end;
+    if (host[0] == '[') {
+        end = host + 1 + strspn(host + 1, "0123456789abcdefABCDEF:.");
+        if (*end != ']' || end == host + 1)
+            return false;
+        end++;
+    } else {
+        end = host + strspn(host, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                  "0123456789.-");
+        if (end == host || host[0] == '-' || host[0] == '.')
+            return false;
+    }
+    return *end == '\0' || port_ok(end);
+}
+
 bool query_take(struct query *q, const char *key, const char *value)
 {
     char kb[TEXT_ESCAPE_BUF];
@@ -126,6 +151,17 @@ bool query_take(struct query *q, const char *key, const char *value)
         if (!query_parse_duration(value ? value : "", &q->duration, q->problem,
                                   sizeof q->problem))
             return false;
+    } else if (strcmp(key, "endpoint") == 0) {
+        static const char *const names[] = {"heap", "allocs", "metrics"};
+        q->endpoint = QUERY_ENDPOINT_NONE;
+        for (size_t i = 0; value && i < sizeof names / sizeof *names; i++)
+            if (strcmp(value, names[i]) == 0)
+                q->endpoint = (enum query_endpoint)(QUERY_ENDPOINT_HEAP + i);
+        if (q->seen_endpoint++ || q->endpoint == QUERY_ENDPOINT_NONE) {
+            snprintf(q->problem, sizeof q->problem, "endpoint must be given once, as heap, "
+                     "allocs or metrics");
+            return false;
+        }
     } else if (strcmp(key, "id") == 0) {
         if (q->seen_id++ || !parse_number(value, 0x7fffffff, &v)) {
             snprintf(q->problem, sizeof q->problem, "id must be given once, as a run's id "

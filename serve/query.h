@@ -12,6 +12,11 @@
 /* Longest value of any parameter (a pid or a number of seconds). */
 #define QUERY_VALUE_MAX 32
 
+/* ?endpoint= of GET /targets: the endpoint each target is scraped at. */
+enum query_endpoint {
+    QUERY_ENDPOINT_NONE, QUERY_ENDPOINT_HEAP, QUERY_ENDPOINT_ALLOCS, QUERY_ENDPOINT_METRICS
+};
+
 struct query {
     const char *path;           /* the route's path, for messages */
     const char *params;         /* the keys it takes: "pid,seconds" */
@@ -20,7 +25,8 @@ struct query {
     unsigned seconds;           /* 0: not given */
     double duration;            /* ?duration= in seconds (Mesos' syntax); 0: not given */
     unsigned run_id;            /* ?id=N, a Mesos run's; 0: not given */
-    unsigned seen_pid, seen_seconds, seen_duration, seen_id;
+    enum query_endpoint endpoint; /* ?endpoint=, /targets': QUERY_ENDPOINT_NONE: not given */
+    unsigned seen_pid, seen_seconds, seen_duration, seen_id, seen_endpoint;
     char problem[200];          /* why the query was refused */
 };
 
@@ -40,6 +46,13 @@ bool query_parse_duration(const char *text, double *seconds, char *why, size_t l
  * anything else (the agent then keeps its own budget). */
 #define QUERY_SCRAPE_TIMEOUT_MAX 3600.0
 bool query_scrape_timeout(const char *text, double *seconds);
+
+/* A Host header fit to name this agent as a scrape target (GET /targets
+ * hands it to the scrapers): a DNS name or IPv4 address of letters,
+ * digits, dots and dashes, or an IPv6 address in brackets, then
+ * optionally :PORT (1 to 65535); at most 255 bytes.  The client reached
+ * the agent by it; anything else (a path, a user, spaces) is refused. */
+bool query_host_target(const char *host);
 
 /* Take one key=value (value NULL for a bare key): true, or false with
  * q->problem saying what is wrong (the key, escaped). */

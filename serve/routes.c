@@ -9,6 +9,12 @@ const struct route serve_routes[] = {
     {"/processes", "GET", false, "", false, ep_processes,
      "every process served, as JSON: pid, command, executable, user, allocator, "
      "profiling", false},
+    {"/targets", "GET", false, "endpoint", false, ep_targets,
+     "the processes served as Prometheus HTTP service discovery (http_sd_configs, "
+     "Alloy's discovery.http): one target group each, this agent as the Host header "
+     "named it, labelled as /metrics (pid, comm, name, container_id, pod_uid, qos), "
+     "scraped at ?endpoint=heap (the default: /debug/pprof/heap), allocs or metrics "
+     "with __param_pid", false},
     {"/metrics", "GET", false, "pid", false, ep_metrics,
      "Prometheus metrics (text format 0.0.4) of every process served, or of ?pid=N", false},
     {"/debug/pprof/heap", "GET", false, "pid,seconds", true, ep_pprof_heap,

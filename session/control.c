@@ -100,8 +100,8 @@ int control_call_failed(struct session *s, const struct mp_error *err)
 {
     say_error("%s", err->msg);
     if (target_must_exit(s->target)) {
-        say_error("exiting: a thread of process %d was left inside a call, and "
-                      "restores itself when the call returns", (int)target_pid(s->target));
+        say_error("exiting: memprof left a call running in a thread of process %d "
+                  "(what becomes of that thread: above)", (int)target_pid(s->target));
         s->quit = true;
     }
     return -1;

@@ -54,6 +54,10 @@ check "Parca's scrape config parses, the pprof heap path" \
     python3 -c 'import sys, yaml; c = yaml.safe_load(open(sys.argv[1])); assert c["scrape_configs"][0]["profiling_config"]["pprof_config"]["memory"]["path"] == "/debug/pprof/heap"' "$DEPLOY/parca-scrape.yaml"
 check "Alloy's configuration: braces balance, the pprof heap path" \
     python3 -c 'import sys; t = open(sys.argv[1]).read(); assert t.count("{") == t.count("}") and "/debug/pprof/heap" in t' "$DEPLOY/alloy-scrape.alloy"
+check "Parca: its targets from the agents' GET /targets (http_sd_configs, with credentials)" \
+    python3 -c 'import sys, yaml; c = yaml.safe_load(open(sys.argv[1]))["scrape_configs"][0]; sd = c["http_sd_configs"]; assert sd and all(s["url"].endswith(":9188/targets") and s["basic_auth"]["password_file"] for s in sd) and "static_configs" not in c' "$DEPLOY/parca-scrape.yaml"
+check "Alloy: its targets from the agents' GET /targets (discovery.http)" \
+    python3 -c 'import re, sys; t = open(sys.argv[1]).read(); urls = re.findall(r"discovery\.http \"\w+\" \{\s*url\s*=\s*\"([^\"]+)\"", t); assert urls and all(u.endswith(":9188/targets") for u in urls) and "targets = array.concat(discovery.http." in t' "$DEPLOY/alloy-scrape.alloy"
 
 # --- the DaemonSet's container, run by podman --------------------------------
 mkdir "$WORK/etc"

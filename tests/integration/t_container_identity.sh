@@ -158,6 +158,17 @@ check "/metrics: the cgroupfs pod's process: the bare id, pod_uid, qos" \
     every_series "$CF" ",container_id=\"$OTHER\",pod_uid=\"$POD\",qos=\"besteffort\""
 check "promtool check metrics passes with the new labels" sh -c "promtool check metrics <'$WORK/body'"
 
+# GET /targets (http_sd): each process's group carries the same labels.
+http GET /targets
+sdl() { python3 -c '
+import json, sys
+g = [g for g in json.load(open(sys.argv[1])) if g["labels"]["pid"] == sys.argv[2]]
+print(",".join(k + "=" + v for k, v in sorted(g[0]["labels"].items()) if k in ("container_id", "pod_uid", "qos")))' "$WORK/body" "$1"; }
+check "/targets: the pod's container: container_id, pod_uid, qos" \
+    [ "$(sdl "$KB")" = "container_id=containerd://$ID2,pod_uid=$POD,qos=burstable" ]
+check "/targets: the Docker container: container_id" [ "$(sdl "$DK")" = "container_id=docker://$ID1" ]
+check "/targets: the host process: no container labels" [ -z "$(sdl "$HOST")" ]
+
 # The join docs/serve.md gives: kube-state-metrics' series (served here
 # from a file) give the pod's name and namespace.
 mkdir "$WORK/ksm"

@@ -33,3 +33,19 @@ check "prompt: no later call was made" lacks "stats.allocated: [0-9]" "$WORK/pro
 check "prompt: info shows the refusal" grep -Eq "calls +refused: a call faulted" "$WORK/prompt.out"
 check "prompt: detach works" grep -q "detached from process $PID" "$WORK/prompt.out"
 assert_untouched "$PID"
+
+# --- a call that waits on a lock its own thread holds ---------------------------
+# (faulty_hooks own_lock: the hijacked thread's hook takes a mutex that the
+# same thread took before; a thread borrowed while it held an allocator
+# lock would wait the same way.)  The call is left after the time allowed,
+# saying it will never return and that the process must be restarted; the
+# process lives on, untraced, its other threads untouched.
+CONF=prof:true,prof_active:false start_target faulty_hooks own_lock
+MEMPROF_CALL_TIMEOUT=2 mp -p "$PID" -e "mallctl arena.$(arena_of).purge"
+check "own lock: exits 1" [ "$RC" = 1 ]
+check "own lock: says the thread waits on a lock it holds itself" \
+    err_has "thread $PID is blocked in [a-z_]+ \(system call [0-9]+\), on a lock \(mutex at 0x[0-9a-f]+\) that it holds itself, which only it can release: the call will never return"
+check "own lock: says to restart the process" err_has "Restart process $PID \(no tool can release the lock\)"
+check "own lock: never says the thread will restore itself" lacks "restores itself" <<<"$ERR"
+check "own lock: the process lives on, untraced" untouched "$PID"
+

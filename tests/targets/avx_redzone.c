@@ -22,7 +22,15 @@ __asm__(
     ".globl avx_spin\n"
     ".type avx_spin,@function\n"
     "avx_spin:\n"
-    "  push %rbx\n push %rbp\n push %r12\n push %r13\n push %r14\n push %r15\n"
+    /* CFI as a compiler writes it, so that memprof's stack check can walk
+     * past this frame (a frame no unwind table covers is refused) */
+    ".cfi_startproc\n"
+    "  push %rbx\n .cfi_adjust_cfa_offset 8\n .cfi_rel_offset %rbx, 0\n"
+    "  push %rbp\n .cfi_adjust_cfa_offset 8\n .cfi_rel_offset %rbp, 0\n"
+    "  push %r12\n .cfi_adjust_cfa_offset 8\n .cfi_rel_offset %r12, 0\n"
+    "  push %r13\n .cfi_adjust_cfa_offset 8\n .cfi_rel_offset %r13, 0\n"
+    "  push %r14\n .cfi_adjust_cfa_offset 8\n .cfi_rel_offset %r14, 0\n"
+    "  push %r15\n .cfi_adjust_cfa_offset 8\n .cfi_rel_offset %r15, 0\n"
     "  mov %rdi, %rcx\n"                 /* rcx = iterations */
     "  lea ymm_pattern(%rip), %rsi\n"
     "  vmovdqa 0(%rsi), %ymm0\n vmovdqa 32(%rsi), %ymm1\n vmovdqa 64(%rsi), %ymm2\n"
@@ -58,8 +66,11 @@ __asm__(
     "7: mov $16, %eax\n jmp 9f\n"
     "8: mov $1, %eax\n"
     "9: vzeroupper\n"
-    "  pop %r15\n pop %r14\n pop %r13\n pop %r12\n pop %rbp\n pop %rbx\n"
+    "  pop %r15\n .cfi_adjust_cfa_offset -8\n pop %r14\n .cfi_adjust_cfa_offset -8\n"
+    "  pop %r13\n .cfi_adjust_cfa_offset -8\n pop %r12\n .cfi_adjust_cfa_offset -8\n"
+    "  pop %rbp\n .cfi_adjust_cfa_offset -8\n pop %rbx\n .cfi_adjust_cfa_offset -8\n"
     "  ret\n"
+    ".cfi_endproc\n"
     ".size avx_spin, .-avx_spin\n");
 
 int main(void)

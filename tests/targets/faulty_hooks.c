@@ -4,19 +4,34 @@
  * never blocks itself.  `mallctl arena.N.purge` then faults inside the
  * allocator, with arena N's purge under way (and its locks taken).  The
  * arena holds dirty pages and never purges on its own (dirty_decay_ms -1).
- * Prints "arena N", then "ready"; the main thread sleeps. */
+ * Prints "arena N", then "ready"; the main thread sleeps.
+ *
+ *   faulty_hooks own_lock   the hooks do not fault: a hijacked thread takes
+ *                           a mutex instead, one the main thread took (in
+ *                           the program, not in the allocator) before it
+ *                           sleeps; hijacked there, it waits on itself for
+ *                           good, as a thread borrowed while it held an
+ *                           allocator lock would. */
 #include <jemalloc/jemalloc.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <sys/mman.h>
 
 #include "target_common.h"
 
+static bool own_lock;
+static pthread_mutex_t held = PTHREAD_MUTEX_INITIALIZER;
+
 static void fault_if_hijacked(void)
 {
     sigset_t cur;
     sigprocmask(SIG_BLOCK, NULL, &cur);
-    if (sigismember(&cur, SIGUSR2))
+    if (!sigismember(&cur, SIGUSR2))
+        return;
+    if (own_lock)
+        pthread_mutex_lock(&held);
+    else
         *(volatile int *)0 = 1;
 }
 
@@ -57,8 +72,9 @@ static extent_hooks_t hooks = {
     .purge_lazy = hook_purge, .purge_forced = hook_purge,
 };
 
-int main(void)
+int main(int argc, char **argv)
 {
+    own_lock = argc > 1 && strcmp(argv[1], "own_lock") == 0;
     unsigned arena;
     size_t sz = sizeof arena;
     extent_hooks_t *hp = &hooks;
@@ -80,6 +96,8 @@ int main(void)
     for (int i = 0; i < 32; i++)
         dallocx(blocks[i], MALLOCX_TCACHE_NONE);
     printf("arena %u\n", arena);
+    if (own_lock)
+        pthread_mutex_lock(&held);
     announce_ready();
     for (;;)
         sleep(1);

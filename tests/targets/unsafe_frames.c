@@ -9,6 +9,14 @@
  *                                       under dlopen (loader lock held)
  *   unsafe_frames extent  FIFO          read() inside a jemalloc extent
  *                                       alloc hook, under mallocx()
+ *   unsafe_frames extent_nofp FIFO      the same, under a frame that sets
+ *                                       rbp to 0 (as code without frame
+ *                                       pointers may): only unwind tables
+ *                                       step past it, a frame-pointer
+ *                                       guess ends the walk there
+ *   unsafe_frames extent_nocfi FIFO     the same frame with no unwind
+ *                                       table at all: no walk can step
+ *                                       past it
  *   unsafe_frames late    FIFO LIB      a safe place memprof has not seen:
  *                                       read() on FIFO in the program until
  *                                       "load" arrives, then dlopen(LIB) and
@@ -109,6 +117,51 @@ static void in_constructor(const char *lib)
 /* ---- extent hooks: jemalloc calls alloc with its own frames below ---- */
 
 static bool armed;   /* block once, in the first allocation after arenas.create */
+static int nofp;     /* 1: block under park_with_rbp_zero, 2: under
+                      * park_without_table */
+
+#if defined(__x86_64__)
+/* unsafe_frames_block with rbp 0 while it runs (put back after), and CFI
+ * that says where the caller's frame is. */
+void park_with_rbp_zero(void);
+__asm__(".text\n"
+        ".globl park_with_rbp_zero\n"
+        ".type park_with_rbp_zero, @function\n"
+        "park_with_rbp_zero:\n"
+        ".cfi_startproc\n"
+        "  push %rbp\n"
+        ".cfi_adjust_cfa_offset 8\n"
+        ".cfi_rel_offset %rbp, 0\n"
+        "  xor %ebp, %ebp\n"
+        "  call unsafe_frames_block@PLT\n"
+        "  pop %rbp\n"
+        ".cfi_adjust_cfa_offset -8\n"
+        ".cfi_restore %rbp\n"
+        "  ret\n"
+        ".cfi_endproc\n"
+        ".size park_with_rbp_zero, .-park_with_rbp_zero\n");
+/* The same without CFI: no FDE covers it. */
+void park_without_table(void);
+__asm__(".text\n"
+        ".globl park_without_table\n"
+        ".type park_without_table, @function\n"
+        "park_without_table:\n"
+        "  push %rbp\n"
+        "  xor %ebp, %ebp\n"
+        "  call unsafe_frames_block@PLT\n"
+        "  pop %rbp\n"
+        "  ret\n"
+        ".size park_without_table, .-park_without_table\n");
+#else
+static void park_with_rbp_zero(void)
+{
+    unsafe_frames_block();
+}
+static void park_without_table(void)
+{
+    unsafe_frames_block();
+}
+#endif
 
 /* size bytes aligned to align: map more, unmap the ends. */
 static void *map_aligned(size_t size, size_t align)
@@ -131,7 +184,12 @@ static void *hook_alloc(extent_hooks_t *h, void *addr, size_t size, size_t align
     (void)h, (void)arena;
     if (armed) {
         armed = false;
-        unsafe_frames_block();
+        if (nofp == 1)
+            park_with_rbp_zero();
+        else if (nofp == 2)
+            park_without_table();
+        else
+            unsafe_frames_block();
     }
     if (addr)
         return NULL;   /* no growing in place */
@@ -161,7 +219,7 @@ int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IONBF, 0);
     if (argc < 3) {
-        fprintf(stderr, "usage: unsafe_frames signal|dlopen|late|deep|extent FIFO [alone|LIB]\n");
+        fprintf(stderr, "usage: unsafe_frames signal|dlopen|late|deep|extent|extent_nofp|extent_nocfi FIFO [alone|LIB]\n");
         return 2;
     }
     fifo = argv[2];
@@ -178,6 +236,10 @@ int main(int argc, char **argv)
         (void)deep(DEEP_FRAMES);
     else if (strcmp(argv[1], "extent") == 0)
         in_jemalloc();
+    else if (strcmp(argv[1], "extent_nofp") == 0 || strcmp(argv[1], "extent_nocfi") == 0) {
+        nofp = strcmp(argv[1], "extent_nofp") == 0 ? 1 : 2;
+        in_jemalloc();
+    }
     else
         return 2;
     printf("finished\n");
