@@ -28,6 +28,7 @@
 #include "lib/base/file_read.h"
 #include "lib/base/text_escape.h"
 #include "repl/cmd_memory.h"
+#include "repl/memory_arenas.h"
 #include "repl/memory_cgroup.h"
 #include "session/jemalloc_stats_json.h"
 #include "session/jemalloc_stats_summary.h"
@@ -502,6 +503,8 @@ static void memory_json(struct session *s, const struct memory_view *m,
         memory_account_json(o, &m->acct);
     else
         json_object_object_add(o, "categories_error", json_object_new_string(m->acct_why));
+    if (m->arenas_ok)
+        heap_arenas_json(o, &m->arenas);
     if (g)
         maps_json(o, g, &m->je);
     json_object_object_add(o, "pause_us", json_object_new_double(last_pause_us(s)));
@@ -509,7 +512,7 @@ static void memory_json(struct session *s, const struct memory_view *m,
 }
 
 static void memory_text(struct session *s, const struct memory_view *m,
-                        const struct procmem_groups *g)
+                        const struct procmem_groups *g, bool all_arenas)
 {
     FILE *o = s->out;
     fprintf(o, "RSS                  %10.1f MiB  (peak %.1f MiB, VmHWM)\n", m->rss / MIB, m->hwm / MIB);
@@ -547,6 +550,8 @@ static void memory_text(struct session *s, const struct memory_view *m,
     struct memory_cgroup_view cv = {&m->cg, m->cgroup_ok, m->cgroup_why, m->host_oom_kills};
     memory_cgroup_text(o, &cv, m->rss);
     where_text(o, m);
+    if (m->arenas_ok)
+        memory_arenas_text(o, &m->arenas, allocator_kind_name(s->alloc.kind), all_arenas);
     if (g)
         maps_text(s, g, &m->je);
     if (s->alloc.kind == ALLOCATOR_JEMALLOC || m->have_other)
@@ -554,12 +559,13 @@ static void memory_text(struct session *s, const struct memory_view *m,
                 allocator_kind_name(s->alloc.kind), last_pause_us(s));
 }
 
-/* memory [--maps] [--interval S] [--json] */
+/* memory [--maps] [--arenas] [--interval S] [--json] */
 int cmd_memory(struct session *s, int argc, char **argv)
 {
     struct cmd_option opts[] = {
         {"json", false, false, NULL}, {"maps", false, false, NULL},
-        {"interval", true, false, NULL}, {NULL, false, false, NULL},
+        {"interval", true, false, NULL}, {"arenas", false, false, NULL},
+        {NULL, false, false, NULL},
     };
     if (options_parse(argc, argv, opts, NULL, 0) < 0)
         return -1;
@@ -594,7 +600,7 @@ int cmd_memory(struct session *s, int argc, char **argv)
     if (opts[0].given)
         memory_json(s, &m, gp);
     else
-        memory_text(s, &m, gp);
+        memory_text(s, &m, gp, opts[3].given);
     procmem_groups_free(&g);
     memory_view_free(&m);
     return 0;

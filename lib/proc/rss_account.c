@@ -85,9 +85,20 @@ static int add_file(struct rss_account *a, const char *path, uint64_t rss)
     return 0;
 }
 
+/* Mappings known to hold the allocator's heap, by their start (sorted). */
+struct heap_starts {
+    const uint64_t *v;
+    size_t n;
+};
+
+static bool heap_start(const struct heap_starts *h, uint64_t start)
+{
+    return h->n && bsearch(&start, h->v, h->n, sizeof *h->v, cmp_u64);
+}
+
 /* The part of m, prev the mapping before it (or NULL). */
 static int account(struct rss_account *a, const struct mapping *m, const struct map_entry *prev,
-                   const uint64_t *sps, bool *seen, size_t nsp)
+                   const uint64_t *sps, bool *seen, size_t nsp, const struct heap_starts *heaps)
 {
     const struct map_entry *e = &m->e;
     a->rss += m->rss;
@@ -100,6 +111,8 @@ static int account(struct rss_account *a, const struct mapping *m, const struct 
         a->sampler += m->rss;
     } else if (strcmp(e->path, "[stack]") == 0) {
         a->main_stack += m->rss;
+    } else if (anonymous(e) && !e->shared && heap_start(heaps, e->start)) {
+        a->anon += m->rss;      /* a heap above another's reserve looks like a stack */
     } else if (anonymous(e) && !e->shared && holds_sp(sps, nsp, e->start, e->end)) {
         a->thread_stacks += m->rss;
         a->stacks_seen += sps_in(sps, seen, nsp, e->start, e->end);
@@ -149,17 +162,31 @@ static void fields(struct mapping *m, const char *p, const char *e)
 int rss_account_smaps(const char *text, size_t len, const uint64_t *sps, size_t nsp,
                       struct rss_account *out)
 {
+    return rss_account_smaps_heaps(text, len, sps, nsp, NULL, 0, out);
+}
+
+static uint64_t *sorted_copy(const uint64_t *v, size_t n)
+{
+    uint64_t *c = n ? malloc(n * sizeof *c) : NULL;
+    if (c) {
+        memcpy(c, v, n * sizeof *c);
+        qsort(c, n, sizeof *c, cmp_u64);
+    }
+    return c;
+}
+
+int rss_account_smaps_heaps(const char *text, size_t len, const uint64_t *sps, size_t nsp,
+                            const uint64_t *heaps, size_t nheaps, struct rss_account *out)
+{
     memset(out, 0, sizeof *out);
-    uint64_t *sorted = nsp ? malloc(nsp * sizeof *sorted) : NULL;
+    uint64_t *sorted = sorted_copy(sps, nsp);
+    struct heap_starts hs = {sorted_copy(heaps, nheaps), nheaps};
     bool *seen = nsp ? calloc(nsp, sizeof *seen) : NULL;
-    if (nsp && (!sorted || !seen)) {
+    if ((nsp && (!sorted || !seen)) || (nheaps && !hs.v)) {
         free(sorted);
         free(seen);
+        free((void *)hs.v);
         return -1;
-    }
-    if (nsp) {
-        memcpy(sorted, sps, nsp * sizeof *sorted);
-        qsort(sorted, nsp, sizeof *sorted, cmp_u64);
     }
     const char *end = text + len;
     struct mapping cur = {0};
@@ -174,7 +201,7 @@ int rss_account_smaps(const char *text, size_t len, const uint64_t *sps, size_t 
         /* Field lines ("Rss:", "VmFlags:") never parse as a maps line. */
         if (maps_parse_line(p, (size_t)(e - p), &m, &err) == 0) {
             if (have_cur) {
-                rc = account(out, &cur, have_prev ? &prev : NULL, sorted, seen, nsp);
+                rc = account(out, &cur, have_prev ? &prev : NULL, sorted, seen, nsp, &hs);
                 free(prev.path);
                 prev = cur.e;
                 have_prev = true;
@@ -188,13 +215,14 @@ int rss_account_smaps(const char *text, size_t len, const uint64_t *sps, size_t 
         p = nl ? nl + 1 : end;
     }
     if (have_cur && rc == 0)
-        rc = account(out, &cur, have_prev ? &prev : NULL, sorted, seen, nsp);
+        rc = account(out, &cur, have_prev ? &prev : NULL, sorted, seen, nsp, &hs);
     if (have_cur)
         free(cur.e.path);
     if (have_prev)
         free(prev.path);
     free(sorted);
     free(seen);
+    free((void *)hs.v);
     if (rc)
         rss_account_free(out);
     return rc;
