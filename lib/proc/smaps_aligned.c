@@ -35,7 +35,7 @@ static enum kind kind_of(const struct map_entry *e, uint64_t align)
     if (strcmp(e->path, "[heap]") == 0)
         return BRK;
     if (e->path[0] == 0 && e->inode == 0 && !e->shared && e->r && e->w &&
-        (e->start & (align - 1)) == 0)
+        e->end > e->start && (e->start & (align - 1)) == 0)
         return ALIGNED;
     return OTHER;
 }
