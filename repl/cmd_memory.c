@@ -32,6 +32,8 @@
 #include "repl/memory_cgroup.h"
 #include "session/jemalloc_stats_json.h"
 #include "session/jemalloc_stats_summary.h"
+#include "session/jemalloc_decay.h"
+#include "session/jemalloc_purge.h"
 #include "session/jemalloc_summary.h"
 #include "session/json_answer.h"
 #include "session/memory_view.h"
@@ -99,30 +101,49 @@ static void text_beyond(FILE *o, const char *label, const char *who, uint64_t an
 
 /* ---- purge ---- */
 
-/* An arena number as the user typed it: digits only, below 4096. */
-static int parse_arena(const char *text, unsigned *arena)
+static void purge_json(struct session *s, const struct jemalloc_purge *p)
 {
-    char *end;
-    errno = 0;
-    unsigned long v = strtoul(text, &end, 10);
-    if (!*text || *end || text[0] == '-' || text[0] == '+' || errno || v >= MALLCTL_ARENAS_ALL) {
-        say_error("'%s' is not an arena number: give a number from 0 to the "
-                      "process's arenas.narenas - 1 ('stats' lists them), or nothing "
-                      "for every arena", text);
-        return -1;
+    json_object *o = json_object_new_object();
+    if (p->all)
+        json_object_object_add(o, "arena", json_object_new_string("all"));
+    else
+        json_object_object_add(o, "arena", json_object_new_int64(p->arena));
+    if (p->rss_known) {
+        json_u64(o, "rss_before", p->rss_before);
+        json_u64(o, "rss_after", p->rss_after);
+        json_u64(o, "rss_returned", memory_minus(p->rss_before, p->rss_after));
     }
-    *arena = (unsigned)v;
-    return 0;
+    if (p->before.stats && p->after.stats) {
+        json_u64(o, "resident_before", p->before.resident);
+        json_u64(o, "resident_after", p->after.resident);
+        json_u64(o, "resident_returned", memory_minus(p->before.resident, p->after.resident));
+    }
+    json_object_object_add(o, "pause_us", json_object_new_double(p->pause_us));
+    json_print(s, o);
 }
 
-static int arena_exists(struct session *s, unsigned arena, unsigned narenas)
+static void purge_text(struct session *s, const struct jemalloc_purge *p)
 {
-    if (arena < narenas)
-        return 0;
-    say_error("process %d has no arena %u: its arenas are 0 to %u (arenas.narenas "
-                  "is %u); nothing was purged", (int)target_pid(s->target), arena,
-                  narenas - 1, narenas);
-    return -1;
+    FILE *o = s->out;
+    if (p->all)
+        fprintf(o, "purged every arena's unused dirty and muzzy pages\n");
+    else
+        fprintf(o, "purged arena %u's unused dirty and muzzy pages\n", p->arena);
+    fprintf(o, "%-18s %12s %12s %12s\n", "", "before", "after", "returned");
+    if (p->rss_known)
+        fprintf(o, "%-18s %8.1f MiB %8.1f MiB %8.1f MiB\n", "RSS", p->rss_before / MIB,
+                p->rss_after / MIB, memory_minus(p->rss_before, p->rss_after) / MIB);
+    else
+        fprintf(o, "RSS                unknown (/proc/%d/status unreadable)\n",
+                (int)target_pid(s->target));
+    if (p->before.stats && p->after.stats)
+        fprintf(o, "%-18s %8.1f MiB %8.1f MiB %8.1f MiB\n", "jemalloc resident",
+                p->before.resident / MIB, p->after.resident / MIB,
+                memory_minus(p->before.resident, p->after.resident) / MIB);
+    else
+        fprintf(o, "jemalloc resident  unknown: %s\n", no_stats_why);
+    fprintf(o, "%.1f MiB came back to the system (thread stopped %.0f us)\n",
+            memory_minus(p->rss_before, p->rss_after) / MIB, p->pause_us);
 }
 
 /* purge [ARENA] [--json] */
@@ -141,79 +162,59 @@ int cmd_purge(struct session *s, int argc, char **argv)
     }
     if (s->alloc.kind != ALLOCATOR_JEMALLOC)
         return allocator_purge_run(s, json);
-    unsigned arena = MALLCTL_ARENAS_ALL;
-    if (!all && parse_arena(pos[0], &arena))
+    struct jemalloc_purge p;
+    if (jemalloc_purge_run(s, all ? NULL : pos[0], &p))
         return -1;
-    struct jemalloc_summary before, after;
-    uint64_t rss_before = 0, rss_after = 0;
-    if (jemalloc_summary_read(s, NULL, 0, &before) || (!all && arena_exists(s, arena, before.narenas)))
-        return -1;
-    bool rss_known = process_file_value(s, "status", "VmRSS", &rss_before);
-    char name[48];
-    snprintf(name, sizeof name, "arena.%u.purge", arena);
-    struct mallctl_call purge = {.name = name};
-    if (jemalloc_summary_read(s, &purge, 1, &after))
-        return -1;
-    if (purge.ret)
-        return control_mallctl_failed(s, name, purge.ret, true);
-    double pause = last_pause_us(s);
-    rss_known = process_file_value(s, "status", "VmRSS", &rss_after) && rss_known;
-    if (json) {
-        json_object *o = json_object_new_object();
-        if (all)
-            json_object_object_add(o, "arena", json_object_new_string("all"));
-        else
-            json_object_object_add(o, "arena", json_object_new_int64(arena));
-        if (rss_known) {
-            json_u64(o, "rss_before", rss_before);
-            json_u64(o, "rss_after", rss_after);
-            json_u64(o, "rss_returned", memory_minus(rss_before, rss_after));
-        }
-        if (before.stats && after.stats) {
-            json_u64(o, "resident_before", before.resident);
-            json_u64(o, "resident_after", after.resident);
-            json_u64(o, "resident_returned", memory_minus(before.resident, after.resident));
-        }
-        json_object_object_add(o, "pause_us", json_object_new_double(pause));
-        json_print(s, o);
-        return 0;
-    }
-    if (all)
-        fprintf(s->out, "purged every arena's unused dirty and muzzy pages\n");
+    if (json)
+        purge_json(s, &p);
     else
-        fprintf(s->out, "purged arena %u's unused dirty and muzzy pages\n", arena);
-    fprintf(s->out, "%-18s %12s %12s %12s\n", "", "before", "after", "returned");
-    if (rss_known)
-        fprintf(s->out, "%-18s %8.1f MiB %8.1f MiB %8.1f MiB\n", "RSS", rss_before / MIB,
-                rss_after / MIB, memory_minus(rss_before, rss_after) / MIB);
-    else
-        fprintf(s->out, "RSS                unknown (/proc/%d/status unreadable)\n",
-                (int)target_pid(s->target));
-    if (before.stats && after.stats)
-        fprintf(s->out, "%-18s %8.1f MiB %8.1f MiB %8.1f MiB\n", "jemalloc resident",
-                before.resident / MIB, after.resident / MIB,
-                memory_minus(before.resident, after.resident) / MIB);
-    else
-        fprintf(s->out, "jemalloc resident  unknown: %s\n", no_stats_why);
-    fprintf(s->out, "%.1f MiB came back to the system (thread stopped %.0f us)\n",
-            memory_minus(rss_before, rss_after) / MIB, pause);
+        purge_text(s, &p);
     return 0;
 }
 
 /* ---- decay ---- */
 
-static int parse_decay(const char *text, ssize_t *ms)
+static void decay_json(struct session *s, const struct jemalloc_decay *d)
 {
-    char *end;
-    errno = 0;
-    long long v = strtoll(text, &end, 10);
-    if (!*text || *end || errno || v < -1 || v > (long long)SSIZE_MAX) {
-        say_error("'%s' is not a decay time: give milliseconds, 0 (purge at once) "
-                      "or -1 (never purge; write it after '--': decay -- -1)", text);
-        return -1;
+    json_object *arr = json_object_new_array();
+    for (size_t i = 0; i < d->n; i++) {
+        const struct jemalloc_decay_row *r = &d->rows[i];
+        json_object *o = json_object_new_object();
+        if (!r->new_arenas)
+            json_object_object_add(o, "arena", json_object_new_int64((int64_t)r->arena));
+        else
+            json_object_object_add(o, "arena", json_object_new_string("default"));
+        json_object_object_add(o, "dirty_decay_ms", json_object_new_int64(r->dirty_ms));
+        json_object_object_add(o, "muzzy_decay_ms", json_object_new_int64(r->muzzy_ms));
+        if (d->set) {
+            json_object_object_add(o, "dirty_decay_ms_now", json_object_new_int64(d->want[0]));
+            json_object_object_add(o, "muzzy_decay_ms_now", json_object_new_int64(d->want[1]));
+        }
+        json_object_array_add(arr, o);
     }
-    *ms = (ssize_t)v;
-    return 0;
+    json_object *doc = json_answer_new();
+    json_object_object_add(doc, "arenas", arr);
+    json_print(s, doc);
+}
+
+static void decay_text(struct session *s, const struct jemalloc_decay *d)
+{
+    fprintf(s->out, "%-12s %14s %14s\n", "arena", "dirty_decay_ms", "muzzy_decay_ms");
+    for (size_t i = 0; i < d->n; i++) {
+        const struct jemalloc_decay_row *r = &d->rows[i];
+        char label[32];
+        if (!r->new_arenas)
+            snprintf(label, sizeof label, "%zu", r->arena);
+        else
+            snprintf(label, sizeof label, "new arenas");
+        if (d->set)
+            fprintf(s->out, "%-12s %6zd -> %-6zd %6zd -> %-6zd\n", label, r->dirty_ms,
+                    d->want[0], r->muzzy_ms, d->want[1]);
+        else
+            fprintf(s->out, "%-12s %14zd %14zd\n", label, r->dirty_ms, r->muzzy_ms);
+    }
+    if (d->set)
+        fprintf(s->out, "decay set in every initialized arena and for new arenas\n");
 }
 
 /* decay [DIRTY_MS [MUZZY_MS]] [--json] */
@@ -224,96 +225,15 @@ int cmd_decay(struct session *s, int argc, char **argv)
     int npos = options_parse(argc, argv, opts, pos, 2);
     if (npos < 0)
         return -1;
-    bool json = opts[0].given, set = npos > 0;
-    ssize_t want[2] = {0, 0};
-    for (int i = 0; i < npos; i++)
-        if (parse_decay(pos[i], &want[i]))
-            return -1;
-    if (npos == 1)
-        want[1] = want[0];
-    struct jemalloc_summary f;
-    if (jemalloc_summary_read(s, NULL, 0, &f))
+    struct jemalloc_decay d;
+    if (jemalloc_decay_run(s, pos, npos, &d))
         return -1;
-    /* Per arena i (then the default of new arenas, arenas.*): dirty, muzzy.
-     * An arena not yet initialized answers EFAULT: it is left out. */
-    size_t rows = (size_t)f.narenas + 1, n = rows * 2;
-    struct mallctl_call *calls = calloc(n, sizeof *calls);
-    ssize_t *old = calloc(n, sizeof *old);
-    char (*names)[48] = calloc(n, sizeof *names);
-    int rc = -1;
-    if (!calls || !old || !names) {
-        say_error("out of memory");
-        goto out;
-    }
-    for (size_t r = 0; r < rows; r++)
-        for (int k = 0; k < 2; k++) {
-            size_t i = r * 2 + (size_t)k;
-            const char *kind = k ? "muzzy" : "dirty";
-            if (r < f.narenas)
-                snprintf(names[i], sizeof names[i], "arena.%zu.%s_decay_ms", r, kind);
-            else
-                snprintf(names[i], sizeof names[i], "arenas.%s_decay_ms", kind);
-            calls[i] = (struct mallctl_call){.name = names[i], .old = &old[i],
-                                             .oldlen = sizeof old[i]};
-            if (set) {
-                calls[i].new = &want[k];
-                calls[i].newlen = sizeof want[k];
-            }
-        }
-    if (control_run_calls(s, calls, n))
-        goto out;
-    for (size_t i = n - 2; i < n; i++)
-        if (calls[i].ret) {
-            control_mallctl_failed(s, names[i], calls[i].ret, set);
-            goto out;
-        }
-    for (size_t i = 0; set && i < n; i++)
-        if (!calls[i].ret)
-            control_note_decay(s, names[i], old[i], want[i % 2]);
-    json_object *arr = json ? json_object_new_array() : NULL;
-    if (!json)
-        fprintf(s->out, "%-12s %14s %14s\n", "arena", "dirty_decay_ms", "muzzy_decay_ms");
-    for (size_t r = 0; r < rows; r++) {
-        size_t i = r * 2;
-        if (calls[i].ret || calls[i + 1].ret)
-            continue;     /* not initialized */
-        char label[32];
-        if (r < f.narenas)
-            snprintf(label, sizeof label, "%zu", r);
-        else
-            snprintf(label, sizeof label, "new arenas");
-        if (json) {
-            json_object *o = json_object_new_object();
-            if (r < f.narenas)
-                json_object_object_add(o, "arena", json_object_new_int64((int64_t)r));
-            else
-                json_object_object_add(o, "arena", json_object_new_string("default"));
-            json_object_object_add(o, "dirty_decay_ms", json_object_new_int64(old[i]));
-            json_object_object_add(o, "muzzy_decay_ms", json_object_new_int64(old[i + 1]));
-            if (set) {
-                json_object_object_add(o, "dirty_decay_ms_now", json_object_new_int64(want[0]));
-                json_object_object_add(o, "muzzy_decay_ms_now", json_object_new_int64(want[1]));
-            }
-            json_object_array_add(arr, o);
-        } else if (set) {
-            fprintf(s->out, "%-12s %6zd -> %-6zd %6zd -> %-6zd\n", label, old[i], want[0],
-                    old[i + 1], want[1]);
-        } else {
-            fprintf(s->out, "%-12s %14zd %14zd\n", label, old[i], old[i + 1]);
-        }
-    }
-    if (json) {
-        json_object *doc = json_answer_new();
-        json_object_object_add(doc, "arenas", arr);
-        json_print(s, doc);
-    } else if (set)
-        fprintf(s->out, "decay set in every initialized arena and for new arenas\n");
-    rc = 0;
-out:
-    free(calls);
-    free(old);
-    free(names);
-    return rc;
+    if (opts[0].given)
+        decay_json(s, &d);
+    else
+        decay_text(s, &d);
+    jemalloc_decay_free(&d);
+    return 0;
 }
 
 /* ---- memory ---- */
