@@ -25,7 +25,7 @@ FUZZ_SRC_cgroup_memory_dir = fuzz/fuzz_cgroup_memory_dir.c lib/proc/cgroup_memor
                    lib/proc/maps.c lib/base/error.c
 FUZZ_SRC_glibc_info = fuzz/fuzz_glibc_info.c lib/mallinfo/glibc_info.c lib/base/error.c
 FUZZ_SRC_glibc_heaps = fuzz/fuzz_glibc_heaps.c lib/mallinfo/glibc_heaps.c lib/proc/smaps_aligned.c \
-                   lib/proc/rss_account.c lib/proc/maps.c lib/base/error.c
+                   lib/proc/rss_account.c lib/proc/procmem.c lib/proc/maps.c lib/base/error.c
 FUZZ_SRC_input   = fuzz/fuzz_input.c repl/cmdline.c allocator/jemalloc/mallctl.c allocator/jemalloc/mallctl_names.c attach/preflight.c attach/threads.c attach/arch/x86_64.c lib/base/error.c
 FUZZ_SRC_jemalloc_version = fuzz/fuzz_jemalloc_version.c allocator/jemalloc/version.c
 FUZZ_SRC_cfi_rows = fuzz/fuzz_cfi_rows.c lib/elf/cfi_rows.c lib/base/error.c

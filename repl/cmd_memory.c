@@ -31,7 +31,7 @@
 #include "repl/memory_arenas.h"
 #include "repl/memory_cgroup.h"
 #include "session/jemalloc_stats_json.h"
-#include "session/jemalloc_stats_summary.h"
+#include "session/jemalloc_stats_view.h"
 #include "session/jemalloc_decay.h"
 #include "session/jemalloc_purge.h"
 #include "session/jemalloc_summary.h"
@@ -528,135 +528,111 @@ int cmd_memory(struct session *s, int argc, char **argv)
 
 /* ---- stats ---- */
 
-static json_object *class_json(uint64_t size, uint64_t count)
+static json_object *class_json(const struct jemalloc_stats_class *c)
 {
     json_object *o = json_object_new_object();
-    json_u64(o, "size", size);
-    json_u64(o, "count", count);
-    json_u64(o, "bytes", size * count);
+    json_u64(o, "size", c->size);
+    json_u64(o, "count", c->count);
+    json_u64(o, "bytes", c->size * c->count);
     return o;
 }
 
-/* The size classes with a current count: into arr, or as lines. */
-static void classes_print(FILE *o, json_object *arr, const char *kind, const uint64_t *sizes,
-                          const struct read_slot *counts, unsigned n)
+static json_object *classes_json(const struct jemalloc_stats_class *c, size_t n)
 {
-    for (unsigned j = 0; j < n; j++) {
-        if (!counts[j].val)
-            continue;
-        if (arr)
-            json_object_array_add(arr, class_json(sizes[j], counts[j].val));
-        else
-            fprintf(o, "%-8s %12" PRIu64 " %12" PRIu64 " %12" PRIu64 "\n", kind, sizes[j],
-                    counts[j].val, sizes[j] * counts[j].val);
-    }
+    json_object *arr = json_object_new_array();
+    for (size_t j = 0; j < n; j++)
+        json_object_array_add(arr, class_json(&c[j]));
+    return arr;
 }
 
-static void summary_print(struct session *s, const struct reads *r,
-                          const struct summary_at *at, const struct size_classes *cl,
-                          bool json)
+static void classes_text(FILE *o, const char *kind, const struct jemalloc_stats_class *c,
+                         size_t n)
 {
-    uint64_t allocated = r->slots[at->totals].val, active = r->slots[at->totals + 1].val,
-             metadata = r->slots[at->totals + 2].val, resident = r->slots[at->totals + 3].val,
-             mapped = r->slots[at->totals + 4].val, retained = r->slots[at->totals + 5].val;
-    uint64_t dirty = r->slots[at->pdirty].val * cl->page, muzzy = r->slots[at->pmuzzy].val * cl->page;
-    unsigned narenas = (unsigned)r->slots[at->narenas].val;
-    uint64_t listed_large = 0;
-    for (unsigned j = 0; j < at->large_listed; j++)
-        listed_large += r->slots[at->large0 + j].val * cl->lextent_size[j];
-    uint64_t beyond = memory_minus(r->slots[at->large_all].val, listed_large);
-    double pause = last_pause_us(s);
+    for (size_t j = 0; j < n; j++)
+        fprintf(o, "%-8s %12" PRIu64 " %12" PRIu64 " %12" PRIu64 "\n", kind, c[j].size,
+                c[j].count, c[j].size * c[j].count);
+}
+
+static json_object *stats_arena_json(const struct jemalloc_stats_arena *a)
+{
+    json_object *e = json_object_new_object();
+    json_object_object_add(e, "arena", json_object_new_int64(a->index));
+    json_u64(e, "threads", a->threads);
+    json_u64(e, "allocated", a->allocated);
+    json_u64(e, "dirty", a->dirty);
+    json_u64(e, "muzzy", a->muzzy);
+    json_object_object_add(e, "dirty_decay_ms", json_object_new_int64(a->dirty_decay_ms));
+    json_object_object_add(e, "muzzy_decay_ms", json_object_new_int64(a->muzzy_decay_ms));
+    return e;
+}
+
+static void summary_json(struct session *s, const struct jemalloc_stats_view *v)
+{
+    json_object *doc = json_object_new_object();
+    json_u64(doc, "allocated", v->allocated);
+    json_u64(doc, "active", v->active);
+    json_u64(doc, "metadata", v->metadata);
+    json_u64(doc, "resident", v->resident);
+    json_u64(doc, "mapped", v->mapped);
+    json_u64(doc, "retained", v->retained);
+    json_u64(doc, "fragmentation", memory_minus(v->active, v->allocated));
+    json_u64(doc, "dirty", v->dirty);
+    json_u64(doc, "muzzy", v->muzzy);
+    json_u64(doc, "narenas", v->narenas);
+    json_object *arr = json_object_new_array();
+    for (size_t i = 0; i < v->n; i++)
+        json_object_array_add(arr, stats_arena_json(&v->arenas[i]));
+    json_object_object_add(doc, "arenas", arr);
+    json_object_object_add(doc, "bins", classes_json(v->small, v->nsmall));
+    json_object_object_add(doc, "large", classes_json(v->large, v->nlarge));
+    json_u64(doc, "large_beyond_listed", v->large_beyond);
+    json_object_object_add(doc, "pause_us", json_object_new_double(last_pause_us(s)));
+    json_print(s, doc);
+}
+
+static void summary_text(struct session *s, const struct jemalloc_stats_view *v)
+{
     FILE *o = s->out;
-    json_object *doc = json ? json_object_new_object() : NULL, *arr = NULL;
-    if (json) {
-        json_u64(doc, "allocated", allocated);
-        json_u64(doc, "active", active);
-        json_u64(doc, "metadata", metadata);
-        json_u64(doc, "resident", resident);
-        json_u64(doc, "mapped", mapped);
-        json_u64(doc, "retained", retained);
-        json_u64(doc, "fragmentation", memory_minus(active, allocated));
-        json_u64(doc, "dirty", dirty);
-        json_u64(doc, "muzzy", muzzy);
-        json_u64(doc, "narenas", narenas);
-        arr = json_object_new_array();
-    } else {
-        fprintf(o, "allocated   %10.1f MiB   active %.1f MiB, metadata %.1f MiB\n",
-                allocated / MIB, active / MIB, metadata / MIB);
-        fprintf(o, "resident    %10.1f MiB   mapped %.1f MiB, retained %.1f MiB\n",
-                resident / MIB, mapped / MIB, retained / MIB);
-        fprintf(o, "fragmentation %8.1f MiB   (active - allocated: %.1f%% of active)\n",
-                memory_minus(active, allocated) / MIB,
-                active ? 100.0 * (double)memory_minus(active, allocated) / (double)active : 0.0);
-        fprintf(o, "unused dirty %9.1f MiB   muzzy %.1f MiB ('purge' returns them)\n",
-                dirty / MIB, muzzy / MIB);
-        fprintf(o, "\n%-6s %7s %12s %11s %11s %9s %9s\n", "arena", "threads", "allocated",
-                "dirty", "muzzy", "dirty_ms", "muzzy_ms");
+    fprintf(o, "allocated   %10.1f MiB   active %.1f MiB, metadata %.1f MiB\n",
+            v->allocated / MIB, v->active / MIB, v->metadata / MIB);
+    fprintf(o, "resident    %10.1f MiB   mapped %.1f MiB, retained %.1f MiB\n",
+            v->resident / MIB, v->mapped / MIB, v->retained / MIB);
+    fprintf(o, "fragmentation %8.1f MiB   (active - allocated: %.1f%% of active)\n",
+            memory_minus(v->active, v->allocated) / MIB,
+            v->active ? 100.0 * (double)memory_minus(v->active, v->allocated) / (double)v->active
+                      : 0.0);
+    fprintf(o, "unused dirty %9.1f MiB   muzzy %.1f MiB ('purge' returns them)\n",
+            v->dirty / MIB, v->muzzy / MIB);
+    fprintf(o, "\n%-6s %7s %12s %11s %11s %9s %9s\n", "arena", "threads", "allocated",
+            "dirty", "muzzy", "dirty_ms", "muzzy_ms");
+    for (size_t i = 0; i < v->n; i++) {
+        const struct jemalloc_stats_arena *a = &v->arenas[i];
+        fprintf(o, "%-6u %7u %8.1f MiB %7.1f MiB %7.1f MiB %9" PRId64 " %9" PRId64 "\n",
+                a->index, a->threads, a->allocated / MIB, a->dirty / MIB, a->muzzy / MIB,
+                a->dirty_decay_ms, a->muzzy_decay_ms);
     }
-    for (unsigned i = 0; i < at->arenas; i++) {
-        size_t at0 = at->arena0 + (size_t)i * ARENA_READS;
-        uint64_t a[ARENA_READS];
-        for (size_t k = 0; k < ARENA_READS; k++)
-            a[k] = r->slots[at0 + k].val;
-        if (r->v[at0].ret || i >= narenas)
-            continue;          /* not initialized */
-        uint64_t alloc = a[1] + a[2];
-        int64_t dms = (int64_t)a[5], mms = (int64_t)a[6];
-        if (json) {
-            json_object *e = json_object_new_object();
-            json_object_object_add(e, "arena", json_object_new_int64(i));
-            json_u64(e, "threads", (uint32_t)a[0]);
-            json_u64(e, "allocated", alloc);
-            json_u64(e, "dirty", a[3] * cl->page);
-            json_u64(e, "muzzy", a[4] * cl->page);
-            json_object_object_add(e, "dirty_decay_ms", json_object_new_int64(dms));
-            json_object_object_add(e, "muzzy_decay_ms", json_object_new_int64(mms));
-            json_object_array_add(arr, e);
-        } else {
-            fprintf(o, "%-6u %7u %8.1f MiB %7.1f MiB %7.1f MiB %9" PRId64 " %9" PRId64 "\n",
-                    i, (uint32_t)a[0], alloc / MIB, a[3] * cl->page / MIB,
-                    a[4] * cl->page / MIB, dms, mms);
-        }
-    }
-    if (json) {
-        json_object_object_add(doc, "arenas", arr);
-        arr = json_object_new_array();
-    } else {
-        if (narenas > at->arenas)
-            fprintf(o, "(arenas %u to %u not shown: the totals above count them)\n",
-                    at->arenas, narenas - 1);
-        fprintf(o, "\n%-8s %12s %12s %12s\n", "class", "size", "count", "bytes");
-    }
-    classes_print(o, json ? arr : NULL, "small", cl->bin_size, &r->slots[at->bins0],
-                  cl->nbins);
-    if (json) {
-        json_object_object_add(doc, "bins", arr);
-        arr = json_object_new_array();
-    }
-    classes_print(o, json ? arr : NULL, "large", cl->lextent_size, &r->slots[at->large0],
-                  at->large_listed);
-    if (json) {
-        json_object_object_add(doc, "large", arr);
-        json_u64(doc, "large_beyond_listed", beyond);
-        json_object_object_add(doc, "pause_us", json_object_new_double(pause));
-        json_print(s, doc);
-        return;
-    }
-    if (beyond)
-        fprintf(o, "%-8s %12s %12s %12" PRIu64 "\n", "large", "> 64 GiB", "", beyond);
-    fprintf(o, "(one stop of %.0f us, after epoch)\n", pause);
+    if (v->narenas > v->arenas_read)
+        fprintf(o, "(arenas %u to %u not shown: the totals above count them)\n",
+                v->arenas_read, v->narenas - 1);
+    fprintf(o, "\n%-8s %12s %12s %12s\n", "class", "size", "count", "bytes");
+    classes_text(o, "small", v->small, v->nsmall);
+    classes_text(o, "large", v->large, v->nlarge);
+    if (v->large_beyond)
+        fprintf(o, "%-8s %12s %12s %12" PRIu64 "\n", "large", "> 64 GiB", "", v->large_beyond);
+    fprintf(o, "(one stop of %.0f us, after epoch)\n", last_pause_us(s));
 }
 
 static int stats_summary(struct session *s, bool json)
 {
-    struct reads r = {0};
-    struct summary_at at;
-    const struct size_classes *cl;
-    int rc = jemalloc_stats_summary_read(s, &r, &at, &cl);
-    if (rc == 0)
-        summary_print(s, &r, &at, cl, json);
-    reads_free(&r);
-    return rc;
+    struct jemalloc_stats_view v;
+    if (jemalloc_stats_view_read(s, &v))
+        return -1;
+    if (json)
+        summary_json(s, &v);
+    else
+        summary_text(s, &v);
+    jemalloc_stats_view_free(&v);
+    return 0;
 }
 
 /* The size of a capture the user allows: bytes, or with K/M/G. */

@@ -6,27 +6,7 @@
 
 #include "lib/base/array.h"
 #include "lib/proc/maps.h"
-
-/* "Rss:   N kB" in [p, end): N in bytes. */
-static bool rss_line(const char *p, const char *end, uint64_t *v)
-{
-    static const char key[] = "Rss:";
-    if ((size_t)(end - p) <= sizeof key - 1 || memcmp(p, key, sizeof key - 1) != 0)
-        return false;
-    p += sizeof key - 1;
-    while (p < end && *p == ' ')
-        p++;
-    uint64_t n = 0;
-    bool digits = false;
-    for (; p < end && *p >= '0' && *p <= '9'; p++, digits = true) {
-        if (n > (UINT64_MAX / 1024 - 9) / 10)
-            return false;
-        n = n * 10 + (uint64_t)(*p - '0');
-    }
-    if (digits)
-        *v = n * 1024;
-    return digits;
-}
+#include "lib/proc/procmem.h"
 
 enum kind { OTHER, BRK, ALIGNED };
 
@@ -86,7 +66,7 @@ int smaps_aligned_read(const char *text, size_t len, uint64_t align, struct smap
             rss = 0;
             have = true;
         } else if (have) {
-            rss_line(p, e, &rss);
+            procmem_field(p, (size_t)(e - p), "Rss", &rss);
         }
         p = nl ? nl + 1 : end;
     }
