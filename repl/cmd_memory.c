@@ -1,9 +1,11 @@
 /* cmd_memory.c - the commands about where a live process's memory is:
  * purge and decay (jemalloc's unused dirty pages), memory (the kernel's
  * view of the whole process reconciled with jemalloc's), and stats
- * (jemalloc's statistics in one stop).  memory's figures are read below
- * (session/memory_view.c) and shown here; the cgroup's lines are
- * memory_cgroup.c's. */
+ * (jemalloc's statistics in one stop).  Each is done below
+ * (session/memory_view.c, jemalloc_purge.c, jemalloc_decay.c,
+ * jemalloc_stats_view.c): here its arguments are parsed and its answer
+ * printed; the cgroup's lines are memory_cgroup.c's, the heap by arena's
+ * memory_arenas.c's. */
 #include "repl/command_table.h"
 #include "session/control.h"
 #include "session/say.h"

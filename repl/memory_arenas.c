@@ -6,8 +6,11 @@
 
 #include <inttypes.h>
 
-#include "repl/cmd_memory.h"
 #include "lib/base/text_escape.h"
+
+/* Figures are shown in MiB (cmd_memory.c's unit, not included: it
+ * includes this file's header). */
+#define MIB (1024.0 * 1024.0)
 
 /* Rows shown without --arenas, when there are more than SHOWN_MAX. */
 #define SHOWN_FEW 4
