@@ -21,6 +21,7 @@
 #include "lib/base/version.h"
 #include "lib/proc/cgroup_memory.h"
 #include "lib/proc/procmem.h"
+#include "session/heap_arenas.h"
 #include "session/jemalloc_summary.h"
 #include "session/memory_account.h"
 #include "session/process_files.h"
@@ -72,12 +73,17 @@ static const struct metric metrics[] = {
     {"memprof_heap_free_bytes", "free bytes the allocator keeps (a purge may return some)"},
     {"memprof_heap_system_bytes", "bytes the allocator obtained from the system and holds"},
     {"memprof_heap_mmapped_bytes", "of which in blocks mapped one by one"},
+    {"memprof_heap_arenas", "glibc malloc's arenas (malloc_info)"},
+    {"memprof_heap_resident_measured_bytes", "glibc malloc: the Rss of its arenas' own "
+     "mappings ([heap], each thread arena's heaps), when every arena was tied to them; the "
+     "heap category is then this figure"},
     {"memprof_process_rss_accounted_bytes", "the process's RSS as one read of "
      "/proc/PID/smaps counts it: what memprof_process_rss_category_bytes adds up to"},
     {"memprof_process_rss_category_bytes", "the process's RSS by category, adding up to "
      "memprof_process_rss_accounted_bytes: sampler (memprof's), main_stack, thread_stacks "
      "(found by the threads' stack pointers), unseen_stacks (stack-like, no stack pointer "
-     "read), heap (the allocator's own figure: at most), anon_other (the rest of the "
+     "read), heap (the allocator's own figure: at most; glibc's arenas measured where "
+     "they can be), anon_other (the rest of the "
      "anonymous memory: at least), anon_unsplit (anonymous memory the allocator's figure "
      "cannot split), shared, other, file (every file-backed object)"},
     {"memprof_cgroup_memory_usage_bytes", "the memory charged to the process's cgroup "
@@ -185,7 +191,25 @@ static int jemalloc_figures(struct session *s, struct memory_heap *heap)
     return 0;
 }
 
-static int other_figures(struct session *s, struct memory_heap *heap)
+/* glibc's arenas measured (session/glibc_arenas.c, as 'memory' does): the
+ * heap's category is then their mappings' Rss, and those mappings are
+ * never taken for stacks.  What cannot be measured leaves the figures as
+ * they were. */
+static void glibc_measured(struct session *s, const struct allocator_stats *st,
+                           struct memory_heap *heap, struct heap_arenas *arenas)
+{
+    if (s->alloc.kind != ALLOCATOR_GLIBC || heap_arenas_glibc(s, arenas, st) < 0)
+        return;
+    sample(s->out, "memprof_heap_arenas", arenas->arenas);
+    if (!arenas->measured)
+        return;
+    sample(s->out, "memprof_heap_resident_measured_bytes", arenas->resident);
+    memory_heap_measured(heap, heap->who, arenas->resident, arenas->in_use);
+    heap->heap_starts = arenas->heap_starts;
+    heap->nheap_starts = arenas->nheap_starts;
+}
+
+static int other_figures(struct session *s, struct memory_heap *heap, struct heap_arenas *arenas)
 {
     if (!allocator_has_stats(s->alloc.kind))
         return 0;
@@ -200,6 +224,7 @@ static int other_figures(struct session *s, struct memory_heap *heap)
     sample(s->out, "memprof_heap_system_bytes", st.from_system);
     sample(s->out, "memprof_heap_mmapped_bytes", st.mmapped);
     memory_heap_other(heap, heap->who, st.from_system, st.in_use);
+    glibc_measured(s, &st, heap, arenas);
     allocator_stats_free(&st);
     return 0;
 }
@@ -266,10 +291,12 @@ static int metrics_job(struct session *s, void *arg)
     process_memory(s);
     cgroup_figures(s);
     struct memory_heap heap = {.who = allocator_kind_name(s->alloc.kind), .total = UINT64_MAX};
+    struct heap_arenas arenas = {0};      /* holds heap.heap_starts */
     int rc = s->alloc.kind == ALLOCATOR_JEMALLOC ? jemalloc_figures(s, &heap)
-                                                 : other_figures(s, &heap);
+                                                 : other_figures(s, &heap, &arenas);
     if (rc == 0)
         rss_figures(s, &heap);
+    heap_arenas_free(&arenas);
     stopped_time(s);
     return rc ? 500 : 200;
 }

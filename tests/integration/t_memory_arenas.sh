@@ -10,10 +10,12 @@
 # lists each.  many_arenas with jemalloc (narenas:5): each thread's arena
 # holds its 16 MiB, one thread each.  tcmalloc_minimal_freed: the page
 # heap's free bytes, then after 'purge' its released bytes.  Every time,
-# the categories still add up to rss_bytes exactly.
+# the categories still add up to rss_bytes exactly.  serve's /metrics
+# gives glibc's arenas' measured total, its heap category.
 . "$SRCDIR/tests/integration/lib.sh"
 
 MIB=1048576
+ge() { [ "$1" -ge "$2" ]; }
 export JF_DEFS='
 A = d.get("heap_arenas", [])
 def near(v, want):
@@ -45,6 +47,17 @@ mp -p "$PID" -e memory
 check "glibc: memory shows the heap by arena" out_has '^heap by arena \(glibc malloc: 5 arenas\)'
 check "glibc: each thread arena a line, measured" \
     [ "$(grep -Ec '^  [1-4] +1[5-7]\.[0-9] MiB .* measured$' <<<"$OUT")" = 4 ]
+
+# serve's /metrics measures glibc's arenas the same way: their total,
+# and the heap category is it.
+start_serve --target "exe=$TARGETS/glibc_arenas"
+http GET "/metrics?pid=$PID"
+metric() { awk -v m="$1" '$1 ~ "^" m "[{]" { print $2 }' "$WORK/body"; }
+check "/metrics: memprof_heap_arenas is 5" [ "$(metric memprof_heap_arenas)" = 5 ]
+check "/metrics: the arenas' measured resident bytes hold the 64 MiB" \
+    ge "$(metric memprof_heap_resident_measured_bytes)" $((64 * MIB))
+check "/metrics: the heap category is the measured figure" \
+    [ "$(awk '$1 ~ /category="heap"/ { print $2 }' "$WORK/body")" = "$(metric memprof_heap_resident_measured_bytes)" ]
 
 CONF= start_target glibc_arenas 12 2
 mp -p "$PID" -e memory -e 'memory --arenas'
