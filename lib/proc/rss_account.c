@@ -1,6 +1,7 @@
 /* rss_account.c - see lib/proc/rss_account.h. */
 #include "lib/proc/rss_account.h"
 #include "lib/proc/maps.h"
+#include "lib/proc/smaps_walk.h"
 #include "lib/base/array.h"
 
 #include <stdbool.h>
@@ -175,6 +176,42 @@ static uint64_t *sorted_copy(const uint64_t *v, size_t n)
     return c;
 }
 
+/* The walk's state: the mapping whose fields are being read, the one
+ * before it, and what accounting needs. */
+struct walk {
+    struct rss_account *out;
+    const uint64_t *sps;
+    bool *seen;
+    size_t nsp;
+    const struct heap_starts *heaps;
+    struct mapping cur;
+    struct map_entry prev;
+    bool have_cur, have_prev;
+};
+
+static int on_map(struct map_entry *e, void *arg)
+{
+    struct walk *w = arg;
+    int rc = 0;
+    if (w->have_cur) {
+        rc = account(w->out, &w->cur, w->have_prev ? &w->prev : NULL, w->sps, w->seen, w->nsp,
+                     w->heaps);
+        free(w->prev.path);
+        w->prev = w->cur.e;
+        w->have_prev = true;
+    }
+    memset(&w->cur, 0, sizeof w->cur);
+    w->cur.e = *e;
+    w->have_cur = true;
+    return rc;
+}
+
+static int on_field(const char *p, const char *e, void *arg)
+{
+    fields(&((struct walk *)arg)->cur, p, e);
+    return 0;
+}
+
 int rss_account_smaps_heaps(const char *text, size_t len, const uint64_t *sps, size_t nsp,
                             const uint64_t *heaps, size_t nheaps, struct rss_account *out)
 {
@@ -188,38 +225,14 @@ int rss_account_smaps_heaps(const char *text, size_t len, const uint64_t *sps, s
         free((void *)hs.v);
         return -1;
     }
-    const char *end = text + len;
-    struct mapping cur = {0};
-    struct map_entry prev = {0};
-    bool have_cur = false, have_prev = false;
-    int rc = 0;
-    for (const char *p = text; p < end && rc == 0;) {
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
-        const char *e = nl ? nl : end;
-        struct map_entry m;
-        struct mp_error err;
-        /* Field lines ("Rss:", "VmFlags:") never parse as a maps line. */
-        if (maps_parse_line(p, (size_t)(e - p), &m, &err) == 0) {
-            if (have_cur) {
-                rc = account(out, &cur, have_prev ? &prev : NULL, sorted, seen, nsp, &hs);
-                free(prev.path);
-                prev = cur.e;
-                have_prev = true;
-            }
-            memset(&cur, 0, sizeof cur);
-            cur.e = m;
-            have_cur = true;
-        } else if (have_cur) {
-            fields(&cur, p, e);
-        }
-        p = nl ? nl + 1 : end;
-    }
-    if (have_cur && rc == 0)
-        rc = account(out, &cur, have_prev ? &prev : NULL, sorted, seen, nsp, &hs);
-    if (have_cur)
-        free(cur.e.path);
-    if (have_prev)
-        free(prev.path);
+    struct walk w = {.out = out, .sps = sorted, .seen = seen, .nsp = nsp, .heaps = &hs};
+    int rc = smaps_walk(text, len, on_map, on_field, &w);
+    if (w.have_cur && rc == 0)
+        rc = account(out, &w.cur, w.have_prev ? &w.prev : NULL, sorted, seen, nsp, &hs);
+    if (w.have_cur)
+        free(w.cur.e.path);
+    if (w.have_prev)
+        free(w.prev.path);
     free(sorted);
     free(seen);
     free((void *)hs.v);

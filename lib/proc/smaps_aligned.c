@@ -7,6 +7,7 @@
 #include "lib/base/array.h"
 #include "lib/proc/maps.h"
 #include "lib/proc/procmem.h"
+#include "lib/proc/smaps_walk.h"
 
 enum kind { OTHER, BRK, ALIGNED };
 
@@ -40,40 +41,48 @@ static int take(struct smaps_aligned *a, const struct map_entry *e, enum kind k,
     return 0;
 }
 
+/* The walk's state: the mapping whose fields are being read. */
+struct walk {
+    struct smaps_aligned *out;
+    uint64_t align;
+    struct map_entry cur;
+    enum kind k;
+    uint64_t rss;
+    bool have;
+};
+
+/* The mapping before e ends: taken; e is next. */
+static int on_map(struct map_entry *e, void *arg)
+{
+    struct walk *w = arg;
+    int rc = w->have ? take(w->out, &w->cur, w->k, w->rss) : 0;
+    if (w->have)
+        free(w->cur.path);
+    w->cur = *e;
+    w->k = kind_of(e, w->align);
+    w->rss = 0;
+    w->have = true;
+    return rc;
+}
+
+static int on_field(const char *p, const char *e, void *arg)
+{
+    struct walk *w = arg;
+    procmem_field(p, (size_t)(e - p), "Rss", &w->rss);
+    return 0;
+}
+
 int smaps_aligned_read(const char *text, size_t len, uint64_t align, struct smaps_aligned *out)
 {
     memset(out, 0, sizeof *out);
     if (!align || (align & (align - 1)))
         return 0;
-    const char *end = text + len;
-    struct map_entry cur = {0};
-    enum kind k = OTHER;
-    uint64_t rss = 0;
-    bool have = false;
-    int rc = 0;
-    for (const char *p = text; p < end && rc == 0;) {
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
-        const char *e = nl ? nl : end;
-        struct map_entry m;
-        struct mp_error err;
-        if (maps_parse_line(p, (size_t)(e - p), &m, &err) == 0) {
-            if (have) {
-                rc = take(out, &cur, k, rss);
-                free(cur.path);
-            }
-            cur = m;
-            k = kind_of(&cur, align);
-            rss = 0;
-            have = true;
-        } else if (have) {
-            procmem_field(p, (size_t)(e - p), "Rss", &rss);
-        }
-        p = nl ? nl + 1 : end;
-    }
-    if (have) {
+    struct walk w = {.out = out, .align = align};
+    int rc = smaps_walk(text, len, on_map, on_field, &w);
+    if (w.have) {
         if (rc == 0)
-            rc = take(out, &cur, k, rss);
-        free(cur.path);
+            rc = take(out, &w.cur, w.k, w.rss);
+        free(w.cur.path);
     }
     if (rc)
         smaps_aligned_free(out);
