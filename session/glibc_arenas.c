@@ -78,6 +78,9 @@ static int arena_row(struct heap_arenas *out, size_t i, const struct glibc_arena
         r->measured = true;
         if (i)
             heap_arena_extra(r, "heaps", m->heaps);
+        /* in-use bytes never touched are not resident: a lower bound */
+        heap_arena_extra(r, "free_resident_at_least",
+                         r->resident > r->in_use ? r->resident - r->in_use : 0);
     }
     heap_arena_extra(r, "system", a->system_current);
     return 0;

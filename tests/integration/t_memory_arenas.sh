@@ -36,6 +36,8 @@ check "glibc: each thread arena holds 16 MiB in use (within 10 %)" \
     [ "$(jf 'len(threads()) == 4 and all(near(a["in_use"], 16 * 1048576) for a in threads())')" = True ]
 check "glibc: each thread arena's resident bytes measured from its heap, 16 MiB (within 10 %)" \
     [ "$(jf 'all(a["resident_measured"] and near(a["resident"], 16 * 1048576) and a["heaps"] == 1 for a in threads())')" = True ]
+check "glibc: nothing freed, so the free resident bytes (at least) are under 1 MiB per thread arena" \
+    [ "$(jf 'all(0 <= a["free_resident_at_least"] < 1048576 for a in threads())')" = True ]
 check "glibc: the main arena measured from [heap]" \
     [ "$(jf '[a["resident_measured"] for a in A if a["arena"] == 0] == [True]')" = True ]
 check "glibc: the categories add up to rss_bytes exactly" [ "$(jf 'adds_up()')" = True ]
