@@ -11,19 +11,21 @@ FUZZ_DIR      = $(BUILD)/fuzz
 FUZZ_CFLAGS   = -std=gnu11 -D_GNU_SOURCE -I. -g -O1 -Wall -Wextra -Werror \
                 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 FUZZ_NAMES    = profile maps input procmem cgroup cgroup_memory_dir glibc_info cfi_rows serve_query web_config aranges abbrev_end \
-                elf_object dwarf_sections seccomp_bpf jemalloc_version perf_record
+                elf_object dwarf_sections seccomp_bpf jemalloc_version perf_record glibc_heaps
 FUZZ_BIN      = $(FUZZ_NAMES:%=$(FUZZ_DIR)/fuzz_%)
 
 FUZZ_SRC_profile = fuzz/fuzz_profile.c lib/profile/profile.c lib/profile/addr_tokens.c lib/profile/addr_line.c lib/base/u64map.c \
                    lib/proc/maps.c lib/base/error.c
 FUZZ_SRC_maps    = fuzz/fuzz_maps.c lib/proc/maps.c lib/base/error.c
-FUZZ_SRC_procmem = fuzz/fuzz_procmem.c lib/proc/procmem.c lib/proc/rss_account.c lib/proc/environ.c \
+FUZZ_SRC_procmem = fuzz/fuzz_procmem.c lib/proc/procmem.c lib/proc/rss_account.c lib/proc/smaps_walk.c lib/proc/environ.c \
                    lib/proc/maps.c lib/base/error.c
 FUZZ_SRC_cgroup  = fuzz/fuzz_cgroup.c lib/proc/cgroup_file.c lib/proc/container_path.c \
                    lib/proc/procmem.c lib/proc/maps.c lib/base/error.c
 FUZZ_SRC_cgroup_memory_dir = fuzz/fuzz_cgroup_memory_dir.c lib/proc/cgroup_memory_dir.c lib/proc/cgroup_file.c lib/proc/procmem.c \
                    lib/proc/maps.c lib/base/error.c
 FUZZ_SRC_glibc_info = fuzz/fuzz_glibc_info.c lib/mallinfo/glibc_info.c lib/base/error.c
+FUZZ_SRC_glibc_heaps = fuzz/fuzz_glibc_heaps.c lib/mallinfo/glibc_heaps.c lib/proc/smaps_aligned.c \
+                   lib/proc/rss_account.c lib/proc/smaps_walk.c lib/proc/procmem.c lib/proc/maps.c lib/base/error.c
 FUZZ_SRC_input   = fuzz/fuzz_input.c repl/cmdline.c allocator/jemalloc/mallctl.c allocator/jemalloc/mallctl_names.c attach/preflight.c attach/threads.c attach/arch/x86_64.c lib/base/error.c
 FUZZ_SRC_jemalloc_version = fuzz/fuzz_jemalloc_version.c allocator/jemalloc/version.c
 FUZZ_SRC_cfi_rows = fuzz/fuzz_cfi_rows.c lib/elf/cfi_rows.c lib/base/error.c
@@ -58,7 +60,8 @@ $(FUZZ_DIR)/fuzz_%: fuzz/fuzz_%.c lib/profile/profile.c lib/profile/profile.h li
                     serve/web_config.c serve/web_config.h lib/seccomp/seccomp_bpf.c lib/seccomp/seccomp_bpf.h \
                     lib/proc/cgroup_file.c lib/proc/cgroup_file.h lib/proc/container_path.c \
                     lib/proc/container_path.h session/process_container.c session/process_container.h \
-                    lib/proc/cgroup_memory_dir.c lib/proc/cgroup_memory_dir.h lib/proc/rss_account.c lib/proc/rss_account.h \
+                    lib/proc/cgroup_memory_dir.c lib/proc/cgroup_memory_dir.h lib/proc/rss_account.c lib/proc/rss_account.h lib/proc/smaps_walk.c lib/proc/smaps_walk.h \
+                    lib/proc/smaps_aligned.c lib/proc/smaps_aligned.h lib/mallinfo/glibc_heaps.c lib/mallinfo/glibc_heaps.h \
                     repl/cmdline.c allocator/jemalloc/mallctl.c allocator/jemalloc/mallctl_names.c attach/preflight.c attach/threads.c attach/arch/x86_64.c \
                     allocator/jemalloc/version.c allocator/jemalloc/version.h \
                     lib/proc/perf_record.c lib/proc/perf_record.h lib/elf/cfi_walk.c lib/elf/cfi_walk.h

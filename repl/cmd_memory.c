@@ -1,9 +1,11 @@
 /* cmd_memory.c - the commands about where a live process's memory is:
  * purge and decay (jemalloc's unused dirty pages), memory (the kernel's
  * view of the whole process reconciled with jemalloc's), and stats
- * (jemalloc's statistics in one stop).  memory's figures are read below
- * (session/memory_view.c) and shown here; the cgroup's lines are
- * memory_cgroup.c's. */
+ * (jemalloc's statistics in one stop).  Each is done below
+ * (session/memory_view.c, jemalloc_purge.c, jemalloc_decay.c,
+ * jemalloc_stats_view.c): here its arguments are parsed and its answer
+ * printed; the cgroup's lines are memory_cgroup.c's, the heap by arena's
+ * memory_arenas.c's. */
 #include "repl/command_table.h"
 #include "session/control.h"
 #include "session/say.h"
@@ -28,9 +30,12 @@
 #include "lib/base/file_read.h"
 #include "lib/base/text_escape.h"
 #include "repl/cmd_memory.h"
+#include "repl/memory_arenas.h"
 #include "repl/memory_cgroup.h"
 #include "session/jemalloc_stats_json.h"
-#include "session/jemalloc_stats_summary.h"
+#include "session/jemalloc_stats_view.h"
+#include "session/jemalloc_decay.h"
+#include "session/jemalloc_purge.h"
 #include "session/jemalloc_summary.h"
 #include "session/json_answer.h"
 #include "session/memory_view.h"
@@ -98,30 +103,49 @@ static void text_beyond(FILE *o, const char *label, const char *who, uint64_t an
 
 /* ---- purge ---- */
 
-/* An arena number as the user typed it: digits only, below 4096. */
-static int parse_arena(const char *text, unsigned *arena)
+static void purge_json(struct session *s, const struct jemalloc_purge *p)
 {
-    char *end;
-    errno = 0;
-    unsigned long v = strtoul(text, &end, 10);
-    if (!*text || *end || text[0] == '-' || text[0] == '+' || errno || v >= MALLCTL_ARENAS_ALL) {
-        say_error("'%s' is not an arena number: give a number from 0 to the "
-                      "process's arenas.narenas - 1 ('stats' lists them), or nothing "
-                      "for every arena", text);
-        return -1;
+    json_object *o = json_object_new_object();
+    if (p->all)
+        json_object_object_add(o, "arena", json_object_new_string("all"));
+    else
+        json_object_object_add(o, "arena", json_object_new_int64(p->arena));
+    if (p->rss_known) {
+        json_u64(o, "rss_before", p->rss_before);
+        json_u64(o, "rss_after", p->rss_after);
+        json_u64(o, "rss_returned", memory_minus(p->rss_before, p->rss_after));
     }
-    *arena = (unsigned)v;
-    return 0;
+    if (p->before.stats && p->after.stats) {
+        json_u64(o, "resident_before", p->before.resident);
+        json_u64(o, "resident_after", p->after.resident);
+        json_u64(o, "resident_returned", memory_minus(p->before.resident, p->after.resident));
+    }
+    json_object_object_add(o, "pause_us", json_object_new_double(p->pause_us));
+    json_print(s, o);
 }
 
-static int arena_exists(struct session *s, unsigned arena, unsigned narenas)
+static void purge_text(struct session *s, const struct jemalloc_purge *p)
 {
-    if (arena < narenas)
-        return 0;
-    say_error("process %d has no arena %u: its arenas are 0 to %u (arenas.narenas "
-                  "is %u); nothing was purged", (int)target_pid(s->target), arena,
-                  narenas - 1, narenas);
-    return -1;
+    FILE *o = s->out;
+    if (p->all)
+        fprintf(o, "purged every arena's unused dirty and muzzy pages\n");
+    else
+        fprintf(o, "purged arena %u's unused dirty and muzzy pages\n", p->arena);
+    fprintf(o, "%-18s %12s %12s %12s\n", "", "before", "after", "returned");
+    if (p->rss_known)
+        fprintf(o, "%-18s %8.1f MiB %8.1f MiB %8.1f MiB\n", "RSS", p->rss_before / MIB,
+                p->rss_after / MIB, memory_minus(p->rss_before, p->rss_after) / MIB);
+    else
+        fprintf(o, "RSS                unknown (/proc/%d/status unreadable)\n",
+                (int)target_pid(s->target));
+    if (p->before.stats && p->after.stats)
+        fprintf(o, "%-18s %8.1f MiB %8.1f MiB %8.1f MiB\n", "jemalloc resident",
+                p->before.resident / MIB, p->after.resident / MIB,
+                memory_minus(p->before.resident, p->after.resident) / MIB);
+    else
+        fprintf(o, "jemalloc resident  unknown: %s\n", no_stats_why);
+    fprintf(o, "%.1f MiB came back to the system (thread stopped %.0f us)\n",
+            memory_minus(p->rss_before, p->rss_after) / MIB, p->pause_us);
 }
 
 /* purge [ARENA] [--json] */
@@ -140,79 +164,59 @@ int cmd_purge(struct session *s, int argc, char **argv)
     }
     if (s->alloc.kind != ALLOCATOR_JEMALLOC)
         return allocator_purge_run(s, json);
-    unsigned arena = MALLCTL_ARENAS_ALL;
-    if (!all && parse_arena(pos[0], &arena))
+    struct jemalloc_purge p;
+    if (jemalloc_purge_run(s, all ? NULL : pos[0], &p))
         return -1;
-    struct jemalloc_summary before, after;
-    uint64_t rss_before = 0, rss_after = 0;
-    if (jemalloc_summary_read(s, NULL, 0, &before) || (!all && arena_exists(s, arena, before.narenas)))
-        return -1;
-    bool rss_known = process_file_value(s, "status", "VmRSS", &rss_before);
-    char name[48];
-    snprintf(name, sizeof name, "arena.%u.purge", arena);
-    struct mallctl_call purge = {.name = name};
-    if (jemalloc_summary_read(s, &purge, 1, &after))
-        return -1;
-    if (purge.ret)
-        return control_mallctl_failed(s, name, purge.ret, true);
-    double pause = last_pause_us(s);
-    rss_known = process_file_value(s, "status", "VmRSS", &rss_after) && rss_known;
-    if (json) {
-        json_object *o = json_object_new_object();
-        if (all)
-            json_object_object_add(o, "arena", json_object_new_string("all"));
-        else
-            json_object_object_add(o, "arena", json_object_new_int64(arena));
-        if (rss_known) {
-            json_u64(o, "rss_before", rss_before);
-            json_u64(o, "rss_after", rss_after);
-            json_u64(o, "rss_returned", memory_minus(rss_before, rss_after));
-        }
-        if (before.stats && after.stats) {
-            json_u64(o, "resident_before", before.resident);
-            json_u64(o, "resident_after", after.resident);
-            json_u64(o, "resident_returned", memory_minus(before.resident, after.resident));
-        }
-        json_object_object_add(o, "pause_us", json_object_new_double(pause));
-        json_print(s, o);
-        return 0;
-    }
-    if (all)
-        fprintf(s->out, "purged every arena's unused dirty and muzzy pages\n");
+    if (json)
+        purge_json(s, &p);
     else
-        fprintf(s->out, "purged arena %u's unused dirty and muzzy pages\n", arena);
-    fprintf(s->out, "%-18s %12s %12s %12s\n", "", "before", "after", "returned");
-    if (rss_known)
-        fprintf(s->out, "%-18s %8.1f MiB %8.1f MiB %8.1f MiB\n", "RSS", rss_before / MIB,
-                rss_after / MIB, memory_minus(rss_before, rss_after) / MIB);
-    else
-        fprintf(s->out, "RSS                unknown (/proc/%d/status unreadable)\n",
-                (int)target_pid(s->target));
-    if (before.stats && after.stats)
-        fprintf(s->out, "%-18s %8.1f MiB %8.1f MiB %8.1f MiB\n", "jemalloc resident",
-                before.resident / MIB, after.resident / MIB,
-                memory_minus(before.resident, after.resident) / MIB);
-    else
-        fprintf(s->out, "jemalloc resident  unknown: %s\n", no_stats_why);
-    fprintf(s->out, "%.1f MiB came back to the system (thread stopped %.0f us)\n",
-            memory_minus(rss_before, rss_after) / MIB, pause);
+        purge_text(s, &p);
     return 0;
 }
 
 /* ---- decay ---- */
 
-static int parse_decay(const char *text, ssize_t *ms)
+static void decay_json(struct session *s, const struct jemalloc_decay *d)
 {
-    char *end;
-    errno = 0;
-    long long v = strtoll(text, &end, 10);
-    if (!*text || *end || errno || v < -1 || v > (long long)SSIZE_MAX) {
-        say_error("'%s' is not a decay time: give milliseconds, 0 (purge at once) "
-                      "or -1 (never purge; write it after '--': decay -- -1)", text);
-        return -1;
+    json_object *arr = json_object_new_array();
+    for (size_t i = 0; i < d->n; i++) {
+        const struct jemalloc_decay_row *r = &d->rows[i];
+        json_object *o = json_object_new_object();
+        if (!r->new_arenas)
+            json_object_object_add(o, "arena", json_object_new_int64((int64_t)r->arena));
+        else
+            json_object_object_add(o, "arena", json_object_new_string("default"));
+        json_object_object_add(o, "dirty_decay_ms", json_object_new_int64(r->dirty_ms));
+        json_object_object_add(o, "muzzy_decay_ms", json_object_new_int64(r->muzzy_ms));
+        if (d->set) {
+            json_object_object_add(o, "dirty_decay_ms_now", json_object_new_int64(d->want[0]));
+            json_object_object_add(o, "muzzy_decay_ms_now", json_object_new_int64(d->want[1]));
+        }
+        json_object_array_add(arr, o);
     }
-    *ms = (ssize_t)v;
-    return 0;
+    json_object *doc = json_answer_new();
+    json_object_object_add(doc, "arenas", arr);
+    json_print(s, doc);
+}
+
+static void decay_text(struct session *s, const struct jemalloc_decay *d)
+{
+    fprintf(s->out, "%-12s %14s %14s\n", "arena", "dirty_decay_ms", "muzzy_decay_ms");
+    for (size_t i = 0; i < d->n; i++) {
+        const struct jemalloc_decay_row *r = &d->rows[i];
+        char label[32];
+        if (!r->new_arenas)
+            snprintf(label, sizeof label, "%zu", r->arena);
+        else
+            snprintf(label, sizeof label, "new arenas");
+        if (d->set)
+            fprintf(s->out, "%-12s %6zd -> %-6zd %6zd -> %-6zd\n", label, r->dirty_ms,
+                    d->want[0], r->muzzy_ms, d->want[1]);
+        else
+            fprintf(s->out, "%-12s %14zd %14zd\n", label, r->dirty_ms, r->muzzy_ms);
+    }
+    if (d->set)
+        fprintf(s->out, "decay set in every initialized arena and for new arenas\n");
 }
 
 /* decay [DIRTY_MS [MUZZY_MS]] [--json] */
@@ -223,96 +227,15 @@ int cmd_decay(struct session *s, int argc, char **argv)
     int npos = options_parse(argc, argv, opts, pos, 2);
     if (npos < 0)
         return -1;
-    bool json = opts[0].given, set = npos > 0;
-    ssize_t want[2] = {0, 0};
-    for (int i = 0; i < npos; i++)
-        if (parse_decay(pos[i], &want[i]))
-            return -1;
-    if (npos == 1)
-        want[1] = want[0];
-    struct jemalloc_summary f;
-    if (jemalloc_summary_read(s, NULL, 0, &f))
+    struct jemalloc_decay d;
+    if (jemalloc_decay_run(s, pos, npos, &d))
         return -1;
-    /* Per arena i (then the default of new arenas, arenas.*): dirty, muzzy.
-     * An arena not yet initialized answers EFAULT: it is left out. */
-    size_t rows = (size_t)f.narenas + 1, n = rows * 2;
-    struct mallctl_call *calls = calloc(n, sizeof *calls);
-    ssize_t *old = calloc(n, sizeof *old);
-    char (*names)[48] = calloc(n, sizeof *names);
-    int rc = -1;
-    if (!calls || !old || !names) {
-        say_error("out of memory");
-        goto out;
-    }
-    for (size_t r = 0; r < rows; r++)
-        for (int k = 0; k < 2; k++) {
-            size_t i = r * 2 + (size_t)k;
-            const char *kind = k ? "muzzy" : "dirty";
-            if (r < f.narenas)
-                snprintf(names[i], sizeof names[i], "arena.%zu.%s_decay_ms", r, kind);
-            else
-                snprintf(names[i], sizeof names[i], "arenas.%s_decay_ms", kind);
-            calls[i] = (struct mallctl_call){.name = names[i], .old = &old[i],
-                                             .oldlen = sizeof old[i]};
-            if (set) {
-                calls[i].new = &want[k];
-                calls[i].newlen = sizeof want[k];
-            }
-        }
-    if (control_run_calls(s, calls, n))
-        goto out;
-    for (size_t i = n - 2; i < n; i++)
-        if (calls[i].ret) {
-            control_mallctl_failed(s, names[i], calls[i].ret, set);
-            goto out;
-        }
-    for (size_t i = 0; set && i < n; i++)
-        if (!calls[i].ret)
-            control_note_decay(s, names[i], old[i], want[i % 2]);
-    json_object *arr = json ? json_object_new_array() : NULL;
-    if (!json)
-        fprintf(s->out, "%-12s %14s %14s\n", "arena", "dirty_decay_ms", "muzzy_decay_ms");
-    for (size_t r = 0; r < rows; r++) {
-        size_t i = r * 2;
-        if (calls[i].ret || calls[i + 1].ret)
-            continue;     /* not initialized */
-        char label[32];
-        if (r < f.narenas)
-            snprintf(label, sizeof label, "%zu", r);
-        else
-            snprintf(label, sizeof label, "new arenas");
-        if (json) {
-            json_object *o = json_object_new_object();
-            if (r < f.narenas)
-                json_object_object_add(o, "arena", json_object_new_int64((int64_t)r));
-            else
-                json_object_object_add(o, "arena", json_object_new_string("default"));
-            json_object_object_add(o, "dirty_decay_ms", json_object_new_int64(old[i]));
-            json_object_object_add(o, "muzzy_decay_ms", json_object_new_int64(old[i + 1]));
-            if (set) {
-                json_object_object_add(o, "dirty_decay_ms_now", json_object_new_int64(want[0]));
-                json_object_object_add(o, "muzzy_decay_ms_now", json_object_new_int64(want[1]));
-            }
-            json_object_array_add(arr, o);
-        } else if (set) {
-            fprintf(s->out, "%-12s %6zd -> %-6zd %6zd -> %-6zd\n", label, old[i], want[0],
-                    old[i + 1], want[1]);
-        } else {
-            fprintf(s->out, "%-12s %14zd %14zd\n", label, old[i], old[i + 1]);
-        }
-    }
-    if (json) {
-        json_object *doc = json_answer_new();
-        json_object_object_add(doc, "arenas", arr);
-        json_print(s, doc);
-    } else if (set)
-        fprintf(s->out, "decay set in every initialized arena and for new arenas\n");
-    rc = 0;
-out:
-    free(calls);
-    free(old);
-    free(names);
-    return rc;
+    if (opts[0].given)
+        decay_json(s, &d);
+    else
+        decay_text(s, &d);
+    jemalloc_decay_free(&d);
+    return 0;
 }
 
 /* ---- memory ---- */
@@ -502,6 +425,8 @@ static void memory_json(struct session *s, const struct memory_view *m,
         memory_account_json(o, &m->acct);
     else
         json_object_object_add(o, "categories_error", json_object_new_string(m->acct_why));
+    if (m->arenas_ok)
+        heap_arenas_json(o, &m->arenas);
     if (m->diag_ok)
         memory_diagnoses_json(o, &m->diag);
     if (g)
@@ -511,7 +436,7 @@ static void memory_json(struct session *s, const struct memory_view *m,
 }
 
 static void memory_text(struct session *s, const struct memory_view *m,
-                        const struct procmem_groups *g)
+                        const struct procmem_groups *g, bool all_arenas)
 {
     FILE *o = s->out;
     fprintf(o, "RSS                  %10.1f MiB  (peak %.1f MiB, VmHWM)\n", m->rss / MIB, m->hwm / MIB);
@@ -549,6 +474,8 @@ static void memory_text(struct session *s, const struct memory_view *m,
     struct memory_cgroup_view cv = {&m->cg, m->cgroup_ok, m->cgroup_why, m->host_oom_kills};
     memory_cgroup_text(o, &cv, m->rss);
     where_text(o, m);
+    if (m->arenas_ok)
+        memory_arenas_text(o, &m->arenas, allocator_kind_name(s->alloc.kind), all_arenas);
     if (m->diag_ok)
         memory_diagnoses_text(o, &m->diag);
     if (g)
@@ -558,12 +485,13 @@ static void memory_text(struct session *s, const struct memory_view *m,
                 allocator_kind_name(s->alloc.kind), last_pause_us(s));
 }
 
-/* memory [--maps] [--interval S] [--json] */
+/* memory [--maps] [--arenas] [--interval S] [--json] */
 int cmd_memory(struct session *s, int argc, char **argv)
 {
     struct cmd_option opts[] = {
         {"json", false, false, NULL}, {"maps", false, false, NULL},
-        {"interval", true, false, NULL}, {NULL, false, false, NULL},
+        {"interval", true, false, NULL}, {"arenas", false, false, NULL},
+        {NULL, false, false, NULL},
     };
     if (options_parse(argc, argv, opts, NULL, 0) < 0)
         return -1;
@@ -598,7 +526,7 @@ int cmd_memory(struct session *s, int argc, char **argv)
     if (opts[0].given)
         memory_json(s, &m, gp);
     else
-        memory_text(s, &m, gp);
+        memory_text(s, &m, gp, opts[3].given);
     procmem_groups_free(&g);
     memory_view_free(&m);
     return 0;
@@ -606,135 +534,111 @@ int cmd_memory(struct session *s, int argc, char **argv)
 
 /* ---- stats ---- */
 
-static json_object *class_json(uint64_t size, uint64_t count)
+static json_object *class_json(const struct jemalloc_stats_class *c)
 {
     json_object *o = json_object_new_object();
-    json_u64(o, "size", size);
-    json_u64(o, "count", count);
-    json_u64(o, "bytes", size * count);
+    json_u64(o, "size", c->size);
+    json_u64(o, "count", c->count);
+    json_u64(o, "bytes", c->size * c->count);
     return o;
 }
 
-/* The size classes with a current count: into arr, or as lines. */
-static void classes_print(FILE *o, json_object *arr, const char *kind, const uint64_t *sizes,
-                          const struct read_slot *counts, unsigned n)
+static json_object *classes_json(const struct jemalloc_stats_class *c, size_t n)
 {
-    for (unsigned j = 0; j < n; j++) {
-        if (!counts[j].val)
-            continue;
-        if (arr)
-            json_object_array_add(arr, class_json(sizes[j], counts[j].val));
-        else
-            fprintf(o, "%-8s %12" PRIu64 " %12" PRIu64 " %12" PRIu64 "\n", kind, sizes[j],
-                    counts[j].val, sizes[j] * counts[j].val);
-    }
+    json_object *arr = json_object_new_array();
+    for (size_t j = 0; j < n; j++)
+        json_object_array_add(arr, class_json(&c[j]));
+    return arr;
 }
 
-static void summary_print(struct session *s, const struct reads *r,
-                          const struct summary_at *at, const struct size_classes *cl,
-                          bool json)
+static void classes_text(FILE *o, const char *kind, const struct jemalloc_stats_class *c,
+                         size_t n)
 {
-    uint64_t allocated = r->slots[at->totals].val, active = r->slots[at->totals + 1].val,
-             metadata = r->slots[at->totals + 2].val, resident = r->slots[at->totals + 3].val,
-             mapped = r->slots[at->totals + 4].val, retained = r->slots[at->totals + 5].val;
-    uint64_t dirty = r->slots[at->pdirty].val * cl->page, muzzy = r->slots[at->pmuzzy].val * cl->page;
-    unsigned narenas = (unsigned)r->slots[at->narenas].val;
-    uint64_t listed_large = 0;
-    for (unsigned j = 0; j < at->large_listed; j++)
-        listed_large += r->slots[at->large0 + j].val * cl->lextent_size[j];
-    uint64_t beyond = memory_minus(r->slots[at->large_all].val, listed_large);
-    double pause = last_pause_us(s);
+    for (size_t j = 0; j < n; j++)
+        fprintf(o, "%-8s %12" PRIu64 " %12" PRIu64 " %12" PRIu64 "\n", kind, c[j].size,
+                c[j].count, c[j].size * c[j].count);
+}
+
+static json_object *stats_arena_json(const struct jemalloc_stats_arena *a)
+{
+    json_object *e = json_object_new_object();
+    json_object_object_add(e, "arena", json_object_new_int64(a->index));
+    json_u64(e, "threads", a->threads);
+    json_u64(e, "allocated", a->allocated);
+    json_u64(e, "dirty", a->dirty);
+    json_u64(e, "muzzy", a->muzzy);
+    json_object_object_add(e, "dirty_decay_ms", json_object_new_int64(a->dirty_decay_ms));
+    json_object_object_add(e, "muzzy_decay_ms", json_object_new_int64(a->muzzy_decay_ms));
+    return e;
+}
+
+static void summary_json(struct session *s, const struct jemalloc_stats_view *v)
+{
+    json_object *doc = json_object_new_object();
+    json_u64(doc, "allocated", v->allocated);
+    json_u64(doc, "active", v->active);
+    json_u64(doc, "metadata", v->metadata);
+    json_u64(doc, "resident", v->resident);
+    json_u64(doc, "mapped", v->mapped);
+    json_u64(doc, "retained", v->retained);
+    json_u64(doc, "fragmentation", memory_minus(v->active, v->allocated));
+    json_u64(doc, "dirty", v->dirty);
+    json_u64(doc, "muzzy", v->muzzy);
+    json_u64(doc, "narenas", v->narenas);
+    json_object *arr = json_object_new_array();
+    for (size_t i = 0; i < v->n; i++)
+        json_object_array_add(arr, stats_arena_json(&v->arenas[i]));
+    json_object_object_add(doc, "arenas", arr);
+    json_object_object_add(doc, "bins", classes_json(v->small, v->nsmall));
+    json_object_object_add(doc, "large", classes_json(v->large, v->nlarge));
+    json_u64(doc, "large_beyond_listed", v->large_beyond);
+    json_object_object_add(doc, "pause_us", json_object_new_double(last_pause_us(s)));
+    json_print(s, doc);
+}
+
+static void summary_text(struct session *s, const struct jemalloc_stats_view *v)
+{
     FILE *o = s->out;
-    json_object *doc = json ? json_object_new_object() : NULL, *arr = NULL;
-    if (json) {
-        json_u64(doc, "allocated", allocated);
-        json_u64(doc, "active", active);
-        json_u64(doc, "metadata", metadata);
-        json_u64(doc, "resident", resident);
-        json_u64(doc, "mapped", mapped);
-        json_u64(doc, "retained", retained);
-        json_u64(doc, "fragmentation", memory_minus(active, allocated));
-        json_u64(doc, "dirty", dirty);
-        json_u64(doc, "muzzy", muzzy);
-        json_u64(doc, "narenas", narenas);
-        arr = json_object_new_array();
-    } else {
-        fprintf(o, "allocated   %10.1f MiB   active %.1f MiB, metadata %.1f MiB\n",
-                allocated / MIB, active / MIB, metadata / MIB);
-        fprintf(o, "resident    %10.1f MiB   mapped %.1f MiB, retained %.1f MiB\n",
-                resident / MIB, mapped / MIB, retained / MIB);
-        fprintf(o, "fragmentation %8.1f MiB   (active - allocated: %.1f%% of active)\n",
-                memory_minus(active, allocated) / MIB,
-                active ? 100.0 * (double)memory_minus(active, allocated) / (double)active : 0.0);
-        fprintf(o, "unused dirty %9.1f MiB   muzzy %.1f MiB ('purge' returns them)\n",
-                dirty / MIB, muzzy / MIB);
-        fprintf(o, "\n%-6s %7s %12s %11s %11s %9s %9s\n", "arena", "threads", "allocated",
-                "dirty", "muzzy", "dirty_ms", "muzzy_ms");
+    fprintf(o, "allocated   %10.1f MiB   active %.1f MiB, metadata %.1f MiB\n",
+            v->allocated / MIB, v->active / MIB, v->metadata / MIB);
+    fprintf(o, "resident    %10.1f MiB   mapped %.1f MiB, retained %.1f MiB\n",
+            v->resident / MIB, v->mapped / MIB, v->retained / MIB);
+    fprintf(o, "fragmentation %8.1f MiB   (active - allocated: %.1f%% of active)\n",
+            memory_minus(v->active, v->allocated) / MIB,
+            v->active ? 100.0 * (double)memory_minus(v->active, v->allocated) / (double)v->active
+                      : 0.0);
+    fprintf(o, "unused dirty %9.1f MiB   muzzy %.1f MiB ('purge' returns them)\n",
+            v->dirty / MIB, v->muzzy / MIB);
+    fprintf(o, "\n%-6s %7s %12s %11s %11s %9s %9s\n", "arena", "threads", "allocated",
+            "dirty", "muzzy", "dirty_ms", "muzzy_ms");
+    for (size_t i = 0; i < v->n; i++) {
+        const struct jemalloc_stats_arena *a = &v->arenas[i];
+        fprintf(o, "%-6u %7u %8.1f MiB %7.1f MiB %7.1f MiB %9" PRId64 " %9" PRId64 "\n",
+                a->index, a->threads, a->allocated / MIB, a->dirty / MIB, a->muzzy / MIB,
+                a->dirty_decay_ms, a->muzzy_decay_ms);
     }
-    for (unsigned i = 0; i < at->arenas; i++) {
-        size_t at0 = at->arena0 + (size_t)i * ARENA_READS;
-        uint64_t a[ARENA_READS];
-        for (size_t k = 0; k < ARENA_READS; k++)
-            a[k] = r->slots[at0 + k].val;
-        if (r->v[at0].ret || i >= narenas)
-            continue;          /* not initialized */
-        uint64_t alloc = a[1] + a[2];
-        int64_t dms = (int64_t)a[5], mms = (int64_t)a[6];
-        if (json) {
-            json_object *e = json_object_new_object();
-            json_object_object_add(e, "arena", json_object_new_int64(i));
-            json_u64(e, "threads", (uint32_t)a[0]);
-            json_u64(e, "allocated", alloc);
-            json_u64(e, "dirty", a[3] * cl->page);
-            json_u64(e, "muzzy", a[4] * cl->page);
-            json_object_object_add(e, "dirty_decay_ms", json_object_new_int64(dms));
-            json_object_object_add(e, "muzzy_decay_ms", json_object_new_int64(mms));
-            json_object_array_add(arr, e);
-        } else {
-            fprintf(o, "%-6u %7u %8.1f MiB %7.1f MiB %7.1f MiB %9" PRId64 " %9" PRId64 "\n",
-                    i, (uint32_t)a[0], alloc / MIB, a[3] * cl->page / MIB,
-                    a[4] * cl->page / MIB, dms, mms);
-        }
-    }
-    if (json) {
-        json_object_object_add(doc, "arenas", arr);
-        arr = json_object_new_array();
-    } else {
-        if (narenas > at->arenas)
-            fprintf(o, "(arenas %u to %u not shown: the totals above count them)\n",
-                    at->arenas, narenas - 1);
-        fprintf(o, "\n%-8s %12s %12s %12s\n", "class", "size", "count", "bytes");
-    }
-    classes_print(o, json ? arr : NULL, "small", cl->bin_size, &r->slots[at->bins0],
-                  cl->nbins);
-    if (json) {
-        json_object_object_add(doc, "bins", arr);
-        arr = json_object_new_array();
-    }
-    classes_print(o, json ? arr : NULL, "large", cl->lextent_size, &r->slots[at->large0],
-                  at->large_listed);
-    if (json) {
-        json_object_object_add(doc, "large", arr);
-        json_u64(doc, "large_beyond_listed", beyond);
-        json_object_object_add(doc, "pause_us", json_object_new_double(pause));
-        json_print(s, doc);
-        return;
-    }
-    if (beyond)
-        fprintf(o, "%-8s %12s %12s %12" PRIu64 "\n", "large", "> 64 GiB", "", beyond);
-    fprintf(o, "(one stop of %.0f us, after epoch)\n", pause);
+    if (v->narenas > v->arenas_read)
+        fprintf(o, "(arenas %u to %u not shown: the totals above count them)\n",
+                v->arenas_read, v->narenas - 1);
+    fprintf(o, "\n%-8s %12s %12s %12s\n", "class", "size", "count", "bytes");
+    classes_text(o, "small", v->small, v->nsmall);
+    classes_text(o, "large", v->large, v->nlarge);
+    if (v->large_beyond)
+        fprintf(o, "%-8s %12s %12s %12" PRIu64 "\n", "large", "> 64 GiB", "", v->large_beyond);
+    fprintf(o, "(one stop of %.0f us, after epoch)\n", last_pause_us(s));
 }
 
 static int stats_summary(struct session *s, bool json)
 {
-    struct reads r = {0};
-    struct summary_at at;
-    const struct size_classes *cl;
-    int rc = jemalloc_stats_summary_read(s, &r, &at, &cl);
-    if (rc == 0)
-        summary_print(s, &r, &at, cl, json);
-    reads_free(&r);
-    return rc;
+    struct jemalloc_stats_view v;
+    if (jemalloc_stats_view_read(s, &v))
+        return -1;
+    if (json)
+        summary_json(s, &v);
+    else
+        summary_text(s, &v);
+    jemalloc_stats_view_free(&v);
+    return 0;
 }
 
 /* The size of a capture the user allows: bytes, or with K/M/G. */

@@ -158,7 +158,7 @@ const struct command command_table[] = {
      "leaves the times set and says how to put them back; a failing one\n"
      "(an error in a batch, a stop signal) puts them back.",
      cmd_decay, CMD_NEEDS_TARGET | CMD_CALLS_TARGET | CMD_JEMALLOC},
-    {"memory", "memory [--maps] [--interval S] [--json]", "the process's whole memory, reconciled with its allocator's",
+    {"memory", "memory [--maps] [--arenas] [--interval S] [--json]", "the process's whole memory, reconciled with its allocator's",
      "RSS, PSS, anonymous and file-backed, swap (smaps_rollup, status), peak\n"
      "RSS (VmHWM); jemalloc's allocated, resident, mapped and retained (one\n"
      "stop, after epoch) and the anonymous memory that is not jemalloc's\n"
@@ -175,7 +175,13 @@ const struct command command_table[] = {
      "and memory pressure (PSI).  Where RSS is: one read of smaps in\n"
      "categories that add up to it exactly (thread stacks found by their\n"
      "stack pointers, memprof's sampler, the anonymous memory set against\n"
-     "the allocator's figure, shared memory, each file).  Diagnoses, largest\n"
+     "the allocator's figure, shared memory, each file).  The heap by\n"
+     "arena: in use, free, free but resident, metadata and resident bytes\n"
+     "of each of jemalloc's arenas (its own figures, in the same stop),\n"
+     "glibc's arenas (malloc_info's, each arena's resident bytes measured\n"
+     "from the mappings that hold it: [heap], its 64 MiB-aligned heaps) and\n"
+     "mmapped chunks, tcmalloc's page heap (with its released bytes); the\n"
+     "largest few, the rest in one line (--arenas: each).  Diagnoses, largest\n"
      "first, each with its bytes and what to do: huge pages holding memory\n"
      "never written, jemalloc's unpurged pages in an idle process, glibc's\n"
      "free memory in its arenas, tcmalloc's free page heap, exited threads'\n"

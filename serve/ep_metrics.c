@@ -21,6 +21,7 @@
 #include "lib/base/version.h"
 #include "lib/proc/cgroup_memory.h"
 #include "lib/proc/procmem.h"
+#include "session/heap_arenas.h"
 #include "session/jemalloc_summary.h"
 #include "session/diagnose_read.h"
 #include "session/memory_account.h"
@@ -74,12 +75,17 @@ static const struct metric metrics[] = {
     {"memprof_heap_free_bytes", "free bytes the allocator keeps (a purge may return some)"},
     {"memprof_heap_system_bytes", "bytes the allocator obtained from the system and holds"},
     {"memprof_heap_mmapped_bytes", "of which in blocks mapped one by one"},
+    {"memprof_heap_arenas", "glibc malloc's arenas (malloc_info)"},
+    {"memprof_heap_resident_measured_bytes", "glibc malloc: the Rss of its arenas' own "
+     "mappings ([heap], each thread arena's heaps), when every arena was tied to them; the "
+     "heap category is then this figure"},
     {"memprof_process_rss_accounted_bytes", "the process's RSS as one read of "
      "/proc/PID/smaps counts it: what memprof_process_rss_category_bytes adds up to"},
     {"memprof_process_rss_category_bytes", "the process's RSS by category, adding up to "
      "memprof_process_rss_accounted_bytes: sampler (memprof's), main_stack, thread_stacks "
      "(found by the threads' stack pointers), unseen_stacks (stack-like, no stack pointer "
-     "read), heap (the allocator's own figure: at most), anon_other (the rest of the "
+     "read), heap (the allocator's own figure: at most; glibc's arenas measured where "
+     "they can be), anon_other (the rest of the "
      "anonymous memory: at least), anon_unsplit (anonymous memory the allocator's figure "
      "cannot split), shared, other, file (every file-backed object)"},
     {"memprof_process_memory_diagnosis_bytes", "the bytes each diagnosis of the process's "
@@ -162,6 +168,7 @@ struct figures {
     bool have_st;
     struct cgroup_memory cg;
     bool have_cg;
+    struct heap_arenas arenas;  /* glibc's, measured: holds heap.heap_starts */
 };
 
 /* jemalloc's figures (one stop), with its profiler's and purge's settings. */
@@ -209,6 +216,24 @@ static int jemalloc_figures(struct session *s, struct figures *fig)
     return 0;
 }
 
+/* glibc's arenas measured (session/glibc_arenas.c, as 'memory' does): the
+ * heap's category is then their mappings' Rss, and those mappings are
+ * never taken for stacks.  What cannot be measured leaves the figures as
+ * they were. */
+static void glibc_measured(struct session *s, const struct allocator_stats *st,
+                           struct memory_heap *heap, struct heap_arenas *arenas)
+{
+    if (s->alloc.kind != ALLOCATOR_GLIBC || heap_arenas_glibc(s, arenas, st) < 0)
+        return;
+    sample(s->out, "memprof_heap_arenas", arenas->arenas);
+    if (!arenas->measured)
+        return;
+    sample(s->out, "memprof_heap_resident_measured_bytes", arenas->resident);
+    memory_heap_measured(heap, heap->who, arenas->resident, arenas->in_use);
+    heap->heap_starts = arenas->heap_starts;
+    heap->nheap_starts = arenas->nheap_starts;
+}
+
 static int other_figures(struct session *s, struct figures *fig)
 {
     if (!allocator_has_stats(s->alloc.kind))
@@ -225,6 +250,7 @@ static int other_figures(struct session *s, struct figures *fig)
     sample(s->out, "memprof_heap_system_bytes", st.from_system);
     sample(s->out, "memprof_heap_mmapped_bytes", st.mmapped);
     memory_heap_other(heap, heap->who, st.from_system, st.in_use);
+    glibc_measured(s, &st, heap, &fig->arenas);
     fig->st = st;
     fig->have_st = true;
     return 0;
@@ -330,6 +356,7 @@ static int metrics_job(struct session *s, void *arg)
         rss_figures(s, &fig);
     if (fig.have_st)
         allocator_stats_free(&fig.st);
+    heap_arenas_free(&fig.arenas);
     stopped_time(s);
     return rc ? 500 : 200;
 }

@@ -3,10 +3,12 @@
 #include "session/jemalloc_summary.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "allocator/jemalloc/mallctl.h"
 #include "session/control.h"
+#include "session/say.h"
 
 #define MAX_EXTRA 8
 
@@ -15,25 +17,60 @@ const char *const jemalloc_summary_names[JEMALLOC_SUMMARY_NFIG] = {
     "stats.mapped", "stats.retained",
 };
 
-/* The per-arena reads: two calls per arena, after the summary's. */
+/* The per-arena reads, after the summary's: pdirty and pmuzzy, then with
+ * detail the rest (ARENA_DETAIL of them in all).  Each value lands in an
+ * 8-byte slot zeroed first (nthreads, an unsigned, fills its low half:
+ * little-endian). */
+enum { ARENA_PAGES = 2, ARENA_DETAIL = 9, NAME_ROOM = 48 };
+static const char *const arena_figures[ARENA_DETAIL] = {
+    "pdirty", "pmuzzy", "nthreads", "pactive", "small.allocated", "large.allocated",
+    "base", "internal", "resident",
+};
+
 struct arena_calls {
-    char names[JEMALLOC_SUMMARY_MAX_ARENAS][2][40];
-    uint64_t pages[JEMALLOC_SUMMARY_MAX_ARENAS][2];
+    size_t per;                /* calls per arena */
+    unsigned planned;          /* arenas read: 0 to planned - 1 */
+    char names[JEMALLOC_SUMMARY_MAX_ARENAS][ARENA_DETAIL][NAME_ROOM];
+    uint64_t val[JEMALLOC_SUMMARY_MAX_ARENAS][ARENA_DETAIL];
 };
 
 static size_t plan_arenas(struct arena_calls *ac, struct mallctl_call *calls)
 {
-    static const char *const kind[2] = {"pdirty", "pmuzzy"};
     size_t n = 0;
-    for (unsigned i = 0; i < JEMALLOC_SUMMARY_MAX_ARENAS; i++)
-        for (int k = 0; k < 2; k++) {
-            snprintf(ac->names[i][k], sizeof ac->names[i][k], "stats.arenas.%u.%s", i,
-                     kind[k]);
-            calls[n++] = (struct mallctl_call){.name = ac->names[i][k],
-                                               .old = &ac->pages[i][k],
-                                               .oldlen = sizeof ac->pages[i][k]};
+    for (unsigned i = 0; i < ac->planned; i++)
+        for (size_t k = 0; k < ac->per; k++) {
+            snprintf(ac->names[i][k], NAME_ROOM, "stats.arenas.%u.%s", i, arena_figures[k]);
+            ac->val[i][k] = 0;
+            calls[n++] = (struct mallctl_call){
+                .name = ac->names[i][k], .old = &ac->val[i][k],
+                .oldlen = k == 2 ? sizeof(unsigned) : sizeof(uint64_t)};
         }
     return n;
+}
+
+static bool all_answered(const struct mallctl_call *c, size_t n)
+{
+    for (size_t k = 0; k < n; k++)
+        if (c[k].ret)
+            return false;
+    return true;
+}
+
+/* One arena's figures, in bytes. */
+static struct jemalloc_arena_pages arena_take(const struct arena_calls *ac, unsigned i,
+                                              const struct mallctl_call *c, uint64_t page)
+{
+    const uint64_t *v = ac->val[i];
+    struct jemalloc_arena_pages a = {.index = i, .dirty = v[0] * page, .muzzy = v[1] * page};
+    if (ac->per == ARENA_DETAIL && all_answered(c, ARENA_DETAIL)) {
+        a.detail = true;
+        a.threads = (unsigned)v[2];
+        a.active = v[3] * page;
+        a.allocated = v[4] + v[5];
+        a.metadata = v[6] + v[7];
+        a.resident = v[8];
+    }
+    return a;
 }
 
 /* The arenas that answered (one not yet initialized is ENOENT), in
@@ -43,13 +80,16 @@ static void take_arenas(const struct arena_calls *ac, const struct mallctl_call 
                         uint64_t page, unsigned narenas, struct jemalloc_arenas *arenas)
 {
     arenas->n = 0;
-    for (unsigned i = 0; i < JEMALLOC_SUMMARY_MAX_ARENAS && i < narenas; i++) {
-        if (calls[2 * i].ret || calls[2 * i + 1].ret)
+    for (unsigned i = 0; i < ac->planned && i < narenas; i++) {
+        const struct mallctl_call *c = calls + (size_t)i * ac->per;
+        if (c[0].ret || c[1].ret)
             continue;
-        arenas->a[arenas->n++] = (struct jemalloc_arena_pages){
-            .index = i, .dirty = ac->pages[i][0] * page, .muzzy = ac->pages[i][1] * page};
+        arenas->a[arenas->n++] = arena_take(ac, i, c, page);
     }
 }
+
+static int summary_read(struct session *s, struct mallctl_call *extra, size_t nextra,
+                        struct jemalloc_summary *f, struct jemalloc_arenas *arenas, bool detail);
 
 int jemalloc_summary_read(struct session *s, struct mallctl_call *extra, size_t nextra,
                           struct jemalloc_summary *f)
@@ -60,10 +100,70 @@ int jemalloc_summary_read(struct session *s, struct mallctl_call *extra, size_t 
 int jemalloc_summary_read_arenas(struct session *s, struct mallctl_call *extra, size_t nextra,
                                  struct jemalloc_summary *f, struct jemalloc_arenas *arenas)
 {
-    enum { NFIG = JEMALLOC_SUMMARY_NFIG, NARENA_CALLS = 2 * JEMALLOC_SUMMARY_MAX_ARENAS };
-    const char *const *names = jemalloc_summary_names;
-    struct mallctl_call calls[MAX_EXTRA + NFIG + 5 + NARENA_CALLS];
+    return summary_read(s, extra, nextra, f, arenas, false);
+}
+
+int jemalloc_summary_read_detail(struct session *s, struct mallctl_call *extra, size_t nextra,
+                                 struct jemalloc_summary *f, struct jemalloc_arenas *arenas)
+{
+    return summary_read(s, extra, nextra, f, arenas, true);
+}
+
+enum { NFIG = JEMALLOC_SUMMARY_NFIG,
+       NCALLS = MAX_EXTRA + NFIG + 5 + ARENA_DETAIL * JEMALLOC_SUMMARY_MAX_ARENAS };
+
+/* The calls and the per-arena slots: too large for a serving thread's
+ * stack, so on the heap. */
+struct summary_calls {
+    struct mallctl_call calls[NCALLS];
     struct arena_calls ac;
+};
+
+static int summary_run(struct session *s, struct summary_calls *sc, struct mallctl_call *extra,
+                       size_t nextra, struct jemalloc_summary *f, struct jemalloc_arenas *arenas);
+
+/* The arenas a detailed read plans: arenas.narenas (fixed at start but
+ * for arenas.create), read in a stop of its own, so that a process with
+ * 4 arenas is not stopped for 64 arenas' calls (each call some us). */
+static int arenas_limit(struct session *s, unsigned *planned)
+{
+    unsigned narenas = 0;
+    struct mallctl_call c = {.name = "arenas.narenas", .old = &narenas,
+                             .oldlen = sizeof narenas};
+    if (control_run_calls(s, &c, 1))
+        return -1;
+    if (c.ret)
+        return control_mallctl_failed(s, "arenas.narenas", c.ret, false);
+    /* one more: an arena arenas.create made between the two stops */
+    if (narenas < JEMALLOC_SUMMARY_MAX_ARENAS)
+        *planned = narenas + 1;
+    return 0;
+}
+
+static int summary_read(struct session *s, struct mallctl_call *extra, size_t nextra,
+                        struct jemalloc_summary *f, struct jemalloc_arenas *arenas, bool detail)
+{
+    struct summary_calls *sc = calloc(1, sizeof *sc);
+    if (!sc) {
+        memset(f, 0, sizeof *f);
+        say_error("out of memory reading jemalloc's statistics");
+        return -1;
+    }
+    sc->ac.per = detail ? ARENA_DETAIL : ARENA_PAGES;
+    sc->ac.planned = JEMALLOC_SUMMARY_MAX_ARENAS;
+    int rc = detail ? arenas_limit(s, &sc->ac.planned) : 0;
+    if (rc == 0)
+        rc = summary_run(s, sc, extra, nextra, f, arenas);
+    free(sc);
+    return rc;
+}
+
+static int summary_run(struct session *s, struct summary_calls *sc, struct mallctl_call *extra,
+                       size_t nextra, struct jemalloc_summary *f, struct jemalloc_arenas *arenas)
+{
+    const char *const *names = jemalloc_summary_names;
+    struct mallctl_call *calls = sc->calls;
+    struct arena_calls *ac = &sc->ac;
     uint64_t one = 1, page = 0, pdirty = 0, pmuzzy = 0;
     char dirty_name[40], muzzy_name[40];
     size_t n = 0;
@@ -90,7 +190,7 @@ int jemalloc_summary_read_arenas(struct session *s, struct mallctl_call *extra, 
                                        .oldlen = sizeof f->narenas};
     size_t per_arena = n;
     if (arenas)
-        n += plan_arenas(&ac, calls + n);
+        n += plan_arenas(ac, calls + n);
     if (control_run_calls(s, calls, n))
         return -1;
     for (size_t i = 0; i < nextra; i++)
@@ -102,7 +202,7 @@ int jemalloc_summary_read_arenas(struct session *s, struct mallctl_call *extra, 
     f->dirty = f->pages ? pdirty * page : 0;
     f->muzzy = f->pages ? pmuzzy * page : 0;
     if (arenas && f->pages)
-        take_arenas(&ac, calls + per_arena, page, f->narenas, arenas);
+        take_arenas(ac, calls + per_arena, page, f->narenas, arenas);
     else if (arenas)
         arenas->n = 0;
     return 0;

@@ -33,6 +33,13 @@ struct jemalloc_summary {
 struct jemalloc_arena_pages {
     unsigned index;
     uint64_t dirty, muzzy;     /* bytes */
+    /* read by jemalloc_summary_read_detail only (else 0): */
+    bool detail;               /* every figure below answered */
+    unsigned threads;          /* stats.arenas.<i>.nthreads */
+    uint64_t allocated;        /* small.allocated + large.allocated */
+    uint64_t active;           /* pactive, in bytes */
+    uint64_t metadata;         /* base + internal */
+    uint64_t resident;         /* jemalloc's upper bound (untouched pages count) */
 };
 struct jemalloc_arenas {
     size_t n;                  /* arenas read, in index order */
@@ -46,6 +53,10 @@ int jemalloc_summary_read(struct session *s, struct mallctl_call *extra, size_t 
                           struct jemalloc_summary *f);
 /* The same, with each arena's pages read in that stop too. */
 int jemalloc_summary_read_arenas(struct session *s, struct mallctl_call *extra, size_t nextra,
+                                 struct jemalloc_summary *f, struct jemalloc_arenas *arenas);
+/* The same, each arena's other figures too (threads, allocated, active,
+ * metadata, resident): 'memory''s heap by arena. */
+int jemalloc_summary_read_detail(struct session *s, struct mallctl_call *extra, size_t nextra,
                                  struct jemalloc_summary *f, struct jemalloc_arenas *arenas);
 
 #endif

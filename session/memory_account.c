@@ -105,14 +105,25 @@ void memory_heap_other(struct memory_heap *h, const char *who, uint64_t from_sys
         heap_split(h, "in use", in_use, "free, held ('purge' may return some)");
 }
 
+void memory_heap_measured(struct memory_heap *h, const char *who, uint64_t resident,
+                          uint64_t in_use)
+{
+    *h = (struct memory_heap){.who = who, .total = resident, .measured = true};
+    /* in-use bytes never touched are not resident: the rest is at least
+     * the free pages still held */
+    if (in_use <= resident)
+        heap_split(h, "in use (at most)", in_use,
+                   "free pages still held, and its headers (at least)");
+}
+
 /* The heap's figure as categories: by what it is made of where known. */
 static int heap_parts(struct memory_account *a, const struct memory_heap *h)
 {
+    const char *how = h->measured ? "measured: its arenas' mappings" : "its own figure: at most";
     if (!h->n)
-        return add(a, "heap", h->total, "%s heap (its own figure: at most)", h->who);
+        return add(a, "heap", h->total, "%s heap (%s)", h->who, how);
     for (size_t i = 0; i < h->n; i++)
-        if (add(a, "heap", h->part[i].bytes, "%s heap (its own figure: at most): %s", h->who,
-                h->part[i].what))
+        if (add(a, "heap", h->part[i].bytes, "%s heap (%s): %s", h->who, how, h->part[i].what))
             return -1;
     return 0;
 }
@@ -126,6 +137,10 @@ static int anon_parts(struct memory_account *a, const struct memory_heap *h)
     if (h->total == UINT64_MAX)
         return add(a, "anon_unsplit", anon, "anonymous: the allocator's heap and other "
                    "mmaps (no figure of the allocator's to split them)");
+    if (h->total <= anon && h->measured)
+        return heap_parts(a, h) ||
+               add(a, "anon_other", anon - h->total, "anonymous, not %s's arenas (its "
+                   "mmapped chunks, other mmaps)", h->who);
     if (h->total <= anon)
         return heap_parts(a, h) ||
                add(a, "anon_other", anon - h->total, "anonymous, not %s's heap (at least: "
@@ -170,7 +185,8 @@ int memory_account_read(struct session *s, const struct memory_heap *heap,
     if (!text)
         snprintf(why, whylen, "cannot read /proc/%d/smaps: is the process gone?",
                  (int)target_pid(s->target));
-    else if (rss_account_smaps(text, len, sps, nsp, &out->rss) < 0 || parts(out, heap) < 0)
+    else if (rss_account_smaps_heaps(text, len, sps, nsp, heap->heap_starts,
+                                          heap->nheap_starts, &out->rss) < 0 || parts(out, heap) < 0)
         snprintf(why, whylen, "out of memory accounting /proc/%d/smaps",
                  (int)target_pid(s->target));
     else

@@ -7,6 +7,7 @@
 #define MEMPROF_MEMORY_ACCOUNT_H
 
 #include <json-c/json.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -35,11 +36,18 @@ struct memory_account {
 struct memory_heap {
     const char *who;           /* the allocator's name */
     uint64_t total;            /* UINT64_MAX when unknown */
+    bool measured;             /* total is the Rss of the heap's own mappings
+                                * (glibc's arenas), not the allocator's figure */
     size_t n;
     struct {
         const char *what;
         uint64_t bytes;
     } part[3];
+    /* The starts of mappings known to hold the heap (glibc's thread
+     * arenas', found by session/glibc_arenas.c), or none: anonymous
+     * memory, never taken for a thread's stack. */
+    const uint64_t *heap_starts;
+    size_t nheap_starts;
 };
 
 /* heap's figures, from jemalloc's summary (resident = active + resident
@@ -48,6 +56,10 @@ struct memory_heap {
 void memory_heap_jemalloc(struct memory_heap *h, uint64_t resident, uint64_t active);
 void memory_heap_other(struct memory_heap *h, const char *who, uint64_t from_system,
                        uint64_t in_use);
+/* The heap's resident bytes measured (every arena's mappings), of which
+ * at most in_use is in use. */
+void memory_heap_measured(struct memory_heap *h, const char *who, uint64_t resident,
+                          uint64_t in_use);
 
 /* 0, or -1 with why. */
 int memory_account_read(struct session *s, const struct memory_heap *heap,

@@ -106,6 +106,20 @@ static bool proc_number(struct session *s, const char *file, int64_t *v)
     return ok;
 }
 
+/* The heap by arena, for the allocators that have figures of it. */
+static int arenas_read(struct session *s, struct memory_view *m)
+{
+    if (s->alloc.kind == ALLOCATOR_JEMALLOC)
+        return heap_arenas_jemalloc(&m->arenas, &m->je, &m->je_arenas);
+    if (!m->have_other)
+        return -1;
+    if (s->alloc.kind == ALLOCATOR_GLIBC)
+        return heap_arenas_glibc(s, &m->arenas, &m->other);
+    if (s->alloc.kind == ALLOCATOR_TCMALLOC || s->alloc.kind == ALLOCATOR_TCMALLOC_MINIMAL)
+        return heap_arenas_tcmalloc(&m->arenas, &m->other);
+    return -1;
+}
+
 static void memory_read(struct session *s, struct memory_view *m)
 {
     size_t len;
@@ -142,6 +156,13 @@ static void memory_read(struct session *s, struct memory_view *m)
         memory_heap_jemalloc(&heap, m->je.resident, m->je.active);
     else if (m->have_other)
         memory_heap_other(&heap, heap.who, m->other.from_system, m->other.in_use);
+    m->arenas_ok = arenas_read(s, m) == 0;
+    if (m->arenas_ok && m->arenas.measured)
+        memory_heap_measured(&heap, heap.who, m->arenas.resident, m->arenas.in_use);
+    if (m->arenas_ok) {
+        heap.heap_starts = m->arenas.heap_starts;
+        heap.nheap_starts = m->arenas.nheap_starts;
+    }
     m->acct_ok = memory_account_read(s, &heap, &m->acct, m->acct_why,
                                      sizeof m->acct_why) == 0;
 }
@@ -152,6 +173,7 @@ void memory_view_free(struct memory_view *m)
         allocator_stats_free(&m->other);
     memory_account_free(&m->acct);
     memory_diagnoses_free(&m->diag);
+    heap_arenas_free(&m->arenas);
 }
 
 /* Another allocator's figures for 'memory': one that has none is said,
@@ -176,7 +198,8 @@ static int other_read(struct session *s, struct memory_view *m)
 static int jemalloc_read(struct session *s, struct memory_view *m)
 {
     memory_diagnose_jemalloc_calls(&m->je_set);
-    if (jemalloc_summary_read(s, m->je_set.calls, DIAGNOSE_JEMALLOC_NCALLS, &m->je))
+    if (jemalloc_summary_read_detail(s, m->je_set.calls, DIAGNOSE_JEMALLOC_NCALLS, &m->je,
+                                     &m->je_arenas))
         return -1;
     m->je_set_ok = true;
     for (size_t i = 0; i < DIAGNOSE_JEMALLOC_NCALLS; i++)

@@ -11,6 +11,7 @@
 
 #include "allocator/allocator.h"
 #include "lib/proc/cgroup_memory.h"
+#include "session/heap_arenas.h"
 #include "session/jemalloc_summary.h"
 #include "session/memory_account.h"
 #include "session/memory_diagnose.h"
@@ -25,6 +26,7 @@ struct memory_view {
     int64_t oom_score, oom_score_adj;
     bool oom;
     struct jemalloc_summary je;
+    struct jemalloc_arenas je_arenas; /* read in the summary's stop */
     struct allocator_stats other; /* another allocator's (have_other) */
     bool have_other;
     char other_why[1024];
@@ -35,6 +37,8 @@ struct memory_view {
     struct memory_account acct;   /* where RSS is (acct_ok) */
     bool acct_ok;
     char acct_why[256];
+    struct heap_arenas arenas;    /* the heap arena by arena (arenas_ok) */
+    bool arenas_ok;
     struct diagnose_jemalloc_settings je_set;  /* jemalloc's purge settings */
     bool je_set_ok;
     struct memory_diagnoses diag; /* why RSS is what it is (diag_ok) */
@@ -44,7 +48,7 @@ struct memory_view {
 /* Everything, in this order: the allocator's figures, the fault counters
  * and the mappings (again after interval seconds when interval > 0, for
  * their rates and what grew), the kernel's files, the cgroup, where RSS
- * is, then the diagnoses (what grew: over the interval, else since the
+ * is, the heap by arena, then the diagnoses (what grew: over the interval, else since the
  * session's previous read, which this read then becomes).  0, or -1 with the error said
  * (say_error) and nothing to free. */
 int memory_view_read(struct session *s, double interval, struct memory_view *m);

@@ -1,6 +1,7 @@
 /* rss_account.c - see lib/proc/rss_account.h. */
 #include "lib/proc/rss_account.h"
 #include "lib/proc/maps.h"
+#include "lib/proc/smaps_walk.h"
 #include "lib/base/array.h"
 
 #include <stdbool.h>
@@ -85,6 +86,17 @@ static int add_file(struct rss_account *a, const char *path, uint64_t rss)
     return 0;
 }
 
+/* Mappings known to hold the allocator's heap, by their start (sorted). */
+struct heap_starts {
+    const uint64_t *v;
+    size_t n;
+};
+
+static bool heap_start(const struct heap_starts *h, uint64_t start)
+{
+    return h->n && bsearch(&start, h->v, h->n, sizeof *h->v, cmp_u64);
+}
+
 /* glibc's thread arenas are heaps of HEAP_MAX_SIZE (64 MiB on 64-bit
  * systems) aligned to it, mapped PROT_NONE and made writable from their
  * start as they grow: one arena's writable part often lies just above
@@ -99,7 +111,8 @@ static bool glibc_heap_start(uint64_t start)
 
 /* Which part m goes to, prev the mapping before it (or NULL). */
 static enum rss_part part_of(const struct mapping *m, const struct map_entry *prev,
-                             const uint64_t *sps, bool *seen, size_t nsp, unsigned *stacks_seen)
+                             const uint64_t *sps, bool *seen, size_t nsp,
+                             const struct heap_starts *heaps, unsigned *stacks_seen)
 {
     const struct map_entry *e = &m->e;
     bool guarded = prev && anonymous(prev) && !prev->r && !prev->w && !prev->x &&
@@ -108,6 +121,8 @@ static enum rss_part part_of(const struct mapping *m, const struct map_entry *pr
         return RSS_PART_SAMPLER;
     if (strcmp(e->path, "[stack]") == 0)
         return RSS_PART_MAIN_STACK;
+    if (anonymous(e) && !e->shared && heap_start(heaps, e->start))
+        return RSS_PART_ANON;   /* a heap known to the allocator, whatever its layout */
     if (anonymous(e) && !e->shared && holds_sp(sps, nsp, e->start, e->end)) {
         *stacks_seen += sps_in(sps, seen, nsp, e->start, e->end);
         return RSS_PART_THREAD_STACK;
@@ -137,13 +152,13 @@ static int keep_mapping(struct rss_account *a, const struct mapping *m, enum rss
 
 /* The part of m, prev the mapping before it (or NULL). */
 static int account(struct rss_account *a, const struct mapping *m, const struct map_entry *prev,
-                   const uint64_t *sps, bool *seen, size_t nsp)
+                   const uint64_t *sps, bool *seen, size_t nsp, const struct heap_starts *heaps)
 {
     a->rss += m->rss;
     a->swap += m->swap;
     a->anon_huge += m->anon_huge;
     a->lazyfree += m->lazyfree;
-    enum rss_part part = part_of(m, prev, sps, seen, nsp, &a->stacks_seen);
+    enum rss_part part = part_of(m, prev, sps, seen, nsp, heaps, &a->stacks_seen);
     uint64_t *to[] = {
         [RSS_PART_SAMPLER] = &a->sampler, [RSS_PART_MAIN_STACK] = &a->main_stack,
         [RSS_PART_THREAD_STACK] = &a->thread_stacks, [RSS_PART_UNSEEN_STACK] = &a->unseen_stacks,
@@ -189,52 +204,79 @@ static void fields(struct mapping *m, const char *p, const char *e)
 int rss_account_smaps(const char *text, size_t len, const uint64_t *sps, size_t nsp,
                       struct rss_account *out)
 {
+    return rss_account_smaps_heaps(text, len, sps, nsp, NULL, 0, out);
+}
+
+static uint64_t *sorted_copy(const uint64_t *v, size_t n)
+{
+    uint64_t *c = n ? malloc(n * sizeof *c) : NULL;
+    if (c) {
+        memcpy(c, v, n * sizeof *c);
+        qsort(c, n, sizeof *c, cmp_u64);
+    }
+    return c;
+}
+
+/* The walk's state: the mapping whose fields are being read, the one
+ * before it, and what accounting needs. */
+struct walk {
+    struct rss_account *out;
+    const uint64_t *sps;
+    bool *seen;
+    size_t nsp;
+    const struct heap_starts *heaps;
+    struct mapping cur;
+    struct map_entry prev;
+    bool have_cur, have_prev;
+};
+
+static int on_map(struct map_entry *e, void *arg)
+{
+    struct walk *w = arg;
+    int rc = 0;
+    if (w->have_cur) {
+        rc = account(w->out, &w->cur, w->have_prev ? &w->prev : NULL, w->sps, w->seen, w->nsp,
+                     w->heaps);
+        free(w->prev.path);
+        w->prev = w->cur.e;
+        w->have_prev = true;
+    }
+    memset(&w->cur, 0, sizeof w->cur);
+    w->cur.e = *e;
+    w->have_cur = true;
+    return rc;
+}
+
+static int on_field(const char *p, const char *e, void *arg)
+{
+    fields(&((struct walk *)arg)->cur, p, e);
+    return 0;
+}
+
+int rss_account_smaps_heaps(const char *text, size_t len, const uint64_t *sps, size_t nsp,
+                            const uint64_t *heaps, size_t nheaps, struct rss_account *out)
+{
     memset(out, 0, sizeof *out);
-    uint64_t *sorted = nsp ? malloc(nsp * sizeof *sorted) : NULL;
+    uint64_t *sorted = sorted_copy(sps, nsp);
+    struct heap_starts hs = {sorted_copy(heaps, nheaps), nheaps};
     bool *seen = nsp ? calloc(nsp, sizeof *seen) : NULL;
-    if (nsp && (!sorted || !seen)) {
+    if ((nsp && (!sorted || !seen)) || (nheaps && !hs.v)) {
         free(sorted);
         free(seen);
+        free((void *)hs.v);
         return -1;
     }
-    if (nsp) {
-        memcpy(sorted, sps, nsp * sizeof *sorted);
-        qsort(sorted, nsp, sizeof *sorted, cmp_u64);
-    }
-    const char *end = text + len;
-    struct mapping cur = {0};
-    struct map_entry prev = {0};
-    bool have_cur = false, have_prev = false;
-    int rc = 0;
-    for (const char *p = text; p < end && rc == 0;) {
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
-        const char *e = nl ? nl : end;
-        struct map_entry m;
-        struct mp_error err;
-        /* Field lines ("Rss:", "VmFlags:") never parse as a maps line. */
-        if (maps_parse_line(p, (size_t)(e - p), &m, &err) == 0) {
-            if (have_cur) {
-                rc = account(out, &cur, have_prev ? &prev : NULL, sorted, seen, nsp);
-                free(prev.path);
-                prev = cur.e;
-                have_prev = true;
-            }
-            memset(&cur, 0, sizeof cur);
-            cur.e = m;
-            have_cur = true;
-        } else if (have_cur) {
-            fields(&cur, p, e);
-        }
-        p = nl ? nl + 1 : end;
-    }
-    if (have_cur && rc == 0)
-        rc = account(out, &cur, have_prev ? &prev : NULL, sorted, seen, nsp);
-    if (have_cur)
-        free(cur.e.path);
-    if (have_prev)
-        free(prev.path);
+    struct walk w = {.out = out, .sps = sorted, .seen = seen, .nsp = nsp, .heaps = &hs};
+    int rc = smaps_walk(text, len, on_map, on_field, &w);
+    if (w.have_cur && rc == 0)
+        rc = account(out, &w.cur, w.have_prev ? &w.prev : NULL, sorted, seen, nsp, &hs);
+    if (w.have_cur)
+        free(w.cur.e.path);
+    if (w.have_prev)
+        free(w.prev.path);
     free(sorted);
     free(seen);
+    free((void *)hs.v);
     if (rc)
         rss_account_free(out);
     return rc;

@@ -59,6 +59,12 @@ struct rss_account {
  * could be read (any order).  0, or -1 out of memory. */
 int rss_account_smaps(const char *text, size_t len, const uint64_t *sps, size_t nsp,
                       struct rss_account *out);
+/* The same, heaps[0..nheaps) the starts of mappings known to hold the
+ * allocator's heap (glibc's thread arenas' heaps, tied to their arenas):
+ * anonymous memory, never a stack (a heap whose mapping lies just above
+ * another heap's PROT_NONE reserve is laid out as a stack is). */
+int rss_account_smaps_heaps(const char *text, size_t len, const uint64_t *sps, size_t nsp,
+                            const uint64_t *heaps, size_t nheaps, struct rss_account *out);
 void rss_account_free(struct rss_account *a);
 
 /* The stack pointer in the text of /proc/PID/task/TID/syscall ("NR a1 ..

@@ -17,7 +17,7 @@ OTHER_TARGETS = $(TARGET_DIR)/glibc_fragmented $(TARGET_DIR)/glibc_parked \
                 $(TARGET_DIR)/tcmalloc_freed $(TARGET_DIR)/tcmalloc_minimal_freed \
                 $(TARGET_DIR)/mimalloc_idle $(TARGET_DIR)/glibc_live $(TARGET_DIR)/glibc_arenas_freed \
                 $(TARGET_DIR)/glibc_churn $(TARGET_DIR)/glibc_events $(TARGET_DIR)/tcmalloc_live \
-                $(TARGET_DIR)/no_libc $(TARGET_DIR)/cfi_objects
+                $(TARGET_DIR)/no_libc $(TARGET_DIR)/cfi_objects $(TARGET_DIR)/glibc_arenas
 TARGET_EXTRA  = $(TARGET_DIR)/nojemalloc $(TARGET_DIR)/two_builds_b $(TARGET_DIR)/static_rjem \
                 $(TARGET_DIR)/static_nopie $(TARGET_DIR)/unsafe_ctor.so $(TARGET_DIR)/late_park.so \
                 $(TARGET_DIR)/bump_malloc.so \
@@ -119,6 +119,12 @@ OTHER_DEPS   = $(wildcard tests/targets/other/*.h) tests/targets/helper_thread.h
 OTHER_CFLAGS = $(TARGET_CFLAGS) -fno-builtin-malloc -fno-builtin-calloc \
                -fno-builtin-realloc -fno-builtin-free
 $(TARGET_DIR)/glibc_fragmented $(TARGET_DIR)/glibc_parked: $(TARGET_DIR)/%: tests/targets/other/%.c $(OTHER_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(OTHER_CFLAGS) -o $@ $<
+
+# many_arenas with glibc malloc alone: a thread arena per thread
+# (t_memory_arenas).
+$(TARGET_DIR)/glibc_arenas: tests/targets/many_arenas.c $(wildcard tests/targets/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(OTHER_CFLAGS) -o $@ $<
 

@@ -142,6 +142,19 @@ START_TEST(syscall_sp)
 }
 END_TEST
 
+/* A mapping known to hold the heap (a glibc thread arena's, just above
+ * another heap's reserve) is anonymous memory, not a stack. */
+START_TEST(heap_not_stack)
+{
+    const uint64_t heaps[] = {0x7f1000102000, 0x1000};
+    struct rss_account a;
+    ck_assert_int_eq(rss_account_smaps_heaps(smaps, sizeof smaps - 1, NULL, 0, heaps, 2, &a), 0);
+    ck_assert_uint_eq(a.unseen_stacks, 64 * 1024);   /* the other one */
+    ck_assert_uint_eq(a.anon, (512 + 4096 + 32) * 1024);
+    rss_account_free(&a);
+}
+END_TEST
+
 static Suite *rss_suite(void)
 {
     Suite *s = suite_create("rss_account");
@@ -150,6 +163,7 @@ static Suite *rss_suite(void)
     tcase_add_test(tc, cut_and_odd);
     tcase_add_test(tc, arena_heaps_and_maps);
     tcase_add_test(tc, syscall_sp);
+    tcase_add_test(tc, heap_not_stack);
     suite_add_tcase(s, tc);
     return s;
 }
