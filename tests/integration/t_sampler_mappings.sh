@@ -1,0 +1,75 @@
+# memprof's sampler follows mmap, munmap and mremap as it follows malloc
+# (docs/sampler.md, "Mappings"), in a glibc process whose mappings per
+# function are known (glibc_mappings, -O2 without frame pointers).  At the
+# default rate (2^19), after one round: the anonymous mmap leak shows by
+# its function, leak_mappings, within 10 % of the bytes it leaked; the
+# mappings cut in half by munmap show as their kept halves (trim_mappings,
+# within 15 %); a mapping grown by mremap stays its maker's for the bytes
+# it had (map_small) and charges the bytes it grew by to the stack that
+# grew it (grow_mappings); mappings made and unmapped (churn_mappings) are
+# absent; every mapping stack has the marker root "[mapped: mmap/mremap]",
+# which no heap stack has, and big_heap's blocks (which glibc maps itself)
+# count once, as heap (no double count).  After everything is unmapped,
+# no mapping is left.  The mapping stand-ins keep errno (a failing munmap
+# still says EINVAL) and, after 'prof off', no slot points at them.
+. "$SRCDIR/tests/integration/lib.sh"
+
+CONF= start_target glibc_mappings
+send() {
+    echo "$1" >&3
+    wait_until 30 "the session to answer '$1'" grep -Eq -- "$2" "$WORK/s.out"
+}
+rows() { jf "' '.join(str(r['$2']) for r in d['rows'] if r['function'] == '$1')"; }
+# within GOT WANT PCT: GOT is within PCT % of WANT.
+within() { awk -v g="${1:-0}" -v w="$2" -v p="$3" 'BEGIN { exit !(g > w * (1 - p / 100) && g < w * (1 + p / 100)) }'; }
+truth() { awk -v f="$1" '$2 == f {s += $3} END {print s + 0}' "$TARGET_OUT"; }
+
+open_session s
+send 'prof on' 'profiling is now on'
+check "on: mmap, munmap and mremap slots of the program point into the sampler" \
+    [ "$(got_into_sampler "$PID")" -ge 7 ]
+kill -USR1 "$PID"
+wait_until 60 "the round to finish" grep -q '^round 1 done' "$TARGET_OUT"
+send "dump $WORK/d1.heap" '^dump1: [0-9]+ stacks'
+mp "$WORK/d1.heap" -e 'top --json 40'
+check "analysed" mp_ok
+for f in leak_mappings:10 trim_mappings:15 grow_mappings:15 big_heap:15; do
+    fn=${f%:*} pct=${f#*:}
+    got=$(rows "$fn" flat_bytes) want=$(truth "$fn")
+    echo "$fn: estimated ${got:-none}, truth $want"
+    check "$fn holds its $want bytes within $pct % (got ${got:-none})" within "$got" "$want" "$pct"
+done
+got=$(rows map_small flat_bytes) want=$(truth map_small)
+echo "map_small: estimated ${got:-none}, truth $want"
+check "map_small keeps the bytes its mappings had before mremap grew them (within 20 %)" \
+    within "$got" "$want" 20
+check "churn_mappings (mapped and unmapped) is absent" [ -z "$(rows churn_mappings flat_bytes)" ]
+mp "$WORK/d1.heap" -e 'top --cum --json 40'
+mapped=$(rows '[mapped: mmap/mremap]' cum_bytes)
+want=$(awk '$1 == "mapped" {s += $3} END {print s}' "$TARGET_OUT")
+echo "[mapped: mmap/mremap]: estimated ${mapped:-none}, truth $want"
+check "the mapping marker holds all mapped bytes, and only them (within 10 %)" \
+    within "$mapped" "$want" 10
+mp "$WORK/d1.heap" -e 'traces 40'
+printf '%s\n' "$OUT" >"$WORK/traces1"
+check "leak_mappings' stack ends in the marker root" \
+    awk '/^-+\+/ {l = 0} /leak_mappings/ {l = 1} l && /\[mapped: mmap\/mremap\]/ {ok = 1} END {exit !ok}' "$WORK/traces1"
+check "big_heap's stack has no marker (heap, counted once)" \
+    awk '/^-+\+/ {b = 0} /big_heap/ {b = 1} b && /\[mapped: mmap\/mremap\]/ {bad = 1} END {exit bad}' "$WORK/traces1"
+
+# everything unmapped: no mapping left
+kill -USR2 "$PID"
+wait_until 20 "the target to release all" grep -q '^released ' "$TARGET_OUT"
+send "dump $WORK/d2.heap" '^dump2: [0-9]+ stacks'
+mp "$WORK/d2.heap" -e 'top --cum --json 40'
+check "after munmap of all: no mapping function left" \
+    [ -z "$(rows leak_mappings flat_bytes)$(rows trim_mappings flat_bytes)$(rows grow_mappings flat_bytes)$(rows map_small flat_bytes)" ]
+check "after munmap of all: no marker left" [ -z "$(rows '[mapped: mmap/mremap]' cum_bytes)" ]
+
+send 'prof off' 'profiling is now off'
+check "off: no GOT slot points into the sampler" [ "$(got_into_sampler "$PID")" = 0 ]
+close_session
+check "the session ended well" [ "$MPRC" = 0 ]
+kill -USR1 "$PID"
+wait_until 60 "a round after prof off" grep -q '^round 2 done' "$TARGET_OUT"
+check "the process is left running, untraced" untouched "$PID"
