@@ -43,6 +43,8 @@ got=$(rows map_small flat_bytes) want=$(truth map_small)
 echo "map_small: estimated ${got:-none}, truth $want"
 check "map_small keeps the bytes its mappings had before mremap grew them (within 20 %)" \
     within "$got" "$want" 20
+check "errno: each mapping call left errno as it should, sampled or not" \
+    grep -q '^errno kept$' "$TARGET_OUT"
 check "churn_mappings (mapped and unmapped) is absent" [ -z "$(rows churn_mappings flat_bytes)" ]
 mp "$WORK/d1.heap" -e 'top --cum --json 40'
 mapped=$(rows '[mapped: mmap/mremap]' cum_bytes)
@@ -65,6 +67,8 @@ mp "$WORK/d2.heap" -e 'top --cum --json 40'
 check "after munmap of all: no mapping function left" \
     [ -z "$(rows leak_mappings flat_bytes)$(rows trim_mappings flat_bytes)$(rows grow_mappings flat_bytes)$(rows map_small flat_bytes)" ]
 check "after munmap of all: no marker left" [ -z "$(rows '[mapped: mmap/mremap]' cum_bytes)" ]
+check "after munmap of all: the process's own count of mapping samples is 0" \
+    [ "$(sampler_ctl "$PID" map_live)" = 0 ]
 
 send 'prof off' 'profiling is now off'
 check "off: no GOT slot points into the sampler" [ "$(got_into_sampler "$PID")" = 0 ]
@@ -73,3 +77,37 @@ check "the session ended well" [ "$MPRC" = 0 ]
 kill -USR1 "$PID"
 wait_until 60 "a round after prof off" grep -q '^round 2 done' "$TARGET_OUT"
 check "the process is left running, untraced" untouched "$PID"
+
+# jemalloc put in front (no prof:true: the sampler): its own calls to mmap
+# and munmap (its extents, big_heap's blocks) are not redirected, the
+# program's are; big_heap counts once, as heap.
+JEMALLOC_SO=$(ldconfig -p | awk '/libjemalloc\.so\.2 .*x86-64|libjemalloc\.so\.2 .*AArch64/ {print $NF; exit}')
+CONF= LD_PRELOAD=$JEMALLOC_SO start_target glibc_mappings
+open_session s2
+echo 'prof on' >&3
+wait_until 30 "prof on in the jemalloc process" grep -Eq 'profiling is now on' "$WORK/s2.out"
+got_into_sampler "$PID" >/dev/null 2>"$WORK/slots"
+cat "$WORK/slots"
+check "jemalloc: the program's mmap slot points into the sampler" \
+    grep -Eq "of $TARGETS/glibc_mappings \(mmap" "$WORK/slots"
+check "jemalloc: none of libjemalloc's mapping slots does" \
+    bash -c '! grep -Eq "libjemalloc[^ ]* \((mmap|munmap|mremap)" "$1"' _ "$WORK/slots"
+kill -USR1 "$PID"
+wait_until 60 "the round to finish (jemalloc)" grep -q '^round 1 done' "$TARGET_OUT"
+echo "dump $WORK/j1.heap" >&3
+wait_until 30 "the jemalloc dump" grep -Eq '^dump1: [0-9]+ stacks' "$WORK/s2.out"
+mp "$WORK/j1.heap" -e 'top --json 40'
+for f in leak_mappings:10 big_heap:15; do
+    fn=${f%:*} pct=${f#*:}
+    got=$(rows "$fn" flat_bytes) want=$(truth "$fn")
+    check "jemalloc: $fn holds its $want bytes within $pct % (got ${got:-none})" \
+        within "$got" "$want" "$pct"
+done
+mp "$WORK/j1.heap" -e 'traces 40'
+printf '%s\n' "$OUT" >"$WORK/traces2"
+check "jemalloc: big_heap's stack has no marker (jemalloc's own mmap not counted)" \
+    awk '/^-+\+/ {b = 0} /big_heap/ {b = 1} b && /\[mapped: mmap\/mremap\]/ {bad = 1} END {exit bad}' "$WORK/traces2"
+echo 'prof off' >&3
+wait_until 30 "prof off (jemalloc)" grep -Eq 'profiling is now off' "$WORK/s2.out"
+close_session
+check "jemalloc: the session ended well" [ "$MPRC" = 0 ]

@@ -5,7 +5,7 @@
  *   glibc_mappings        prints "ready", then per signal:
  *     SIGUSR1  one round (below); prints "mapped FUNC BYTES COUNT" per
  *              function that keeps mappings, "heap big_heap BYTES COUNT",
- *              and "round N done"
+ *              "errno kept" and "round N done"
  *     SIGUSR2  unmaps and frees everything kept; prints "released N"
  *
  * Per round:
@@ -21,7 +21,10 @@
  *   big_heap         40 x malloc(2 MiB), kept: glibc maps each itself
  *                    (over its mmap threshold), which is heap, not a
  *                    mapping of the program's
+ * and check_errno: errno as each call should leave it ("errno kept", or
+ * "errno changed N").
  * The functions are called from run_round, called from main. */
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,14 +38,17 @@ static struct { void *p; size_t len; } maps[MAXKEPT];
 static size_t nmaps;
 static void *heap[MAXKEPT];
 static size_t nheap;
+static unsigned errno_changed;   /* calls that left errno other than they should */
 
 /* A macro, not a function: the mmap call is in the function named above
  * (an inlined function would show as a frame of its own). */
 #define NEW_MAPPING(len) ({                                                      \
+    errno = ESRCH;                                                            \
     char *p_ = mmap(NULL, (len), PROT_READ | PROT_WRITE,                      \
                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);                      \
     if (p_ == MAP_FAILED)                                                     \
         abort();                                                              \
+    errno_changed += errno != ESRCH;                                          \
     p_[0] = 1;                                                                \
     (void *)p_;                                                               \
 })
@@ -115,6 +121,23 @@ __attribute__((noinline)) static void big_heap(void)
     say("heap", "big_heap", 40 * 2 * MiB, 40);
 }
 
+/* Calls that fail say why in errno, and calls that succeed leave it: one
+ * of each kind, and every mmap above. */
+__attribute__((noinline)) static void check_errno(void)
+{
+    errno = 0;
+    errno_changed += munmap((void *)1, 4096) != -1 || errno != EINVAL;
+    errno = 0;
+    errno_changed += mremap(NULL, 0, 0, 0) != MAP_FAILED || errno != EINVAL;
+    errno = 0;
+    errno_changed += mmap(NULL, 0, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) !=
+                     MAP_FAILED || errno != EINVAL;
+    void *p = NEW_MAPPING(4096);
+    errno = ESRCH;
+    errno_changed += munmap(p, 4096) != 0 || errno != ESRCH;
+    printf(errno_changed ? "errno changed %u\n" : "errno kept\n", errno_changed);
+}
+
 __attribute__((noinline)) static void run_round(int n)
 {
     leak_mappings();
@@ -122,6 +145,7 @@ __attribute__((noinline)) static void run_round(int n)
     grow_mappings();
     churn_mappings();
     big_heap();
+    check_errno();
     printf("round %d done\n", n);
     fflush(stdout);
 }
