@@ -62,6 +62,7 @@ struct sampler {
     int watch_read;            /* the process's read end, -1: none */
     uint64_t watch_ino;        /* the pipe's inode */
     bool on;
+    bool mappings_only;        /* the next sampler_on: mapping slots alone */
     unsigned lg;
     uint64_t generation;
     struct sampler_patch *patches;  /* what the process's patches[] holds */
@@ -123,6 +124,16 @@ bool sampler_is_on(const struct sampler *sm)
 unsigned sampler_lg_sample(const struct sampler *sm)
 {
     return sm ? sm->lg : 19;
+}
+
+void sampler_set_mappings_only(struct sampler *sm, bool mappings_only)
+{
+    sm->mappings_only = mappings_only;
+}
+
+bool sampler_mappings_only(const struct sampler *sm)
+{
+    return sm && sm->mappings_only;
 }
 
 uint64_t sampler_kept_bytes(const struct sampler *sm)
@@ -272,12 +283,20 @@ static const struct mapped_object *allocator_object(struct target *t,
     return o;
 }
 
+/* Which slots a plan may change (a plan that puts slots back has none:
+ * every slot holding a stand-in goes back). */
+struct plan_rules {
+    const struct mapped_object *allocator;  /* allocator_object() */
+    bool mappings_only;        /* no slot of malloc and its kin */
+};
+
 /* Whether slot name f of object o is left alone: a mapping function's in
- * the allocator's own object (allocator_object). */
-static bool allocator_mapping_slot(const struct mapped_object *o,
-                                   const struct mapped_object *allocator, unsigned f)
+ * the allocator's own object, or the heap's functions when the sampler
+ * follows mappings alone. */
+static bool slot_left_alone(const struct mapped_object *o, const struct plan_rules *r,
+                            unsigned f)
 {
-    return f >= SF_FIRST_MAPPING && o == allocator;
+    return f >= SF_FIRST_MAPPING ? o == r->allocator : r->mappings_only;
 }
 
 /* The slots of one object to change: with stand_in NULL, those the
@@ -286,7 +305,7 @@ static bool allocator_mapping_slot(const struct mapped_object *o,
  * be put back, wherever they are). */
 static int plan_object(struct target *t, const struct map_list *maps,
                        const struct mapped_object *o, const uint64_t real[SF_COUNT],
-                       const uint64_t *stand_in, const struct mapped_object *allocator,
+                       const uint64_t *stand_in, const struct plan_rules *rules,
                        struct slot_plan *plan, struct mp_error *err)
 {
     int fd = mapped_object_open_file(target_pid(t), maps, o->path);
@@ -300,7 +319,7 @@ static int plan_object(struct target *t, const struct map_list *maps,
     for (size_t i = 0; rc == 0 && i < got.n; i++) {
         unsigned f = got.v[i].name;
         uint64_t slot = o->bias + got.v[i].addr, value;
-        if (!stand_in && allocator_mapping_slot(o, allocator, f))
+        if (!stand_in && slot_left_alone(o, rules, f))
             continue;
         if (!real[f] || remote_read(target_pid(t), slot, &value, sizeof value, &ignored) < 0 ||
             (stand_in ? value != stand_in[f] : !slot_replaceable(o, value, real[f])) ||
@@ -327,18 +346,19 @@ static int plan_object(struct target *t, const struct map_list *maps,
 
 static int plan_slots(struct target *t, const struct map_list *maps,
                       const struct mapped_objects *objs, const uint64_t real[SF_COUNT],
-                      struct slot_plan *plan, struct mp_error *err)
+                      bool mappings_only, struct slot_plan *plan, struct mp_error *err)
 {
-    const struct mapped_object *allocator = allocator_object(t, objs);
-    if (!allocator)
+    struct plan_rules rules = {allocator_object(t, objs), mappings_only};
+    if (!rules.allocator)
         return mp_error_set(err, "cannot tell which object of process %d defines malloc, "
                             "whose own mappings must not be counted twice", target_pid(t));
     for (size_t i = 0; i < objs->n; i++)
-        if (plan_object(t, maps, &objs->v[i], real, NULL, allocator, plan, err) < 0)
+        if (plan_object(t, maps, &objs->v[i], real, NULL, &rules, plan, err) < 0)
             return -1;
     if (plan->n == 0)
-        return mp_error_set(err, "process %d has no call-table slot for malloc or free "
-                            "memprof could point at the sampler", target_pid(t));
+        return mp_error_set(err, "process %d has no call-table slot for %s memprof could "
+                            "point at the sampler", target_pid(t), mappings_only ?
+                            "mmap, munmap or mremap outside its allocator" : "malloc or free");
     return 0;
 }
 
@@ -878,7 +898,7 @@ int sampler_on(struct sampler *sm, struct target *t, const struct allocator_id *
     if (mem_open(sm, t, err) < 0 || maps_read_pid(target_pid(t), &maps, err) < 0 ||
         mapped_objects_load(target_pid(t), &maps, &objs, err) < 0 ||
         find_real(t, &objs, real, err) < 0 ||
-        plan_slots(t, &maps, &objs, real, &plan, err) < 0 ||
+        plan_slots(t, &maps, &objs, real, sm->mappings_only, &plan, err) < 0 ||
         build_rows(t, &maps, &objs, &rows, rep, err) < 0)
         goto out;
     rep->build_ms = ms_since(&t0);

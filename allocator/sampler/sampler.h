@@ -90,6 +90,13 @@ uint64_t sampler_kept_bytes(const struct sampler *sm);
 int64_t sampler_inherited_from(const struct sampler *sm);
 unsigned sampler_lg_sample(const struct sampler *sm);
 
+/* Whether the next sampler_on follows mappings alone (mmap, munmap,
+ * mremap outside the allocator's object), leaving malloc and its kin to
+ * the allocator's own profiler (a jemalloc started with prof:true): false
+ * (heap and mappings) until set. */
+void sampler_set_mappings_only(struct sampler *sm, bool mappings_only);
+bool sampler_mappings_only(const struct sampler *sm);
+
 /* Put the sampler in (or turn an inert one on again), sampling every
  * 2^lg bytes on average.  0, or -1 with err (nothing left changed). */
 int sampler_on(struct sampler *sm, struct target *t, const struct allocator_id *a,

@@ -111,3 +111,50 @@ echo 'prof off' >&3
 wait_until 30 "prof off (jemalloc)" grep -Eq 'profiling is now off' "$WORK/s2.out"
 close_session
 check "jemalloc: the session ended well" [ "$MPRC" = 0 ]
+
+# jemalloc with its own profiler (prof:true): 'prof on --mappings' puts
+# memprof's sampler in for mmap, munmap and mremap alone, beside it: the
+# heap's dump is jemalloc's (big_heap, no marker), 'dump --mappings' has
+# the mappings (leak_mappings, no heap function), no malloc slot and no
+# slot of libjemalloc points at the sampler.
+LD_PRELOAD=$JEMALLOC_SO start_target glibc_mappings
+open_session s3
+echo 'prof on --mappings' >&3
+wait_until 30 "prof on --mappings" grep -Eq 'mappings are now followed' "$WORK/s3.out"
+echo 'prof on' >&3
+wait_until 30 "jemalloc's prof on" grep -Eq 'profiling is now on' "$WORK/s3.out"
+got_into_sampler "$PID" >/dev/null 2>"$WORK/slots3"
+cat "$WORK/slots3"
+check "jemalloc's profiler: the program's mmap slot points into the sampler" \
+    grep -Eq "of $TARGETS/glibc_mappings \(mmap" "$WORK/slots3"
+check "jemalloc's profiler: no malloc or free slot does, nor any of libjemalloc" \
+    bash -c '! grep -Eq "\((malloc|free|calloc|realloc)|libjemalloc" "$1"' _ "$WORK/slots3"
+kill -USR1 "$PID"
+wait_until 60 "the round to finish (jemalloc's profiler)" grep -q '^round 1 done' "$TARGET_OUT"
+echo "dump $WORK/h3.heap" >&3
+wait_until 30 "jemalloc's dump" grep -Eq '^dump1: [0-9]+ stacks' "$WORK/s3.out"
+echo "dump --mappings $WORK/m3.heap" >&3
+wait_until 30 "the mappings' dump" grep -Eq '^dump2: [0-9]+ stacks' "$WORK/s3.out"
+mp "$WORK/h3.heap" -e 'top --cum --json 40'
+got=$(rows big_heap flat_bytes) want=$(truth big_heap)
+check "jemalloc's dump: big_heap holds its $want bytes within 15 % (got ${got:-none})" \
+    within "$got" "$want" 15
+check "jemalloc's dump: no mapping marker" [ -z "$(rows '[mapped: mmap/mremap]' cum_bytes)" ]
+mp "$WORK/m3.heap" -e 'top --json 40'
+got=$(rows leak_mappings flat_bytes) want=$(truth leak_mappings)
+check "the mappings' dump: leak_mappings holds its $want bytes within 10 % (got ${got:-none})" \
+    within "$got" "$want" 10
+check "the mappings' dump: no heap function (big_heap)" [ -z "$(rows big_heap flat_bytes)" ]
+echo 'prof off --mappings' >&3
+wait_until 30 "prof off --mappings" grep -Eq 'mappings are no longer followed' "$WORK/s3.out"
+check "after 'prof off --mappings': no GOT slot points into the sampler" \
+    [ "$(got_into_sampler "$PID")" = 0 ]
+close_session
+check "jemalloc's profiler: the session ended well" [ "$MPRC" = 0 ]
+
+# where the sampler serves 'prof', --mappings says 'prof on' does it all
+CONF= start_target glibc_mappings
+mp -p "$PID" -e 'prof on --mappings'
+check "glibc: 'prof on --mappings' is refused" mp_failed
+check "glibc: and says 'prof on' follows mappings with the heap" \
+    err_has "memprof's sampler serves 'prof' and follows mappings .* with the heap: 'prof on'"
