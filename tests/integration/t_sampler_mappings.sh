@@ -15,22 +15,30 @@
 . "$SRCDIR/tests/integration/lib.sh"
 
 CONF= start_target glibc_mappings
+# send SESSION CMD RE: CMD to the open session, then wait for RE in its output
 send() {
-    echo "$1" >&3
-    wait_until 30 "the session to answer '$1'" grep -Eq -- "$2" "$WORK/s.out"
+    echo "$2" >&3
+    wait_until 30 "session $1 to answer '$2'" grep -Eq -- "$3" "$WORK/$1.out"
+}
+# round N: SIGUSR1, then wait for round N's "done" line
+round() {
+    kill -USR1 "$PID"
+    wait_until 60 "round $1 to finish" grep -q "^round $1 done" "$TARGET_OUT"
 }
 rows() { jf "' '.join(str(r['$2']) for r in d['rows'] if r['function'] == '$1')"; }
 # within GOT WANT PCT: GOT is within PCT % of WANT.
 within() { awk -v g="${1:-0}" -v w="$2" -v p="$3" 'BEGIN { exit !(g > w * (1 - p / 100) && g < w * (1 + p / 100)) }'; }
 truth() { awk -v f="$1" '$2 == f {s += $3} END {print s + 0}' "$TARGET_OUT"; }
+# slots_into_sampler FILE: the slots pointing into the sampler, one a line
+slots_into_sampler() { got_into_sampler "$PID" >/dev/null 2>"$1"; cat "$1"; }
+program_mmap_slot() { grep -Eq "of $TARGETS/glibc_mappings \(mmap" "$1"; }
 
 open_session s
-send 'prof on' 'profiling is now on'
+send s 'prof on' 'profiling is now on'
 check "on: mmap, munmap and mremap slots of the program point into the sampler" \
     [ "$(got_into_sampler "$PID")" -ge 7 ]
-kill -USR1 "$PID"
-wait_until 60 "the round to finish" grep -q '^round 1 done' "$TARGET_OUT"
-send "dump $WORK/d1.heap" '^dump1: [0-9]+ stacks'
+round 1
+send s "dump $WORK/d1.heap" '^dump1: [0-9]+ stacks'
 mp "$WORK/d1.heap" -e 'top --json 40'
 check "analysed" mp_ok
 for f in leak_mappings:10 trim_mappings:15 grow_mappings:15 big_heap:15; do
@@ -62,7 +70,7 @@ check "big_heap's stack has no marker (heap, counted once)" \
 # everything unmapped: no mapping left
 kill -USR2 "$PID"
 wait_until 20 "the target to release all" grep -q '^released ' "$TARGET_OUT"
-send "dump $WORK/d2.heap" '^dump2: [0-9]+ stacks'
+send s "dump $WORK/d2.heap" '^dump2: [0-9]+ stacks'
 mp "$WORK/d2.heap" -e 'top --cum --json 40'
 check "after munmap of all: no mapping function left" \
     [ -z "$(rows leak_mappings flat_bytes)$(rows trim_mappings flat_bytes)$(rows grow_mappings flat_bytes)$(rows map_small flat_bytes)" ]
@@ -70,12 +78,11 @@ check "after munmap of all: no marker left" [ -z "$(rows '[mapped: mmap/mremap]'
 check "after munmap of all: the process's own count of mapping samples is 0" \
     [ "$(sampler_ctl "$PID" map_live)" = 0 ]
 
-send 'prof off' 'profiling is now off'
+send s 'prof off' 'profiling is now off'
 check "off: no GOT slot points into the sampler" [ "$(got_into_sampler "$PID")" = 0 ]
 close_session
 check "the session ended well" [ "$MPRC" = 0 ]
-kill -USR1 "$PID"
-wait_until 60 "a round after prof off" grep -q '^round 2 done' "$TARGET_OUT"
+round 2
 check "the process is left running, untraced" untouched "$PID"
 
 # jemalloc put in front (no prof:true: the sampler): its own calls to mmap
@@ -84,18 +91,13 @@ check "the process is left running, untraced" untouched "$PID"
 JEMALLOC_SO=$(ldconfig -p | awk '/libjemalloc\.so\.2 .*x86-64|libjemalloc\.so\.2 .*AArch64/ {print $NF; exit}')
 CONF= LD_PRELOAD=$JEMALLOC_SO start_target glibc_mappings
 open_session s2
-echo 'prof on' >&3
-wait_until 30 "prof on in the jemalloc process" grep -Eq 'profiling is now on' "$WORK/s2.out"
-got_into_sampler "$PID" >/dev/null 2>"$WORK/slots"
-cat "$WORK/slots"
-check "jemalloc: the program's mmap slot points into the sampler" \
-    grep -Eq "of $TARGETS/glibc_mappings \(mmap" "$WORK/slots"
+send s2 'prof on' 'profiling is now on'
+slots_into_sampler "$WORK/slots"
+check "jemalloc: the program's mmap slot points into the sampler" program_mmap_slot "$WORK/slots"
 check "jemalloc: none of libjemalloc's mapping slots does" \
     bash -c '! grep -Eq "libjemalloc[^ ]* \((mmap|munmap|mremap)" "$1"' _ "$WORK/slots"
-kill -USR1 "$PID"
-wait_until 60 "the round to finish (jemalloc)" grep -q '^round 1 done' "$TARGET_OUT"
-echo "dump $WORK/j1.heap" >&3
-wait_until 30 "the jemalloc dump" grep -Eq '^dump1: [0-9]+ stacks' "$WORK/s2.out"
+round 1
+send s2 "dump $WORK/j1.heap" '^dump1: [0-9]+ stacks'
 mp "$WORK/j1.heap" -e 'top --json 40'
 for f in leak_mappings:10 big_heap:15; do
     fn=${f%:*} pct=${f#*:}
@@ -107,8 +109,7 @@ mp "$WORK/j1.heap" -e 'traces 40'
 printf '%s\n' "$OUT" >"$WORK/traces2"
 check "jemalloc: big_heap's stack has no marker (jemalloc's own mmap not counted)" \
     awk '/^-+\+/ {b = 0} /big_heap/ {b = 1} b && /\[mapped: mmap\/mremap\]/ {bad = 1} END {exit bad}' "$WORK/traces2"
-echo 'prof off' >&3
-wait_until 30 "prof off (jemalloc)" grep -Eq 'profiling is now off' "$WORK/s2.out"
+send s2 'prof off' 'profiling is now off'
 close_session
 check "jemalloc: the session ended well" [ "$MPRC" = 0 ]
 
@@ -119,22 +120,16 @@ check "jemalloc: the session ended well" [ "$MPRC" = 0 ]
 # slot of libjemalloc points at the sampler.
 LD_PRELOAD=$JEMALLOC_SO start_target glibc_mappings
 open_session s3
-echo 'prof on --mappings' >&3
-wait_until 30 "prof on --mappings" grep -Eq 'mappings are now followed' "$WORK/s3.out"
-echo 'prof on' >&3
-wait_until 30 "jemalloc's prof on" grep -Eq 'profiling is now on' "$WORK/s3.out"
-got_into_sampler "$PID" >/dev/null 2>"$WORK/slots3"
-cat "$WORK/slots3"
+send s3 'prof on --mappings' 'mappings are now followed'
+send s3 'prof on' 'profiling is now on'
+slots_into_sampler "$WORK/slots3"
 check "jemalloc's profiler: the program's mmap slot points into the sampler" \
-    grep -Eq "of $TARGETS/glibc_mappings \(mmap" "$WORK/slots3"
+    program_mmap_slot "$WORK/slots3"
 check "jemalloc's profiler: no malloc or free slot does, nor any of libjemalloc" \
     bash -c '! grep -Eq "\((malloc|free|calloc|realloc)|libjemalloc" "$1"' _ "$WORK/slots3"
-kill -USR1 "$PID"
-wait_until 60 "the round to finish (jemalloc's profiler)" grep -q '^round 1 done' "$TARGET_OUT"
-echo "dump $WORK/h3.heap" >&3
-wait_until 30 "jemalloc's dump" grep -Eq '^dump1: [0-9]+ stacks' "$WORK/s3.out"
-echo "dump --mappings $WORK/m3.heap" >&3
-wait_until 30 "the mappings' dump" grep -Eq '^dump2: [0-9]+ stacks' "$WORK/s3.out"
+round 1
+send s3 "dump $WORK/h3.heap" '^dump1: [0-9]+ stacks'
+send s3 "dump --mappings $WORK/m3.heap" '^dump2: [0-9]+ stacks'
 mp "$WORK/h3.heap" -e 'top --cum --json 40'
 got=$(rows big_heap flat_bytes) want=$(truth big_heap)
 check "jemalloc's dump: big_heap holds its $want bytes within 15 % (got ${got:-none})" \
@@ -145,8 +140,7 @@ got=$(rows leak_mappings flat_bytes) want=$(truth leak_mappings)
 check "the mappings' dump: leak_mappings holds its $want bytes within 10 % (got ${got:-none})" \
     within "$got" "$want" 10
 check "the mappings' dump: no heap function (big_heap)" [ -z "$(rows big_heap flat_bytes)" ]
-echo 'prof off --mappings' >&3
-wait_until 30 "prof off --mappings" grep -Eq 'mappings are no longer followed' "$WORK/s3.out"
+send s3 'prof off --mappings' 'mappings are no longer followed'
 check "after 'prof off --mappings': no GOT slot points into the sampler" \
     [ "$(got_into_sampler "$PID")" = 0 ]
 close_session

@@ -475,6 +475,23 @@ static int32_t claim_slot(uint64_t ptr)
     return i;
 }
 
+/* A taken slot's entry written (under its sequence lock) and its key
+ * published: the sample counted. */
+static void fill_entry(struct sampler_entry *e, uint64_t *key, uint64_t ptr, uint64_t size,
+                       uint32_t kind, const uint64_t *frame)
+{
+    uint64_t even = entry_open(e);
+    STORE(&e->ptr, ptr);
+    STORE(&e->size, size);
+    STORE(&e->kind, (uint16_t)kind);
+    uint32_t truncated = walk_stack(frame, e);
+    entry_close(e, even);
+    __atomic_store_n(key, ptr, __ATOMIC_RELEASE);
+    ADD(&CTL->samples, 1);
+    if (truncated)
+        ADD(&CTL->truncated, 1);
+}
+
 /* A mapping's sample, in the mapping table (abi.h): the first EMPTY key
  * taken, or counted as dropped when all are in use. */
 static void record_mapping(uint64_t start, uint64_t len, const uint64_t *frame)
@@ -483,18 +500,9 @@ static void record_mapping(uint64_t start, uint64_t len, const uint64_t *frame)
         uint64_t key = LOAD(&DATA->map_keys[i]);
         if (key != SAMPLER_KEY_EMPTY || !CAS(&DATA->map_keys[i], &key, SAMPLER_KEY_BUSY))
             continue;
-        struct sampler_entry *e = &DATA->map_entries[i];
-        uint64_t even = entry_open(e);
-        STORE(&e->ptr, start);
-        STORE(&e->size, len);
-        STORE(&e->kind, (uint16_t)SAMPLER_KIND_MAPPING);
-        uint32_t truncated = walk_stack(frame, e);
-        entry_close(e, even);
-        __atomic_store_n(&DATA->map_keys[i], start, __ATOMIC_RELEASE);
         ADD(&CTL->map_live, 1);
-        ADD(&CTL->samples, 1);
-        if (truncated)
-            ADD(&CTL->truncated, 1);
+        fill_entry(&DATA->map_entries[i], &DATA->map_keys[i], start, len,
+                   SAMPLER_KIND_MAPPING, frame);
         return;
     }
     ADD(&CTL->dropped, 1);
@@ -507,19 +515,8 @@ static void record_sample(uint64_t ptr, uint64_t size, const uint64_t *frame, ui
         return;
     }
     int32_t i = claim_slot(ptr);
-    if (i < 0)
-        return;
-    struct sampler_entry *e = &DATA->entries[i];
-    uint64_t even = entry_open(e);
-    STORE(&e->ptr, ptr);
-    STORE(&e->size, size);
-    STORE(&e->kind, (uint16_t)SAMPLER_KIND_HEAP);
-    uint32_t truncated = walk_stack(frame, e);
-    entry_close(e, even);
-    __atomic_store_n(&DATA->keys[i], ptr, __ATOMIC_RELEASE);
-    ADD(&CTL->samples, 1);
-    if (truncated)
-        ADD(&CTL->truncated, 1);
+    if (i >= 0)
+        fill_entry(&DATA->entries[i], &DATA->keys[i], ptr, size, SAMPLER_KIND_HEAP, frame);
 }
 
 /* Forgets ptr's sample, if it has one, before the allocator frees the

@@ -31,6 +31,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "signal_rounds.h"
+
 #define MAXKEPT 4096
 #define MiB (1UL << 20)
 
@@ -164,20 +166,5 @@ static void release_all(void)
 
 int main(void)
 {
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGUSR1);
-    sigaddset(&set, SIGUSR2);
-    sigprocmask(SIG_BLOCK, &set, NULL);
-    setvbuf(stdout, NULL, _IOLBF, 0);
-    printf("pid %d\nready\n", (int)getpid());
-    for (int round = 1;;) {
-        int sig;
-        if (sigwait(&set, &sig) != 0)
-            continue;
-        if (sig == SIGUSR1)
-            run_round(round++);
-        else
-            release_all();
-    }
+    ROUNDS_ON_SIGNALS(run_round, release_all);
 }
