@@ -398,10 +398,10 @@ struct session_dump *sampling_dump(struct session *s, const char *name, const ch
                 "closing descriptors it does not own?); 'prof reset' puts it back\n",
                 (int)target_pid(s->target));
     if (info.dropped)
-        fprintf(stderr, "warning: the sampler left out %" PRIu64 " sample%s (its table "
-                "holds %u live samples at most): this profile undercounts; a larger "
-                "'prof sample N' samples less often\n", info.dropped,
-                info.dropped == 1 ? "" : "s", info.live_max);
+        fprintf(stderr, "warning: the sampler left out %" PRIu64 " sample%s (its tables "
+                "hold %u live heap samples and %u mapping samples at most): this profile "
+                "undercounts; a larger 'prof sample N' samples less often\n", info.dropped,
+                info.dropped == 1 ? "" : "s", info.live_max, info.maps_max);
     if (info.truncated)
         say_status(s, "note: %" PRIu64 " of %" PRIu64 " samples have a stack cut short "
                    "(code without call-frame information)\n", info.truncated, info.samples);

@@ -1130,6 +1130,7 @@ int sampler_dump(struct sampler *sm, struct target *t, char **data, size_t *len,
     info->truncated = ctl.truncated;
     info->live = n;
     info->live_max = SAMPLER_TABLE_LIVE;
+    info->maps_max = SAMPLER_MAPS_CAP;
     info->orphaned = ctl.state == SAMPLER_ORPHAN;
     char *maps = NULL;
     size_t maps_len = 0;

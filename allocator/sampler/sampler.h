@@ -56,7 +56,8 @@ struct sampler_on_report {
 struct sampler_dump_info {
     uint64_t samples, dropped, truncated, live;
     size_t unreadable;         /* entries changing while read, left out */
-    unsigned live_max;         /* live samples the sampler keeps at most */
+    unsigned live_max;         /* live heap samples the sampler keeps at most */
+    unsigned maps_max;         /* and mapping samples */
     bool orphaned;             /* the sampler had stopped on its own */
 };
 

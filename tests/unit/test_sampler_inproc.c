@@ -724,6 +724,33 @@ START_TEST(forked_child_finds_the_gate_closed)
 }
 END_TEST
 
+/* The same for the mapping stand-ins: a forked child's mmap and munmap
+ * pass straight through (the body's mmap would call 0), and its munmap of
+ * the parent's sampled mapping (its copy) leaves the parent's sample. */
+START_TEST(forked_child_leaves_mappings_alone)
+{
+    char *q = map_here(2 * PG);
+    ck_assert_uint_eq(img.ctl->map_live, 1);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        img.ctl->real[SF_MMAP] = 0;
+        char *p = map_here(PG);
+        int ok = p != MAP_FAILED && w_munmap(p, PG) == 0 && w_munmap(q, 2 * PG) == 0 &&
+                 threads_inside() == 0;
+        _exit(ok ? 0 : 1);
+    }
+    int status = 0;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    ck_assert_uint_eq(sampled(), 1);
+    ck_assert_uint_eq(img.ctl->map_live, 1);
+    ck_assert_ptr_nonnull(map_entry_of(q));
+    ck_assert_int_eq(w_munmap(q, 2 * PG), 0);
+    ck_assert_uint_eq(img.ctl->map_live, 0);
+}
+END_TEST
+
 /* The gate counts a thread in before the body and out after it, and only
  * while open: once memprof closed it (state OFF) and read every lane 0,
  * no thread is inside, and a call from then on never enters. */
@@ -1023,6 +1050,7 @@ static Suite *sampler_inproc_suite(void)
     tcase_add_test(tc, mapping_calls_keep_errno);
     tcase_add_test(tc, munmap_passes_over_a_busy_sample);
     tcase_add_test(tc, mappings_off_take_no_sample);
+    tcase_add_test(tc, forked_child_leaves_mappings_alone);
     tcase_add_test(tc, orphan_when_memprof_is_gone);
     tcase_add_test(tc, forked_child_takes_no_sample);
     tcase_add_test(tc, forked_child_finds_the_gate_closed);
