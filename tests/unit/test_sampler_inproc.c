@@ -573,6 +573,16 @@ START_TEST(mremap_moves_and_counts_growth)
     ck_assert_uint_eq(img.ctl->map_live, 0);
     if (blocker != MAP_FAILED)
         munmap(blocker, PG);
+    /* grown in place (room freed right after it): the first sample stays */
+    p = map_here(8 * PG);
+    ck_assert_int_eq(w_munmap(p + 2 * PG, 6 * PG), 0);
+    ck_assert_ptr_eq(w_mremap(p, 2 * PG, 6 * PG, 0, NULL), p);
+    ck_assert_ptr_nonnull(map_entry_of(p));
+    ck_assert_uint_eq(map_entry_of(p)->size, 2 * PG);
+    ck_assert_ptr_nonnull(map_entry_of(p + 2 * PG));
+    ck_assert_uint_eq(map_entry_of(p + 2 * PG)->size, 4 * PG);
+    ck_assert_int_eq(w_munmap(p, 6 * PG), 0);
+    ck_assert_uint_eq(img.ctl->map_live, 0);
 }
 END_TEST
 

@@ -935,11 +935,12 @@ EXPORT void *body_mremap(void *old, size_t old_len, size_t new_len, int flags, v
         count_mapping(n, nl, frame);
         return p;
     }
-    if (n != o)
-        forget_range(n, n + nl);
     if (nl < ol)
         forget_range(o + nl, o + ol);
-    change_range(o, o + (nl < ol ? nl : ol), 1, n);
+    if (n != o) {                         /* moved (in place, nothing moves) */
+        forget_range(n, n + nl);
+        change_range(o, o + (nl < ol ? nl : ol), 1, n);
+    }
     if (nl > ol)
         count_bytes((void *)(uintptr_t)(n + ol), nl - ol, frame, SAMPLER_KIND_MAPPING);
     return p;
