@@ -521,7 +521,9 @@ void sampling_state_text(struct session *s, char *buf, size_t len)
                  "straight through, until the process exits or executes a program "
                  "('prof on' reuses it)", every, (long long)from);
     else
-        snprintf(buf, len, "%s, %s", sampler_is_on(s->sampler) ? "on" : "off", every);
+        snprintf(buf, len, "%s, %s", !sampler_is_on(s->sampler) ? "off" :
+                 sampler_mappings_only(s->sampler) ? "on for mappings alone (mmap, munmap, "
+                 "mremap), beside the allocator's own profiler" : "on", every);
 }
 
 void sampling_session_end(struct session *s)
