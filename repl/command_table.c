@@ -62,7 +62,8 @@ const struct command command_table[] = {
      "malloc, tcmalloc, mimalloc, a jemalloc started without prof:true), 'prof\n"
      "on' puts memprof's own sampler into it without a restart, sampling by\n"
      "bytes as jemalloc does (default every 2^19 bytes), and the program's own\n"
-     "mmap/munmap/mremap too (stacks under the root '[mapped: mmap/mremap]');\n"
+     "mmap/munmap/mremap/sbrk/brk too (stacks under the root\n"
+     "'[mapped: mmap/mremap/brk]');\n"
      "'prof off', 'detach', 'quit', the end of a batch and SIGINT/SIGTERM/\n"
      "SIGHUP take it out again (docs/sampler.md).  'prof sample N' and 'prof\n"
      "reset' forget its samples.\n"
@@ -72,9 +73,10 @@ const struct command command_table[] = {
      "them first, and puts the sampler in only where they let its system\n"
      "calls through; else it names the call and what the filter would do.\n"
      "'prof on --mappings' in a process whose jemalloc profiles itself (its\n"
-     "profiler cannot follow mmap) puts memprof's sampler in for mmap, munmap\n"
-     "and mremap alone, beside it; 'dump --mappings' takes their profile and\n"
-     "'prof off --mappings' (or any end of the session) takes it out.",
+     "profiler cannot follow mmap) puts memprof's sampler in for mmap, munmap,\n"
+     "mremap, sbrk and brk alone, beside it; 'dump --mappings' takes their\n"
+     "profile and 'prof off --mappings' (or any end of the session) takes it\n"
+     "out.",
      cmd_prof, CMD_NEEDS_TARGET | CMD_CALLS_TARGET},
     {"dump", "dump [FILE] [--name NAME] [--mappings] [--json]", "take a heap profile from the process",
      "The process writes its profile into an anonymous in-memory file that\n"

@@ -417,8 +417,8 @@ static bool mappings_need_own_profiler(struct session *s, const char *what)
     if (!sampling_applies(s))
         return false;
     say_error("%s --mappings: in process %d memprof's sampler serves 'prof' and follows "
-              "mappings (mmap, munmap, mremap) with the heap: 'prof on' and 'dump' take "
-              "both", what, (int)target_pid(s->target));
+              "mappings (mmap, munmap, mremap, sbrk, brk) with the heap: 'prof on' and "
+              "'dump' take both", what, (int)target_pid(s->target));
     return true;
 }
 
@@ -444,8 +444,8 @@ int sampling_mappings_on(struct session *s, bool json)
             say_error("prof on --mappings: %s", err.msg);
             return -1;
         }
-        say_status(s, "sampler: %zu call-table slot%s of mmap, munmap and mremap in %zu "
-                   "object%s point at it (none of the allocator's own)\n", rep.slots,
+        say_status(s, "sampler: %zu call-table slot%s of mmap, munmap, mremap, sbrk and brk "
+                   "in %zu object%s point at it (none of the allocator's own)\n", rep.slots,
                    rep.slots == 1 ? "" : "s", rep.objects, rep.objects == 1 ? "" : "s");
     }
     if (json)
@@ -453,7 +453,7 @@ int sampling_mappings_on(struct session *s, bool json)
     char every[64];
     every_text(lg, every, sizeof every);
     fprintf(s->out, "mappings are %sfollowed: memprof's sampler is in process %d for "
-            "mmap, munmap and mremap alone, sampling %s, beside its allocator's own "
+            "mmap, munmap, mremap, sbrk and brk alone, sampling %s, beside its allocator's own "
             "profiler ('prof on' and 'dump' as before; 'dump --mappings' takes the "
             "mappings)\n", was ? "already " : "now ", (int)target_pid(s->target), every);
     return 0;
@@ -523,7 +523,7 @@ void sampling_state_text(struct session *s, char *buf, size_t len)
     else
         snprintf(buf, len, "%s, %s", !sampler_is_on(s->sampler) ? "off" :
                  sampler_mappings_only(s->sampler) ? "on for mappings alone (mmap, munmap, "
-                 "mremap), beside the allocator's own profiler" : "on", every);
+                 "mremap, sbrk, brk), beside the allocator's own profiler" : "on", every);
 }
 
 void sampling_session_end(struct session *s)

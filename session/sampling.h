@@ -66,7 +66,7 @@ struct session_dump *sampling_dump(struct session *s, const char *name, const ch
 
 /* Mappings alone, beside an allocator's own profiler (a jemalloc started
  * with prof:true, which cannot follow mmap): 'prof on --mappings' puts
- * memprof's sampler in for mmap, munmap and mremap only, 'prof off
+ * memprof's sampler in for mmap, munmap, mremap, sbrk and brk only, 'prof off
  * --mappings' takes it out, 'dump --mappings' takes their profile.
  * Where the sampler serves 'prof' (sampling_applies) each refuses, saying
  * that 'prof on' and 'dump' follow mappings with the heap there.  0 (a

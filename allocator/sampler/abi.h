@@ -55,6 +55,8 @@ enum sampler_fn {
     SF_MMAP64,
     SF_MUNMAP,
     SF_MREMAP,
+    SF_SBRK,
+    SF_BRK,
     SF_COUNT
 };
 #define SF_FIRST_MAPPING SF_MMAP
@@ -109,7 +111,8 @@ enum sampler_state {
 /* What a sample is of (sampler_entry.kind). */
 enum sampler_kind {
     SAMPLER_KIND_HEAP = 0,     /* a block from malloc and its kin */
-    SAMPLER_KIND_MAPPING = 1,  /* pages mapped by mmap or mremap, still mapped */
+    SAMPLER_KIND_MAPPING = 1,  /* pages mapped by mmap, mremap, sbrk or brk,
+                                * still mapped */
 };
 
 /* Limits: the sampler never grows.  A sample beyond them is counted, not

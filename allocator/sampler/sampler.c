@@ -46,7 +46,7 @@ _Static_assert(offsetof(struct cfi_row, cfa_reg) == offsetof(struct sampler_row,
 static const char *const fn_names[SF_COUNT] = {
     "malloc", "free", "calloc", "realloc", "reallocarray",
     "posix_memalign", "aligned_alloc", "memalign", "valloc", "pvalloc",
-    "mmap", "mmap64", "munmap", "mremap",
+    "mmap", "mmap64", "munmap", "mremap", "sbrk", "brk",
 };
 
 struct sampler {

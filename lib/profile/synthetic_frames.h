@@ -1,8 +1,8 @@
 /* synthetic_frames.h - owns the frames a profile may hold that are no code
  * address: markers memprof writes into a stack to say what kind of sample
  * it is.  Today one: the outermost frame of every sample of memory mapped
- * by mmap or mremap (memprof's heap sampler, docs/sampler.md "Mappings"),
- * so that top, flame, diff and pprof keep mappings apart from the heap
+ * by mmap, mremap, sbrk or brk (memprof's heap sampler, docs/sampler.md
+ * "Mappings"), so that top, flame, diff and pprof keep mappings apart from the heap
  * (one root above every mapping stack) while the mapping's own function
  * stays its innermost frame.
  *
@@ -17,7 +17,7 @@
 #include <stdint.h>
 
 #define PROFILE_FRAME_MAPPING       UINT64_C(0xfffffffffffff100)
-#define PROFILE_FRAME_MAPPING_NAME  "[mapped: mmap/mremap]"
+#define PROFILE_FRAME_MAPPING_NAME  "[mapped: mmap/mremap/brk]"
 
 static inline bool profile_frame_is_mapping(uint64_t addr)
 {

@@ -703,9 +703,9 @@ import struct, sys
 pid, field = sys.argv[1], sys.argv[2]
 layout = {"magic": (0, "Q"), "abi": (8, "I"), "state": (12, "I"), "generation": (16, "Q"),
           "tgid": (24, "q"), "watch_fd": (32, "i"), "lg_sample": (36, "I"),
-          "nrows": (160, "Q"), "npatches": (168, "Q"), "memprof_pid": (176, "q"),
-          "samples": (184, "Q"), "dropped": (192, "Q"), "truncated": (200, "Q"),
-          "live": (208, "Q"), "gate": (232, "Q"), "map_live": (248, "Q")}
+          "nrows": (176, "Q"), "npatches": (184, "Q"), "memprof_pid": (192, "q"),
+          "samples": (200, "Q"), "dropped": (208, "Q"), "truncated": (216, "Q"),
+          "live": (224, "Q"), "gate": (248, "Q"), "map_live": (264, "Q")}
 start = next(int(f[0].split("-")[0], 16) for f in map(str.split, open(f"/proc/{pid}/maps"))
              if len(f) >= 6 and f[5] == "/memfd:memprof-sampler-body" and "x" in f[1])
 off, fmt = layout[field]
@@ -734,13 +734,13 @@ start = next(int(f[0].split("-")[0], 16) for f in map(str.split, open(f"/proc/{p
              if len(f) >= 6 and f[5] == "/memfd:memprof-sampler" and "x" in f[1])
 with open(f"/proc/{pid}/mem", "rb") as mem:
     if field == "pid":
-        mem.seek(start + 248)
+        mem.seek(start + 280)
         print(struct.unpack("<q", mem.read(8))[0])
         sys.exit(0)
     mem.seek(start + 0x1000)
     page = mem.read(4096)
 mark, state = struct.unpack_from("<QI", page, 0)
-inside = sum(struct.unpack_from("<q", page, 160 + 64 * i)[0] for i in range(32))
+inside = sum(struct.unpack_from("<q", page, 176 + 64 * i)[0] for i in range(32))
 print({"mark": mark, "state": state, "inside": inside}[field])
 PY
 }

@@ -96,16 +96,16 @@ ERR=$(cat "$WORK/apache.out")
 check "the dump says where APR's pools' memory shows" \
     err_has "note: process $PID maps APR \(libapr-1\.so\.0[^)]*\): APR's pools take their memory from APR's allocator, which maps its blocks with mmap\(\) rather than malloc\(\)"
 check "and names Apache's connections and requests, as mappings" \
-    err_has "in Apache: its connections, requests and their headers\) is in memprof's sampler's profiles as mappings, under '\[mapped: mmap/mremap\]'"
+    err_has "in Apache: its connections, requests and their headers\) is in memprof's sampler's profiles as mappings, under '\[mapped: mmap/mremap/brk\]'"
 mp "$WORK/a1.heap" -e 'top --cum --json 80'
-mapped=$(jf "sum(r['cum_bytes'] for r in d['rows'] if r['function'] == '[mapped: mmap/mremap]')")
+mapped=$(jf "sum(r['cum_bytes'] for r in d['rows'] if r['function'] == '[mapped: mmap/mremap/brk]')")
 echo "mapped: $mapped bytes"
 check "the dump has APR's blocks as mappings: at least the 400 x 6 KB of headers (got $mapped)" \
     [ "$mapped" -ge $((400 * 6 * 1024)) ]
 mp "$WORK/a1.heap" -e 'traces 80'
 printf '%s\n' "$OUT" >"$WORK/traces"
 check "a mapping stack goes through APR's functions" \
-    awk '/^-+\+/ {a = 0} /\| apr_/ {a = 1} a && /\[mapped: mmap\/mremap\]/ {ok = 1} END {exit !ok}' "$WORK/traces"
+    awk '/^-+\+/ {a = 0} /\| apr_/ {a = 1} a && /\[mapped: mmap\/mremap\/brk\]/ {ok = 1} END {exit !ok}' "$WORK/traces"
 
 # The fact behind the note, measured: while the 400 requests are held,
 # the anonymous memory outside malloc's heap grew by at least their

@@ -6,8 +6,10 @@
 # mappings cut in half by munmap show as their kept halves (trim_mappings,
 # within 15 %); a mapping grown by mremap stays its maker's for the bytes
 # it had (map_small) and charges the bytes it grew by to the stack that
-# grew it (grow_mappings); mappings made and unmapped (churn_mappings) are
-# absent; every mapping stack has the marker root "[mapped: mmap/mremap]",
+# grew it (grow_mappings); the program break grown by sbrk shows by its
+# function (grow_break) and goes when brk gives it back; mappings made and
+# unmapped (churn_mappings) are
+# absent; every mapping stack has the marker root "[mapped: mmap/mremap/brk]",
 # which no heap stack has, and big_heap's blocks (which glibc maps itself)
 # count once, as heap (no double count).  After everything is unmapped,
 # no mapping is left.  The mapping stand-ins keep errno (a failing munmap
@@ -41,7 +43,7 @@ round 1
 send s "dump $WORK/d1.heap" '^dump1: [0-9]+ stacks'
 mp "$WORK/d1.heap" -e 'top --json 40'
 check "analysed" mp_ok
-for f in leak_mappings:10 trim_mappings:15 grow_mappings:15 big_heap:15; do
+for f in leak_mappings:10 trim_mappings:15 grow_mappings:15 grow_break:15 big_heap:15; do
     fn=${f%:*} pct=${f#*:}
     got=$(rows "$fn" flat_bytes) want=$(truth "$fn")
     echo "$fn: estimated ${got:-none}, truth $want"
@@ -55,17 +57,17 @@ check "errno: each mapping call left errno as it should, sampled or not" \
     grep -q '^errno kept$' "$TARGET_OUT"
 check "churn_mappings (mapped and unmapped) is absent" [ -z "$(rows churn_mappings flat_bytes)" ]
 mp "$WORK/d1.heap" -e 'top --cum --json 40'
-mapped=$(rows '[mapped: mmap/mremap]' cum_bytes)
+mapped=$(rows '[mapped: mmap/mremap/brk]' cum_bytes)
 want=$(awk '$1 == "mapped" {s += $3} END {print s}' "$TARGET_OUT")
-echo "[mapped: mmap/mremap]: estimated ${mapped:-none}, truth $want"
+echo "[mapped: mmap/mremap/brk]: estimated ${mapped:-none}, truth $want"
 check "the mapping marker holds all mapped bytes, and only them (within 10 %)" \
     within "$mapped" "$want" 10
 mp "$WORK/d1.heap" -e 'traces 40'
 printf '%s\n' "$OUT" >"$WORK/traces1"
 check "leak_mappings' stack ends in the marker root" \
-    awk '/^-+\+/ {l = 0} /leak_mappings/ {l = 1} l && /\[mapped: mmap\/mremap\]/ {ok = 1} END {exit !ok}' "$WORK/traces1"
+    awk '/^-+\+/ {l = 0} /leak_mappings/ {l = 1} l && /\[mapped: mmap\/mremap\/brk\]/ {ok = 1} END {exit !ok}' "$WORK/traces1"
 check "big_heap's stack has no marker (heap, counted once)" \
-    awk '/^-+\+/ {b = 0} /big_heap/ {b = 1} b && /\[mapped: mmap\/mremap\]/ {bad = 1} END {exit bad}' "$WORK/traces1"
+    awk '/^-+\+/ {b = 0} /big_heap/ {b = 1} b && /\[mapped: mmap\/mremap\/brk\]/ {bad = 1} END {exit bad}' "$WORK/traces1"
 
 # everything unmapped: no mapping left
 kill -USR2 "$PID"
@@ -73,8 +75,8 @@ wait_until 20 "the target to release all" grep -q '^released ' "$TARGET_OUT"
 send s "dump $WORK/d2.heap" '^dump2: [0-9]+ stacks'
 mp "$WORK/d2.heap" -e 'top --cum --json 40'
 check "after munmap of all: no mapping function left" \
-    [ -z "$(rows leak_mappings flat_bytes)$(rows trim_mappings flat_bytes)$(rows grow_mappings flat_bytes)$(rows map_small flat_bytes)" ]
-check "after munmap of all: no marker left" [ -z "$(rows '[mapped: mmap/mremap]' cum_bytes)" ]
+    [ -z "$(rows leak_mappings flat_bytes)$(rows trim_mappings flat_bytes)$(rows grow_mappings flat_bytes)$(rows map_small flat_bytes)$(rows grow_break flat_bytes)" ]
+check "after munmap of all: no marker left" [ -z "$(rows '[mapped: mmap/mremap/brk]' cum_bytes)" ]
 check "after munmap of all: the process's own count of mapping samples is 0" \
     [ "$(sampler_ctl "$PID" map_live)" = 0 ]
 
@@ -108,7 +110,7 @@ done
 mp "$WORK/j1.heap" -e 'traces 40'
 printf '%s\n' "$OUT" >"$WORK/traces2"
 check "jemalloc: big_heap's stack has no marker (jemalloc's own mmap not counted)" \
-    awk '/^-+\+/ {b = 0} /big_heap/ {b = 1} b && /\[mapped: mmap\/mremap\]/ {bad = 1} END {exit bad}' "$WORK/traces2"
+    awk '/^-+\+/ {b = 0} /big_heap/ {b = 1} b && /\[mapped: mmap\/mremap\/brk\]/ {bad = 1} END {exit bad}' "$WORK/traces2"
 send s2 'prof off' 'profiling is now off'
 close_session
 check "jemalloc: the session ended well" [ "$MPRC" = 0 ]
@@ -134,7 +136,7 @@ mp "$WORK/h3.heap" -e 'top --cum --json 40'
 got=$(rows big_heap flat_bytes) want=$(truth big_heap)
 check "jemalloc's dump: big_heap holds its $want bytes within 15 % (got ${got:-none})" \
     within "$got" "$want" 15
-check "jemalloc's dump: no mapping marker" [ -z "$(rows '[mapped: mmap/mremap]' cum_bytes)" ]
+check "jemalloc's dump: no mapping marker" [ -z "$(rows '[mapped: mmap/mremap/brk]' cum_bytes)" ]
 mp "$WORK/m3.heap" -e 'top --json 40'
 got=$(rows leak_mappings flat_bytes) want=$(truth leak_mappings)
 check "the mappings' dump: leak_mappings holds its $want bytes within 10 % (got ${got:-none})" \

@@ -53,6 +53,8 @@ static void *(*w_pvalloc)(size_t);
 static void *(*w_mmap)(void *, size_t, int, int, int, off_t);
 static int (*w_munmap)(void *, size_t);
 static void *(*w_mremap)(void *, size_t, size_t, int, void *);
+static void *(*w_sbrk)(intptr_t);
+static int (*w_brk)(void *);
 
 static const struct sampler_image_header *header(void)
 {
@@ -79,6 +81,8 @@ static void find_wrappers(void)
     w_mmap = (__typeof__(w_mmap))wrapper(SF_MMAP);
     w_munmap = (__typeof__(w_munmap))wrapper(SF_MUNMAP);
     w_mremap = (__typeof__(w_mremap))wrapper(SF_MREMAP);
+    w_sbrk = (__typeof__(w_sbrk))wrapper(SF_SBRK);
+    w_brk = (__typeof__(w_brk))wrapper(SF_BRK);
 }
 
 /* memprof's part: the image where it would put it, the data filled before
@@ -149,6 +153,8 @@ static void fill_ctl(void)
     c->real[SF_MMAP] = c->real[SF_MMAP64] = (uintptr_t)mmap;
     c->real[SF_MUNMAP] = (uintptr_t)munmap;
     c->real[SF_MREMAP] = (uintptr_t)mremap;
+    c->real[SF_SBRK] = (uintptr_t)sbrk;
+    c->real[SF_BRK] = (uintptr_t)brk;
     c->memprof_pid = getpid();
     c->gate = (uintptr_t)img.gate;
     /* the gate's copy of the allocator's functions, in the header (the
@@ -553,8 +559,8 @@ END_TEST
 START_TEST(mremap_moves_and_counts_growth)
 {
     char *p = map_here(2 * PG);
-    char *blocker = mmap(p + 2 * PG, PG, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
-                         -1, 0);           /* no room to grow in place: it moves */
+    char *blocker = mmap(p + 2 * PG, PG, PROT_NONE,      /* no room to grow in place */
+                         MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
     char *n = grow_here(p, 2 * PG, 8 * PG);
     ck_assert_ptr_ne(n, MAP_FAILED);
     ck_assert_ptr_null(map_entry_of(p));
@@ -583,6 +589,39 @@ START_TEST(mremap_moves_and_counts_growth)
     ck_assert_uint_eq(map_entry_of(p + 2 * PG)->size, 4 * PG);
     ck_assert_int_eq(w_munmap(p, 6 * PG), 0);
     ck_assert_uint_eq(img.ctl->map_live, 0);
+}
+END_TEST
+
+KEEP_FRAME static void *break_here(intptr_t incr)
+{
+    void *p = w_sbrk(incr);
+    AFTER_CALL();
+    return p;
+}
+
+/* The program break: what sbrk or brk grows it by is a mapping's sample
+ * at the old break, charged to the caller; what they give back is
+ * forgotten; errno is untouched. */
+START_TEST(sbrk_and_brk_are_followed)
+{
+    errno = ESRCH;
+    char *old = break_here(3 * PG);
+    ck_assert_ptr_ne(old, (void *)-1);
+    ck_assert_int_eq(errno, ESRCH);
+    struct sampler_entry *e = map_entry_of(old);
+    ck_assert_ptr_nonnull(e);
+    ck_assert_uint_eq(e->size, 3 * PG);
+    ck_assert(in_function(e->frames[0], break_here));
+    ck_assert_ptr_eq(break_here(-(intptr_t)PG), old + 3 * PG);
+    ck_assert_uint_eq(e->size, 2 * PG);            /* cut (kept at rate 0) */
+    ck_assert_int_eq(w_brk(old + 4 * PG), 0);
+    ck_assert_int_eq(errno, ESRCH);
+    ck_assert_ptr_nonnull(map_entry_of(old + 2 * PG));
+    ck_assert_uint_eq(map_entry_of(old + 2 * PG)->size, 2 * PG);
+    ck_assert_uint_eq(img.ctl->map_live, 2);
+    ck_assert_int_eq(w_brk(old), 0);
+    ck_assert_uint_eq(img.ctl->map_live, 0);
+    ck_assert_ptr_eq(sbrk(0), old);
 }
 END_TEST
 
@@ -1058,6 +1097,7 @@ static Suite *sampler_inproc_suite(void)
     tcase_add_test(tc, a_cut_sample_stays_with_the_right_probability);
     tcase_add_test(tc, mremap_moves_and_counts_growth);
     tcase_add_test(tc, mapping_calls_keep_errno);
+    tcase_add_test(tc, sbrk_and_brk_are_followed);
     tcase_add_test(tc, munmap_passes_over_a_busy_sample);
     tcase_add_test(tc, mappings_off_take_no_sample);
     tcase_add_test(tc, forked_child_leaves_mappings_alone);

@@ -50,7 +50,7 @@ extern struct sampler_data sampler_data_block __attribute__((visibility("hidden"
 #define CAS(p, expect, v) \
     __atomic_compare_exchange_n((p), (expect), (v), 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)
 
-_Static_assert(SF_COUNT == 14, "the image header below names one wrapper per sampler_fn");
+_Static_assert(SF_COUNT == 16, "the image header below names one wrapper per sampler_fn");
 _Static_assert(SAMPLER_THREAD_SLOTS == 256, "thread_slot() takes the top 8 bits of a hash");
 _Static_assert(sizeof(struct sampler_thread) == 64, "one cache line per thread slot");
 
@@ -70,6 +70,8 @@ void *sampler_pvalloc(size_t size);
 void *sampler_mmap(void *addr, size_t len, int prot, int flags, int fd, int64_t off);
 int sampler_munmap(void *addr, size_t len);
 void *sampler_mremap(void *old, size_t old_len, size_t new_len, int flags, void *new_addr);
+void *sampler_sbrk(intptr_t incr);
+int sampler_brk(void *addr);
 int64_t sampler_make_watch(void);
 void *body_malloc(size_t size, const uint64_t *frame);
 void body_free(void *ptr, const uint64_t *frame);
@@ -86,6 +88,8 @@ void *body_mmap(void *addr, size_t len, int prot, int flags, int fd, int64_t off
 int body_munmap(void *addr, size_t len, const uint64_t *frame);
 void *body_mremap(void *old, size_t old_len, size_t new_len, int flags, void *new_addr,
                   const uint64_t *frame);
+void *body_sbrk(intptr_t incr, const uint64_t *frame);
+int body_brk(void *addr, const uint64_t *frame);
 
 /* The image header (struct sampler_image_header), which image.lds puts at
  * offset 0.  The image is linked at address 0, so a function's address is
@@ -116,6 +120,8 @@ __attribute__((used)) static void image_header(void)
             ".long sampler_mmap\n\t"              /* mmap64: the same call */
             ".long sampler_munmap\n\t"
             ".long sampler_mremap\n\t"
+            ".long sampler_sbrk\n\t"
+            ".long sampler_brk\n\t"
             ".long body_malloc\n\t"               /* body[SF_MALLOC] */
             ".long body_free\n\t"
             ".long body_calloc\n\t"
@@ -130,6 +136,8 @@ __attribute__((used)) static void image_header(void)
             ".long body_mmap\n\t"
             ".long body_munmap\n\t"
             ".long body_mremap\n\t"
+            ".long body_sbrk\n\t"
+            ".long body_brk\n\t"
             ".long sampler_make_watch\n\t"        /* make_watch */
             ".long sampler_gate_end\n\t"          /* gate_bytes */
             ".zero %c4\n\t"                       /* real[], pid: memprof's */
@@ -762,6 +770,8 @@ typedef void *aligned_fn(size_t, size_t);
 typedef void *mmap_fn(void *, size_t, int, int, int, int64_t);
 typedef int munmap_fn(void *, size_t);
 typedef void *mremap_fn(void *, size_t, size_t, int, ...);   /* new_addr: MREMAP_FIXED */
+typedef void *sbrk_fn(intptr_t);
+typedef int brk_fn(void *);
 
 /* The watch pipe, made by the process itself in one call memprof makes
  * from its stop: both ends and the pipe's inode are in ctl before this
@@ -946,6 +956,39 @@ EXPORT void *body_mremap(void *old, size_t old_len, size_t new_len, int flags, v
     return p;
 }
 
+/* The program break moved from `old` to `now`: bytes it grew by counted
+ * as a mapping's (not page-rounded: the break is not), bytes it gave back
+ * forgotten (or cut), as munmap's. */
+static void break_moved(uint64_t old, uint64_t now, const uint64_t *frame)
+{
+    if (now > old && now - old <= MAP_LEN_MAX)
+        count_mapping(old, now - old, frame);
+    else if (now < old)
+        forget_range(now, old);
+}
+
+/* sbrk: returns the old break, or (void *)-1. */
+EXPORT void *body_sbrk(intptr_t incr, const uint64_t *frame)
+{
+    void *p = REAL(SF_SBRK, sbrk_fn *)(incr);
+    uint64_t old = (uint64_t)(uintptr_t)p;
+    if (old != KERNEL_MAP_FAILED && incr != 0)
+        break_moved(old, old + (uint64_t)(int64_t)incr, frame);
+    return p;
+}
+
+/* brk: the old break is read first with the C library's sbrk(0), which
+ * neither moves it nor sets errno; without an sbrk, brk is not followed. */
+EXPORT int body_brk(void *addr, const uint64_t *frame)
+{
+    sbrk_fn *sbrk = REAL(SF_SBRK, sbrk_fn *);
+    uint64_t old = sbrk ? (uint64_t)(uintptr_t)sbrk(0) : KERNEL_MAP_FAILED;
+    int rc = REAL(SF_BRK, brk_fn *)(addr);
+    if (rc == 0 && old != KERNEL_MAP_FAILED)
+        break_moved(old, (uint64_t)(uintptr_t)addr, frame);
+    return rc;
+}
+
 /* ---- the gate: the stand-ins ---------------------------------------------
  * The call tables point here, and a thread may still call a stand-in long
  * after 'prof off' (it read the slot before memprof put it back; a forked
@@ -1017,6 +1060,8 @@ typedef int body_posix_memalign_fn(void **, size_t, size_t, const uint64_t *);
 typedef void *body_mmap_fn(void *, size_t, int, int, int, int64_t, const uint64_t *);
 typedef int body_munmap_fn(void *, size_t, const uint64_t *);
 typedef void *body_mremap_fn(void *, size_t, size_t, int, void *, const uint64_t *);
+typedef void *body_sbrk_fn(intptr_t, const uint64_t *);
+typedef int body_brk_fn(void *, const uint64_t *);
 
 STAND_IN(void *, sampler_malloc, SF_MALLOC, (size_t size), (size), body_malloc_fn *,
          malloc_fn *)
@@ -1051,6 +1096,8 @@ STAND_IN(int, sampler_munmap, SF_MUNMAP, (void *addr, size_t len), (addr, len),
 STAND_IN(void *, sampler_mremap, SF_MREMAP,
          (void *old, size_t old_len, size_t new_len, int flags, void *new_addr),
          (old, old_len, new_len, flags, new_addr), body_mremap_fn *, mremap_fn *)
+STAND_IN(void *, sampler_sbrk, SF_SBRK, (intptr_t incr), (incr), body_sbrk_fn *, sbrk_fn *)
+STAND_IN(int, sampler_brk, SF_BRK, (void *addr), (addr), body_brk_fn *, brk_fn *)
 
 GATE_FN void sampler_free(void *ptr)
 {

@@ -18,6 +18,9 @@
  *                    1 MiB stays map_small's, the 3 MiB each grew by
  *                    are grow_mappings'
  *   churn_mappings 1000 x 1 MiB mmap and munmap: never kept
+ *   grow_break       64 x sbrk(2 MiB), kept (first round only); given
+ *                    back with brk at SIGUSR2 when nothing moved the
+ *                    break since
  *   big_heap         40 x malloc(2 MiB), kept: glibc maps each itself
  *                    (over its mmap threshold), which is heap, not a
  *                    mapping of the program's
@@ -111,6 +114,21 @@ __attribute__((noinline)) static void churn_mappings(void)
             abort();
 }
 
+static char *break_start, *break_end;    /* what grow_break added */
+
+__attribute__((noinline)) static void grow_break(void)
+{
+    for (int i = 0; i < 64; i++) {
+        char *p = sbrk(2 * MiB);
+        if (p == (void *)-1)
+            abort();
+        if (!break_start)
+            break_start = p;
+        break_end = p + 2 * MiB;
+    }
+    say("mapped", "grow_break", 64 * 2 * MiB, 64);
+}
+
 __attribute__((noinline)) static void big_heap(void)
 {
     for (int i = 0; i < 40; i++) {
@@ -146,6 +164,8 @@ __attribute__((noinline)) static void run_round(int n)
     trim_mappings();
     grow_mappings();
     churn_mappings();
+    if (!break_start)
+        grow_break();
     big_heap();
     check_errno();
     printf("round %d done\n", n);
@@ -159,6 +179,9 @@ static void release_all(void)
             abort();
     for (size_t i = 0; i < nheap; i++)
         free(heap[i]);
+    /* the break given back when nothing (malloc) moved it since */
+    if (break_start && sbrk(0) == break_end && brk(break_start) != 0)
+        abort();
     printf("released %zu\n", nmaps + nheap);
     fflush(stdout);
     nmaps = nheap = 0;
