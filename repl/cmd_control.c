@@ -750,22 +750,27 @@ static int prof_sampler(struct session *s, bool on, bool off, bool reset, const 
 
 int cmd_prof(struct session *s, int argc, char **argv)
 {
-    const char *usage = "usage: prof on|off|sample N|reset [--force] [--json]";
+    const char *usage = "usage: prof on|off|sample N|reset [--force] [--json], "
+                        "prof on|off --mappings [--json]";
     struct cmd_option opts[] = {
-        {"force", false, false, NULL}, {"json", false, false, NULL}, {NULL, false, false, NULL},
+        {"force", false, false, NULL}, {"json", false, false, NULL},
+        {"mappings", false, false, NULL}, {NULL, false, false, NULL},
     };
     char *pos[2];
     int npos = options_parse(argc, argv, opts, pos, 2);
     if (npos < 0)
         return -1;
-    bool force = opts[0].given, json = opts[1].given;
+    bool force = opts[0].given, json = opts[1].given, mappings = opts[2].given;
     const char *sub = npos ? pos[0] : "";
     bool on = strcmp(sub, "on") == 0, off = strcmp(sub, "off") == 0;
     bool reset = strcmp(sub, "reset") == 0, sample = strcmp(sub, "sample") == 0;
-    if (!(((on || off || reset) && npos == 1) || (sample && npos == 2))) {
+    if (!(((on || off || reset) && npos == 1) || (sample && npos == 2)) ||
+        (mappings && !on && !off)) {
         say_error("%s", usage);
         return -1;
     }
+    if (mappings)       /* memprof's sampler, for mappings alone */
+        return on ? sampling_mappings_on(s, json) : sampling_mappings_off(s, json);
     if (sampling_applies(s))
         return prof_sampler(s, on, off, reset, sample ? pos[1] : NULL, json);
     if (control_profiling_possible(s) || control_run_owns_profiling(s, "prof"))
@@ -801,16 +806,19 @@ int cmd_prof(struct session *s, int argc, char **argv)
 int cmd_dump(struct session *s, int argc, char **argv)
 {
     struct cmd_option opts[] = {
-        {"name", true, false, NULL}, {"json", false, false, NULL}, {NULL, false, false, NULL},
+        {"name", true, false, NULL}, {"json", false, false, NULL},
+        {"mappings", false, false, NULL}, {NULL, false, false, NULL},
     };
     char *pos[1];
     int npos = options_parse(argc, argv, opts, pos, 1);
     if (npos < 0)
         return -1;
     const char *file = npos ? pos[0] : NULL, *name = opts[0].value;
-    bool sampled = sampling_applies(s), first = !s->prof_on.dumped;
-    struct session_dump *d = sampled ? sampling_dump(s, name, file)
-                                     : control_dump_take(s, name, file);
+    bool mappings = opts[2].given;
+    bool sampled = sampling_applies(s) || mappings, first = !s->prof_on.dumped && !mappings;
+    struct session_dump *d = mappings ? sampling_mappings_dump(s, name, file)
+                             : sampled ? sampling_dump(s, name, file)
+                                       : control_dump_take(s, name, file);
     if (!d)
         return -1;
     if (opts[1].given) {

@@ -42,7 +42,7 @@ const struct command command_table[] = {
      "executable and a shared one, say).  With no argument, lists them; the\n"
      "one marked '*' is the one memprof drives.  'jemalloc N' picks copy N.",
      cmd_jemalloc, CMD_NEEDS_TARGET | CMD_CALLS_TARGET | CMD_JEMALLOC},
-    {"prof", "prof on|off|sample N|reset [--force] [--json]", "turn sampling on or off, set its rate",
+    {"prof", "prof on|off|sample N|reset [--force] [--json], prof on|off --mappings", "turn sampling on or off, set its rate",
      "prof on        start sampling (prof.active = true)\n"
      "prof off       stop sampling (prof.active = false)\n"
      "prof sample N  reset the counters and sample every 2^N bytes on average\n"
@@ -63,16 +63,24 @@ const struct command command_table[] = {
      "In a process whose allocator has no profiler memprof can turn on (glibc\n"
      "malloc, tcmalloc, mimalloc, a jemalloc started without prof:true), 'prof\n"
      "on' puts memprof's own sampler into it without a restart, sampling by\n"
-     "bytes as jemalloc does (default every 2^19 bytes); 'prof off', 'detach',\n"
-     "'quit', the end of a batch and SIGINT/SIGTERM/SIGHUP take it out again\n"
-     "(docs/sampler.md).  'prof sample N' and 'prof reset' forget its samples.\n"
+     "bytes as jemalloc does (default every 2^19 bytes), and the program's own\n"
+     "mmap/munmap/mremap/sbrk/brk too (stacks under the root\n"
+     "'[mapped: mmap/mremap/brk]');\n"
+     "'prof off', 'detach', 'quit', the end of a batch and SIGINT/SIGTERM/\n"
+     "SIGHUP take it out again (docs/sampler.md).  'prof sample N' and 'prof\n"
+     "reset' forget its samples.\n"
      "'prof on' uses the sampler too for a jemalloc 5.2 whose threads ran\n"
      "with profiling off (its own profiler would never sample them again).\n"
      "Under seccomp filters (containers, systemd) memprof reads and evaluates\n"
      "them first, and puts the sampler in only where they let its system\n"
-     "calls through; else it names the call and what the filter would do.",
+     "calls through; else it names the call and what the filter would do.\n"
+     "'prof on --mappings' in a process whose jemalloc profiles itself (its\n"
+     "profiler cannot follow mmap) puts memprof's sampler in for mmap, munmap,\n"
+     "mremap, sbrk and brk alone, beside it; 'dump --mappings' takes their\n"
+     "profile and 'prof off --mappings' (or any end of the session) takes it\n"
+     "out.",
      cmd_prof, CMD_NEEDS_TARGET | CMD_CALLS_TARGET},
-    {"dump", "dump [FILE] [--name NAME] [--json]", "take a heap profile from the process",
+    {"dump", "dump [FILE] [--name NAME] [--mappings] [--json]", "take a heap profile from the process",
      "The process writes its profile into an anonymous in-memory file that\n"
      "memprof reads and the process closes in the same stop (or, when that\n"
      "cannot work, into a private directory: see --dump-dir); memprof keeps\n"
@@ -80,7 +88,8 @@ const struct command command_table[] = {
      "named NAME, or dump1, dump2... in order.  A FILE starting with '-' goes\n"
      "after '--' (dump -- -name).  With memprof's sampler (see 'prof') the\n"
      "dump is its live samples, read from the process's memory without\n"
-     "stopping a thread.",
+     "stopping a thread; --mappings takes the mappings memprof's sampler\n"
+     "follows beside jemalloc's own profiler ('prof on --mappings').",
      cmd_dump, CMD_NEEDS_TARGET | CMD_CALLS_TARGET},
     {"mallctl", "mallctl [NAME [VALUE]] [--type TYPE] [--force] [--json]", "read or write any mallctl name",
      "Reads NAME, or writes VALUE to it; a VALUE that starts with '-' goes after\n"

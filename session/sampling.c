@@ -211,6 +211,7 @@ static int put_in(struct session *s, unsigned lg, struct sampler_on_report *rep)
         sampler_filter_refusal(s->sampler, s->target, why, sizeof why))
         return refuse(s, why);
     struct mp_error err;
+    sampler_set_mappings_only(s->sampler, false);
     if (sampler_on(s->sampler, s->target, &s->alloc, lg, rep, &err) < 0) {
         if (target_calls_refused(s->target) || target_must_exit(s->target))
             return control_call_failed(s, &err);
@@ -419,14 +420,106 @@ struct session_dump *sampling_dump(struct session *s, const char *name, const ch
                 "closing descriptors it does not own?); 'prof reset' puts it back\n",
                 (int)target_pid(s->target));
     if (info.dropped)
-        fprintf(stderr, "warning: the sampler left out %" PRIu64 " sample%s (its table "
-                "holds %u live samples at most): this profile undercounts; a larger "
-                "'prof sample N' samples less often\n", info.dropped,
-                info.dropped == 1 ? "" : "s", info.live_max);
+        fprintf(stderr, "warning: the sampler left out %" PRIu64 " sample%s (its tables "
+                "hold %u live heap samples and %u mapping samples at most): this profile "
+                "undercounts; a larger 'prof sample N' samples less often\n", info.dropped,
+                info.dropped == 1 ? "" : "s", info.live_max, info.maps_max);
     if (info.truncated)
         say_status(s, "note: %" PRIu64 " of %" PRIu64 " samples have a stack cut short "
                    "(code without call-frame information)\n", info.truncated, info.samples);
     return d;
+}
+
+/* ---- mappings alone, beside jemalloc's own profiler ------------------- */
+
+/* Where memprof's sampler serves 'prof' (sampling_applies) it follows
+ * mappings with the heap already: --mappings is for the other case. */
+static bool mappings_need_own_profiler(struct session *s, const char *what)
+{
+    if (!sampling_applies(s))
+        return false;
+    say_error("%s --mappings: in process %d memprof's sampler serves 'prof' and follows "
+              "mappings (mmap, munmap, mremap, sbrk, brk) with the heap: 'prof on' and "
+              "'dump' take both", what, (int)target_pid(s->target));
+    return true;
+}
+
+int sampling_mappings_on(struct session *s, bool json)
+{
+    if (mappings_need_own_profiler(s, "prof on") || same_program(s))
+        return -1;
+    unsigned lg = sampler_lg_sample(s->sampler);
+    bool was = sampler_is_on(s->sampler);
+    if (!was) {
+        char why[768];
+        if (sampler_refusal(s->target, &s->alloc, why, sizeof why) ||
+            sampler_filter_refusal(s->sampler, s->target, why, sizeof why)) {
+            say_error("prof on --mappings: %s", why);
+            return -1;
+        }
+        struct sampler_on_report rep;
+        struct mp_error err;
+        sampler_set_mappings_only(s->sampler, true);
+        if (sampler_on(s->sampler, s->target, &s->alloc, lg, &rep, &err) < 0) {
+            if (target_calls_refused(s->target) || target_must_exit(s->target))
+                return control_call_failed(s, &err);
+            say_error("prof on --mappings: %s", err.msg);
+            return -1;
+        }
+        say_status(s, "sampler: %zu call-table slot%s of mmap, munmap, mremap, sbrk and brk "
+                   "in %zu object%s point at it (none of the allocator's own)\n", rep.slots,
+                   rep.slots == 1 ? "" : "s", rep.objects, rep.objects == 1 ? "" : "s");
+    }
+    if (json)
+        return answer_json(s, true, was, lg);
+    char every[64];
+    every_text(lg, every, sizeof every);
+    fprintf(s->out, "mappings are %sfollowed: memprof's sampler is in process %d for "
+            "mmap, munmap, mremap, sbrk and brk alone, sampling %s, beside its allocator's own "
+            "profiler ('prof on' and 'dump' as before; 'dump --mappings' takes the "
+            "mappings)\n", was ? "already " : "now ", (int)target_pid(s->target), every);
+    return 0;
+}
+
+int sampling_mappings_off(struct session *s, bool json)
+{
+    if (mappings_need_own_profiler(s, "prof off") || same_program(s))
+        return -1;
+    bool was = sampler_is_on(s->sampler);
+    long restored = 0;
+    if (was) {
+        struct mp_error err;
+        restored = sampler_off(s->sampler, s->target, &err);
+        if (restored < 0) {
+            say_error("%s; 'prof off --mappings' tries again", err.msg);
+            return -1;
+        }
+        say_kept(s);
+    }
+    if (json)
+        return answer_json(s, false, was, sampler_lg_sample(s->sampler));
+    if (!was)
+        fprintf(s->out, "mappings are not followed (memprof's sampler is not in process "
+                "%d)\n", (int)target_pid(s->target));
+    else
+        fprintf(s->out, "mappings are no longer followed: memprof's sampler is out of "
+                "process %d, its %ld call-table slot%s put back\n",
+                (int)target_pid(s->target), restored, restored == 1 ? "" : "s");
+    return 0;
+}
+
+struct session_dump *sampling_mappings_dump(struct session *s, const char *name,
+                                            const char *file)
+{
+    if (mappings_need_own_profiler(s, "dump"))
+        return NULL;
+    if (!sampler_is_on(s->sampler)) {
+        say_error("dump --mappings: memprof's sampler does not follow the mappings of "
+                  "process %d: 'prof on --mappings' puts it in (following them from then "
+                  "on), then 'dump --mappings'", (int)target_pid(s->target));
+        return NULL;
+    }
+    return sampling_dump(s, name, file);
 }
 
 void sampling_state_text(struct session *s, char *buf, size_t len)
@@ -450,7 +543,9 @@ void sampling_state_text(struct session *s, char *buf, size_t len)
                  "straight through, until the process exits or executes a program "
                  "('prof on' reuses it)", every, (long long)from);
     else
-        snprintf(buf, len, "%s, %s", sampler_is_on(s->sampler) ? "on" : "off", every);
+        snprintf(buf, len, "%s, %s", !sampler_is_on(s->sampler) ? "off" :
+                 sampler_mappings_only(s->sampler) ? "on for mappings alone (mmap, munmap, "
+                 "mremap, sbrk, brk), beside the allocator's own profiler" : "on", every);
 }
 
 void sampling_session_end(struct session *s)

@@ -76,6 +76,18 @@ int sampling_run_restore(struct session *s, bool was_on, unsigned lg_before);
  * session (control_dump_add).  NULL after saying why. */
 struct session_dump *sampling_dump(struct session *s, const char *name, const char *file);
 
+/* Mappings alone, beside an allocator's own profiler (a jemalloc started
+ * with prof:true, which cannot follow mmap): 'prof on --mappings' puts
+ * memprof's sampler in for mmap, munmap, mremap, sbrk and brk only, 'prof off
+ * --mappings' takes it out, 'dump --mappings' takes their profile.
+ * Where the sampler serves 'prof' (sampling_applies) each refuses, saying
+ * that 'prof on' and 'dump' follow mappings with the heap there.  0 (a
+ * dump), or -1 (NULL) after saying why. */
+int sampling_mappings_on(struct session *s, bool json);
+int sampling_mappings_off(struct session *s, bool json);
+struct session_dump *sampling_mappings_dump(struct session *s, const char *name,
+                                            const char *file);
+
 /* For 'info': "on, every 2^19 bytes", "off", "not in this process". */
 void sampling_state_text(struct session *s, char *buf, size_t len);
 

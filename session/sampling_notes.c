@@ -2,8 +2,8 @@
  * with memprof's heap sampler: the advice on how to profile it (true for
  * the process it is given for: 'prof on' where the sampler can go in, a
  * restart only where it cannot), the refusal of jemalloc's commands that
- * carries it, why a sampler dump holds no sample, and what memory the
- * sampler cannot see (APR's mmap'd pools). */
+ * carries it, why a sampler dump holds no sample, and where memory a
+ * program maps itself shows (APR's mmap'd pools: as mappings). */
 #include "session/sampling_notes.h"
 
 #include <inttypes.h>
@@ -13,6 +13,7 @@
 #include "lib/analysis/analysis.h"
 #include "lib/base/text_escape.h"
 #include "lib/proc/maps.h"
+#include "lib/profile/synthetic_frames.h"
 #include "session/control.h"
 #include "session/sampling.h"
 #include "session/say.h"
@@ -144,12 +145,15 @@ void sampling_unseen_text(struct session *s, char *buf, size_t len)
     if (!s->target || !maps_object(target_pid(s->target), "libapr-1.so", apr, sizeof apr))
         return;
     /* Debian 12's libapr1 (1.7.2): its allocator's node allocation calls
-     * mmap(), never malloc() (APR_ALLOCATOR_USES_MMAP), as its code shows */
+     * mmap(), never malloc() (APR_ALLOCATOR_USES_MMAP), as its code shows;
+     * the sampler follows libapr's mmap slot (docs/sampler.md, Mappings) */
     snprintf(buf, len, "process %d maps APR (%s): APR's pools take their memory from "
              "APR's allocator, which maps its blocks with mmap() rather than malloc() "
              "where APR is built with APR_ALLOCATOR_USES_MMAP (Debian's is), so what "
              "the pools hold (in Apache: its connections, requests and their headers) "
-             "is not in memprof's sampler's profiles, which see malloc() and its kin "
-             "only; 'memory' shows the process's anonymous memory beyond malloc's heap",
-             (int)target_pid(s->target), text_escape(apr, eb, sizeof eb));
+             "is in memprof's sampler's profiles as mappings, under '%s', charged to "
+             "the stack that first mapped each block (APR reuses freed blocks), not "
+             "as heap",
+             (int)target_pid(s->target), text_escape(apr, eb, sizeof eb),
+             PROFILE_FRAME_MAPPING_NAME);
 }

@@ -27,8 +27,8 @@ int sampling_needs_jemalloc(struct session *s, const char *cmd);
  * that dump read (info): a note on stderr saying that nothing is held,
  * why (nothing sampled since 'prof on', or every sample since freed) and
  * what to do (a dump later, diff, a run).  Nothing when d holds samples.
- * With first (the first dump since 'prof on'), also a note on memory the
- * sampler cannot see (sampling_unseen_text), whatever d holds. */
+ * With first (the first dump since 'prof on'), also a note on memory a
+ * program maps itself (sampling_unseen_text), whatever d holds. */
 void sampling_dump_notes(struct session *s, const struct session_dump *d,
                          const struct sampler_dump_info *info, bool first);
 
@@ -40,10 +40,12 @@ void sampling_empty_dump_text(struct session *s, const struct session_dump *d,
                               const char *todo, char *buf, size_t len);
 
 /* Memory of the process that does not come through malloc() and its kin,
- * and so never reaches memprof's sampler, as far as memprof can tell from
- * the objects it maps: APR's pools (libapr-1, Apache's memory), whose
- * allocator takes its blocks with mmap() in Debian's build.  One sentence
- * without "note: ", or "" when memprof knows of none. */
+ * as far as memprof can tell from the objects it maps: APR's pools
+ * (libapr-1, Apache's memory), whose allocator takes its blocks with
+ * mmap() in Debian's build, and where the sampler shows them (as
+ * mappings, not heap).  One sentence without "note: ", or "" when
+ * memprof knows of none.  (The name is older than the sampler's
+ * mappings, when that memory was unseen.) */
 void sampling_unseen_text(struct session *s, char *buf, size_t len);
 
 #endif

@@ -25,7 +25,7 @@
 #include <stdint.h>
 
 #define SAMPLER_MAGIC      UINT64_C(0x3170616d72706d6d)   /* "mmprmap1" */
-#define SAMPLER_ABI        3u
+#define SAMPLER_ABI        4u
 
 /* The image: code first, the data at this fixed distance after its start
  * (the code reaches its data RIP-relative: no relocation).  Its first page
@@ -48,8 +48,18 @@ enum sampler_fn {
     SF_MEMALIGN,
     SF_VALLOC,
     SF_PVALLOC,
+    /* The mapping functions (docs/sampler.md, "Mappings"): their slots in
+     * the allocator's own object are never pointed at the stand-ins, so
+     * the allocator's own pages are not counted twice. */
+    SF_MMAP,
+    SF_MMAP64,
+    SF_MUNMAP,
+    SF_MREMAP,
+    SF_SBRK,
+    SF_BRK,
     SF_COUNT
 };
+#define SF_FIRST_MAPPING SF_MMAP
 
 /* At offset 0 of the code image. */
 struct sampler_image_header {
@@ -98,6 +108,13 @@ enum sampler_state {
                                 * holding its watch pipe is gone: pass through */
 };
 
+/* What a sample is of (sampler_entry.kind). */
+enum sampler_kind {
+    SAMPLER_KIND_HEAP = 0,     /* a block from malloc and its kin */
+    SAMPLER_KIND_MAPPING = 1,  /* pages mapped by mmap, mremap, sbrk or brk,
+                                * still mapped */
+};
+
 /* Limits: the sampler never grows.  A sample beyond them is counted, not
  * kept. */
 #define SAMPLER_MAX_FRAMES   128u          /* as jemalloc's PROF_BT_MAX */
@@ -108,6 +125,7 @@ enum sampler_state {
 #define SAMPLER_FILTER_LG    15u           /* bytes of the free() filter, lg */
 #define SAMPLER_THREAD_SLOTS 256u
 #define SAMPLER_PATCH_MAX    4096u
+#define SAMPLER_MAPS_CAP     512u          /* mapping samples kept at most */
 
 /* keys[] values besides a pointer. */
 #define SAMPLER_KEY_EMPTY  UINT64_C(0)
@@ -138,7 +156,8 @@ struct sampler_entry {
     uint64_t ptr;              /* 0: none */
     uint64_t size;             /* bytes asked for */
     uint32_t nframes;
-    uint32_t truncated;        /* the walk stopped early (no unwind row, limit) */
+    uint16_t truncated;        /* the walk stopped early (no unwind row, limit) */
+    uint16_t kind;             /* enum sampler_kind */
     uint64_t frames[SAMPLER_MAX_FRAMES];  /* return addresses, innermost first:
                                            * frames[0] is in the allocating function */
     uint64_t seq_end;
@@ -218,7 +237,9 @@ struct sampler_ctl {
                                 * its mark tells the process from a forked
                                 * child; an orphan sets its state too */
     uint64_t data_bytes;       /* bytes of this data mapping (rows included) */
-    uint64_t reserved[4];
+    uint64_t map_live;         /* mapping samples kept now: munmap looks at
+                                * the mapping table only when it is not 0 */
+    uint64_t reserved[3];
 };
 
 /* The body's data (at SAMPLER_CODE_SIZE from its start); rows follow it,
@@ -230,6 +251,12 @@ struct sampler_data {
                                                * (255 sticks: never 0 again) */
     uint64_t keys[SAMPLER_TABLE_CAP];
     struct sampler_entry entries[SAMPLER_TABLE_CAP];
+    /* Mapping samples, apart from the heap's: munmap and mremap act on a
+     * range, which a hash by address cannot find, so these few are looked
+     * at one by one.  map_keys[i] is EMPTY, BUSY (taken by one thread) or
+     * the mapping's start; map_entries[i] has ptr = start, size = bytes. */
+    uint64_t map_keys[SAMPLER_MAPS_CAP];
+    struct sampler_entry map_entries[SAMPLER_MAPS_CAP];
     struct sampler_patch patches[SAMPLER_PATCH_MAX];
     struct sampler_row rows[];
 };

@@ -30,6 +30,7 @@
 #include "lib/elf/cfi_rows.h"
 #include "lib/elf/elf_got.h"
 #include "lib/proc/maps.h"
+#include "lib/profile/synthetic_frames.h"
 
 #define REGION_NAME "memprof-sampler"        /* the gate's memfd: kept */
 #define BODY_NAME   "memprof-sampler-body"   /* the body's: gone at 'prof off' */
@@ -45,6 +46,7 @@ _Static_assert(offsetof(struct cfi_row, cfa_reg) == offsetof(struct sampler_row,
 static const char *const fn_names[SF_COUNT] = {
     "malloc", "free", "calloc", "realloc", "reallocarray",
     "posix_memalign", "aligned_alloc", "memalign", "valloc", "pvalloc",
+    "mmap", "mmap64", "munmap", "mremap", "sbrk", "brk",
 };
 
 struct sampler {
@@ -60,6 +62,7 @@ struct sampler {
     int watch_read;            /* the process's read end, -1: none */
     uint64_t watch_ino;        /* the pipe's inode */
     bool on;
+    bool mappings_only;        /* the next sampler_on: mapping slots alone */
     unsigned lg;
     uint64_t generation;
     struct sampler_patch *patches;  /* what the process's patches[] holds */
@@ -121,6 +124,16 @@ bool sampler_is_on(const struct sampler *sm)
 unsigned sampler_lg_sample(const struct sampler *sm)
 {
     return sm ? sm->lg : 19;
+}
+
+void sampler_set_mappings_only(struct sampler *sm, bool mappings_only)
+{
+    sm->mappings_only = mappings_only;
+}
+
+bool sampler_mappings_only(const struct sampler *sm)
+{
+    return sm && sm->mappings_only;
 }
 
 uint64_t sampler_kept_bytes(const struct sampler *sm)
@@ -234,6 +247,9 @@ static int find_real(struct target *t, const struct mapped_objects *objs,
                                 "in process %d", target_pid(t));
         real[f] = o ? mapped_object_function_address(o, fn_names[f]) : 0;
     }
+    /* one stand-in serves both names: only where they are one function */
+    if (real[SF_MMAP64] != real[SF_MMAP])
+        real[SF_MMAP64] = 0;
     if (!real[SF_MALLOC] || !real[SF_FREE] || !real[SF_CALLOC] || !real[SF_REALLOC])
         return mp_error_set(err, "process %d has no plain malloc, free, calloc and realloc "
                             "functions memprof can find (an IFUNC or a missing symbol "
@@ -261,12 +277,42 @@ static bool slot_replaceable(const struct mapped_object *o, uint64_t value, uint
     return value == real || (value >= o->text_start && value < o->text_end);
 }
 
+/* The object that defines malloc (the allocator's): its own calls to the
+ * mapping functions are its heap's pages, already counted by the heap's
+ * samples, so its mapping slots are never changed.  NULL: none found. */
+static const struct mapped_object *allocator_object(struct target *t,
+                                                    const struct mapped_objects *objs)
+{
+    const struct mapped_object *o = NULL;
+    if (link_map_definer(target_pid(t), objs, "malloc", &o) < 0)
+        return NULL;
+    return o;
+}
+
+/* Which slots a plan may change (a plan that puts slots back has none:
+ * every slot holding a stand-in goes back). */
+struct plan_rules {
+    const struct mapped_object *allocator;  /* allocator_object() */
+    bool mappings_only;        /* no slot of malloc and its kin */
+};
+
+/* Whether slot name f of object o is left alone: a mapping function's in
+ * the allocator's own object, or the heap's functions when the sampler
+ * follows mappings alone. */
+static bool slot_left_alone(const struct mapped_object *o, const struct plan_rules *r,
+                            unsigned f)
+{
+    return f >= SF_FIRST_MAPPING ? o == r->allocator : r->mappings_only;
+}
+
 /* The slots of one object to change: with stand_in NULL, those the
- * sampler may replace (slot_replaceable); else those holding stand_in[f]
- * (a gate's stand-ins, to be put back). */
+ * sampler may replace (slot_replaceable), but never the allocator's own
+ * mapping slots; else those holding stand_in[f] (a gate's stand-ins, to
+ * be put back, wherever they are). */
 static int plan_object(struct target *t, const struct map_list *maps,
                        const struct mapped_object *o, const uint64_t real[SF_COUNT],
-                       const uint64_t *stand_in, struct slot_plan *plan, struct mp_error *err)
+                       const uint64_t *stand_in, const struct plan_rules *rules,
+                       struct slot_plan *plan, struct mp_error *err)
 {
     int fd = mapped_object_open_file(target_pid(t), maps, o->path);
     if (fd < 0)
@@ -279,6 +325,8 @@ static int plan_object(struct target *t, const struct map_list *maps,
     for (size_t i = 0; rc == 0 && i < got.n; i++) {
         unsigned f = got.v[i].name;
         uint64_t slot = o->bias + got.v[i].addr, value;
+        if (!stand_in && slot_left_alone(o, rules, f))
+            continue;
         if (!real[f] || remote_read(target_pid(t), slot, &value, sizeof value, &ignored) < 0 ||
             (stand_in ? value != stand_in[f] : !slot_replaceable(o, value, real[f])) ||
             plan->n >= SAMPLER_PATCH_MAX) {
@@ -304,14 +352,19 @@ static int plan_object(struct target *t, const struct map_list *maps,
 
 static int plan_slots(struct target *t, const struct map_list *maps,
                       const struct mapped_objects *objs, const uint64_t real[SF_COUNT],
-                      struct slot_plan *plan, struct mp_error *err)
+                      bool mappings_only, struct slot_plan *plan, struct mp_error *err)
 {
+    struct plan_rules rules = {allocator_object(t, objs), mappings_only};
+    if (!rules.allocator)
+        return mp_error_set(err, "cannot tell which object of process %d defines malloc, "
+                            "whose own mappings must not be counted twice", target_pid(t));
     for (size_t i = 0; i < objs->n; i++)
-        if (plan_object(t, maps, &objs->v[i], real, NULL, plan, err) < 0)
+        if (plan_object(t, maps, &objs->v[i], real, NULL, &rules, plan, err) < 0)
             return -1;
     if (plan->n == 0)
-        return mp_error_set(err, "process %d has no call-table slot for malloc or free "
-                            "memprof could point at the sampler", target_pid(t));
+        return mp_error_set(err, "process %d has no call-table slot for %s memprof could "
+                            "point at the sampler", target_pid(t), mappings_only ?
+                            "mmap, munmap or mremap outside its allocator" : "malloc or free");
     return 0;
 }
 
@@ -851,7 +904,7 @@ int sampler_on(struct sampler *sm, struct target *t, const struct allocator_id *
     if (mem_open(sm, t, err) < 0 || maps_read_pid(target_pid(t), &maps, err) < 0 ||
         mapped_objects_load(target_pid(t), &maps, &objs, err) < 0 ||
         find_real(t, &objs, real, err) < 0 ||
-        plan_slots(t, &maps, &objs, real, &plan, err) < 0 ||
+        plan_slots(t, &maps, &objs, real, sm->mappings_only, &plan, err) < 0 ||
         build_rows(t, &maps, &objs, &rows, rep, err) < 0)
         goto out;
     rep->build_ms = ms_since(&t0);
@@ -973,35 +1026,65 @@ long sampler_off(struct sampler *sm, struct target *t, struct mp_error *err)
 static bool entry_sound(const struct sampler_entry *a, const struct sampler_entry *b)
 {
     return a->seq == b->seq && !(a->seq & 1) && a->seq == a->seq_end && a->ptr &&
-           a->nframes <= SAMPLER_MAX_FRAMES && memcmp(a, b, sizeof *a) == 0;
+           a->nframes <= SAMPLER_MAX_FRAMES && a->kind <= SAMPLER_KIND_MAPPING &&
+           memcmp(a, b, sizeof *a) == 0;
 }
 
-/* The live entries, each read twice: one that changed while memprof read
- * it (a sample being taken or freed right then) is left out, not guessed. */
-static int read_entries(struct sampler *sm, struct target *t, struct sampler_entry **out,
-                        size_t *n, size_t *unsound, struct mp_error *err)
+/* The live entries of one table of cap at `at`, each read twice, added
+ * to out[*n]: one that changed while memprof read it (a sample being
+ * taken or freed right then) is left out, not guessed. */
+static int read_table(struct sampler *sm, struct target *t, uint64_t at, size_t cap,
+                      struct sampler_entry *out, size_t *n, size_t *unsound,
+                      struct mp_error *err)
 {
-    size_t bytes = sizeof(struct sampler_entry) * SAMPLER_TABLE_CAP;
-    uint64_t at = sm->base + DATA_OFF(entries);
+    size_t bytes = sizeof(struct sampler_entry) * cap;
     struct sampler_entry *a = malloc(bytes), *b = malloc(bytes);
     int rc = -1;
-    *n = *unsound = 0;
     if (!a || !b)
         mp_error_set(err, "out of memory");
     else if (mem_read(sm, t, at, a, bytes, err) == 0 && mem_read(sm, t, at, b, bytes, err) == 0)
         rc = 0;
-    for (size_t i = 0; rc == 0 && i < SAMPLER_TABLE_CAP; i++) {
+    for (size_t i = 0; rc == 0 && i < cap; i++) {
         if (entry_sound(&a[i], &b[i]))
-            a[(*n)++] = a[i];
+            out[(*n)++] = a[i];
         else if (a[i].ptr || b[i].ptr || a[i].seq != b[i].seq)
             (*unsound)++;
     }
+    free(a);
     free(b);
-    if (rc < 0)
-        free(a);
-    else
-        *out = a;
     return rc;
+}
+
+/* A mapping's sample ends with the marker frame (synthetic_frames.h), its
+ * outermost: the last frame gives way to it at the limit. */
+static void mark_mapping(struct sampler_entry *e)
+{
+    if (e->nframes == SAMPLER_MAX_FRAMES)
+        e->nframes--;
+    e->frames[e->nframes++] = PROFILE_FRAME_MAPPING;
+}
+
+/* The live samples: the heap's and the mappings'. */
+static int read_entries(struct sampler *sm, struct target *t, struct sampler_entry **out,
+                        size_t *n, size_t *unsound, struct mp_error *err)
+{
+    struct sampler_entry *e = malloc(sizeof *e * (SAMPLER_TABLE_CAP + SAMPLER_MAPS_CAP));
+    *n = *unsound = 0;
+    if (!e)
+        return mp_error_set(err, "out of memory");
+    size_t heap = 0;
+    if (read_table(sm, t, sm->base + DATA_OFF(entries), SAMPLER_TABLE_CAP, e, n, unsound,
+                   err) < 0 ||
+        (heap = *n, read_table(sm, t, sm->base + DATA_OFF(map_entries), SAMPLER_MAPS_CAP,
+                               e, n, unsound, err) < 0)) {
+        free(e);
+        return -1;
+    }
+    for (size_t i = 0; i < *n; i++)
+        if (i >= heap || e[i].kind == SAMPLER_KIND_MAPPING)
+            mark_mapping(&e[i]);
+    *out = e;
+    return 0;
 }
 
 static int by_stack(const void *x, const void *y)
@@ -1043,7 +1126,7 @@ int sampler_dump(struct sampler *sm, struct target *t, char **data, size_t *len,
         return mp_error_set(err, "no sampler is in process %d: 'prof on' first",
                             target_pid(t));
     struct sampler_ctl ctl;
-    struct sampler_entry *e;
+    struct sampler_entry *e = NULL;
     size_t n;
     if (mem_read(sm, t, sm->base + DATA_OFF(ctl), &ctl, sizeof ctl, err) < 0 ||
         read_entries(sm, t, &e, &n, &info->unreadable, err) < 0)
@@ -1053,6 +1136,7 @@ int sampler_dump(struct sampler *sm, struct target *t, char **data, size_t *len,
     info->truncated = ctl.truncated;
     info->live = n;
     info->live_max = SAMPLER_TABLE_LIVE;
+    info->maps_max = SAMPLER_MAPS_CAP;
     info->orphaned = ctl.state == SAMPLER_ORPHAN;
     char *maps = NULL;
     size_t maps_len = 0;
@@ -1142,7 +1226,7 @@ static long unpoint_gate(struct sampler *sm, struct target *t, const struct map_
         find_real(t, &objs, real, err) == 0) {
         rc = 0;
         for (size_t i = 0; rc == 0 && i < objs.n; i++)
-            rc = plan_object(t, maps, &objs.v[i], real, stand_in, &plan, err);
+            rc = plan_object(t, maps, &objs.v[i], real, stand_in, NULL, &plan, err);
     }
     struct sampler_patch *p = rc == 0 ? calloc(plan.n ? plan.n : 1, sizeof *p) : NULL;
     for (size_t i = 0; p && i < plan.n; i++)

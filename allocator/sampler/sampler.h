@@ -57,7 +57,8 @@ struct sampler_on_report {
 struct sampler_dump_info {
     uint64_t samples, dropped, truncated, live;
     size_t unreadable;         /* entries changing while read, left out */
-    unsigned live_max;         /* live samples the sampler keeps at most */
+    unsigned live_max;         /* live heap samples the sampler keeps at most */
+    unsigned maps_max;         /* and mapping samples */
     bool orphaned;             /* the sampler had stopped on its own */
 };
 
@@ -95,6 +96,13 @@ uint64_t sampler_kept_bytes(const struct sampler *sm);
  * process's own (or there is none). */
 int64_t sampler_inherited_from(const struct sampler *sm);
 unsigned sampler_lg_sample(const struct sampler *sm);
+
+/* Whether the next sampler_on follows mappings alone (mmap, munmap,
+ * mremap outside the allocator's object), leaving malloc and its kin to
+ * the allocator's own profiler (a jemalloc started with prof:true): false
+ * (heap and mappings) until set. */
+void sampler_set_mappings_only(struct sampler *sm, bool mappings_only);
+bool sampler_mappings_only(const struct sampler *sm);
 
 /* Put the sampler in (or turn an inert one on again), sampling every
  * 2^lg bytes on average.  0, or -1 with err (nothing left changed). */

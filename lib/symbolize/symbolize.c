@@ -37,6 +37,7 @@
 #include "lib/symbolize/debuginfod.h"
 #include "lib/symbolize/dwarf.h"
 #include "lib/symbolize/sym_table.h"
+#include "lib/profile/synthetic_frames.h"
 #include "lib/base/text_escape.h"
 
 #define MAX_INLINE_DEPTH 32
@@ -997,6 +998,12 @@ static int lookup(struct symbolizer *s, const struct map_list *maps, const struc
         return 0;
     int d = detail == SYMBOLIZE_LINES;
     s->stats.lookups++;
+    if (profile_frame_is_mapping(addr)) {
+        /* a marker, not code (synthetic_frames.h) */
+        memset(frames, 0, sizeof *frames);
+        frames->function = frames->system_name = intern(s, PROFILE_FRAME_MAPPING_NAME);
+        return 1;
+    }
     uint64_t index;
     if (sym_u64map_get(&s->by_addr[d], addr, &index) &&
         entry_valid(&s->entries[index], maps, addr)) {

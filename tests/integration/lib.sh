@@ -633,7 +633,8 @@ stop_server() {
 #                          (memfd:memprof-sampler-body) are mapped
 #   sampler_ctl PID FIELD  prints a field of the sampler's struct
 #                          sampler_ctl (allocator/sampler/abi.h: state,
-#                          npatches, samples, live, memprof_pid, ...), read
+#                          npatches, samples, live, map_live, memprof_pid,
+#                          ...; offsets of SAMPLER_ABI 4), read
 #                          from the body's data at +0x10000
 #   sampler_state_is PID N ctl.state is N (0 off, 1 on, 2 orphan); with no
 #                          body mapped, the gate's state
@@ -707,9 +708,9 @@ import struct, sys
 pid, field = sys.argv[1], sys.argv[2]
 layout = {"magic": (0, "Q"), "abi": (8, "I"), "state": (12, "I"), "generation": (16, "Q"),
           "tgid": (24, "q"), "watch_fd": (32, "i"), "lg_sample": (36, "I"),
-          "nrows": (128, "Q"), "npatches": (136, "Q"), "memprof_pid": (144, "q"),
-          "samples": (152, "Q"), "dropped": (160, "Q"), "truncated": (168, "Q"),
-          "live": (176, "Q"), "gate": (200, "Q")}
+          "nrows": (176, "Q"), "npatches": (184, "Q"), "memprof_pid": (192, "q"),
+          "samples": (200, "Q"), "dropped": (208, "Q"), "truncated": (216, "Q"),
+          "live": (224, "Q"), "gate": (248, "Q"), "map_live": (264, "Q")}
 start = next(int(f[0].split("-")[0], 16) for f in map(str.split, open(f"/proc/{pid}/maps"))
              if len(f) >= 6 and f[5] == "/memfd:memprof-sampler-body" and "x" in f[1])
 off, fmt = layout[field]
@@ -738,13 +739,13 @@ start = next(int(f[0].split("-")[0], 16) for f in map(str.split, open(f"/proc/{p
              if len(f) >= 6 and f[5] == "/memfd:memprof-sampler" and "x" in f[1])
 with open(f"/proc/{pid}/mem", "rb") as mem:
     if field == "pid":
-        mem.seek(start + 184)
+        mem.seek(start + 280)
         print(struct.unpack("<q", mem.read(8))[0])
         sys.exit(0)
     mem.seek(start + 0x1000)
     page = mem.read(4096)
 mark, state = struct.unpack_from("<QI", page, 0)
-inside = sum(struct.unpack_from("<q", page, 128 + 64 * i)[0] for i in range(32))
+inside = sum(struct.unpack_from("<q", page, 176 + 64 * i)[0] for i in range(32))
 print({"mark": mark, "state": state, "inside": inside}[field])
 PY
 }

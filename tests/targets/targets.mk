@@ -17,6 +17,7 @@ OTHER_TARGETS = $(TARGET_DIR)/glibc_fragmented $(TARGET_DIR)/glibc_parked \
                 $(TARGET_DIR)/tcmalloc_freed $(TARGET_DIR)/tcmalloc_minimal_freed \
                 $(TARGET_DIR)/mimalloc_idle $(TARGET_DIR)/glibc_live $(TARGET_DIR)/glibc_arenas_freed \
                 $(TARGET_DIR)/glibc_churn $(TARGET_DIR)/glibc_events $(TARGET_DIR)/tcmalloc_live \
+                $(TARGET_DIR)/glibc_mappings \
                 $(TARGET_DIR)/no_libc $(TARGET_DIR)/cfi_objects $(TARGET_DIR)/glibc_arenas
 TARGET_EXTRA  = $(TARGET_DIR)/nojemalloc $(TARGET_DIR)/two_builds_b $(TARGET_DIR)/static_rjem \
                 $(TARGET_DIR)/static_nopie $(TARGET_DIR)/unsafe_ctor.so $(TARGET_DIR)/late_park.so \
@@ -144,6 +145,12 @@ $(TARGET_DIR)/glibc_arenas_freed: tests/targets/other/glibc_arenas_freed.c $(OTH
 	$(CC) $(OTHER_CFLAGS) -o $@ $<
 
 $(TARGET_DIR)/glibc_live: tests/targets/other/glibc_live.c $(OTHER_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(OTHER_CFLAGS) -O2 -fomit-frame-pointer -o $@ $<
+
+# The sampler's mappings (t_sampler_mappings): the same build, memory
+# mapped by mmap and mremap per function.
+$(TARGET_DIR)/glibc_mappings: tests/targets/other/glibc_mappings.c $(OTHER_DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(OTHER_CFLAGS) -O2 -fomit-frame-pointer -o $@ $<
 

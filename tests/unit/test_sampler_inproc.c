@@ -13,6 +13,7 @@
 #include "tests/unit/unit.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <malloc.h>
 #include <math.h>
 #include <stdint.h>
@@ -49,6 +50,11 @@ static void *(*w_aligned_alloc)(size_t, size_t);
 static void *(*w_memalign)(size_t, size_t);
 static void *(*w_valloc)(size_t);
 static void *(*w_pvalloc)(size_t);
+static void *(*w_mmap)(void *, size_t, int, int, int, off_t);
+static int (*w_munmap)(void *, size_t);
+static void *(*w_mremap)(void *, size_t, size_t, int, void *);
+static void *(*w_sbrk)(intptr_t);
+static int (*w_brk)(void *);
 
 static const struct sampler_image_header *header(void)
 {
@@ -72,6 +78,11 @@ static void find_wrappers(void)
     w_memalign = (__typeof__(w_memalign))wrapper(SF_MEMALIGN);
     w_valloc = (__typeof__(w_valloc))wrapper(SF_VALLOC);
     w_pvalloc = (__typeof__(w_pvalloc))wrapper(SF_PVALLOC);
+    w_mmap = (__typeof__(w_mmap))wrapper(SF_MMAP);
+    w_munmap = (__typeof__(w_munmap))wrapper(SF_MUNMAP);
+    w_mremap = (__typeof__(w_mremap))wrapper(SF_MREMAP);
+    w_sbrk = (__typeof__(w_sbrk))wrapper(SF_SBRK);
+    w_brk = (__typeof__(w_brk))wrapper(SF_BRK);
 }
 
 /* memprof's part: the image where it would put it, the data filled before
@@ -139,6 +150,11 @@ static void fill_ctl(void)
     c->real[SF_MEMALIGN] = (uintptr_t)memalign;
     c->real[SF_VALLOC] = (uintptr_t)valloc;
     c->real[SF_PVALLOC] = (uintptr_t)pvalloc;
+    c->real[SF_MMAP] = c->real[SF_MMAP64] = (uintptr_t)mmap;
+    c->real[SF_MUNMAP] = (uintptr_t)munmap;
+    c->real[SF_MREMAP] = (uintptr_t)mremap;
+    c->real[SF_SBRK] = (uintptr_t)sbrk;
+    c->real[SF_BRK] = (uintptr_t)brk;
     c->memprof_pid = getpid();
     c->gate = (uintptr_t)img.gate;
     /* the gate's copy of the allocator's functions, in the header (the
@@ -241,9 +257,11 @@ START_TEST(image_header_names_every_wrapper)
         ck_assert_uint_lt(header()->wrapper[i], header()->gate_bytes);
         ck_assert_uint_ge(header()->body[i], SAMPLER_BODY_CODE);
         ck_assert_uint_lt(header()->body[i], sampler_image_len);
-        for (int j = 0; j < i; j++)
-            ck_assert_uint_ne(header()->wrapper[i], header()->wrapper[j]);
+        for (int j = 0; j < i; j++)     /* mmap64 is mmap's: one stand-in */
+            if (i != SF_MMAP64 || j != SF_MMAP)
+                ck_assert_uint_ne(header()->wrapper[i], header()->wrapper[j]);
     }
+    ck_assert_uint_eq(header()->wrapper[SF_MMAP64], header()->wrapper[SF_MMAP]);
 }
 END_TEST
 
@@ -440,6 +458,224 @@ START_TEST(full_table_drops_and_counts)
 }
 END_TEST
 
+/* ---- mappings ----------------------------------------------------------- */
+
+#define PG 4096u
+
+/* The mapping table's entry for start, or NULL. */
+static struct sampler_entry *map_entry_of(const void *start)
+{
+    for (uint32_t i = 0; i < SAMPLER_MAPS_CAP; i++)
+        if (img.data->map_keys[i] == (uintptr_t)start)
+            return &img.data->map_entries[i];
+    return NULL;
+}
+
+KEEP_FRAME static void *map_here(size_t len)
+{
+    void *p = w_mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    AFTER_CALL();
+    return p;
+}
+
+KEEP_FRAME static void *grow_here(void *old, size_t old_len, size_t new_len)
+{
+    void *p = w_mremap(old, old_len, new_len, MREMAP_MAYMOVE, NULL);
+    AFTER_CALL();
+    return p;
+}
+
+START_TEST(mmap_samples_and_munmap_forgets)
+{
+    char *p = map_here(3 * PG - 100);
+    ck_assert_ptr_ne(p, MAP_FAILED);
+    struct sampler_entry *e = map_entry_of(p);
+    ck_assert_ptr_nonnull(e);
+    assert_settled(e);
+    ck_assert_uint_eq(e->size, 3 * PG);            /* page-rounded */
+    ck_assert_uint_eq(e->kind, SAMPLER_KIND_MAPPING);
+    ck_assert(in_function(e->frames[0], map_here));
+    ck_assert_uint_eq(img.ctl->map_live, 1);
+    ck_assert_uint_eq(img.ctl->live, 0);           /* not in the heap's table */
+    ck_assert_int_eq(w_munmap(p, 3 * PG), 0);
+    ck_assert_uint_eq(img.ctl->map_live, 0);
+    ck_assert_ptr_null(map_entry_of(p));
+    ck_assert_uint_eq(e->ptr, 0);
+    assert_settled(e);
+}
+END_TEST
+
+/* At rate 0 every cut piece stays (its keep probability is 1): the tail
+ * cut, then the head, then the rest unmapped. */
+START_TEST(munmap_cuts_a_sampled_mapping)
+{
+    char *p = map_here(4 * PG);
+    struct sampler_entry *e = map_entry_of(p);
+    ck_assert_ptr_nonnull(e);
+    ck_assert_int_eq(w_munmap(p + 2 * PG, 2 * PG), 0);
+    ck_assert_uint_eq(e->ptr, (uintptr_t)p);
+    ck_assert_uint_eq(e->size, 2 * PG);
+    ck_assert_int_eq(w_munmap(p, PG), 0);
+    ck_assert_ptr_eq(map_entry_of(p + PG), e);
+    ck_assert_uint_eq(e->size, PG);
+    assert_settled(e);
+    ck_assert_int_eq(w_munmap(p + PG, PG), 0);
+    ck_assert_uint_eq(img.ctl->map_live, 0);
+    /* a hole in the middle keeps the part below */
+    p = map_here(3 * PG);
+    e = map_entry_of(p);
+    ck_assert_int_eq(w_munmap(p + PG, PG), 0);
+    ck_assert_uint_eq(e->size, PG);
+    ck_assert_int_eq(w_munmap(p, 3 * PG), 0);
+    ck_assert_uint_eq(img.ctl->map_live, 0);
+}
+END_TEST
+
+/* A cut piece stays a sample with probability p(now) / p(was), p(s) =
+ * 1 - exp(-s / 2^lg): 64 KiB mappings at 2^14 cut to 4 KiB. */
+START_TEST(a_cut_sample_stays_with_the_right_probability)
+{
+    enum { N = 400 };
+    static char *maps[N];
+    img.ctl->lg_sample = 14;
+    for (int i = 0; i < N; i++)
+        maps[i] = map_here(16 * PG);
+    uint64_t before = img.ctl->map_live;
+    for (int i = 0; i < N; i++)
+        ck_assert_int_eq(w_munmap(maps[i] + PG, 15 * PG), 0);
+    double q = -expm1(-(double)PG / 16384) / -expm1(-(double)(16 * PG) / 16384);
+    double expect = (double)before * q, sd = sqrt((double)before * q * (1 - q));
+    double got = (double)img.ctl->map_live;
+    ck_assert_msg(fabs(got - expect) <= 5 * sd, "%.0f of %" PRIu64 " kept, %.1f expected (sd %.1f)",
+                  got, before, expect, sd);
+    for (int i = 0; i < N; i++)
+        ck_assert_int_eq(w_munmap(maps[i], PG), 0);
+    ck_assert_uint_eq(img.ctl->map_live, 0);
+}
+END_TEST
+
+/* mremap: the first bytes move with their sample, the bytes grown are a
+ * sample of the stack that grew them. */
+START_TEST(mremap_moves_and_counts_growth)
+{
+    char *p = map_here(2 * PG);
+    char *blocker = mmap(p + 2 * PG, PG, PROT_NONE,      /* no room to grow in place */
+                         MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+    char *n = grow_here(p, 2 * PG, 8 * PG);
+    ck_assert_ptr_ne(n, MAP_FAILED);
+    ck_assert_ptr_null(map_entry_of(p));
+    struct sampler_entry *moved = map_entry_of(n), *grown = map_entry_of(n + 2 * PG);
+    ck_assert_ptr_nonnull(moved);
+    ck_assert_ptr_nonnull(grown);
+    ck_assert_uint_eq(moved->size, 2 * PG);
+    ck_assert(in_function(moved->frames[0], map_here));
+    ck_assert_uint_eq(grown->size, 6 * PG);
+    ck_assert(in_function(grown->frames[0], grow_here));
+    ck_assert_uint_eq(img.ctl->map_live, 2);
+    /* shrunk: the grown part is unmapped, the first stays */
+    ck_assert_ptr_eq(grow_here(n, 8 * PG, 2 * PG), n);
+    ck_assert_uint_eq(img.ctl->map_live, 1);
+    ck_assert_int_eq(w_munmap(n, 2 * PG), 0);
+    ck_assert_uint_eq(img.ctl->map_live, 0);
+    if (blocker != MAP_FAILED)
+        munmap(blocker, PG);
+    /* grown in place (room freed right after it): the first sample stays */
+    p = map_here(8 * PG);
+    ck_assert_int_eq(w_munmap(p + 2 * PG, 6 * PG), 0);
+    ck_assert_ptr_eq(w_mremap(p, 2 * PG, 6 * PG, 0, NULL), p);
+    ck_assert_ptr_nonnull(map_entry_of(p));
+    ck_assert_uint_eq(map_entry_of(p)->size, 2 * PG);
+    ck_assert_ptr_nonnull(map_entry_of(p + 2 * PG));
+    ck_assert_uint_eq(map_entry_of(p + 2 * PG)->size, 4 * PG);
+    ck_assert_int_eq(w_munmap(p, 6 * PG), 0);
+    ck_assert_uint_eq(img.ctl->map_live, 0);
+}
+END_TEST
+
+KEEP_FRAME static void *break_here(intptr_t incr)
+{
+    void *p = w_sbrk(incr);
+    AFTER_CALL();
+    return p;
+}
+
+/* The program break: what sbrk or brk grows it by is a mapping's sample
+ * at the old break, charged to the caller; what they give back is
+ * forgotten; errno is untouched. */
+START_TEST(sbrk_and_brk_are_followed)
+{
+    errno = ESRCH;
+    char *old = break_here(3 * PG);
+    ck_assert_ptr_ne(old, (void *)-1);
+    ck_assert_int_eq(errno, ESRCH);
+    struct sampler_entry *e = map_entry_of(old);
+    ck_assert_ptr_nonnull(e);
+    ck_assert_uint_eq(e->size, 3 * PG);
+    ck_assert(in_function(e->frames[0], break_here));
+    ck_assert_ptr_eq(break_here(-(intptr_t)PG), old + 3 * PG);
+    ck_assert_uint_eq(e->size, 2 * PG);            /* cut (kept at rate 0) */
+    ck_assert_int_eq(w_brk(old + 4 * PG), 0);
+    ck_assert_int_eq(errno, ESRCH);
+    ck_assert_ptr_nonnull(map_entry_of(old + 2 * PG));
+    ck_assert_uint_eq(map_entry_of(old + 2 * PG)->size, 2 * PG);
+    ck_assert_uint_eq(img.ctl->map_live, 2);
+    ck_assert_int_eq(w_brk(old), 0);
+    ck_assert_uint_eq(img.ctl->map_live, 0);
+    ck_assert_ptr_eq(sbrk(0), old);
+}
+END_TEST
+
+/* errno is the call's: set by one that fails, untouched by one that
+ * succeeds, sampled or not; a failed mmap or mremap counts nothing. */
+START_TEST(mapping_calls_keep_errno)
+{
+    errno = 0;
+    ck_assert_int_eq(w_munmap((void *)1, PG), -1);
+    ck_assert_int_eq(errno, EINVAL);
+    errno = 0;
+    ck_assert_ptr_eq(w_mremap(NULL, 0, 0, 0, NULL), MAP_FAILED);
+    ck_assert_int_eq(errno, EINVAL);
+    errno = 0;
+    ck_assert_ptr_eq(map_here(0), MAP_FAILED);
+    ck_assert_int_eq(errno, EINVAL);
+    ck_assert_uint_eq(img.ctl->samples, 0);
+    errno = ESRCH;
+    char *p = map_here(PG);
+    ck_assert_int_eq(errno, ESRCH);
+    ck_assert_uint_eq(img.ctl->samples, 1);
+    ck_assert_int_eq(w_munmap(p, PG), 0);
+    ck_assert_int_eq(errno, ESRCH);
+}
+END_TEST
+
+/* A sample another thread holds (its key BUSY: that thread may be the one
+ * a signal handler interrupted) is passed over, never waited for. */
+START_TEST(munmap_passes_over_a_busy_sample)
+{
+    char *p = map_here(2 * PG);
+    struct sampler_entry *e = map_entry_of(p);
+    uint64_t *key = &img.data->map_keys[e - img.data->map_entries];
+    *key = SAMPLER_KEY_BUSY;
+    ck_assert_int_eq(w_munmap(p, 2 * PG), 0);
+    ck_assert_uint_eq(*key, SAMPLER_KEY_BUSY);
+    ck_assert_uint_eq(e->ptr, (uintptr_t)p);
+    ck_assert_uint_eq(img.ctl->map_live, 1);
+    *key = SAMPLER_KEY_EMPTY;
+}
+END_TEST
+
+/* Once the gate is closed, the mapping stand-ins pass straight through. */
+START_TEST(mappings_off_take_no_sample)
+{
+    set_state(SAMPLER_OFF);
+    char *p = map_here(PG);
+    ck_assert_ptr_ne(p, MAP_FAILED);
+    ck_assert_uint_eq(img.ctl->samples, 0);
+    ck_assert_int_eq(w_munmap(p, PG), 0);
+    ck_assert_int_eq(threads_inside(), 0);
+}
+END_TEST
+
 /* memprof died: the write end of its pipe is closed.  A thread polls the
  * pipe at its first sample and every 16th after (WATCH_EVERY): within 16
  * samples the sampler is orphaned, and nothing is sampled from then on. */
@@ -534,6 +770,33 @@ START_TEST(forked_child_finds_the_gate_closed)
     ck_assert_ptr_nonnull(entry_of(q));
     w_free(q);
     ck_assert_uint_eq(img.ctl->live, 0);
+}
+END_TEST
+
+/* The same for the mapping stand-ins: a forked child's mmap and munmap
+ * pass straight through (the body's mmap would call 0), and its munmap of
+ * the parent's sampled mapping (its copy) leaves the parent's sample. */
+START_TEST(forked_child_leaves_mappings_alone)
+{
+    char *q = map_here(2 * PG);
+    ck_assert_uint_eq(img.ctl->map_live, 1);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        img.ctl->real[SF_MMAP] = 0;
+        char *p = map_here(PG);
+        int ok = p != MAP_FAILED && w_munmap(p, PG) == 0 && w_munmap(q, 2 * PG) == 0 &&
+                 threads_inside() == 0;
+        _exit(ok ? 0 : 1);
+    }
+    int status = 0;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    ck_assert_uint_eq(sampled(), 1);
+    ck_assert_uint_eq(img.ctl->map_live, 1);
+    ck_assert_ptr_nonnull(map_entry_of(q));
+    ck_assert_int_eq(w_munmap(q, 2 * PG), 0);
+    ck_assert_uint_eq(img.ctl->map_live, 0);
 }
 END_TEST
 
@@ -829,6 +1092,15 @@ static Suite *sampler_inproc_suite(void)
     tcase_add_test(tc, every_function_records_the_size_asked);
     tcase_add_test(tc, rate_is_poisson_over_bytes);
     tcase_add_test(tc, full_table_drops_and_counts);
+    tcase_add_test(tc, mmap_samples_and_munmap_forgets);
+    tcase_add_test(tc, munmap_cuts_a_sampled_mapping);
+    tcase_add_test(tc, a_cut_sample_stays_with_the_right_probability);
+    tcase_add_test(tc, mremap_moves_and_counts_growth);
+    tcase_add_test(tc, mapping_calls_keep_errno);
+    tcase_add_test(tc, sbrk_and_brk_are_followed);
+    tcase_add_test(tc, munmap_passes_over_a_busy_sample);
+    tcase_add_test(tc, mappings_off_take_no_sample);
+    tcase_add_test(tc, forked_child_leaves_mappings_alone);
     tcase_add_test(tc, orphan_when_memprof_is_gone);
     tcase_add_test(tc, forked_child_takes_no_sample);
     tcase_add_test(tc, forked_child_finds_the_gate_closed);

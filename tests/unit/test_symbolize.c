@@ -10,6 +10,7 @@
 #include "lib/elf/elf_object.h"
 #include "lib/symbolize/symbolize.h"
 #include "lib/symbolize/alloc_frames.h"
+#include "lib/profile/synthetic_frames.h"
 #include "tests/unit/fixtures/fixture_out.h"
 #include "tests/unit/unit.h"
 
@@ -383,6 +384,30 @@ START_TEST(unknown_addresses_never_vanish)
     ck_assert_str_eq(f.function, "[vdso]+0xabc");
     ck_assert_str_eq(f.object, "[vdso]");
     ck_assert_str_eq(lookup1(&h, NULL, 0x42).function, "0x42");
+    ck_assert_str_eq(harness_warnings(&h), "");
+    harness_close(&h);
+    maps_free(&maps);
+}
+END_TEST
+
+/* The mapping marker (synthetic_frames.h) is named, not an address, as
+ * the analysis looks it up (at address - 1) and as written, with or
+ * without a memory map; the addresses around it are not. */
+START_TEST(mapping_marker_is_named)
+{
+    struct map_list maps;
+    maps_from(&maps, "10000000-10001000 rw-p 00000000 00:00 0 \n");
+    struct harness h;
+    harness_open(&h, NULL, NULL);
+    ck_assert_str_eq(lookup1(&h, &maps, PROFILE_FRAME_MAPPING - 1).function,
+                     PROFILE_FRAME_MAPPING_NAME);
+    ck_assert_str_eq(lookup1(&h, NULL, PROFILE_FRAME_MAPPING).function,
+                     PROFILE_FRAME_MAPPING_NAME);
+    ck_assert_ptr_null(lookup1(&h, &maps, PROFILE_FRAME_MAPPING).object);
+    ck_assert_str_ne(lookup1(&h, &maps, PROFILE_FRAME_MAPPING - 2).function,
+                     PROFILE_FRAME_MAPPING_NAME);
+    ck_assert_str_ne(lookup1(&h, &maps, PROFILE_FRAME_MAPPING + 1).function,
+                     PROFILE_FRAME_MAPPING_NAME);
     ck_assert_str_eq(harness_warnings(&h), "");
     harness_close(&h);
     maps_free(&maps);
@@ -857,6 +882,7 @@ static Suite *symbolize_suite(void)
     tcase_add_test(tc, debuglink_crc_accepts_the_right_file);
     tcase_add_test(tc, debuglink_crc_rejects_a_changed_file);
     tcase_add_test(tc, unknown_addresses_never_vanish);
+    tcase_add_test(tc, mapping_marker_is_named);
     tcase_add_test(tc, unreadable_objects_are_warned_once);
     tcase_add_test(tc, deleted_library_is_read_through_map_files_when_live);
     tcase_add_test(tc, frames_inside_jemalloc_are_allocator);

@@ -50,7 +50,7 @@ extern struct sampler_data sampler_data_block __attribute__((visibility("hidden"
 #define CAS(p, expect, v) \
     __atomic_compare_exchange_n((p), (expect), (v), 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)
 
-_Static_assert(SF_COUNT == 10, "the image header below names one wrapper per sampler_fn");
+_Static_assert(SF_COUNT == 16, "the image header below names one wrapper per sampler_fn");
 _Static_assert(SAMPLER_THREAD_SLOTS == 256, "thread_slot() takes the top 8 bits of a hash");
 _Static_assert(sizeof(struct sampler_thread) == 64, "one cache line per thread slot");
 
@@ -67,6 +67,11 @@ void *sampler_aligned_alloc(size_t align, size_t size);
 void *sampler_memalign(size_t align, size_t size);
 void *sampler_valloc(size_t size);
 void *sampler_pvalloc(size_t size);
+void *sampler_mmap(void *addr, size_t len, int prot, int flags, int fd, int64_t off);
+int sampler_munmap(void *addr, size_t len);
+void *sampler_mremap(void *old, size_t old_len, size_t new_len, int flags, void *new_addr);
+void *sampler_sbrk(intptr_t incr);
+int sampler_brk(void *addr);
 int64_t sampler_make_watch(void);
 void *body_malloc(size_t size, const uint64_t *frame);
 void body_free(void *ptr, const uint64_t *frame);
@@ -78,6 +83,13 @@ void *body_aligned_alloc(size_t align, size_t size, const uint64_t *frame);
 void *body_memalign(size_t align, size_t size, const uint64_t *frame);
 void *body_valloc(size_t size, const uint64_t *frame);
 void *body_pvalloc(size_t size, const uint64_t *frame);
+void *body_mmap(void *addr, size_t len, int prot, int flags, int fd, int64_t off,
+                const uint64_t *frame);
+int body_munmap(void *addr, size_t len, const uint64_t *frame);
+void *body_mremap(void *old, size_t old_len, size_t new_len, int flags, void *new_addr,
+                  const uint64_t *frame);
+void *body_sbrk(intptr_t incr, const uint64_t *frame);
+int body_brk(void *addr, const uint64_t *frame);
 
 /* The image header (struct sampler_image_header), which image.lds puts at
  * offset 0.  The image is linked at address 0, so a function's address is
@@ -104,6 +116,12 @@ __attribute__((used)) static void image_header(void)
             ".long sampler_memalign\n\t"
             ".long sampler_valloc\n\t"
             ".long sampler_pvalloc\n\t"
+            ".long sampler_mmap\n\t"              /* wrapper[SF_MMAP] */
+            ".long sampler_mmap\n\t"              /* mmap64: the same call */
+            ".long sampler_munmap\n\t"
+            ".long sampler_mremap\n\t"
+            ".long sampler_sbrk\n\t"
+            ".long sampler_brk\n\t"
             ".long body_malloc\n\t"               /* body[SF_MALLOC] */
             ".long body_free\n\t"
             ".long body_calloc\n\t"
@@ -114,6 +132,12 @@ __attribute__((used)) static void image_header(void)
             ".long body_memalign\n\t"
             ".long body_valloc\n\t"
             ".long body_pvalloc\n\t"
+            ".long body_mmap\n\t"                 /* body[SF_MMAP] */
+            ".long body_mmap\n\t"
+            ".long body_munmap\n\t"
+            ".long body_mremap\n\t"
+            ".long body_sbrk\n\t"
+            ".long body_brk\n\t"
             ".long sampler_make_watch\n\t"        /* make_watch */
             ".long sampler_gate_end\n\t"          /* gate_bytes */
             ".zero %c4\n\t"                       /* real[], pid: memprof's */
@@ -459,21 +483,48 @@ static int32_t claim_slot(uint64_t ptr)
     return i;
 }
 
-static void record_sample(uint64_t ptr, uint64_t size, const uint64_t *frame)
+/* A taken slot's entry written (under its sequence lock) and its key
+ * published: the sample counted. */
+static void fill_entry(struct sampler_entry *e, uint64_t *key, uint64_t ptr, uint64_t size,
+                       uint32_t kind, const uint64_t *frame)
 {
-    int32_t i = claim_slot(ptr);
-    if (i < 0)
-        return;
-    struct sampler_entry *e = &DATA->entries[i];
     uint64_t even = entry_open(e);
     STORE(&e->ptr, ptr);
     STORE(&e->size, size);
+    STORE(&e->kind, (uint16_t)kind);
     uint32_t truncated = walk_stack(frame, e);
     entry_close(e, even);
-    __atomic_store_n(&DATA->keys[i], ptr, __ATOMIC_RELEASE);
+    __atomic_store_n(key, ptr, __ATOMIC_RELEASE);
     ADD(&CTL->samples, 1);
     if (truncated)
         ADD(&CTL->truncated, 1);
+}
+
+/* A mapping's sample, in the mapping table (abi.h): the first EMPTY key
+ * taken, or counted as dropped when all are in use. */
+static void record_mapping(uint64_t start, uint64_t len, const uint64_t *frame)
+{
+    for (uint32_t i = 0; i < SAMPLER_MAPS_CAP; i++) {
+        uint64_t key = LOAD(&DATA->map_keys[i]);
+        if (key != SAMPLER_KEY_EMPTY || !CAS(&DATA->map_keys[i], &key, SAMPLER_KEY_BUSY))
+            continue;
+        ADD(&CTL->map_live, 1);
+        fill_entry(&DATA->map_entries[i], &DATA->map_keys[i], start, len,
+                   SAMPLER_KIND_MAPPING, frame);
+        return;
+    }
+    ADD(&CTL->dropped, 1);
+}
+
+static void record_sample(uint64_t ptr, uint64_t size, const uint64_t *frame, uint32_t kind)
+{
+    if (kind == SAMPLER_KIND_MAPPING) {
+        record_mapping(ptr, size, frame);
+        return;
+    }
+    int32_t i = claim_slot(ptr);
+    if (i >= 0)
+        fill_entry(&DATA->entries[i], &DATA->keys[i], ptr, size, SAMPLER_KIND_HEAP, frame);
 }
 
 /* Forgets ptr's sample, if it has one, before the allocator frees the
@@ -518,7 +569,7 @@ static struct sampler_thread *thread_slot(uint64_t tp)
  * the sample if this is still the process memprof attached to and memprof
  * is still there to read it. */
 static NOINLINE void sample_slow(struct sampler_thread *t, uint64_t ptr, uint64_t size,
-                                 const uint64_t *frame)
+                                 const uint64_t *frame, uint32_t kind)
 {
     uint64_t rng = LOAD(&t->rng);
     STORE(&t->bytes_left, next_interval(&rng, LOAD(&CTL->lg_sample)));
@@ -531,7 +582,7 @@ static NOINLINE void sample_slow(struct sampler_thread *t, uint64_t ptr, uint64_
         become_orphan();
         return;
     }
-    record_sample(ptr, size, frame);
+    record_sample(ptr, size, frame, kind);
 }
 
 /* A thread meets a slot another thread (or another 'prof on') left: it
@@ -541,7 +592,7 @@ static NOINLINE void sample_slow(struct sampler_thread *t, uint64_t ptr, uint64_
  * keep taking one slot from each other; the old state is mixed in so that
  * they do not draw the same number each time. */
 static NOINLINE void count_new_owner(struct sampler_thread *t, uint64_t tp, uint64_t ptr,
-                                     uint64_t size, const uint64_t *frame)
+                                     uint64_t size, const uint64_t *frame, uint32_t kind)
 {
     uint64_t gen = LOAD(&CTL->generation);
     uint64_t rng = LOAD(&t->rng) ^ mix(LOAD(&CTL->seed) ^ tp ^ gen);
@@ -554,28 +605,31 @@ static NOINLINE void count_new_owner(struct sampler_thread *t, uint64_t tp, uint
     STORE(&t->tp, tp);
     STORE(&t->bytes_left, left);
     if (left <= 0)
-        sample_slow(t, ptr, size, frame);
+        sample_slow(t, ptr, size, frame, kind);
 }
 
-/* Every successful allocation while sampling: size bytes off the calling
- * thread's countdown.  `frame` is the wrapper's frame pointer, where the
- * stack walk starts.  Everything but the countdown is a tail call, so that
- * the common case saves no register. */
-static NOINLINE void count_alloc(void *ptr, uint64_t size, const uint64_t *frame)
+/* Every successful allocation (or mapping) while sampling: size bytes off
+ * the calling thread's countdown, one Poisson process over heap and mapped
+ * bytes alike.  `frame` is the wrapper's frame pointer, where the stack
+ * walk starts.  Everything but the countdown is a tail call, so that the
+ * common case saves no register. */
+static NOINLINE void count_bytes(void *ptr, uint64_t size, const uint64_t *frame, uint32_t kind)
 {
     uint64_t tp = arch_thread_pointer();
     struct sampler_thread *t = thread_slot(tp);
     if (__builtin_expect(LOAD(&t->tp) != tp ||
                          LOAD(&t->generation) != LOAD(&CTL->generation), 0)) {
-        count_new_owner(t, tp, (uint64_t)(uintptr_t)ptr, size, frame);
+        count_new_owner(t, tp, (uint64_t)(uintptr_t)ptr, size, frame, kind);
         return;
     }
     int64_t left = LOAD(&t->bytes_left) - (int64_t)size;
     STORE(&t->bytes_left, left);
     if (__builtin_expect(left > 0, 1))
         return;
-    sample_slow(t, (uint64_t)(uintptr_t)ptr, size, frame);
+    sample_slow(t, (uint64_t)(uintptr_t)ptr, size, frame, kind);
 }
+
+#define count_alloc(ptr, size, frame) count_bytes((ptr), (size), (frame), SAMPLER_KIND_HEAP)
 
 /* Forgets ptr's sample if its filter byte says it may have one: the whole
  * cost of free() for the blocks that were never sampled. */
@@ -584,6 +638,121 @@ static inline __attribute__((always_inline)) void forget_if_sampled(void *ptr)
     uint64_t p = (uint64_t)(uintptr_t)ptr;
     if (__builtin_expect(LOAD(&DATA->filter[sampler_filter_of(p)]) != 0, 0))
         forget(p);
+}
+
+/* ---- mappings ------------------------------------------------------------
+ * A mapping's sample covers [ptr, ptr + size) of the process's address
+ * space, page-rounded, and follows what munmap, mremap and a MAP_FIXED
+ * mmap do to that range (docs/sampler.md, "Mappings"). */
+
+#define MAP_PAGE     UINT64_C(4096)
+#define MAP_LEN_MAX  (UINT64_C(1) << 56)      /* beyond any address space */
+
+static uint64_t map_pages(uint64_t len)
+{
+    return (len + MAP_PAGE - 1) & ~(MAP_PAGE - 1);
+}
+
+#define LOG2E_Q32 UINT64_C(0x171547653)   /* log2(e) * 2^32, rounded */
+
+/* exp(-s / 2^lg) in fixed point (2^32 is 1), without floating point: 2 to
+ * the power -(s / 2^lg) * log2(e), its whole part a shift, its fraction
+ * f from exp(-f ln 2)'s series (f ln 2 < 0.7: ten terms leave < 1e-7). */
+static uint64_t exp_neg(uint64_t s, uint32_t lg)
+{
+    if (lg > 62)
+        lg = 62;
+    if ((s >> lg) >= 64)
+        return 0;
+    unsigned __int128 z = ((unsigned __int128)s << 32) >> lg;      /* s / 2^lg */
+    unsigned __int128 w = (z * LOG2E_Q32) >> 32;
+    uint64_t whole = (uint64_t)(w >> 32);
+    if (whole >= 63)
+        return 0;
+    uint64_t t = (((uint64_t)w & 0xffffffffu) * LN2_Q32) >> 32;     /* f ln 2 */
+    uint64_t term = UINT64_C(1) << 32, sum = term;
+    for (uint64_t k = 1; k <= 10; k++) {
+        term = ((term * t) >> 32) / k;
+        sum = (k & 1) ? sum - term : sum + term;
+    }
+    return sum >> whole;
+}
+
+/* Whether a sample whose mapping is cut from `was` bytes to `now` stays a
+ * sample: with probability (1 - exp(-now/2^lg)) / (1 - exp(-was/2^lg)),
+ * so that a piece that stays is kept with exactly the probability a
+ * mapping of its size is sampled with, and the analysis's unsampling by
+ * size stays true (a cut piece kept always would count as if it had been
+ * drawn at its smaller size: too much).  The draw is a hash of the run's
+ * seed and the piece: no shared state. */
+static int keep_cut(uint64_t was, uint64_t now, uint64_t start)
+{
+    uint32_t lg = LOAD(&CTL->lg_sample);
+    uint64_t one = UINT64_C(1) << 32;
+    uint64_t num = one - exp_neg(now, lg), den = one - exp_neg(was, lg);
+    if (den == 0 || num >= den)
+        return 1;
+    uint64_t u = mix(LOAD(&CTL->seed) ^ start * UINT64_C(0x9e3779b97f4a7c15) ^ now) >> 32;
+    return (u * den) >> 32 < num;
+}
+
+/* What a range [a, b) of the address space that stops being what it was
+ * does to each mapping sample it touches: a sample wholly inside is
+ * forgotten (move: moved to `to + (start - a)`, as mremap moves it); one
+ * it cuts keeps its part below the range when it has one (the part above
+ * a hole in its middle is forgotten), else its part above, and stays a
+ * sample with the probability keep_cut() says.  Only a key a
+ * thread takes (BUSY) is changed, so two threads never change one sample;
+ * a sample another thread holds right then is left as it is (no wait: a
+ * signal handler may have interrupted that thread).  Nothing to do while
+ * no mapping sample is kept: one load. */
+static NOINLINE void change_range(uint64_t a, uint64_t b, int move, uint64_t to)
+{
+    if (LOAD(&CTL->map_live) == 0 || b <= a || !in_own_process())
+        return;
+    for (uint32_t i = 0; i < SAMPLER_MAPS_CAP; i++) {
+        uint64_t key = __atomic_load_n(&DATA->map_keys[i], __ATOMIC_ACQUIRE);
+        struct sampler_entry *e = &DATA->map_entries[i];
+        if (key <= SAMPLER_KEY_BUSY || b <= key || a >= key + LOAD(&e->size) ||
+            !CAS(&DATA->map_keys[i], &key, SAMPLER_KEY_BUSY))
+            continue;
+        uint64_t start = key, end = key + LOAD(&e->size);
+        int gone = 0;
+        if (a <= start && end <= b) {
+            gone = !move;
+            end = end - a + to;
+            start = start - a + to;
+        } else {
+            uint64_t was = end - start;
+            if (a > start)
+                end = a;
+            else
+                start = b;
+            gone = !keep_cut(was, end - start, start);
+        }
+        uint64_t even = entry_open(e);
+        STORE(&e->ptr, gone ? 0 : start);
+        STORE(&e->size, gone ? 0 : end - start);
+        entry_close(e, even);
+        __atomic_store_n(&DATA->map_keys[i], gone ? SAMPLER_KEY_EMPTY : start,
+                         __ATOMIC_RELEASE);
+        if (gone)
+            SUB(&CTL->map_live, 1);
+    }
+}
+
+static void forget_range(uint64_t a, uint64_t b)
+{
+    change_range(a, b, 0, 0);
+}
+
+/* A new mapping of len bytes at p: any sample still on its range is stale
+ * (unmapped by a call the sampler did not see, or replaced by MAP_FIXED),
+ * then its bytes are counted. */
+static void count_mapping(uint64_t p, uint64_t len, const uint64_t *frame)
+{
+    forget_range(p, p + len);
+    count_bytes((void *)(uintptr_t)p, len, frame, SAMPLER_KIND_MAPPING);
 }
 
 #define REAL(fn, type) ((type)(uintptr_t)LOAD(&CTL->real[fn]))
@@ -598,6 +767,11 @@ typedef void *realloc_fn(void *, size_t);
 typedef void *reallocarray_fn(void *, size_t, size_t);
 typedef int posix_memalign_fn(void **, size_t, size_t);
 typedef void *aligned_fn(size_t, size_t);
+typedef void *mmap_fn(void *, size_t, int, int, int, int64_t);
+typedef int munmap_fn(void *, size_t);
+typedef void *mremap_fn(void *, size_t, size_t, int, ...);   /* new_addr: MREMAP_FIXED */
+typedef void *sbrk_fn(intptr_t);
+typedef int brk_fn(void *);
 
 /* The watch pipe, made by the process itself in one call memprof makes
  * from its stop: both ends and the pipe's inode are in ctl before this
@@ -726,6 +900,95 @@ EXPORT void *body_pvalloc(size_t size, const uint64_t *frame)
     return paged(SF_PVALLOC, size, frame);
 }
 
+/* A mapping made: its page-rounded bytes counted as a mapping's (the
+ * same countdown as the heap's).  A call that failed counts nothing;
+ * errno is the call's. */
+EXPORT void *body_mmap(void *addr, size_t len, int prot, int flags, int fd, int64_t off,
+                       const uint64_t *frame)
+{
+    void *p = REAL(SF_MMAP, mmap_fn *)(addr, len, prot, flags, fd, off);
+    if ((uint64_t)(uintptr_t)p != KERNEL_MAP_FAILED && len != 0 && len <= MAP_LEN_MAX)
+        count_mapping((uint64_t)(uintptr_t)p, map_pages(len), frame);
+    return p;
+}
+
+/* Samples on the range forgotten (or cut) before the call, as free()
+ * forgets before the allocator frees: after it, another thread may be
+ * given the same range and sample it.  A munmap that fails (not page
+ * aligned: nothing is forgotten then) loses the samples it cut. */
+EXPORT int body_munmap(void *addr, size_t len, const uint64_t *frame)
+{
+    (void)frame;
+    uint64_t a = (uint64_t)(uintptr_t)addr;
+    if ((a & (MAP_PAGE - 1)) == 0 && len <= MAP_LEN_MAX)
+        forget_range(a, a + map_pages(len));
+    return REAL(SF_MUNMAP, munmap_fn *)(addr, len);
+}
+
+/* After the call, and only when it succeeded (mremap failing to grow in
+ * place is common): samples on the old range move with it, cut to the new
+ * length; bytes it grew by are counted as a new mapping's, charged to the
+ * stack that grew it.  MREMAP_DONTUNMAP (or an old length of 0) leaves
+ * the old range mapped: the new one is counted as a mapping of its own.
+ * Between the call and this, another thread given part of the old range
+ * that samples it could see that sample moved or cut: rare, and only a
+ * sample lost. */
+EXPORT void *body_mremap(void *old, size_t old_len, size_t new_len, int flags, void *new_addr,
+                         const uint64_t *frame)
+{
+    void *p = REAL(SF_MREMAP, mremap_fn *)(old, old_len, new_len, flags, new_addr);
+    uint64_t o = (uint64_t)(uintptr_t)old, n = (uint64_t)(uintptr_t)p;
+    if (n == KERNEL_MAP_FAILED || old_len > MAP_LEN_MAX || new_len > MAP_LEN_MAX)
+        return p;
+    uint64_t ol = map_pages(old_len), nl = map_pages(new_len);
+    if (ol == 0 || ((uint64_t)flags & KERNEL_MREMAP_DONTUNMAP)) {
+        count_mapping(n, nl, frame);
+        return p;
+    }
+    if (nl < ol)
+        forget_range(o + nl, o + ol);
+    if (n != o) {                         /* moved (in place, nothing moves) */
+        forget_range(n, n + nl);
+        change_range(o, o + (nl < ol ? nl : ol), 1, n);
+    }
+    if (nl > ol)
+        count_bytes((void *)(uintptr_t)(n + ol), nl - ol, frame, SAMPLER_KIND_MAPPING);
+    return p;
+}
+
+/* The program break moved from `old` to `now`: bytes it grew by counted
+ * as a mapping's (not page-rounded: the break is not), bytes it gave back
+ * forgotten (or cut), as munmap's. */
+static void break_moved(uint64_t old, uint64_t now, const uint64_t *frame)
+{
+    if (now > old && now - old <= MAP_LEN_MAX)
+        count_mapping(old, now - old, frame);
+    else if (now < old)
+        forget_range(now, old);
+}
+
+/* sbrk: returns the old break, or (void *)-1. */
+EXPORT void *body_sbrk(intptr_t incr, const uint64_t *frame)
+{
+    void *p = REAL(SF_SBRK, sbrk_fn *)(incr);
+    uint64_t old = (uint64_t)(uintptr_t)p;
+    if (old != KERNEL_MAP_FAILED && incr != 0)
+        break_moved(old, old + (uint64_t)(int64_t)incr, frame);
+    return p;
+}
+
+/* brk: the old break is read first with the C library's sbrk(0), which
+ * neither moves it nor sets errno; without an sbrk, brk is not followed. */
+EXPORT int body_brk(void *addr, const uint64_t *frame)
+{
+    sbrk_fn *sbrk = REAL(SF_SBRK, sbrk_fn *);
+    uint64_t old = sbrk ? (uint64_t)(uintptr_t)sbrk(0) : KERNEL_MAP_FAILED;
+    int rc = REAL(SF_BRK, brk_fn *)(addr);
+    if (rc == 0 && old != KERNEL_MAP_FAILED)
+        break_moved(old, (uint64_t)(uintptr_t)addr, frame);
+    return rc;
+}
+
 /* ---- the gate: the stand-ins ---------------------------------------------
  * The call tables point here, and a thread may still call a stand-in long
  * after 'prof off' (it read the slot before memprof put it back; a forked
@@ -736,7 +999,17 @@ EXPORT void *body_pvalloc(size_t size, const uint64_t *frame)
  * here goes in section .text.gate, inlines everything it uses, and
  * tools/embed_image.py checks that it branches and refers nowhere else. */
 
-#define GATE_FN __attribute__((section(".text.gate"), visibility("hidden"), used, noinline))
+/* arm64: the stand-ins packed at 4 bytes (its instructions' size) rather
+ * than 16, or the sixteen of them and the header outgrow the gate's page
+ * (image.lds checks it: 0xfd8 of 0xff8 bytes at gcc 12 -O2); x86-64 keeps
+ * the compiler's alignment, with room to spare. */
+#if defined(__aarch64__)
+#define GATE_ALIGN optimize("align-functions=4")
+#else
+#define GATE_ALIGN
+#endif
+#define GATE_FN __attribute__((section(".text.gate"), visibility("hidden"), used, noinline, \
+                               GATE_ALIGN))
 #define GATE_INLINE static inline __attribute__((always_inline))
 
 extern const struct sampler_image_header sampler_image_start __attribute__((visibility("hidden")));
@@ -794,6 +1067,11 @@ typedef void *body_calloc_fn(size_t, size_t, const uint64_t *);
 typedef void *body_realloc_fn(void *, size_t, const uint64_t *);
 typedef void *body_reallocarray_fn(void *, size_t, size_t, const uint64_t *);
 typedef int body_posix_memalign_fn(void **, size_t, size_t, const uint64_t *);
+typedef void *body_mmap_fn(void *, size_t, int, int, int, int64_t, const uint64_t *);
+typedef int body_munmap_fn(void *, size_t, const uint64_t *);
+typedef void *body_mremap_fn(void *, size_t, size_t, int, void *, const uint64_t *);
+typedef void *body_sbrk_fn(intptr_t, const uint64_t *);
+typedef int body_brk_fn(void *, const uint64_t *);
 
 STAND_IN(void *, sampler_malloc, SF_MALLOC, (size_t size), (size), body_malloc_fn *,
          malloc_fn *)
@@ -814,6 +1092,22 @@ STAND_IN(void *, sampler_valloc, SF_VALLOC, (size_t size), (size), body_malloc_f
          malloc_fn *)
 STAND_IN(void *, sampler_pvalloc, SF_PVALLOC, (size_t size), (size), body_malloc_fn *,
          malloc_fn *)
+/* mmap64 is mmap on a 64-bit C library: one stand-in for both (memprof
+ * points an mmap64 slot here only where both names are one function). */
+STAND_IN(void *, sampler_mmap, SF_MMAP,
+         (void *addr, size_t len, int prot, int flags, int fd, int64_t off),
+         (addr, len, prot, flags, fd, off), body_mmap_fn *, mmap_fn *)
+STAND_IN(int, sampler_munmap, SF_MUNMAP, (void *addr, size_t len), (addr, len),
+         body_munmap_fn *, munmap_fn *)
+/* mremap is variadic (its fifth argument only with MREMAP_FIXED); on both
+ * CPUs a variadic argument travels as a named one would, in the fifth
+ * argument register, which is passed on as it came (unused when the
+ * caller passed none). */
+STAND_IN(void *, sampler_mremap, SF_MREMAP,
+         (void *old, size_t old_len, size_t new_len, int flags, void *new_addr),
+         (old, old_len, new_len, flags, new_addr), body_mremap_fn *, mremap_fn *)
+STAND_IN(void *, sampler_sbrk, SF_SBRK, (intptr_t incr), (incr), body_sbrk_fn *, sbrk_fn *)
+STAND_IN(int, sampler_brk, SF_BRK, (void *addr), (addr), body_brk_fn *, brk_fn *)
 
 GATE_FN void sampler_free(void *ptr)
 {

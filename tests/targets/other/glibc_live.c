@@ -24,6 +24,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "signal_rounds.h"
+
 #define MAXKEPT 100000
 
 static void *kept[MAXKEPT];
@@ -120,20 +122,5 @@ static void free_all(void)
 
 int main(void)
 {
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGUSR1);
-    sigaddset(&set, SIGUSR2);
-    sigprocmask(SIG_BLOCK, &set, NULL);
-    setvbuf(stdout, NULL, _IOLBF, 0);
-    printf("pid %d\nready\n", (int)getpid());
-    for (int round = 1;;) {
-        int sig;
-        if (sigwait(&set, &sig) != 0)
-            continue;
-        if (sig == SIGUSR1)
-            run_round(round++);
-        else
-            free_all();
-    }
+    ROUNDS_ON_SIGNALS(run_round, free_all);
 }
