@@ -7,7 +7,10 @@
 #    EPERM without it).  In a default container `info` and `prof on`
 #    refuse, naming process_vm_readv and the EPERM, and leave the process
 #    untouched; in one started with --cap-add SYS_PTRACE the sampler goes
-#    in and `top` gives glibc_live's keep_malloc its exact bytes.
+#    in and `top` gives glibc_live's keep_malloc its exact bytes.  The
+#    kernel is asked too (process_vm_readv from inside each container).
+#    `stats`, `memory`, `purge` work in the default container, and
+#    jemalloc's own profiler (bookworm's redis) needs no such call.
 #  - identity: `info`, `info --json` and every /metrics series of serve on
 #    the host carry container_id="docker://<the id docker inspect gives>",
 #    the cgroup path /docker/<id> (Docker's cgroupfs driver).
@@ -40,6 +43,15 @@ check "default container prof on: refused, naming process_vm_readv" \
     err_has 'seccomp filter would fail it with errno 1 \(EPERM\) for process_vm_readv'
 check "default container: untouched" untouched "$CPID"
 check "default container: no sampler body went in" [ "$(sampler_bodies "$CPID")" = 0 ]
+# The kernel agrees: process_vm_readv (x86-64: 310) on itself with an
+# empty, bad iovec fails EPERM (the filter) here, EFAULT where allowed.
+vm_readv_errno() { cexec perl -e 'syscall(310, $$, 0, 1, 0, 1, 0); print $! + 0'; }
+check "default container: the kernel fails process_vm_readv with EPERM, as judged" \
+    [ "$(vm_readv_errno)" = 1 ]
+mp -p "$CPID" -e stats -e memory -e purge
+check "default container: stats, memory and purge work (glibc malloc)" \
+    holds eval 'assert_ok && assert_out "^free, held +[0-9.]+ MiB" && assert_out "^RSS +[0-9.]+ MiB +[0-9.]+ MiB"'
+check "default container: untouched after them" untouched "$CPID"
 DEFAULT_CPID=$CPID
 
 # ---- ... and it goes in with CAP_SYS_PTRACE ----
@@ -47,7 +59,26 @@ glibc_live_start bookworm --cap-add SYS_PTRACE
 mp -p "$CPID" -e 'info --json'
 check "SYS_PTRACE container info --json: the sampler possible under Docker's filter" \
     [ "$(jf '(d["allocator"]["sampler"]["possible"], d["allocator"]["sampler"]["seccomp_filters"] > 0)')" = "(True, True)" ]
+check "SYS_PTRACE container: the kernel lets process_vm_readv through (EFAULT)" \
+    [ "$(vm_readv_errno)" = 14 ]
 sampler_checks "docker SYS_PTRACE"
+
+# ---- jemalloc's own profiler needs no such call: bookworm's redis ----
+container_start bookworm -e MALLOC_CONF=prof:true,prof_active:false -- "${REDIS_IN_CONTAINER[@]}"
+wait_until 20 "redis in $CNAME to answer PING" redis_ping
+session_open redis
+session_send 'prof sample 15' 'sampling every 2\^15'
+session_send 'prof on' 'profiling is now on|memprof: '
+redis_fill 100000
+session_send dump '^dump1: [0-9]+ stacks|memprof: '
+session_send 'top --json 10' '^}|memprof: '
+session_send 'prof off' 'profiling is now off|memprof: '
+close_session
+check "default container, jemalloc 5.3 redis: prof on/dump/top/off ended well" [ "$MPRC" = 0 ]
+OUT=$(session_out)
+check "default container, jemalloc redis top: zmalloc holds the keys" \
+    [ "$(flat_bytes_of zmalloc)" -ge $((1024 * 1024)) ]
+check "default container, jemalloc redis: answers PING, untouched" holds eval 'redis_ping && untouched $CPID'
 
 # ---- identity ----
 CPID=$DEFAULT_CPID
