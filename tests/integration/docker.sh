@@ -1,15 +1,16 @@
 # docker.sh - a private Docker daemon for the integration tests (sourced
 # by containers.sh when CONTAINER_ENGINE=docker): Debian 12's dockerd
 # (docker.io 20.10, its own containerd and runc), never the host's: its
-# own socket and exec root (/run/memprof-docker-PID), its data root
-# (images) cached in ${MEMPROF_DOCKER_DIR:-/var/tmp/memprof-docker}/data,
+# own socket, exec root and configuration (/run/memprof-docker-PID), its
+# data root (images) and key cached in
+# ${MEMPROF_DOCKER_DIR:-/var/tmp/memprof-docker},
 # no iptables rules, no bridge, no userland proxy (containers get
 # --network none or host), the default cgroupfs driver (this host has no
 # systemd to ask for scopes).  One test at a time holds the data root (a
-# lock; dockerd refuses two daemons on one root).  Stopped, with every
+# lock: two daemons must not share one).  Stopped, with every
 # container it ran, when the test ends.  What it leaves elsewhere:
 # containerd's shim sockets under /run/containerd/s while containers run
-# (removed with them) and an empty /run/docker/plugins.
+# (removed with them), empty /run/docker/plugins and /run/containerd/s.
 #
 #   docker_daemon_start   starts it (sets DOCKER_SOCK), imports the
 #                         images memprof-test/bookworm and /bullseye from
@@ -28,10 +29,15 @@ docker_daemon_start() {
     mkdir -p "$exec_root"
     DOCKER_EXEC_ROOT=$exec_root
     DOCKER_SOCK=$exec_root/docker.sock
-    "$DOCKERD" --data-root "$DOCKER_DIR/data" --exec-root "$exec_root/exec" \
+    # Nothing of the host's: its own configuration (not
+    # /etc/docker/daemon.json), which puts its key beside the data (not
+    # /etc/docker/key.json; 20.10 has no option for it).
+    printf '{"deprecated-key-path": "%s"}\n' "$DOCKER_DIR/key.json" >"$exec_root/daemon.json"
+    "$DOCKERD" --config-file "$exec_root/daemon.json" \
+        --data-root "$DOCKER_DIR/data" --exec-root "$exec_root/exec" \
         --pidfile "$exec_root/dockerd.pid" -H "unix://$DOCKER_SOCK" \
         --iptables=false --ip6tables=false --ip-masq=false --bridge=none --userland-proxy=false \
-        ${DOCKER_DAEMON_OPTS:-} >"$WORK/dockerd.log" 2>&1 &
+        >"$WORK/dockerd.log" 2>&1 9>&- &
     DOCKERD_PID=$!
     CLEANUP_HOOKS+=(docker_daemon_stop)
     wait_until 60 "dockerd to answer on $DOCKER_SOCK" docker_daemon_up
