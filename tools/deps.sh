@@ -41,6 +41,10 @@ packages=(
     podman runc debootstrap                 # real containers (tools/containers): rootful podman with
                                             #   runc (crun refuses hybrid cgroups), images imported
                                             #   from debootstrap roots (never pulled)
+    docker.io                               # t_container_docker: Debian's Docker 20.10 (dockerd,
+                                            #   containerd, runc), run privately by the test
+                                            #   (tests/integration/docker.sh); its own units are
+                                            #   kept from starting at boot (below)
     python3-yaml                            # integration: deploy/kubernetes's manifests parsed
     debhelper lintian                       # make deb (tools/deb.sh) and its lint; t_package_deb installs
                                             #   it into a debootstrap root (tools/package/root.sh)
@@ -55,4 +59,11 @@ if [ ${#missing[@]} -gt 0 ]; then
     sudo=; [ "$(id -u)" -ne 0 ] && sudo=sudo
     $sudo apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+# docker.io enables docker.service and docker.socket (and containerd's)
+# on install: the tests run their own dockerd, a daemon the machine does
+# not need.  Only when deps.sh just installed it (a host that had Docker
+# keeps its settings); nothing to do where systemd does not run.
+if [[ " ${missing[*]-} " == *" docker.io "* ]] && [ -d /run/systemd/system ]; then
+    $sudo systemctl disable --now docker.socket docker.service containerd.service >/dev/null 2>&1 || true
 fi
