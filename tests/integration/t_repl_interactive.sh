@@ -4,7 +4,9 @@
 . "$SRCDIR/tests/integration/lib.sh"
 sock="$WORK/tmux.sock"
 tm() { tmux -S "$sock" "$@"; }
-screen() { tm capture-pane -p -t mp; }
+# the pane and its scrollback: a long help text scrolls earlier prompts off
+# the visible rows, and they still count
+screen() { tm capture-pane -p -S - -t mp; }
 on_screen() { screen | grep -Eq -- "$1"; }
 off_screen() { ! on_screen "$1"; }
 # on_screen_times N RE: at least N lines of the screen match RE
