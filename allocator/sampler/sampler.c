@@ -228,6 +228,14 @@ const char *sampler_filter_refusal(struct sampler *sm, struct target *t, char *b
     return sampler_seccomp_refusal(t, &sm->seccomp, buf, len);
 }
 
+const char *sampler_filter_denied_call(const struct sampler *sm, const char *why)
+{
+    const struct seccomp_verdict_cache *c = &sm->seccomp;
+    if (!c->decided || !c->denied[0] || strcmp(why, c->refusal) != 0)
+        return NULL;
+    return c->denied;
+}
+
 enum seccomp_known sampler_filter_known(struct sampler *sm, struct target *t, int *nfilters,
                                         char *buf, size_t len)
 {

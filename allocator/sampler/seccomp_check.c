@@ -171,8 +171,11 @@ static void say_refusal(pid_t pid, const struct judged *j, const struct seccomp_
 }
 
 const char *sampler_seccomp_judge(pid_t pid, long tgid, const struct seccomp_insn *const *progs,
-                                  const size_t *lens, size_t nprogs, char *buf, size_t len)
+                                  const size_t *lens, size_t nprogs, char *buf, size_t len,
+                                  const char **denied)
 {
+    if (denied)
+        *denied = "";
     for (size_t i = 0; i < nprogs; i++) {
         char why[200];
         if (seccomp_bpf_check(progs[i], lens[i], why, sizeof why) < 0) {
@@ -191,6 +194,8 @@ const char *sampler_seccomp_judge(pid_t pid, long tgid, const struct seccomp_ins
         run_all(progs, lens, nprogs, &c, &o);
         if (!acceptable(o.ret, must_allow)) {
             say_refusal(pid, &calls[i], &o, buf, len);
+            if (denied && calls[i].when == SAMPLER)
+                *denied = calls[i].name;
             return buf;
         }
     }
@@ -298,8 +303,8 @@ static const struct seccomp_thread *unread_thread(const struct seccomp_thread *t
 
 /* Every different stack read, each judged.  NULL, or the refusal. */
 static const char *read_and_judge(struct target *t, const struct seccomp_thread *th,
-                                  size_t nth, struct stacks *st, bool *judged, char *buf,
-                                  size_t len)
+                                  size_t nth, struct stacks *st, bool *judged,
+                                  const char **denied, char *buf, size_t len)
 {
     pid_t pid = target_pid(t);
     const char *r = read_stack(t, 0, st, buf, len);
@@ -339,7 +344,7 @@ static const char *read_and_judge(struct target *t, const struct seccomp_thread 
             progs[i] = f->v[i].insns;
             lens[i] = f->v[i].n;
         }
-        r = sampler_seccomp_judge(pid, tgid, progs, lens, f->n, buf, len);
+        r = sampler_seccomp_judge(pid, tgid, progs, lens, f->n, buf, len, denied);
     }
     return r;
 }
@@ -355,9 +360,11 @@ static const char *decide(struct target *t, const struct seccomp_thread *th, siz
         return no_capability(target_pid(t), filtered_tid, &me, buf, len);
     struct stacks st = {.n = 0};
     bool judged = false;
-    const char *r = read_and_judge(t, th, nth, &st, &judged, buf, len);
+    const char *denied = "";
+    const char *r = read_and_judge(t, th, nth, &st, &judged, &denied, buf, len);
     if (judged) {
         cache->decided = true;
+        snprintf(cache->denied, sizeof cache->denied, "%s", r ? denied : "");
         memcpy(cache->counts, st.counts, sizeof st.counts);
         cache->ncounts = st.n;
         snprintf(cache->refusal, sizeof cache->refusal, "%s", r ? r : "");

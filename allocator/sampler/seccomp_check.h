@@ -23,6 +23,9 @@ struct seccomp_verdict_cache {
     int counts[SECCOMP_STACKS_MAX]; /* the filter counts of the stacks read */
     size_t ncounts;
     char refusal[768];         /* "" allowed */
+    char denied[24];           /* the sampler's own call the refusal is for
+                                * (made in the process's threads at any
+                                * time), "" when it is for another reason */
 };
 
 /* Why the sampler may not go into process t under its seccomp filters (a
@@ -54,8 +57,10 @@ size_t sampler_seccomp_ncalls(void);
 const char *sampler_seccomp_call(size_t i, long tgid, struct seccomp_call *c, bool *must_allow);
 
 /* Judge the filters (newest first) on every call: NULL when the sampler
- * may go in, else the refusal in buf. */
+ * may go in, else the refusal in buf, and in denied (when not NULL) the
+ * name of the sampler's own call it is for ("" for another call). */
 const char *sampler_seccomp_judge(pid_t pid, long tgid, const struct seccomp_insn *const *progs,
-                                  const size_t *lens, size_t nprogs, char *buf, size_t len);
+                                  const size_t *lens, size_t nprogs, char *buf, size_t len,
+                                  const char **denied);
 
 #endif

@@ -8,6 +8,8 @@
 #    refuse, naming process_vm_readv and the EPERM, and leave the process
 #    untouched; in one started with --cap-add SYS_PTRACE the sampler goes
 #    in and `top` gives glibc_live's keep_malloc its exact bytes.  The
+#    refusal and `info` give Docker's remedies (--cap-add SYS_PTRACE, a
+#    seccomp profile allowing the call) besides the restart with jemalloc.  The
 #    kernel is asked too (process_vm_readv from inside each container).
 #    `stats`, `memory`, `purge` work in the default container, and
 #    jemalloc's own profiler (bookworm's redis) needs no such call.
@@ -38,9 +40,14 @@ mp -p "$CPID" -e 'info --json'
 check "default container info --json: the sampler not possible, for process_vm_readv's EPERM" \
     holds eval '[ "$(jf "d[\"allocator\"][\"sampler\"][\"possible\"]")" = False ] &&
         jf "d[\"allocator\"][\"sampler\"][\"why_not\"]" | grep -q "errno 1 (EPERM) for process_vm_readv"'
+mp -p "$CPID" -e info
+check "default container info: not possible, and the remedies Docker has (--cap-add SYS_PTRACE, a seccomp profile)" \
+    out_has 'heap profiling +not possible without a restart: .*for process_vm_readv.*; to profile it, restart its container with --cap-add SYS_PTRACE .* or with a seccomp profile \(--security-opt seccomp=FILE\) that allows process_vm_readv, or restart it with LD_PRELOAD='
 mp -p "$CPID" -e 'prof on'
 check "default container prof on: refused, naming process_vm_readv" \
     err_has 'seccomp filter would fail it with errno 1 \(EPERM\) for process_vm_readv'
+check "default container prof on: the refusal gives Docker's remedies and the restart with jemalloc" \
+    err_has 'To profile it, restart its container with --cap-add SYS_PTRACE .* or with a seccomp profile \(--security-opt seccomp=FILE\) that allows process_vm_readv, or restart it with LD_PRELOAD=.*libjemalloc'
 check "default container: untouched" untouched "$CPID"
 check "default container: no sampler body went in" [ "$(sampler_bodies "$CPID")" = 0 ]
 # The kernel agrees: process_vm_readv (x86-64: 310) on itself with an

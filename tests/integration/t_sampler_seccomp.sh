@@ -6,7 +6,8 @@
 #     an allow list): 'prof on' goes in, a dump holds the target's
 #     allocating function, 'prof off' takes it out, the process lives on;
 # (b) a filter that kills ppoll: refused, naming ppoll and the kill, at
-#     the prompt and by serve's POST /debug/pprof/heap (422);
+#     the prompt and by serve's POST /debug/pprof/heap (422); info's
+#     remedy outside a container: a filter that allows ppoll;
 # (c) a filter that fails process_vm_readv with EPERM: refused, naming it
 #     and the errno;
 # (d) memprof without CAP_SYS_ADMIN, a thread under a filter: refused,
@@ -79,6 +80,8 @@ refused "kill ppoll" "process $PID's seccomp filter would kill the process \(SIG
 mp -p "$PID" -e 'info' -e 'info --json'
 check "kill ppoll: info says no heap profile, naming ppoll and the kill" \
     out_has "heap profiling     not possible without a restart: process $PID's seccomp filter would kill the process \(SIGSYS\) for ppoll"
+check "kill ppoll: info's remedy, outside a container: a filter that allows ppoll, or the restart with jemalloc" \
+    out_has "; to profile it, restart it under a seccomp filter that allows ppoll, or restart it with LD_PRELOAD="
 check "kill ppoll: info --json: sampler not possible, why names ppoll" \
     [ "$(jf '(d["allocator"]["sampler"]["possible"], "for ppoll" in d["allocator"]["sampler"]["why_not"])')" = "(False, True)" ]
 check "kill ppoll: after info, nothing mapped" file_lacks "/proc/$PID/maps" memprof-sampler

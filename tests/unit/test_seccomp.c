@@ -88,7 +88,7 @@ static const char *judge(struct prog *ps, size_t n, char *buf, size_t len)
         progs[i] = ps[i].v;
         lens[i] = ps[i].n;
     }
-    return sampler_seccomp_judge(4242, 7, progs, lens, n, buf, len);
+    return sampler_seccomp_judge(4242, 7, progs, lens, n, buf, len, NULL);
 }
 
 /* Everything allowed but nr, which gets action. */
