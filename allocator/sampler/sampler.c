@@ -801,6 +801,7 @@ static int data_fill(struct sampler *sm, struct target *t, const uint64_t real[S
         .generation = ++sm->generation, .tgid = j->tgid, .watch_fd = j->watch_read,
         .lg_sample = sm->lg, .nrows = rows->n, .memprof_pid = getpid(),
         .watch_ino = sm->watch_ino, .watch_write = -1, .gate = sm->gate + PAGE,
+        .probe = sm->seccomp.decided ? sm->seccomp.probe : SAMPLER_PROBE_VM_READV,
         .data_bytes = sm->size - SAMPLER_CODE_SIZE,
     };
     struct timespec ts;
