@@ -310,6 +310,10 @@ static int turn_on(struct session *s, unsigned lg, bool json, const char *what)
                rep.reused ? ", reusing its stand-ins' page" : "");
     if (rep.no_cfi)
         no_cfi_note(s, &rep);
+    if (sampler_probes_by_sigmask(s->sampler))
+        say_status(s, "note: process %d's seccomp filter denies process_vm_readv: the "
+                   "sampler checks a stack page readable with rt_sigprocmask instead (one "
+                   "call a page, changing nothing)\n", (int)target_pid(s->target));
     return 0;
 }
 

@@ -79,6 +79,11 @@ const char *sampler_filter_refusal(struct sampler *sm, struct target *t, char *b
  * another call. */
 const char *sampler_filter_denied_call(const struct sampler *sm, const char *why);
 
+/* Whether the sampler, as put in (or going in under the kept verdict),
+ * checks stack pages with rt_sigprocmask: the process's filter denies
+ * process_vm_readv (abi.h, SAMPLER_PROBE_SIGMASK). */
+bool sampler_probes_by_sigmask(const struct sampler *sm);
+
 /* What is known of that verdict without a stop (seccomp_check.h's
  * sampler_seccomp_known): never reads a filter. */
 enum seccomp_known sampler_filter_known(struct sampler *sm, struct target *t, int *nfilters,

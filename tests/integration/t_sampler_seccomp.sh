@@ -115,6 +115,8 @@ send 'prof on' 'profiling is now on|prof:'
 check "errno process_vm_readv: prof on went in" grep -q 'profiling is now on' "$WORK/s.out"
 check "errno process_vm_readv: the walk checks pages with rt_sigprocmask (ctl.probe 1)" \
     [ "$(sampler_ctl "$PID" probe)" = 1 ]
+check "errno process_vm_readv: prof on says so" \
+    grep -q "seccomp filter denies process_vm_readv: the sampler checks a stack page readable with rt_sigprocmask" "$WORK/s.out"
 wait_until 20 "the sampler to take samples" samples_taken
 send "dump $WORK/c.heap" '^dump1: [0-9]+ stacks'
 send 'prof off' 'profiling is now off'
