@@ -432,9 +432,12 @@ static int info_other(struct session *s, bool json)
     }
     else {
         sampling_state_text(s, state, sizeof state);
-        fprintf(s->out, "  heap profiling     memprof's sampler ('prof on' puts it in): %s%s\n",
+        fprintf(s->out, "  heap profiling     memprof's sampler ('prof on' puts it in): %s%s%s\n",
                 state, nfilters > 0 ? "; the process's seccomp filters, read and judged, "
-                "let the sampler's system calls through" : "");
+                "let the sampler's system calls through" : "",
+                nfilters > 0 && s->sampler && sampler_probes_by_sigmask(s->sampler)
+                ? " (process_vm_readv denied: its stack walk checks pages with "
+                "rt_sigprocmask)" : "");
     }
     pauses_text(s);
     return 0;

@@ -107,6 +107,9 @@ check "kill ppoll: after serve, the process lives on, untraced" untouched "$PID"
 # seccomp_profile_far's frame, up to the worker
 fd_count() { ls "/proc/$1/fd" | wc -l; }
 CONF= start_target seccomp_profile errno-vm-readv
+mp -p "$PID" -e info
+check "errno process_vm_readv: info says the sampler goes in, its walk checking pages with rt_sigprocmask" \
+    out_has "memprof's sampler \('prof on' puts it in\).*let the sampler's system calls through \(process_vm_readv denied: its stack walk checks pages with rt_sigprocmask\)"
 FDS=$(fd_count "$PID")
 rm -f "$WORK/s.cmds" "$WORK/s.out"
 open_session s

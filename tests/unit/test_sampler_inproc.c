@@ -1107,18 +1107,19 @@ static void setup_sigmask(void)
     img.ctl->probe = SAMPLER_PROBE_SIGMASK;
 }
 
-/* A child under a filter that fails process_vm_readv with EPERM (Docker's
- * default profile without CAP_SYS_PTRACE) walks a stack of many pages
- * with the probe way `way`: 1 when the walk was whole, 0 truncated. */
-static int walk_whole_under_vm_readv_eperm(uint32_t way)
+/* A child under a filter that fails call nr with errno e (Docker's
+ * default profile: process_vm_readv, EPERM, without CAP_SYS_PTRACE) walks
+ * a stack of many pages with the probe way `way`: 1 when the walk was
+ * whole, 0 truncated. */
+static int walk_whole_under_filter(long nr, int e, uint32_t way)
 {
     pid_t pid = fork();
     ck_assert_int_ge(pid, 0);
     if (pid == 0) {
         struct sock_filter prog[] = {
             BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-            BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_process_vm_readv, 0, 1),
-            BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+            BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)nr, 0, 1),
+            BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (uint32_t)e),
             BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
         };
         struct sock_fprog fp = { sizeof prog / sizeof prog[0], prog };
@@ -1144,8 +1145,20 @@ static int walk_whole_under_vm_readv_eperm(uint32_t way)
  * the first page past the wrapper's; rt_sigprocmask's walks it whole. */
 START_TEST(sigmask_probe_walks_where_vm_readv_is_denied)
 {
-    ck_assert_int_eq(walk_whole_under_vm_readv_eperm(SAMPLER_PROBE_VM_READV), 0);
-    ck_assert_int_eq(walk_whole_under_vm_readv_eperm(SAMPLER_PROBE_SIGMASK), 1);
+    ck_assert_int_eq(walk_whole_under_filter(SYS_process_vm_readv, EPERM,
+                                             SAMPLER_PROBE_VM_READV), 0);
+    ck_assert_int_eq(walk_whole_under_filter(SYS_process_vm_readv, EPERM,
+                                             SAMPLER_PROBE_SIGMASK), 1);
+}
+END_TEST
+
+/* A filter (added after 'prof on') that fails rt_sigprocmask with EINVAL
+ * itself would say every page readable: the walk sees that the kernel's
+ * half reads as readable too, and checks no page. */
+START_TEST(sigmask_probe_distrusts_a_filters_einval)
+{
+    ck_assert_int_eq(walk_whole_under_filter(SYS_rt_sigprocmask, EINVAL,
+                                             SAMPLER_PROBE_SIGMASK), 0);
 }
 END_TEST
 
@@ -1234,6 +1247,7 @@ static Suite *sampler_inproc_suite(void)
     tcase_add_test(sig, walk_survives_rows_into_unreadable_memory);
     tcase_add_test(sig, sigmask_probe_walks_where_vm_readv_is_denied);
     tcase_add_test(sig, sigmask_probe_changes_nothing);
+    tcase_add_test(sig, sigmask_probe_distrusts_a_filters_einval);
     suite_add_tcase(s, sig);
     return s;
 }

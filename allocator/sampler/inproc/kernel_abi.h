@@ -16,6 +16,8 @@
 #define KERNEL_MREMAP_DONTUNMAP 4         /* mremap: the old range stays mapped */
 #define KERNEL_MAP_FAILED     (~(uint64_t)0)
 #define KERNEL_EINVAL         22
+#define KERNEL_EFAULT         14
+#define KERNEL_UNREADABLE_PAGE UINT64_C(0xfffffffffffff000) /* the kernel's half */
 #define KERNEL_SIG_HOW_NONE   3           /* not SIG_BLOCK, SIG_UNBLOCK nor SIG_SETMASK */
 struct kernel_pollfd { int32_t fd; int16_t events; int16_t revents; };
 struct kernel_iovec { uint64_t base; uint64_t len; };

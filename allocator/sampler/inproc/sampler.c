@@ -287,6 +287,7 @@ static void become_orphan(void)
 
 struct stack_reader {
     uint64_t lo, hi;           /* [lo, hi): pages known readable */
+    int sigmask_sane;          /* rt_sigprocmask's answers are the kernel's */
 };
 
 typedef uint64_t unaligned_u64 __attribute__((aligned(1), may_alias));
@@ -294,7 +295,7 @@ typedef uint64_t unaligned_u64 __attribute__((aligned(1), may_alias));
 static struct stack_reader reader_at(const uint64_t *frame)
 {
     uint64_t page = (uint64_t)(uintptr_t)frame & ~(uint64_t)(ARCH_PAGE_SIZE - 1);
-    struct stack_reader rd = { page, page + ARCH_PAGE_SIZE };
+    struct stack_reader rd = { page, page + ARCH_PAGE_SIZE, 0 };
     return rd;
 }
 
@@ -322,17 +323,29 @@ static int probe_pages(struct stack_reader *rd, uint64_t addr)
     return 1;
 }
 
+static int64_t sigmask_probe_call(uint64_t page)
+{
+    return ARCH_SYSCALL6(ARCH_SYS_RT_SIGPROCMASK, KERNEL_SIG_HOW_NONE, page, 0,
+                         KERNEL_SIGSET_SIZE, 0, 0);
+}
+
 /* The page a word at addr needs next (its own, or the one its last bytes
  * run into past the range), checked with rt_sigprocmask: only EINVAL
- * (the bytes were read, the `how` refused) says readable. */
+ * (the bytes were read, the `how` refused) says readable.  Once a walk,
+ * first, an address in the kernel's half, which no task can read, must
+ * give EFAULT: a filter added after 'prof on' that failed the call with
+ * EINVAL itself would otherwise pass every page as readable. */
 static int probe_page_sigmask(struct stack_reader *rd, uint64_t addr)
 {
+    if (!rd->sigmask_sane) {
+        if (sigmask_probe_call(KERNEL_UNREADABLE_PAGE) != -KERNEL_EFAULT)
+            return 0;
+        rd->sigmask_sane = 1;
+    }
     uint64_t page = addr & ~(uint64_t)(ARCH_PAGE_SIZE - 1);
     if (addr >= rd->lo && addr < rd->hi)
         page = rd->hi;
-    int64_t r = ARCH_SYSCALL6(ARCH_SYS_RT_SIGPROCMASK, KERNEL_SIG_HOW_NONE, page, 0,
-                              KERNEL_SIGSET_SIZE, 0, 0);
-    if (r != -KERNEL_EINVAL)
+    if (sigmask_probe_call(page) != -KERNEL_EINVAL)
         return 0;
     if (page != rd->hi)
         rd->lo = page;
