@@ -187,7 +187,7 @@ static int attach_other(struct session *s, long pid)
                text_escape(target_exe(s->target), eb, sizeof eb),
                malloc_owner_text(&s->alloc, owner, sizeof owner));
     const char *why_not = allocator_why_no_stats(s->alloc.kind);
-    char why[SAMPLING_WHY_MAX], text[1280];
+    char why[SAMPLING_WHY_MAX], text[2048];
     const char *proviso;
     if (!sampler_at_attach(s, why, sizeof why, &proviso)) {
         sampling_why_not_text(s, why, text, sizeof text);
@@ -424,7 +424,7 @@ static int info_other(struct session *s, bool json)
     fprintf(s->out, "  memprof can        %s\n", allocator_has_stats(a->kind)
             ? "show its statistics ('stats', 'memory') and purge it ('purge')"
             : "show the process's memory ('memory')");
-    char why[SAMPLING_WHY_MAX], state[512], text[1280];
+    char why[SAMPLING_WHY_MAX], state[512], text[2048];
     int nfilters;
     if (sampling_verdict(s, true, &nfilters, why, sizeof why) != SAMPLING_YES) {
         sampling_why_not_text(s, why, text, sizeof text);
@@ -432,9 +432,12 @@ static int info_other(struct session *s, bool json)
     }
     else {
         sampling_state_text(s, state, sizeof state);
-        fprintf(s->out, "  heap profiling     memprof's sampler ('prof on' puts it in): %s%s\n",
+        fprintf(s->out, "  heap profiling     memprof's sampler ('prof on' puts it in): %s%s%s\n",
                 state, nfilters > 0 ? "; the process's seccomp filters, read and judged, "
-                "let the sampler's system calls through" : "");
+                "let the sampler's system calls through" : "",
+                nfilters > 0 && s->sampler && sampler_probes_by_sigmask(s->sampler)
+                ? " (process_vm_readv denied: its stack walk checks pages with "
+                "rt_sigprocmask)" : "");
     }
     pauses_text(s);
     return 0;

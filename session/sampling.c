@@ -13,6 +13,7 @@
 #include "lib/analysis/analysis.h"
 #include "session/control.h"
 #include "session/json_answer.h"
+#include "session/process_container.h"
 #include "lib/base/multiarch.h"
 #include "lib/base/text_escape.h"
 #include "session/say.h"
@@ -103,7 +104,7 @@ int sampling_require(struct session *s)
     if (sampling_possible(s, why, sizeof why) &&
         !sampler_filter_refusal(s->sampler, s->target, why, sizeof why))
         return 0;
-    char text[1024];
+    char text[2048];
     sampling_why_not_text(s, why, text, sizeof text);
     say_error("no heap profile of process %d without a restart: %s",
               (int)target_pid(s->target), text);
@@ -155,11 +156,53 @@ void sampling_restart_advice(struct session *s, char *buf, size_t len)
                  MEMPROF_JEMALLOC_PROF_NOTE " (or link it with jemalloc)");
 }
 
+/* What lets the sampler in where the process's seccomp filter denies one
+ * of its own calls (why is that refusal), for the runtime that gave the
+ * filter: "" when why is another refusal.  Docker's default profile and
+ * containerd's (Kubernetes' RuntimeDefault there) let process_vm_readv
+ * through only for a container with CAP_SYS_PTRACE (docs/containers.md). */
+static void filter_remedy(struct session *s, const char *why, char *buf, size_t len)
+{
+    buf[0] = 0;
+    const char *call = s->sampler ? sampler_filter_denied_call(s->sampler, why) : NULL;
+    if (!call)
+        return;
+    struct process_container *c = malloc(sizeof *c);
+    if (!c)
+        return;
+    char dir[96];
+    target_proc_dir(s->target, dir, sizeof dir);
+    process_container_read(dir, c);
+    bool ptrace_rule = strcmp(call, "process_vm_readv") == 0;
+    if (c->ref.pod_uid[0])
+        snprintf(buf, len, "restart its pod with %s a Localhost seccomp profile "
+                 "(securityContext.seccompProfile) that allows %s, or ",
+                 ptrace_rule ? "SYS_PTRACE in the container's securityContext.capabilities.add "
+                 "(containerd's default seccomp profile, RuntimeDefault there, lets "
+                 "process_vm_readv through for a container with CAP_SYS_PTRACE) or with" :
+                 "the container under", call);
+    else if (c->ref.runtime == CONTAINER_DOCKER)
+        snprintf(buf, len, "restart its container with %sa seccomp profile "
+                 "(--security-opt seccomp=FILE) that allows %s, or ",
+                 ptrace_rule ? "--cap-add SYS_PTRACE (Docker's default seccomp profile lets "
+                 "process_vm_readv through for a container with CAP_SYS_PTRACE) or with " : "",
+                 call);
+    else if (c->ref.runtime == CONTAINER_CONTAINERD)
+        snprintf(buf, len, "restart its container with %sa seccomp profile that allows %s, "
+                 "or ", ptrace_rule ? "the capability SYS_PTRACE (containerd's default "
+                 "seccomp profile lets process_vm_readv through for a container with "
+                 "CAP_SYS_PTRACE) or with " : "", call);
+    else
+        snprintf(buf, len, "restart it under a seccomp filter that allows %s, or ", call);
+    free(c);
+}
+
 void sampling_why_not_text(struct session *s, const char *why, char *buf, size_t len)
 {
-    char restart[512];
+    char restart[512], remedy[512];
     sampling_restart_advice(s, restart, sizeof restart);
-    snprintf(buf, len, "%s; to profile it, %s", why, restart);
+    filter_remedy(s, why, remedy, sizeof remedy);
+    snprintf(buf, len, "%s; to profile it, %s%s", why, remedy, restart);
 }
 
 /* The sampler cannot go in: say why, and what would profile it instead. */
@@ -176,13 +219,14 @@ static int refuse(struct session *s, const char *why)
                   jemalloc_inactive_threads_text, var);
         return -1;
     }
-    char restart[512];
+    char restart[512], remedy[512];
     sampling_restart_advice(s, restart, sizeof restart);
+    filter_remedy(s, why, remedy, sizeof remedy);
     if (s->alloc.kind == ALLOCATOR_JEMALLOC)
-        say_error("prof: %s. To profile it, %s", why, restart);
+        say_error("prof: %s. To profile it, %s%s", why, remedy, restart);
     else
-        say_error("prof: %s. To profile it, %s; memprof can still run %s here", why,
-                  restart, control_what_works(s->alloc.kind));
+        say_error("prof: %s. To profile it, %s%s; memprof can still run %s here", why,
+                  remedy, restart, control_what_works(s->alloc.kind));
     return -1;
 }
 
@@ -266,6 +310,10 @@ static int turn_on(struct session *s, unsigned lg, bool json, const char *what)
                rep.reused ? ", reusing its stand-ins' page" : "");
     if (rep.no_cfi)
         no_cfi_note(s, &rep);
+    if (sampler_probes_by_sigmask(s->sampler))
+        say_status(s, "note: process %d's seccomp filter denies process_vm_readv: the "
+                   "sampler checks a stack page readable with rt_sigprocmask instead (one "
+                   "call a page, changing nothing)\n", (int)target_pid(s->target));
     return 0;
 }
 

@@ -108,6 +108,18 @@ enum sampler_state {
                                 * holding its watch pipe is gone: pass through */
 };
 
+/* How the stack walk checks a page readable before it reads a word there
+ * (sampler_ctl.probe; docs/sampler.md, "Under a seccomp filter"). */
+enum sampler_probe {
+    SAMPLER_PROBE_VM_READV = 0,  /* process_vm_readv on the process itself,
+                                  * one word of each of 4 pages in one call */
+    SAMPLER_PROBE_SIGMASK = 1,   /* rt_sigprocmask with an invalid `how`, one
+                                  * page a call: where the filter denies
+                                  * process_vm_readv (Docker's and
+                                  * containerd's default profiles without
+                                  * CAP_SYS_PTRACE) */
+};
+
 /* What a sample is of (sampler_entry.kind). */
 enum sampler_kind {
     SAMPLER_KIND_HEAP = 0,     /* a block from malloc and its kin */
@@ -232,7 +244,9 @@ struct sampler_ctl {
                                 * the process checks it names this pipe */
     int32_t watch_write;       /* the pipe's write end while the process still
                                 * holds it (inside the stop that makes it) */
-    uint32_t pad0;
+    uint32_t probe;            /* enum sampler_probe: how the walk checks a
+                                * stack page readable (memprof's choice from
+                                * the process's seccomp filters) */
     uint64_t gate;             /* the gate's data page (struct sampler_gate):
                                 * its mark tells the process from a forked
                                 * child; an orphan sets its state too */

@@ -228,6 +228,26 @@ const char *sampler_filter_refusal(struct sampler *sm, struct target *t, char *b
     return sampler_seccomp_refusal(t, &sm->seccomp, buf, len);
 }
 
+/* The way ctl.probe is given at 'prof on'. */
+static enum sampler_probe probe_way(const struct sampler *sm)
+{
+    return sm->seccomp.decided && !sm->seccomp.refusal[0] ? sm->seccomp.probe
+                                                          : SAMPLER_PROBE_VM_READV;
+}
+
+bool sampler_probes_by_sigmask(const struct sampler *sm)
+{
+    return probe_way(sm) == SAMPLER_PROBE_SIGMASK;
+}
+
+const char *sampler_filter_denied_call(const struct sampler *sm, const char *why)
+{
+    const struct seccomp_verdict_cache *c = &sm->seccomp;
+    if (!c->decided || !c->denied[0] || strcmp(why, c->refusal) != 0)
+        return NULL;
+    return c->denied;
+}
+
 enum seccomp_known sampler_filter_known(struct sampler *sm, struct target *t, int *nfilters,
                                         char *buf, size_t len)
 {
@@ -793,6 +813,7 @@ static int data_fill(struct sampler *sm, struct target *t, const uint64_t real[S
         .generation = ++sm->generation, .tgid = j->tgid, .watch_fd = j->watch_read,
         .lg_sample = sm->lg, .nrows = rows->n, .memprof_pid = getpid(),
         .watch_ino = sm->watch_ino, .watch_write = -1, .gate = sm->gate + PAGE,
+        .probe = probe_way(sm),
         .data_bytes = sm->size - SAMPLER_CODE_SIZE,
     };
     struct timespec ts;

@@ -74,6 +74,16 @@ const char *sampler_refusal(struct target *t, const struct allocator_id *a, char
 const char *sampler_filter_refusal(struct sampler *sm, struct target *t, char *buf,
                                    size_t len);
 
+/* The sampler's own system call the kept seccomp refusal why is for
+ * ("process_vm_readv"), or NULL when why is not that refusal or it is for
+ * another call. */
+const char *sampler_filter_denied_call(const struct sampler *sm, const char *why);
+
+/* Whether the sampler, as put in (or going in under the kept verdict),
+ * checks stack pages with rt_sigprocmask: the process's filter denies
+ * process_vm_readv (abi.h, SAMPLER_PROBE_SIGMASK). */
+bool sampler_probes_by_sigmask(const struct sampler *sm);
+
 /* What is known of that verdict without a stop (seccomp_check.h's
  * sampler_seccomp_known): never reads a filter. */
 enum seccomp_known sampler_filter_known(struct sampler *sm, struct target *t, int *nfilters,

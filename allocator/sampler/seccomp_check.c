@@ -32,6 +32,9 @@
 /* Where a call is made, and so what the filter may do to it. */
 enum call_when {
     SAMPLER,        /* by the sampler, in any thread, memprof holding none */
+    PROBE_VM,       /* as SAMPLER, where the walk checks pages with
+                     * process_vm_readv (SAMPLER_PROBE_VM_READV) */
+    PROBE_SIGMASK,  /* as SAMPLER, where it checks them with rt_sigprocmask */
     RESTORE,        /* a held thread restoring itself if memprof dies */
     STOP,           /* in the stop that puts the sampler in: unheld only if
                      * memprof dies during it; a failure is harmless then */
@@ -53,7 +56,10 @@ static const struct judged calls[] = {
     { "ppoll", SYS_ppoll, {0, 1, 0, 0, 8, 0}, A(1) | A(3) | A(4) | A(5), SAMPLER,
       "to see whether memprof is still there" },
     { "process_vm_readv", SYS_process_vm_readv, {TGID_ARG, 0, 4, 0, 4, 0},
-      A(2) | A(4) | A(5), SAMPLER, "to read a stack without faulting" },
+      A(2) | A(4) | A(5), PROBE_VM, "to read a stack without faulting" },
+    { "rt_sigprocmask", SYS_rt_sigprocmask, {3 /* no `how` */, 0, 0, 8, 0, 0},
+      A(0) | A(2) | A(3) | A(4) | A(5), PROBE_SIGMASK,
+      "to read a stack without faulting, where process_vm_readv is denied" },
     { "rt_sigreturn", SYS_rt_sigreturn, {0}, 0, RESTORE,
       "by which a thread memprof holds restores itself if memprof dies" },
     { "memfd_create", SYS_memfd_create, {0, 1}, A(1), STOP, "" },
@@ -94,6 +100,16 @@ const char *sampler_seccomp_call(size_t i, long tgid, struct seccomp_call *c, bo
     }
     *must_allow = j->when != STOP;
     return j->name;
+}
+
+/* Whether call i is judged when the walk checks pages the way way. */
+static bool judged_for(const struct judged *j, enum sampler_probe way)
+{
+    if (j->when == PROBE_VM)
+        return way == SAMPLER_PROBE_VM_READV;
+    if (j->when == PROBE_SIGMASK)
+        return way == SAMPLER_PROBE_SIGMASK;
+    return true;
 }
 
 /* All filters on one call, as the kernel combines them. */
@@ -154,7 +170,7 @@ static void say_refusal(pid_t pid, const struct judged *j, const struct seccomp_
     char effect[160], why[200];
     seccomp_ret_effect(o->ret, effect, sizeof effect);
     caveat(o, why, sizeof why);
-    if (j->when == SAMPLER)
+    if (j->when != RESTORE && j->when != STOP)
         snprintf(buf, len, "process %d's seccomp filter %s for %s%s, a system call the "
                  "sampler makes in the process's own threads (%s) while memprof holds none "
                  "of them; memprof does not put the sampler there", (int)pid, effect,
@@ -171,8 +187,11 @@ static void say_refusal(pid_t pid, const struct judged *j, const struct seccomp_
 }
 
 const char *sampler_seccomp_judge(pid_t pid, long tgid, const struct seccomp_insn *const *progs,
-                                  const size_t *lens, size_t nprogs, char *buf, size_t len)
+                                  const size_t *lens, size_t nprogs, enum sampler_probe way,
+                                  char *buf, size_t len, struct seccomp_denial *denied)
 {
+    if (denied)
+        memset(denied, 0, sizeof *denied);
     for (size_t i = 0; i < nprogs; i++) {
         char why[200];
         if (seccomp_bpf_check(progs[i], lens[i], why, sizeof why) < 0) {
@@ -184,6 +203,8 @@ const char *sampler_seccomp_judge(pid_t pid, long tgid, const struct seccomp_ins
         }
     }
     for (size_t i = 0; i < NCALLS; i++) {
+        if (!judged_for(&calls[i], way))
+            continue;
         struct seccomp_call c;
         bool must_allow;
         sampler_seccomp_call(i, tgid, &c, &must_allow);
@@ -191,6 +212,11 @@ const char *sampler_seccomp_judge(pid_t pid, long tgid, const struct seccomp_ins
         run_all(progs, lens, nprogs, &c, &o);
         if (!acceptable(o.ret, must_allow)) {
             say_refusal(pid, &calls[i], &o, buf, len);
+            if (denied && calls[i].when != RESTORE && calls[i].when != STOP) {
+                denied->name = calls[i].name;
+                seccomp_ret_effect(o.ret, denied->effect, sizeof denied->effect);
+                caveat(&o, denied->why, sizeof denied->why);
+            }
             return buf;
         }
     }
@@ -296,9 +322,58 @@ static const struct seccomp_thread *unread_thread(const struct seccomp_thread *t
     return NULL;
 }
 
+/* Every stack judged with the walk checking pages the way way: NULL, or
+ * the first refusal (its call in *d). */
+static const char *judge_stacks(pid_t pid, long tgid, const struct stacks *st,
+                                enum sampler_probe way, char *buf, size_t len,
+                                struct seccomp_denial *d)
+{
+    const char *r = NULL;
+    for (size_t k = 0; !r && k < st->n; k++) {
+        const struct seccomp_filters *f = &st->v[k];
+        const struct seccomp_insn *progs[SECCOMP_FILTERS_MAX];
+        size_t lens[SECCOMP_FILTERS_MAX];
+        for (size_t i = 0; i < f->n; i++) {
+            progs[i] = f->v[i].insns;
+            lens[i] = f->v[i].n;
+        }
+        r = sampler_seccomp_judge(pid, tgid, progs, lens, f->n, way, buf, len, d);
+    }
+    return r;
+}
+
+/* process_vm_readv first; where a filter denies it, rt_sigprocmask in its
+ * place (*way); both denied: a refusal naming both.  *denied: the
+ * sampler's own call a refusal is for ("process_vm_readv" when both are:
+ * what lets it through lets the sampler in). */
+static const char *judge_both_ways(pid_t pid, long tgid, const struct stacks *st,
+                                   enum sampler_probe *way, const char **denied, char *buf,
+                                   size_t len)
+{
+    struct seccomp_denial vm, sig;
+    *way = SAMPLER_PROBE_VM_READV;
+    const char *r = judge_stacks(pid, tgid, st, *way, buf, len, &vm);
+    *denied = vm.name ? vm.name : "";
+    if (!r || !vm.name || strcmp(vm.name, "process_vm_readv") != 0)
+        return r;
+    *way = SAMPLER_PROBE_SIGMASK;
+    r = judge_stacks(pid, tgid, st, *way, buf, len, &sig);
+    if (!r || !sig.name || strcmp(sig.name, "rt_sigprocmask") != 0) {
+        *denied = r && sig.name ? sig.name : "";
+        return r;
+    }
+    snprintf(buf, len, "process %d's seccomp filter %s for process_vm_readv%s and %s for "
+             "rt_sigprocmask%s, the two system calls by either of which the sampler checks "
+             "a page of a stack readable before it reads it (in the process's own threads, "
+             "while memprof holds none of them); memprof does not put the sampler there",
+             (int)pid, vm.effect, vm.why, sig.effect, sig.why);
+    return buf;
+}
+
 /* Every different stack read, each judged.  NULL, or the refusal. */
 static const char *read_and_judge(struct target *t, const struct seccomp_thread *th,
-                                  size_t nth, struct stacks *st, bool *judged, char *buf,
+                                  size_t nth, struct stacks *st, bool *judged,
+                                  enum sampler_probe *way, const char **denied, char *buf,
                                   size_t len)
 {
     pid_t pid = target_pid(t);
@@ -330,18 +405,7 @@ static const char *read_and_judge(struct target *t, const struct seccomp_thread 
     if (r)
         return r;
     *judged = true;
-    long tgid = own_tgid(t);
-    for (size_t k = 0; !r && k < st->n; k++) {
-        const struct seccomp_filters *f = &st->v[k];
-        const struct seccomp_insn *progs[SECCOMP_FILTERS_MAX];
-        size_t lens[SECCOMP_FILTERS_MAX];
-        for (size_t i = 0; i < f->n; i++) {
-            progs[i] = f->v[i].insns;
-            lens[i] = f->v[i].n;
-        }
-        r = sampler_seccomp_judge(pid, tgid, progs, lens, f->n, buf, len);
-    }
-    return r;
+    return judge_both_ways(pid, own_tgid(t), st, way, denied, buf, len);
 }
 
 /* Read and judge; the verdict is kept in cache once every stack is read. */
@@ -355,9 +419,13 @@ static const char *decide(struct target *t, const struct seccomp_thread *th, siz
         return no_capability(target_pid(t), filtered_tid, &me, buf, len);
     struct stacks st = {.n = 0};
     bool judged = false;
-    const char *r = read_and_judge(t, th, nth, &st, &judged, buf, len);
+    const char *denied = "";
+    enum sampler_probe way = SAMPLER_PROBE_VM_READV;
+    const char *r = read_and_judge(t, th, nth, &st, &judged, &way, &denied, buf, len);
     if (judged) {
         cache->decided = true;
+        cache->probe = r ? SAMPLER_PROBE_VM_READV : way;
+        snprintf(cache->denied, sizeof cache->denied, "%s", r ? denied : "");
         memcpy(cache->counts, st.counts, sizeof st.counts);
         cache->ncounts = st.n;
         snprintf(cache->refusal, sizeof cache->refusal, "%s", r ? r : "");

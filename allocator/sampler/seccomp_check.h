@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "allocator/sampler/abi.h"
 #include "attach/target.h"
 #include "lib/seccomp/seccomp_bpf.h"
 
@@ -23,6 +24,12 @@ struct seccomp_verdict_cache {
     int counts[SECCOMP_STACKS_MAX]; /* the filter counts of the stacks read */
     size_t ncounts;
     char refusal[768];         /* "" allowed */
+    enum sampler_probe probe;  /* how the walk checks pages where allowed:
+                                * rt_sigprocmask where process_vm_readv is
+                                * denied (allocator/sampler/abi.h) */
+    char denied[24];           /* the sampler's own call the refusal is for
+                                * (made in the process's threads at any
+                                * time), "" when it is for another reason */
 };
 
 /* Why the sampler may not go into process t under its seccomp filters (a
@@ -53,9 +60,17 @@ enum seccomp_known sampler_seccomp_known(struct target *t,
 size_t sampler_seccomp_ncalls(void);
 const char *sampler_seccomp_call(size_t i, long tgid, struct seccomp_call *c, bool *must_allow);
 
-/* Judge the filters (newest first) on every call: NULL when the sampler
- * may go in, else the refusal in buf. */
+/* Judge the filters (newest first) on every call, with the stack walk
+ * checking pages the way way: NULL when the sampler may go in, else the
+ * refusal in buf, and in *denied (when not NULL) the sampler's own call it
+ * is for (name NULL for another call) and what the filter does to it. */
+struct seccomp_denial {
+    const char *name;
+    char effect[160];          /* "would fail it with errno 1 (EPERM)" */
+    char why[200];             /* " (depending on ...)" or "" */
+};
 const char *sampler_seccomp_judge(pid_t pid, long tgid, const struct seccomp_insn *const *progs,
-                                  const size_t *lens, size_t nprogs, char *buf, size_t len);
+                                  const size_t *lens, size_t nprogs, enum sampler_probe way,
+                                  char *buf, size_t len, struct seccomp_denial *denied);
 
 #endif

@@ -710,7 +710,8 @@ layout = {"magic": (0, "Q"), "abi": (8, "I"), "state": (12, "I"), "generation": 
           "tgid": (24, "q"), "watch_fd": (32, "i"), "lg_sample": (36, "I"),
           "nrows": (176, "Q"), "npatches": (184, "Q"), "memprof_pid": (192, "q"),
           "samples": (200, "Q"), "dropped": (208, "Q"), "truncated": (216, "Q"),
-          "live": (224, "Q"), "gate": (248, "Q"), "map_live": (264, "Q")}
+          "live": (224, "Q"), "probe": (244, "I"), "gate": (248, "Q"),
+          "map_live": (264, "Q")}
 start = next(int(f[0].split("-")[0], 16) for f in map(str.split, open(f"/proc/{pid}/maps"))
              if len(f) >= 6 and f[5] == "/memfd:memprof-sampler-body" and "x" in f[1])
 off, fmt = layout[field]

@@ -4,11 +4,15 @@
 # PIDs, as t_container_*.sh do under podman:
 #  - the sampler: Docker 20.10's default profile lets process_vm_readv
 #    through only for a container given CAP_SYS_PTRACE (measured here:
-#    EPERM without it).  In a default container `info` and `prof on`
-#    refuse, naming process_vm_readv and the EPERM, and leave the process
-#    untouched; in one started with --cap-add SYS_PTRACE the sampler goes
-#    in and `top` gives glibc_live's keep_malloc its exact bytes.  The
-#    kernel is asked too (process_vm_readv from inside each container).
+#    EPERM without it; the kernel is asked from inside each container).
+#    In a default container the sampler checks stack pages with
+#    rt_sigprocmask instead: `info` says it is possible, `prof on` goes
+#    in saying so, and `top` gives glibc_live's keep_malloc its exact
+#    bytes; with --cap-add SYS_PTRACE it goes in as well (process_vm_readv).
+#    Under a profile (--security-opt seccomp=FILE) that denies both calls,
+#    `info` and `prof on` refuse, naming both, give Docker's remedies
+#    (--cap-add SYS_PTRACE, a seccomp profile allowing the call) besides
+#    the restart with jemalloc, and leave the process untouched.
 #    `stats`, `memory`, `purge` work in the default container, and
 #    jemalloc's own profiler (bookworm's redis) needs no such call.
 #  - identity: `info`, `info --json` and every /metrics series of serve on
@@ -30,29 +34,44 @@ CONTAINER_ENGINE=docker
 check "docker: Debian's dockerd with runc and the default seccomp profile" \
     holds eval 'engine info --format "{{.ServerVersion}} {{.DefaultRuntime}} {{.SecurityOptions}}" | grep -Eq "^20\.10\..* runc .*name=seccomp,profile=default"'
 
-# ---- the sampler under Docker's default profile: refused, and why ----
+# ---- the sampler under Docker's default profile: rt_sigprocmask's way ----
 glibc_live_start bookworm
 check "default container: Docker's seccomp filter is on it" \
     grep -Eq '^Seccomp:[[:space:]]+2$' "/proc/$CPID/status"
-mp -p "$CPID" -e 'info --json'
-check "default container info --json: the sampler not possible, for process_vm_readv's EPERM" \
-    holds eval '[ "$(jf "d[\"allocator\"][\"sampler\"][\"possible\"]")" = False ] &&
-        jf "d[\"allocator\"][\"sampler\"][\"why_not\"]" | grep -q "errno 1 (EPERM) for process_vm_readv"'
-mp -p "$CPID" -e 'prof on'
-check "default container prof on: refused, naming process_vm_readv" \
-    err_has 'seccomp filter would fail it with errno 1 \(EPERM\) for process_vm_readv'
-check "default container: untouched" untouched "$CPID"
-check "default container: no sampler body went in" [ "$(sampler_bodies "$CPID")" = 0 ]
-# The kernel agrees: process_vm_readv (x86-64: 310) on itself with an
-# empty, bad iovec fails EPERM (the filter) here, EFAULT where allowed.
+# The kernel: process_vm_readv (x86-64: 310) on itself with an empty, bad
+# iovec fails EPERM (the filter) here, EFAULT where allowed.
 vm_readv_errno() { cexec perl -e 'syscall(310, $$, 0, 1, 0, 1, 0); print $! + 0'; }
-check "default container: the kernel fails process_vm_readv with EPERM, as judged" \
-    [ "$(vm_readv_errno)" = 1 ]
+check "default container: the kernel fails process_vm_readv with EPERM" [ "$(vm_readv_errno)" = 1 ]
+mp -p "$CPID" -e 'info --json'
+check "default container info --json: the sampler possible under Docker's filter" \
+    [ "$(jf '(d["allocator"]["sampler"]["possible"], d["allocator"]["sampler"]["seccomp_filters"] > 0)')" = "(True, True)" ]
+sampler_checks "docker default"
+check "default container prof on: says the filter denies process_vm_readv and rt_sigprocmask checks the pages" \
+    grep -Eq "note: process $CPID's seccomp filter denies process_vm_readv: the sampler checks a stack page readable with rt_sigprocmask" "$WORK/s.out"
 mp -p "$CPID" -e stats -e memory -e purge
 check "default container: stats, memory and purge work (glibc malloc)" \
     holds eval 'assert_ok && assert_out "^free, held +[0-9.]+ MiB" && assert_out "^RSS +[0-9.]+ MiB +[0-9.]+ MiB"'
 check "default container: untouched after them" untouched "$CPID"
 DEFAULT_CPID=$CPID
+
+# ---- a profile that denies both ways: refused, and Docker's remedies ----
+printf '%s\n' '{"defaultAction": "SCMP_ACT_ALLOW", "syscalls": [{"names":' \
+    '["process_vm_readv", "rt_sigprocmask"], "action": "SCMP_ACT_ERRNO"}]}' >"$WORK/deny-probes.json"
+glibc_live_start bookworm --security-opt seccomp="$WORK/deny-probes.json"
+mp -p "$CPID" -e 'info --json'
+check "both denied, info --json: the sampler not possible, naming both calls" \
+    holds eval '[ "$(jf "d[\"allocator\"][\"sampler\"][\"possible\"]")" = False ] &&
+        jf "d[\"allocator\"][\"sampler\"][\"why_not\"]" | grep -q "errno 1 (EPERM) for process_vm_readv and would fail it with errno 1 (EPERM) for rt_sigprocmask"'
+mp -p "$CPID" -e info
+check "both denied, info: not possible, and the remedies Docker has (--cap-add SYS_PTRACE, a seccomp profile)" \
+    out_has 'heap profiling +not possible without a restart: .*for rt_sigprocmask.*; to profile it, restart its container with --cap-add SYS_PTRACE .* or with a seccomp profile \(--security-opt seccomp=FILE\) that allows process_vm_readv, or restart it with LD_PRELOAD='
+mp -p "$CPID" -e 'prof on'
+check "both denied, prof on: refused, naming both calls" \
+    err_has 'seccomp filter would fail it with errno 1 \(EPERM\) for process_vm_readv and would fail it with errno 1 \(EPERM\) for rt_sigprocmask'
+check "both denied, prof on: the refusal gives Docker's remedies and the restart with jemalloc" \
+    err_has 'To profile it, restart its container with --cap-add SYS_PTRACE .* or with a seccomp profile \(--security-opt seccomp=FILE\) that allows process_vm_readv, or restart it with LD_PRELOAD=.*libjemalloc'
+check "both denied: untouched" untouched "$CPID"
+check "both denied: no sampler body went in" [ "$(sampler_bodies "$CPID")" = 0 ]
 
 # ---- ... and it goes in with CAP_SYS_PTRACE ----
 glibc_live_start bookworm --cap-add SYS_PTRACE

@@ -6,9 +6,13 @@
 #     an allow list): 'prof on' goes in, a dump holds the target's
 #     allocating function, 'prof off' takes it out, the process lives on;
 # (b) a filter that kills ppoll: refused, naming ppoll and the kill, at
-#     the prompt and by serve's POST /debug/pprof/heap (422);
-# (c) a filter that fails process_vm_readv with EPERM: refused, naming it
-#     and the errno;
+#     the prompt and by serve's POST /debug/pprof/heap (422); info's
+#     remedy outside a container: a filter that allows ppoll;
+# (c) a filter that fails process_vm_readv with EPERM (Docker's and
+#     containerd's default profiles without CAP_SYS_PTRACE): the sampler
+#     goes in checking stack pages with rt_sigprocmask (ctl.probe), its
+#     stacks whole past a frame of 3 pages, nothing left open after
+#     'prof off'; one that fails rt_sigprocmask too: refused, naming both;
 # (d) memprof without CAP_SYS_ADMIN, a thread under a filter: refused,
 #     saying the filter cannot be read and why;
 # (e) filters of one thread only (no TSYNC): each different stack is read
@@ -51,6 +55,8 @@ open_session s
 send 'prof sample 0' 'sampling every 2\^0 bytes'
 send 'prof on' 'profiling is now on|prof:'
 check "default: prof on went in" grep -q 'profiling is now on' "$WORK/s.out"
+check "default: the walk checks pages with process_vm_readv (ctl.probe 0)" \
+    [ "$(sampler_ctl "$PID" probe)" = 0 ]
 check "default: no refusal" bash -c '! grep -q "seccomp filter.*does not put" "$1"' _ "$WORK/s.out"
 wait_until 20 "the sampler to take samples" samples_taken
 send "dump $WORK/d1.heap" '^dump1: [0-9]+ stacks'
@@ -79,6 +85,8 @@ refused "kill ppoll" "process $PID's seccomp filter would kill the process \(SIG
 mp -p "$PID" -e 'info' -e 'info --json'
 check "kill ppoll: info says no heap profile, naming ppoll and the kill" \
     out_has "heap profiling     not possible without a restart: process $PID's seccomp filter would kill the process \(SIGSYS\) for ppoll"
+check "kill ppoll: info's remedy, outside a container: a filter that allows ppoll, or the restart with jemalloc" \
+    out_has "; to profile it, restart it under a seccomp filter that allows ppoll, or restart it with LD_PRELOAD="
 check "kill ppoll: info --json: sampler not possible, why names ppoll" \
     [ "$(jf '(d["allocator"]["sampler"]["possible"], "for ppoll" in d["allocator"]["sampler"]["why_not"])')" = "(False, True)" ]
 check "kill ppoll: after info, nothing mapped" file_lacks "/proc/$PID/maps" memprof-sampler
@@ -93,9 +101,43 @@ check "kill ppoll: serve's answer names ppoll and the kill" \
 check "kill ppoll: after serve, nothing mapped" file_lacks "/proc/$PID/maps" memprof-sampler
 check "kill ppoll: after serve, the process lives on, untraced" untouched "$PID"
 
-# (c) process_vm_readv failed with EPERM
+# (c) process_vm_readv failed with EPERM (Docker's and containerd's
+# default profiles without CAP_SYS_PTRACE): the walk checks pages with
+# rt_sigprocmask instead, and the stacks are whole past the 3 pages of
+# seccomp_profile_far's frame, up to the worker
+fd_count() { ls "/proc/$1/fd" | wc -l; }
 CONF= start_target seccomp_profile errno-vm-readv
-refused "errno process_vm_readv" "process $PID's seccomp filter would fail it with errno 1 \(EPERM\) for process_vm_readv"
+mp -p "$PID" -e info
+check "errno process_vm_readv: info says the sampler goes in, its walk checking pages with rt_sigprocmask" \
+    out_has "memprof's sampler \('prof on' puts it in\).*let the sampler's system calls through \(process_vm_readv denied: its stack walk checks pages with rt_sigprocmask\)"
+FDS=$(fd_count "$PID")
+rm -f "$WORK/s.cmds" "$WORK/s.out"
+open_session s
+send 'prof sample 0' 'sampling every 2\^0 bytes'
+send 'prof on' 'profiling is now on|prof:'
+check "errno process_vm_readv: prof on went in" grep -q 'profiling is now on' "$WORK/s.out"
+check "errno process_vm_readv: the walk checks pages with rt_sigprocmask (ctl.probe 1)" \
+    [ "$(sampler_ctl "$PID" probe)" = 1 ]
+check "errno process_vm_readv: prof on says so" \
+    grep -q "seccomp filter denies process_vm_readv: the sampler checks a stack page readable with rt_sigprocmask" "$WORK/s.out"
+wait_until 20 "the sampler to take samples" samples_taken
+send "dump $WORK/c.heap" '^dump1: [0-9]+ stacks'
+send 'prof off' 'profiling is now off'
+close_session
+check "errno process_vm_readv: the session ended well" [ "$MPRC" = 0 ]
+mp "$WORK/c.heap" -e 'top --cum 30'
+check "errno process_vm_readv: the stacks reach the worker, past seccomp_profile_far's 3 pages" \
+    holds eval 'assert_out "seccomp_profile_alloc" && assert_out "seccomp_profile_far" && assert_out " worker\$"'
+check "errno process_vm_readv: nothing left open in the process after prof off" \
+    [ "$(fd_count "$PID")" = "$FDS" ]
+check "errno process_vm_readv: no GOT slot points into the sampler after prof off" \
+    [ "$(got_into_sampler "$PID")" = 0 ]
+check "errno process_vm_readv: the process lives on, untraced" untouched "$PID"
+
+# (c') both ways denied: refused, naming both
+CONF= start_target seccomp_profile errno-vm-readv-sigmask
+refused "errno process_vm_readv and rt_sigprocmask" \
+    "process $PID's seccomp filter would fail it with errno 1 \(EPERM\) for process_vm_readv and would fail it with errno 1 \(EPERM\) for rt_sigprocmask, the two system calls by either of which the sampler checks a page of a stack readable"
 
 # (d) without CAP_SYS_ADMIN: the worker thread alone is filtered (the
 # main thread is not, so memprof may attach), and its filter cannot be read

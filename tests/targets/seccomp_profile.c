@@ -4,12 +4,19 @@
  *   default        podman's and Docker's kind: every call not listed fails
  *                  with EPERM; the list allows what a server needs
  *   kill-ppoll     everything allowed but ppoll, which kills the process
- *   errno-vm-readv everything allowed but process_vm_readv: EPERM
+ *   errno-vm-readv everything allowed but process_vm_readv: EPERM (as
+ *                  Docker's and containerd's default profiles without
+ *                  CAP_SYS_PTRACE)
+ *   errno-vm-readv-sigmask  everything allowed but process_vm_readv and
+ *                  rt_sigprocmask: EPERM (both ways the sampler has to
+ *                  check a stack page)
  *   thread-MODE    the main thread unfiltered; the worker installs MODE's
  *                  filter on itself alone (no TSYNC)
  * The filter is installed before the worker starts (it inherits it), but
  * in a thread- mode.  The worker keeps 64 blocks live from
- * seccomp_profile_alloc and replaces one every millisecond. */
+ * seccomp_profile_alloc, called under a frame of 3 pages
+ * (seccomp_profile_far: a stack walk from malloc to the worker must check
+ * pages past its first), and replaces one every millisecond. */
 #include <errno.h>
 #include <pthread.h>
 #include <seccomp.h>
@@ -64,9 +71,12 @@ static void install(const char *mode)
             add(ctx, SCMP_ACT_KILL_PROCESS, "ppoll");
         else if (ctx && strcmp(mode, "errno-vm-readv") == 0)
             add(ctx, SCMP_ACT_ERRNO(EPERM), "process_vm_readv");
-        else {
+        else if (ctx && strcmp(mode, "errno-vm-readv-sigmask") == 0) {
+            add(ctx, SCMP_ACT_ERRNO(EPERM), "process_vm_readv");
+            add(ctx, SCMP_ACT_ERRNO(EPERM), "rt_sigprocmask");
+        } else {
             fprintf(stderr, "usage: seccomp_profile [thread-]default|kill-ppoll|"
-                    "errno-vm-readv\n");
+                    "errno-vm-readv|errno-vm-readv-sigmask\n");
             exit(2);
         }
     }
@@ -86,6 +96,15 @@ __attribute__((noinline)) static void *seccomp_profile_alloc(size_t size)
     return p;
 }
 
+__attribute__((noinline)) static void *seccomp_profile_far(size_t size)
+{
+    volatile char pad[3 * 4096];
+    pad[0] = (char)size;
+    void *p = seccomp_profile_alloc(size);
+    __asm__ volatile("" ::: "memory");
+    return pad[0] == (char)size ? p : NULL;
+}
+
 static void *worker(void *arg)
 {
     const char *mode = arg;
@@ -94,7 +113,7 @@ static void *worker(void *arg)
     void *live[64] = {0};
     for (unsigned i = 0; ; i++) {
         free(live[i % 64]);
-        live[i % 64] = seccomp_profile_alloc(4096 + (i % 64) * 512);
+        live[i % 64] = seccomp_profile_far(4096 + (i % 64) * 512);
         usleep(1000);
     }
     return NULL;

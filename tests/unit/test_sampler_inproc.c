@@ -9,7 +9,9 @@
  * what it forgets, when it stays out of the way (off, a forked child,
  * memprof gone, a full table), how the gate counts the threads inside the
  * body, the rate of its Poisson process, and its stack walk over unwind
- * rows, including rows that point nowhere. */
+ * rows, including rows that point nowhere, with either way of checking a
+ * page readable (process_vm_readv; rt_sigprocmask, also under a filter
+ * that denies process_vm_readv, changing neither mask, errno nor fds). */
 #include "tests/unit/unit.h"
 
 #include <errno.h>
@@ -19,7 +21,15 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stddef.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <sys/stat.h>
 #include <fcntl.h>
@@ -182,6 +192,18 @@ static void teardown(void)
     close(img.watch[0]);
     if (img.watch[1] >= 0)
         close(img.watch[1]);
+}
+
+/* This process's open descriptors (the directory's own included). */
+static int count_fds(void)
+{
+    DIR *d = opendir("/proc/self/fd");
+    ck_assert_ptr_nonnull(d);
+    int n = 0;
+    while (readdir(d))
+        n++;
+    closedir(d);
+    return n;
 }
 
 /* ---- reading the table as memprof would --------------------------------- */
@@ -1077,6 +1099,108 @@ START_TEST(walk_stops_at_the_page_that_cannot_be_read)
 }
 END_TEST
 
+/* ---- the second way to check a page (rt_sigprocmask) ------------------- */
+
+static void setup_sigmask(void)
+{
+    setup();
+    img.ctl->probe = SAMPLER_PROBE_SIGMASK;
+}
+
+/* A child under a filter that fails call nr with errno e (Docker's
+ * default profile: process_vm_readv, EPERM, without CAP_SYS_PTRACE) walks
+ * a stack of many pages with the probe way `way`: 1 when the walk was
+ * whole, 0 truncated. */
+static int walk_whole_under_filter(long nr, int e, uint32_t way)
+{
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        struct sock_filter prog[] = {
+            BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+            BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)nr, 0, 1),
+            BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (uint32_t)e),
+            BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+        };
+        struct sock_fprog fp = { sizeof prog / sizeof prog[0], prog };
+        if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) || prctl(PR_SET_SECCOMP,
+                                                              SECCOMP_MODE_FILTER, &fp))
+            _exit(3);
+        fill_ctl();              /* the gate's page was wiped by fork: this
+                                  * child's own, as memprof would make it */
+        img.ctl->probe = way;
+        chain_rows(16);
+        void *p = deep_wide(24);
+        struct sampler_entry *e = entry_of(p);
+        _exit(e && e->nframes == 26 && !e->truncated ? 1 : 0);
+    }
+    int st;
+    ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+    ck_assert(WIFEXITED(st));
+    ck_assert_int_ne(WEXITSTATUS(st), 3);
+    return WEXITSTATUS(st);
+}
+
+/* Where a filter denies process_vm_readv, that way cuts every stack at
+ * the first page past the wrapper's; rt_sigprocmask's walks it whole. */
+START_TEST(sigmask_probe_walks_where_vm_readv_is_denied)
+{
+    ck_assert_int_eq(walk_whole_under_filter(SYS_process_vm_readv, EPERM,
+                                             SAMPLER_PROBE_VM_READV), 0);
+    ck_assert_int_eq(walk_whole_under_filter(SYS_process_vm_readv, EPERM,
+                                             SAMPLER_PROBE_SIGMASK), 1);
+}
+END_TEST
+
+/* A filter (added after 'prof on') that fails rt_sigprocmask with EINVAL
+ * itself would say every page readable: the walk sees that the kernel's
+ * half reads as readable too, and checks no page. */
+START_TEST(sigmask_probe_distrusts_a_filters_einval)
+{
+    ck_assert_int_eq(walk_whole_under_filter(SYS_rt_sigprocmask, EINVAL,
+                                             SAMPLER_PROBE_SIGMASK), 0);
+}
+END_TEST
+
+/* Stack below the caller filled with words of all bits: what the walk's
+ * probes then pass as a new mask would block every signal. */
+__attribute__((noipa)) static void stack_of_ones(void)
+{
+    volatile unsigned char fill[64 * 1024];
+    for (size_t i = 0; i < sizeof fill; i++)
+        fill[i] = 0xff;
+}
+
+/* The probe changes nothing of the thread's: its signal mask (the call
+ * passes the page's word as a new mask, with a `how` the kernel refuses),
+ * errno, its descriptors. */
+START_TEST(sigmask_probe_changes_nothing)
+{
+    sigset_t mask, before, after;
+    memset(&before, 0, sizeof before);
+    memset(&after, 0, sizeof after);
+    sigemptyset(&mask);
+    sigaddset(&mask, SIGUSR2);
+    ck_assert_int_eq(pthread_sigmask(SIG_BLOCK, &mask, &before), 0);
+    ck_assert_int_eq(pthread_sigmask(SIG_SETMASK, NULL, &before), 0);
+    int fds = count_fds();
+    chain_rows(16);
+    stack_of_ones();
+    errno = 4321;
+    void *p = deep_wide(24);     /* pages of this stack hold words of all bits */
+    ck_assert_int_eq(errno, 4321);
+    struct sampler_entry *e = entry_of(p);
+    ck_assert_ptr_nonnull(e);
+    ck_assert_uint_eq(e->truncated, 0);
+    ck_assert_uint_eq(e->nframes, 26);
+    ck_assert_int_eq(pthread_sigmask(SIG_SETMASK, NULL, &after), 0);
+    ck_assert_int_eq(memcmp(&before, &after, sizeof before), 0);
+    ck_assert_int_eq(count_fds(), fds);
+    w_free(p);
+    pthread_sigmask(SIG_UNBLOCK, &mask, NULL);
+}
+END_TEST
+
 static Suite *sampler_inproc_suite(void)
 {
     Suite *s = suite_create("sampler_inproc");
@@ -1112,6 +1236,19 @@ static Suite *sampler_inproc_suite(void)
     tcase_add_test(tc, walk_stops_at_the_page_that_cannot_be_read);
     tcase_add_test(tc, walk_survives_rows_into_unreadable_memory);
     suite_add_tcase(s, tc);
+    /* the walk's tests again, pages checked with rt_sigprocmask */
+    TCase *sig = tcase_create("sigmask_probe");
+    tcase_add_checked_fixture(sig, setup_sigmask, teardown);
+    tcase_set_timeout(sig, 30);
+    tcase_add_test(sig, walk_follows_frame_pointer_rows);
+    tcase_add_test(sig, walk_crosses_many_pages);
+    tcase_add_test(sig, walk_stops_at_max_frames);
+    tcase_add_test(sig, walk_stops_at_the_page_that_cannot_be_read);
+    tcase_add_test(sig, walk_survives_rows_into_unreadable_memory);
+    tcase_add_test(sig, sigmask_probe_walks_where_vm_readv_is_denied);
+    tcase_add_test(sig, sigmask_probe_changes_nothing);
+    tcase_add_test(sig, sigmask_probe_distrusts_a_filters_einval);
+    suite_add_tcase(s, sig);
     return s;
 }
 

@@ -88,7 +88,8 @@ static const char *judge(struct prog *ps, size_t n, char *buf, size_t len)
         progs[i] = ps[i].v;
         lens[i] = ps[i].n;
     }
-    return sampler_seccomp_judge(4242, 7, progs, lens, n, buf, len);
+    return sampler_seccomp_judge(4242, 7, progs, lens, n, SAMPLER_PROBE_VM_READV, buf, len,
+                                 NULL);
 }
 
 /* Everything allowed but nr, which gets action. */
@@ -128,6 +129,47 @@ START_TEST(errno_for_ppoll_is_refused)
 {
     refused_saying(one_rule(SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ppoll)),
                    "would fail it with errno 1 (EPERM) for ppoll");
+}
+END_TEST
+
+/* The walk's two ways to check a page: each judged only where it is the
+ * one used; rt_sigprocmask with its real arguments (a `how` of 3). */
+START_TEST(each_probe_way_is_judged_alone)
+{
+    const char *name[] = {"process_vm_readv", "rt_sigprocmask"};
+    int nr[] = {SCMP_SYS(process_vm_readv), SCMP_SYS(rt_sigprocmask)};
+    enum sampler_probe way[] = {SAMPLER_PROBE_VM_READV, SAMPLER_PROBE_SIGMASK};
+    for (int denied = 0; denied < 2; denied++) {
+        struct prog p = one_rule(SCMP_ACT_ERRNO(EPERM), nr[denied]);
+        const struct seccomp_insn *progs[1] = {p.v};
+        size_t lens[1] = {p.n};
+        for (int w = 0; w < 2; w++) {
+            char buf[768];
+            struct seccomp_denial d;
+            const char *r = sampler_seccomp_judge(4242, 7, progs, lens, 1, way[w], buf,
+                                                  sizeof buf, &d);
+            if (w != denied) {
+                ck_assert_msg(r == NULL, "%s denied, %d judged: %s", name[denied], w, r);
+                continue;
+            }
+            ck_assert_ptr_nonnull(r);
+            ck_assert_str_eq(d.name, name[denied]);
+            ck_assert_str_eq(d.effect, "would fail it with errno 1 (EPERM)");
+        }
+        free(p.v);
+    }
+    /* a filter that looks at `how`: 3 is what the sampler passes */
+    scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+    ck_assert_int_eq(seccomp_rule_add(ctx, SCMP_ACT_KILL_PROCESS, SCMP_SYS(rt_sigprocmask), 1,
+                                      SCMP_A0(SCMP_CMP_EQ, 3)), 0);
+    struct prog p = export(ctx);
+    const struct seccomp_insn *progs[1] = {p.v};
+    size_t lens[1] = {p.n};
+    char buf[768];
+    ck_assert_ptr_nonnull(sampler_seccomp_judge(4242, 7, progs, lens, 1, SAMPLER_PROBE_SIGMASK,
+                                                buf, sizeof buf, NULL));
+    ck_assert_msg(strstr(buf, "would kill the process (SIGSYS) for rt_sigprocmask"), "%s", buf);
+    free(p.v);
 }
 END_TEST
 
@@ -349,7 +391,7 @@ START_TEST(judges_every_image_call)
         ck_assert_msg(judged, "the image's %s (%ld) is not judged", name, nr);
     }
     fclose(f);
-    ck_assert_int_ge(found, 4);     /* ppoll, process_vm_readv, pipe2, fstat */
+    ck_assert_int_ge(found, 5);     /* ppoll, process_vm_readv, rt_sigprocmask, pipe2, fstat */
 }
 END_TEST
 
@@ -360,6 +402,7 @@ static Suite *seccomp_suite(void)
     tcase_add_test(tc, default_profile_lets_the_sampler_in);
     tcase_add_test(tc, errno_for_ppoll_is_refused);
     tcase_add_test(tc, killing_ppoll_is_refused);
+    tcase_add_test(tc, each_probe_way_is_judged_alone);
     tcase_add_test(tc, arch_check_kills_foreign_arch);
     tcase_add_test(tc, arguments);
     tcase_add_test(tc, stacked_filters);

@@ -20,6 +20,7 @@
 #define ARCH_SYS_PROCESS_VM_READV  270
 #define ARCH_SYS_PIPE2             59
 #define ARCH_SYS_FSTAT             80
+#define ARCH_SYS_RT_SIGPROCMASK    135
 #define ARCH_STAT_WORDS            16     /* sizeof(struct stat) / 8 */
 
 /* The smallest page an arm64 kernel uses (4, 16 or 64 KiB): a read that

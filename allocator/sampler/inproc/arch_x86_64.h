@@ -17,6 +17,7 @@
 #define ARCH_SYS_PROCESS_VM_READV  310
 #define ARCH_SYS_PIPE2             293
 #define ARCH_SYS_FSTAT             5
+#define ARCH_SYS_RT_SIGPROCMASK    14
 #define ARCH_STAT_WORDS            18     /* sizeof(struct stat) / 8 */
 
 #define ARCH_PAGE_SIZE 4096u

@@ -265,16 +265,29 @@ static void become_orphan(void)
 
 /* Reads of the process's stack that cannot fault.  The pages known
  * readable are one range: at first the page of the wrapper's own frame
- * (the thread runs on it); a word outside is first checked with
- * process_vm_readv on the process itself, which fails instead of faulting
- * on memory that is not mapped, one word from each of PROBE_PAGES pages
- * from the word's own in one call: it stops at the first page that is not
- * there, and the pages before it become the range.  Words inside are read
- * directly (stacks do not go away under the thread that walks them). */
+ * (the thread runs on it); a word outside is first checked by a system
+ * call that reads user memory and fails instead of faulting where it is
+ * not readable, in one of two ways (ctl.probe, memprof's choice from the
+ * process's seccomp filters):
+ *  - process_vm_readv on the process itself, one word from each of
+ *    PROBE_PAGES pages from the word's own in one call: it stops at the
+ *    first page that is not there, and the pages before it become the
+ *    range;
+ *  - where a filter denies that (Docker's and containerd's default
+ *    profiles without CAP_SYS_PTRACE), rt_sigprocmask with a `how` the
+ *    kernel does not know and the page's first word as the new mask: the
+ *    kernel copies the 8 bytes in first (EFAULT when they are not
+ *    readable) and then refuses the `how` (EINVAL) before it touches the
+ *    thread's mask (kernel/signal.c), so it changes nothing, holds no
+ *    descriptor, and every default profile allows it.  One page a call,
+ *    only the page the walk needs next.
+ * Words inside are read directly (stacks do not go away under the thread
+ * that walks them). */
 #define PROBE_PAGES 4
 
 struct stack_reader {
     uint64_t lo, hi;           /* [lo, hi): pages known readable */
+    int sigmask_sane;          /* rt_sigprocmask's answers are the kernel's */
 };
 
 typedef uint64_t unaligned_u64 __attribute__((aligned(1), may_alias));
@@ -282,7 +295,7 @@ typedef uint64_t unaligned_u64 __attribute__((aligned(1), may_alias));
 static struct stack_reader reader_at(const uint64_t *frame)
 {
     uint64_t page = (uint64_t)(uintptr_t)frame & ~(uint64_t)(ARCH_PAGE_SIZE - 1);
-    struct stack_reader rd = { page, page + ARCH_PAGE_SIZE };
+    struct stack_reader rd = { page, page + ARCH_PAGE_SIZE, 0 };
     return rd;
 }
 
@@ -310,10 +323,49 @@ static int probe_pages(struct stack_reader *rd, uint64_t addr)
     return 1;
 }
 
+static int64_t sigmask_probe_call(uint64_t page)
+{
+    return ARCH_SYSCALL6(ARCH_SYS_RT_SIGPROCMASK, KERNEL_SIG_HOW_NONE, page, 0,
+                         KERNEL_SIGSET_SIZE, 0, 0);
+}
+
+/* The page a word at addr needs next (its own, or the one its last bytes
+ * run into past the range), checked with rt_sigprocmask: only EINVAL
+ * (the bytes were read, the `how` refused) says readable.  Once a walk,
+ * first, an address in the kernel's half, which no task can read, must
+ * give EFAULT: a filter added after 'prof on' that failed the call with
+ * EINVAL itself would otherwise pass every page as readable. */
+static int probe_page_sigmask(struct stack_reader *rd, uint64_t addr)
+{
+    if (!rd->sigmask_sane) {
+        if (sigmask_probe_call(KERNEL_UNREADABLE_PAGE) != -KERNEL_EFAULT)
+            return 0;
+        rd->sigmask_sane = 1;
+    }
+    uint64_t page = addr & ~(uint64_t)(ARCH_PAGE_SIZE - 1);
+    if (addr >= rd->lo && addr < rd->hi)
+        page = rd->hi;
+    if (sigmask_probe_call(page) != -KERNEL_EINVAL)
+        return 0;
+    if (page != rd->hi)
+        rd->lo = page;
+    rd->hi = page + ARCH_PAGE_SIZE;
+    return 1;
+}
+
+static int probe(struct stack_reader *rd, uint64_t addr)
+{
+    if (LOAD(&CTL->probe) == SAMPLER_PROBE_SIGMASK)
+        return probe_page_sigmask(rd, addr);
+    return probe_pages(rd, addr);
+}
+
+/* A word straddling a page boundary may need two probes. */
 static int read_word(struct stack_reader *rd, uint64_t addr, uint64_t *out)
 {
-    if (!known_readable(rd, addr) && (!probe_pages(rd, addr) || !known_readable(rd, addr)))
-        return 0;
+    for (int tries = 0; !known_readable(rd, addr); tries++)
+        if (tries == 2 || !probe(rd, addr))
+            return 0;
     *out = *(const volatile unaligned_u64 *)(uintptr_t)addr;
     return 1;
 }
