@@ -68,9 +68,9 @@ static void state_warn(struct session *s, struct query *q)
     }
     if (!(s->prof_conf.config_prof && s->prof_conf.opt_prof) && sampler) {
         say_status(s, "note: jemalloc's own heap profiling is %s: 'prof on' puts "
-                   "memprof's heap sampler in instead (no restart)%s%s\n", proviso,
+                   "memprof's heap sampler in instead (no restart)%s%s\n",
                    !s->prof_conf.config_prof ? "not built in (config.prof is false)"
-                   : "off for good (opt.prof was false at start)",
+                   : "off for good (opt.prof was false at start)", proviso,
                    s->prof_conf.config_prof && target_secure_exec(s->target)
                    ? "; for jemalloc's own at its next start, put prof:true,"
                      "prof_active:false in /etc/malloc.conf (it runs in secure-execution "
