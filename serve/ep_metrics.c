@@ -232,6 +232,7 @@ static void glibc_measured(struct session *s, const struct allocator_stats *st,
     memory_heap_measured(heap, heap->who, arenas->resident, arenas->in_use);
     heap->heap_starts = arenas->heap_starts;
     heap->nheap_starts = arenas->nheap_starts;
+    heap->glibc_chunks = true;
 }
 
 static int other_figures(struct session *s, struct figures *fig)

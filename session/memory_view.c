@@ -162,6 +162,7 @@ static void memory_read(struct session *s, struct memory_view *m)
     if (m->arenas_ok) {
         heap.heap_starts = m->arenas.heap_starts;
         heap.nheap_starts = m->arenas.nheap_starts;
+        heap.glibc_chunks = s->alloc.kind == ALLOCATOR_GLIBC;
     }
     m->acct_ok = memory_account_read(s, &heap, &m->acct, m->acct_why,
                                      sizeof m->acct_why) == 0;

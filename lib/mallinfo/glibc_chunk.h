@@ -1,0 +1,23 @@
+/* glibc_chunk.h - the header glibc's malloc writes at the start of a chunk
+ * it mmapped on its own (an allocation above the mmap threshold:
+ * sysmalloc_mmap in malloc/malloc.c): prev_size 0, then the size, which
+ * is the whole mapping's length (whole pages) with IS_MMAPPED set and
+ * NON_MAIN_ARENA clear.  Such a mapping holds the allocator's heap, not
+ * "other mmaps".  Pure: the bytes are read from a process memprof does
+ * not trust, and nothing here follows them. */
+#ifndef MEMPROF_GLIBC_CHUNK_H
+#define MEMPROF_GLIBC_CHUNK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* The kernel merges adjacent anonymous mappings of the same protection
+ * into one: a mapping may hold several chunks back to back, each starting
+ * with its header.  The length of the chunk whose header is hdr (16 bytes
+ * read at a page boundary), when hdr is an mmapped chunk's header and the
+ * chunk fits in the room bytes left in its mapping; 0 otherwise.  (A
+ * chunk of memalign's placed past its mapping's start is not recognised:
+ * it is rare, and left to "other mmaps".) */
+uint64_t glibc_mmapped_chunk_len(const uint64_t hdr[2], uint64_t room);
+
+#endif

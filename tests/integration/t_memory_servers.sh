@@ -1,0 +1,104 @@
+# 'memory' on real Debian servers, from outside, as an operator runs it:
+#  - memcached (glibc malloc) filled with 20,000 1000-byte values: its slab
+#    pages are 1 MiB malloc()s, each a chunk glibc mmapped on its own, which
+#    the kernel merges into one mapping; they are the allocator's heap
+#    (counted as such, not as "other mmaps"); serve's /metrics says the
+#    same; no diagnosis fires on it idle;
+#  - PostgreSQL: a backend that scanned a table holds its shared buffers
+#    as shared memory, never as heap; no diagnosis fires on it idle;
+# every time the categories add up to rss_bytes exactly and agree with
+# smaps_rollup's Rss read just before and after; the servers answer and
+# are left untraced.
+. "$SRCDIR/tests/integration/lib.sh"
+
+MIB=1048576
+rollup_rss() { awk '/^Rss:/ {print $2 * 1024}' "/proc/$1/smaps_rollup"; }
+# memory --json on PID, smaps_rollup read just before and after it
+# (RSS_BEFORE, RSS_AFTER)
+memory_json() {
+    RSS_BEFORE=$(rollup_rss "$1")
+    mp -p "$1" -e 'memory --json'
+    RSS_AFTER=$(rollup_rss "$1")
+}
+cat_bytes() { jf "sum(c['bytes'] for c in d['categories'] if c['key'] == '$1')"; }
+adds_up() { [ "$(jf "sum(c['bytes'] for c in d['categories']) == d['rss_bytes']")" = True ]; }
+# rss_bytes between the two rollup reads, give or take 1 MiB
+agrees() {
+    local r lo hi
+    r=$(jf 'd["rss_bytes"]')
+    lo=$((RSS_BEFORE < RSS_AFTER ? RSS_BEFORE : RSS_AFTER))
+    hi=$((RSS_BEFORE > RSS_AFTER ? RSS_BEFORE : RSS_AFTER))
+    echo "  rss_bytes $r, smaps_rollup $RSS_BEFORE then $RSS_AFTER" >&2
+    [ "$r" -ge $((lo - MIB)) ] && [ "$r" -le $((hi + MIB)) ]
+}
+no_diagnosis() { [ "$(jf 'len(d["diagnoses"])')" = 0 ]; }
+
+# --- memcached -----------------------------------------------------------------
+MC_PORT=$(free_port)
+memcached -u nobody -l 127.0.0.1 -p "$MC_PORT" -m 64 -t 4 >"$WORK/memcached.log" 2>&1 &
+MC=$!
+PIDS+=("$MC")
+mc_fill() {     # N values of 1000 bytes, then asks for the last back
+    python3 - "$MC_PORT" "$1" <<'PY'
+import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10)
+v, n = b"x" * 1000, int(sys.argv[2])
+for i in range(n):
+    s.sendall(b"set k%d 0 0 %d noreply\r\n%s\r\n" % (i, len(v), v))
+s.sendall(b"get k%d\r\n" % (n - 1))
+buf = b""
+while not buf.endswith(b"END\r\n"):
+    buf += s.recv(65536)
+sys.exit(0 if buf.startswith(b"VALUE k%d 0 1000\r\n" % (n - 1)) else 1)
+PY
+}
+wait_until 10 "memcached to answer" mc_fill 1
+check "memcached: 20,000 values stored and read back" mc_fill 20000
+memory_json "$MC"
+check "memcached: memory --json ran" mp_ok
+check "memcached: the categories add up to rss_bytes" adds_up
+check "memcached: rss_bytes agrees with smaps_rollup's Rss" agrees
+chunks=$(jf 'd["glibc_mmapped_chunks"]')
+heap=$(cat_bytes heap) other=$(cat_bytes anon_other)
+echo "memcached: heap $heap, anon_other $other, mmapped chunks $chunks" >&2
+check "memcached: its slab pages are found as glibc's mmapped chunks ($chunks)" [ "$chunks" -ge 15 ]
+check "memcached: they are heap (at least 15 MiB), not other mmaps" \
+    bash -c '[ "$1" -ge $((15 * 1048576)) ] && [ "$2" -lt "$1" ]' _ "$heap" "$other"
+check "memcached: the heap's line names the chunks" out_has "its [0-9]+ mmapped chunks' mappings"
+check "memcached: no diagnosis on it idle" no_diagnosis
+start_serve
+http GET "/metrics?pid=$MC"
+check "memcached: /metrics answers" status_is 200
+metric_heap=$(grep -a 'memprof_process_rss_category_bytes{.*category="heap"' "$WORK/body" | awk '{print $NF}')
+check "memcached: /metrics counts the chunks in the heap category too" \
+    bash -c '[ -n "$1" ] && [ "$1" -ge $((15 * 1048576)) ]' _ "${metric_heap:-}"
+check "memcached: still answers" mc_fill 10
+check "memcached: left untouched" untouched "$MC"
+
+# --- PostgreSQL -----------------------------------------------------------------
+start_postgres
+pg_sql "create table t as select g, md5(g::text) m from generate_series(1, 200000) g" >/dev/null
+# a backend that scans it, then waits
+psql -h "$PGSOCK" -p "$PG_PORT" -U postgres -X -At \
+    -c "select count(*) from t where m like '%ab%'" -c "select pg_sleep(300)" >/dev/null 2>&1 &
+PIDS+=("$!")
+scanner() {
+    SCANNER=$(pg_sql "select pid from pg_stat_activity where query like 'select pg_sleep(300)%'")
+    [ -n "$SCANNER" ]
+}
+wait_until 20 "the scanning backend to wait in pg_sleep" scanner
+memory_json "$SCANNER"
+check "postgres backend: memory --json ran" mp_ok
+check "postgres backend: the categories add up to rss_bytes" adds_up
+check "postgres backend: rss_bytes agrees with smaps_rollup's Rss" agrees
+shared=$(cat_bytes shared) heap=$(cat_bytes heap)
+echo "postgres backend: shared $shared, heap $heap" >&2
+check "postgres backend: its shared buffers are shared memory (8 MiB at least), not heap" \
+    bash -c '[ "$1" -ge $((8 * 1048576)) ] && [ "$2" -lt "$1" ]' _ "$shared" "$heap"
+check "postgres backend: no diagnosis on it idle" no_diagnosis
+memory_json "$PG_MASTER"
+check "postmaster: the categories add up to rss_bytes" adds_up
+check "postmaster: no diagnosis on it idle" no_diagnosis
+check "postgres: still answers" [ "$(pg_sql 'select 6 * 7')" = 42 ]
+check "postgres backend: left untouched" untouched "$SCANNER"
+check "postmaster: left untouched" untouched "$PG_MASTER"
