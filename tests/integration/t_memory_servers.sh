@@ -6,6 +6,8 @@
 #    same; no diagnosis fires on it idle;
 #  - PostgreSQL: a backend that scanned a table holds its shared buffers
 #    as shared memory, never as heap; no diagnosis fires on it idle;
+#  - MariaDB: 30 idle connections' thread stacks found, no diagnosis idle;
+#    under inserts a growing heap of a glibc thread arena is named so;
 # every time the categories add up to rss_bytes exactly and agree with
 # smaps_rollup's Rss read just before and after; the servers answer and
 # are left untraced.
@@ -102,3 +104,76 @@ check "postmaster: no diagnosis on it idle" no_diagnosis
 check "postgres: still answers" [ "$(pg_sql 'select 6 * 7')" = 42 ]
 check "postgres backend: left untouched" untouched "$SCANNER"
 check "postmaster: left untouched" untouched "$PG_MASTER"
+
+# --- MariaDB --------------------------------------------------------------------
+# Many threads (a thread per connection, 30 idle in SLEEP), glibc arenas.
+M=$WORK/maria
+mkdir -p "$M/data" "$M/run" "$M/tmp"
+chown -R mysql:mysql "$M"
+# its temporary files in a directory of its own (the test's TMPDIR is 0700)
+TMPDIR=$M/tmp mariadb-install-db --user=mysql --datadir="$M/data" --auth-root-authentication-method=normal \
+    >"$M/install.log" 2>&1 || die "mariadb-install-db failed: $(grep ERROR "$M/install.log" | head -3)"
+TMPDIR=$M/tmp mariadbd --user=mysql --datadir="$M/data" --socket="$M/run/sock" --skip-networking \
+    --pid-file="$M/run/pid" --log-error="$M/err.log" --innodb-buffer-pool-size=128M \
+    >"$M/out" 2>&1 &
+MARIA=$!
+PIDS+=("$MARIA")
+stop_maria() { stop_server "$MARIA" TERM mariadbd; }
+CLEANUP_HOOKS+=(stop_maria)
+msql() { mariadb -S "$M/run/sock" -uroot "$@"; }
+maria_up() {
+    msql -e 'select 1' >/dev/null 2>&1 && return 0
+    alive "$MARIA" || die "mariadbd exited early: $(tail -5 "$M/err.log")"
+    return 1
+}
+wait_until 60 "mariadbd to answer" maria_up
+for i in $(seq 1 30); do
+    msql -e 'select sleep(120)' >/dev/null 2>&1 &
+    PIDS+=("$!")
+done
+sleepers() { [ "$(msql -N -e "select count(*) from information_schema.processlist where info like 'select sleep%'")" -ge 30 ]; }
+wait_until 20 "30 connections to sleep in mariadbd" sleepers
+memory_json "$MARIA"
+check "mariadbd: memory --json ran" mp_ok
+check "mariadbd: the categories add up to rss_bytes" adds_up
+check "mariadbd: rss_bytes agrees with smaps_rollup's Rss" agrees
+threads=$(jf 'd["threads"]') with_sp=$(jf 'd["threads_with_sp"]')
+echo "mariadbd: $threads threads, $with_sp gave a stack pointer" >&2
+found=$(jf "' '.join(c['name'] for c in d['categories'] if c['key'] == 'thread_stacks')")
+echo "mariadbd: $found" >&2
+check "mariadbd: its threads' stacks are found ($threads threads, 30 connections)" \
+    grep -Eq '^thread stacks \(([3-9][0-9]|[1-9][0-9][0-9]) threads found by their stack pointer\)$' <<<"$found"
+check "mariadbd: every idle thread gave its stack pointer" [ "$threads" = "$with_sp" ]
+check "mariadbd: no diagnosis on it idle" no_diagnosis
+# Inserts from 8 connections while 'memory --interval 3' watches: a heap
+# of a thread arena that grows is named so, never "the anonymous mapping"
+msql -e 'create database d; create table d.t (a int primary key auto_increment, b varchar(200))'
+inserter() {
+    local i
+    for i in 1 2 3 4 5 6; do
+        msql d -e "set max_recursive_iterations = 100000; insert into t (b) with recursive c(n) as
+                   (select 1 union all select n + 1 from c where n < 20000) select repeat(uuid(), 5) from c" ||
+            return 1
+    done
+}
+INSERTERS=()
+for i in $(seq 1 8); do inserter & INSERTERS+=("$!"); PIDS+=("$!"); done
+rows() { [ "$(msql -N -e 'select count(*) from d.t')" -gt 0 ]; }
+wait_until 30 "the inserts to be under way" rows
+mp -p "$MARIA" -e 'memory --interval 3 --json'
+check "mariadbd: memory --interval 3 ran under inserts" mp_ok
+check "mariadbd: the categories add up under load too" adds_up
+arena_heap_unnamed() {      # a 64 MiB-aligned mapping of 64 MiB at most called anonymous
+    JF_DEFS='import re
+def unnamed(c):
+    m = re.search(r"the anonymous mapping \((0x[0-9a-f]+)-(0x[0-9a-f]+)\)", c)
+    return bool(m) and int(m.group(1), 16) % (64 << 20) == 0 and int(m.group(2), 16) - int(m.group(1), 16) <= 64 << 20' \
+        jf 'any(unnamed(g["cause"]) for g in d["diagnoses"])'
+}
+check "mariadbd: no growing arena heap is called 'the anonymous mapping'" \
+    [ "$(arena_heap_unnamed)" = False ]
+check "mariadbd: a growing arena heap is named as the thread arena's" \
+    out_has 'a growing mapping: a heap of one of glibc malloc.s thread arenas'
+for p in "${INSERTERS[@]}"; do wait "$p"; done
+check "mariadbd: still answers" maria_up
+check "mariadbd: left untouched" untouched "$MARIA"
