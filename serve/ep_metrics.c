@@ -310,6 +310,8 @@ static void diagnosis_figures(struct session *s, const struct memory_account *a,
     in.je = fig->have_je ? &fig->je : NULL;
     in.je_set = fig->have_je && fig->set_ok ? &fig->set : NULL;
     in.other = fig->have_st ? &fig->st : NULL;
+    in.glibc_thread_tops = fig->arenas.thread_tops;
+    in.glibc_nthread_tops = fig->arenas.nthread_tops;
     in.tcmalloc = s->alloc.kind == ALLOCATOR_TCMALLOC ||
                   s->alloc.kind == ALLOCATOR_TCMALLOC_MINIMAL;
     in.cg = fig->have_cg ? &fig->cg : NULL;

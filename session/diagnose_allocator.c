@@ -121,9 +121,18 @@ int diagnose_glibc_arenas(const struct diagnose_input *in, struct memory_diagnos
         snprintf(cap, sizeof cap, "; MALLOC_ARENA_MAX=%u (the CPUs it may run on, at most its "
                  "threads; glibc allows 8 arenas per core) keeps fewer arenas, each with its "
                  "own free memory", max);
+    uint64_t tops = in->glibc_thread_tops < free_bytes ? in->glibc_thread_tops : free_bytes;
+    char top_text[400] = "";
+    if (tops >= DIAGNOSE_MIN_BYTES)
+        snprintf(top_text, sizeof top_text, "; %.1f MiB are the free tops of %u thread arenas, "
+                 "which malloc_trim leaves: glibc trims a thread arena's top only in free(), "
+                 "when it is above M_TRIM_THRESHOLD, which it raises as mmapped chunks are "
+                 "freed (up to 64 MiB): MALLOC_TRIM_THRESHOLD_=131072 at the next start keeps "
+                 "it at 128 KiB", MIB(tops), in->glibc_nthread_tops);
     snprintf(g->remedy, sizeof g->remedy, "'purge' (malloc_trim(0)) returns at most %.1f MiB "
-             "(an upper bound: only the whole pages inside free chunks go back, and pages "
-             "trimmed before are still counted free)%s", MIB(free_bytes), cap);
+             "(an upper bound: only the whole pages inside free chunks in its bins go back, "
+             "and pages trimmed before are still counted free)%s%s", MIB(free_bytes - tops),
+             top_text, cap);
     return 0;
 }
 

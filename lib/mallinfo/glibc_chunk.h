@@ -20,4 +20,15 @@
  * it is rare, and left to "other mmaps".) */
 uint64_t glibc_mmapped_chunk_len(const uint64_t hdr[2], uint64_t room);
 
+/* A thread arena's top chunk (the free space at the end of its newest
+ * heap, in no bin): malloc_state's top pointer lies at this offset from
+ * the arena (heap_info's ar_ptr) on 64-bit glibc 2.27 and later (mutex,
+ * flags, have_fastchunks, then 10 fastbins). */
+#define GLIBC_ARENA_TOP_OFFSET 96u
+/* The top chunk's length, when the chunk at top whose size field is
+ * size_field ends exactly where the heap it lies in ends (heap_start +
+ * heap_size, heap_info's size: glibc keeps the top there), else 0. */
+uint64_t glibc_top_chunk_len(uint64_t top, uint64_t size_field, uint64_t heap_start,
+                             uint64_t heap_size);
+
 #endif

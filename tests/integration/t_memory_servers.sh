@@ -8,6 +8,9 @@
 #    as shared memory, never as heap; no diagnosis fires on it idle;
 #  - MariaDB: 30 idle connections' thread stacks found, no diagnosis idle;
 #    under inserts a growing heap of a glibc thread arena is named so;
+#    after them the arenas' free memory is diagnosed with what 'purge'
+#    would return apart from the thread arenas' top chunks it leaves, and
+#    a purge returns no more than that;
 # every time the categories add up to rss_bytes exactly and agree with
 # smaps_rollup's Rss read just before and after; the servers answer and
 # are left untraced.
@@ -175,5 +178,28 @@ check "mariadbd: no growing arena heap is called 'the anonymous mapping'" \
 check "mariadbd: a growing arena heap is named as the thread arena's" \
     out_has 'a growing mapping: a heap of one of glibc malloc.s thread arenas'
 for p in "${INSERTERS[@]}"; do wait "$p"; done
+# Idle again: the arenas' free memory, and what 'purge' would return of it
+# (malloc_trim leaves the thread arenas' top chunks), against what a
+# purge then returns.
+mp -p "$MARIA" -e 'memory --json'
+export JF_DEFS='import re
+g = [x for x in d["diagnoses"] if x["key"] == "glibc_arenas_free"]
+r = g[0]["remedy"] if g else ""
+m = re.search(r"returns at most ([0-9.]+) MiB", r)
+bound = float(m.group(1)) if m else -1
+tp = re.search(r"([0-9.]+) MiB are the free tops of ([0-9]+) thread arenas", r)'
+bound=$(jf 'bound')
+tops=$(jf 'tp.group(1) if tp else "none"')
+echo "mariadbd: arenas free $(jf 'g[0]["bytes"] if g else 0'), purge bound $bound MiB, thread arenas' tops $tops MiB" >&2
+check "mariadbd: the arenas' free memory is diagnosed after the inserts" [ "$(jf 'len(g)')" = 1 ]
+check "mariadbd: the remedy sets the thread arenas' tops apart from what purge returns" \
+    [ "$tops" != none ]
+unset JF_DEFS
+mp -p "$MARIA" -e 'purge --json'
+returned=$(jf 'd["rss_returned"]')
+echo "mariadbd: purge returned $returned bytes" >&2
+check "mariadbd: purge returned no more than the diagnosis said it would (+1 MiB)" \
+    python3 -c 'import sys; sys.exit(not (int(sys.argv[1]) <= (float(sys.argv[2]) + 1) * 1048576))' \
+    "$returned" "$bound"
 check "mariadbd: still answers" maria_up
 check "mariadbd: left untouched" untouched "$MARIA"

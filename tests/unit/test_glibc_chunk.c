@@ -1,6 +1,7 @@
 /* test_glibc_chunk.c - the header of a chunk glibc mmapped on its own
  * (lib/mallinfo/glibc_chunk.c): prev_size 0, the size with IS_MMAPPED, a
- * whole number of pages that fits in its mapping; anything else is not. */
+ * whole number of pages that fits in its mapping; anything else is not;
+ * a thread arena's top chunk, which ends where its heap ends. */
 #include "tests/unit/unit.h"
 
 #include "lib/mallinfo/glibc_chunk.h"
@@ -32,12 +33,26 @@ START_TEST(not_chunks)
 }
 END_TEST
 
+/* A thread arena's top: it ends where its heap's header says the heap ends */
+START_TEST(thread_arena_top)
+{
+    uint64_t heap = 0x7f0000000000, size = 8 * 1024 * K, top = heap + 0x1f30;
+    ck_assert_uint_eq(glibc_top_chunk_len(top, (size - 0x1f30) | 1, heap, size), size - 0x1f30);
+    ck_assert_uint_eq(glibc_top_chunk_len(top, (size - 0x2000) | 1, heap, size), 0); /* short */
+    ck_assert_uint_eq(glibc_top_chunk_len(top, (size - 0x1f30) | 2, heap, size), 0); /* mmapped */
+    ck_assert_uint_eq(glibc_top_chunk_len(heap - 16, size + 16, heap, size), 0);     /* outside */
+    ck_assert_uint_eq(glibc_top_chunk_len(heap + size, 0, heap, size), 0);
+    ck_assert_uint_eq(glibc_top_chunk_len(top, 1, heap, UINT64_MAX), 0);             /* wraps */
+}
+END_TEST
+
 static Suite *chunk_suite(void)
 {
     Suite *s = suite_create("glibc_chunk");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, mmapped_chunks);
     tcase_add_test(tc, not_chunks);
+    tcase_add_test(tc, thread_arena_top);
     suite_add_tcase(s, tc);
     return s;
 }
