@@ -312,6 +312,7 @@ static void diagnosis_figures(struct session *s, const struct memory_account *a,
     in.other = fig->have_st ? &fig->st : NULL;
     in.glibc_thread_tops = fig->arenas.thread_tops;
     in.glibc_nthread_tops = fig->arenas.nthread_tops;
+    in.glibc_thread_tops_over = fig->arenas.thread_tops_over;
     in.tcmalloc = s->alloc.kind == ALLOCATOR_TCMALLOC ||
                   s->alloc.kind == ALLOCATOR_TCMALLOC_MINIMAL;
     in.cg = fig->have_cg ? &fig->cg : NULL;

@@ -64,6 +64,8 @@ static void thread_tops(struct session *s, const struct glibc_heap *h, size_t n,
                        ? glibc_top_chunk_len(top, size[1], in->start, in->size) : 0;
         out->thread_tops += len;
         out->nthread_tops += len > 0;
+        if (len > GLIBC_TRIM_THRESHOLD_DEFAULT)
+            out->thread_tops_over += len - GLIBC_TRIM_THRESHOLD_DEFAULT;
     }
 }
 

@@ -75,6 +75,7 @@ static void diagnose(struct session *s, struct memory_view *m, const struct rss_
         in.other = &m->other;
         in.glibc_thread_tops = m->arenas_ok ? m->arenas.thread_tops : 0;
         in.glibc_nthread_tops = m->arenas_ok ? m->arenas.nthread_tops : 0;
+        in.glibc_thread_tops_over = m->arenas_ok ? m->arenas.thread_tops_over : 0;
         in.tcmalloc = s->alloc.kind == ALLOCATOR_TCMALLOC ||
                       s->alloc.kind == ALLOCATOR_TCMALLOC_MINIMAL;
     }

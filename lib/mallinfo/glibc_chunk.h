@@ -20,6 +20,10 @@
  * it is rare, and left to "other mmaps".) */
 uint64_t glibc_mmapped_chunk_len(const uint64_t hdr[2], uint64_t room);
 
+/* M_TRIM_THRESHOLD's default (DEFAULT_TRIM_THRESHOLD): a top that free()
+ * trims is cut down to about this, never below. */
+#define GLIBC_TRIM_THRESHOLD_DEFAULT (128u * 1024)
+
 /* A thread arena's top chunk (the free space at the end of its newest
  * heap, in no bin): malloc_state's top pointer lies at this offset from
  * the arena (heap_info's ar_ptr) on 64-bit glibc 2.27 and later (mutex,
