@@ -8,7 +8,8 @@
 # sample types are faults/count and faulted_space/bytes as go tool pprof
 # reads them; nobody's memprof samples nobody's process at
 # perf_event_paranoid 2; a memprof whose seccomp filter refuses
-# perf_event_open says so and what to do.
+# perf_event_open says so and what to do; an idle process's 0 faults promise
+# no code.
 . "$SRCDIR/tests/integration/lib.sh"
 
 start_target touch_pages
@@ -125,3 +126,12 @@ check "go tool pprof -top names redis's code" \
     sh -c "go tool pprof -top '$WORK/redis-faults.pb.gz' 2>&1 | grep -Eq 'sdsnewlen|quicklist|listAddNode|zmalloc|dictAdd'"
 check "redis answers PING" sh -c "redis-cli -p $port ping | grep -q PONG"
 check "redis untouched" untouched "$PID"
+
+# A process that faults nothing meanwhile (sleep): said so, no code promised.
+sleep 300 &
+IDLE=$!
+PIDS+=("$IDLE")
+mp -p "$IDLE" -e 'faults 1'
+check "faults on an idle process ran" mp_ok
+check "it says no page fault grew its RSS, and names no code" \
+    out_has '^faults1: 0 page faults over .*: no code to name$'
