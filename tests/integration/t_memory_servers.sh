@@ -210,43 +210,8 @@ check "mariadbd: left untouched" untouched "$MARIA"
 # 64 threads in its one child, which make glibc arenas as they serve: after
 # a burst of requests each arena keeps its small top chunk, which no remedy
 # would return, so no diagnosis may fire.
+start_apache 64
 A=$WORK/apache
-APACHE_PORT=$(free_port)
-chmod 711 "$WORK"
-mkdir -p "$A/htdocs" "$A/logs" "$A/run"
-echo "memprof apache test page" >"$A/htdocs/index.html"
-chmod -R a+rX "$A/htdocs"
-cat >"$A/httpd.conf" <<CONF
-ServerRoot $A
-ServerName localhost
-Listen 127.0.0.1:$APACHE_PORT
-PidFile $A/run/httpd.pid
-DefaultRuntimeDir $A/run
-ErrorLog $A/logs/error.log
-LoadModule mpm_event_module /usr/lib/apache2/modules/mod_mpm_event.so
-LoadModule authz_core_module /usr/lib/apache2/modules/mod_authz_core.so
-User www-data
-Group www-data
-DocumentRoot $A/htdocs
-<Directory $A/htdocs>
-    Require all granted
-</Directory>
-ServerLimit 1
-StartServers 1
-ThreadsPerChild 64
-MaxRequestWorkers 64
-CONF
-/usr/sbin/apache2 -f "$A/httpd.conf" -DFOREGROUND >"$A/out" 2>&1 &
-APACHE=$!
-PIDS+=("$APACHE")
-stop_apache() { stop_server "$APACHE" TERM "apache2 parent"; }
-CLEANUP_HOOKS+=(stop_apache)
-apache_up() {
-    curl -sf "http://127.0.0.1:$APACHE_PORT/index.html" 2>/dev/null | grep -q 'memprof apache test page' && return 0
-    alive "$APACHE" || die "apache2 exited early: $(cat "$A/out" "$A/logs/error.log" 2>/dev/null)"
-    return 1
-}
-wait_until 20 "apache2 to serve its page" apache_up
 wrk -t2 -c32 -d2s "http://127.0.0.1:$APACHE_PORT/index.html" >"$A/wrk.out" 2>&1
 check "apache2: wrk's burst was answered" file_has "$A/wrk.out" '^Requests/sec:'
 CHILD=$(pgrep -P "$APACHE" | head -1)
