@@ -85,7 +85,7 @@ static const struct metric metrics[] = {
      "memprof_process_rss_accounted_bytes: sampler (memprof's), main_stack, thread_stacks "
      "(found by the threads' stack pointers), unseen_stacks (stack-like, no stack pointer "
      "read), heap (the allocator's own figure: at most; glibc's arenas measured where "
-     "they can be), anon_other (the rest of the "
+     "they can be, and its mmapped chunks), anon_other (the rest of the "
      "anonymous memory: at least), anon_unsplit (anonymous memory the allocator's figure "
      "cannot split), shared, other, file (every file-backed object)"},
     {"memprof_process_memory_diagnosis_bytes", "the bytes each diagnosis of the process's "
