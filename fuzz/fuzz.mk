@@ -24,7 +24,8 @@ FUZZ_SRC_cgroup  = fuzz/fuzz_cgroup.c lib/proc/cgroup_file.c lib/proc/container_
 FUZZ_SRC_cgroup_memory_dir = fuzz/fuzz_cgroup_memory_dir.c lib/proc/cgroup_memory_dir.c lib/proc/cgroup_file.c lib/proc/procmem.c \
                    lib/proc/maps.c lib/base/error.c
 FUZZ_SRC_glibc_info = fuzz/fuzz_glibc_info.c lib/mallinfo/glibc_info.c lib/base/error.c
-FUZZ_SRC_glibc_heaps = fuzz/fuzz_glibc_heaps.c lib/mallinfo/glibc_heaps.c lib/proc/smaps_aligned.c \
+FUZZ_SRC_glibc_heaps = fuzz/fuzz_glibc_heaps.c lib/mallinfo/glibc_heaps.c lib/mallinfo/glibc_chunk.c \
+                   lib/proc/smaps_aligned.c \
                    lib/proc/rss_account.c lib/proc/smaps_walk.c lib/proc/procmem.c lib/proc/maps.c lib/base/error.c
 FUZZ_SRC_input   = fuzz/fuzz_input.c repl/cmdline.c allocator/jemalloc/mallctl.c allocator/jemalloc/mallctl_names.c attach/preflight.c attach/threads.c attach/arch/x86_64.c lib/base/error.c
 FUZZ_SRC_jemalloc_version = fuzz/fuzz_jemalloc_version.c allocator/jemalloc/version.c
@@ -62,6 +63,7 @@ $(FUZZ_DIR)/fuzz_%: fuzz/fuzz_%.c lib/profile/profile.c lib/profile/profile.h li
                     lib/proc/container_path.h session/process_container.c session/process_container.h \
                     lib/proc/cgroup_memory_dir.c lib/proc/cgroup_memory_dir.h lib/proc/rss_account.c lib/proc/rss_account.h lib/proc/smaps_walk.c lib/proc/smaps_walk.h \
                     lib/proc/smaps_aligned.c lib/proc/smaps_aligned.h lib/mallinfo/glibc_heaps.c lib/mallinfo/glibc_heaps.h \
+                    lib/mallinfo/glibc_chunk.c lib/mallinfo/glibc_chunk.h \
                     repl/cmdline.c allocator/jemalloc/mallctl.c allocator/jemalloc/mallctl_names.c attach/preflight.c attach/threads.c attach/arch/x86_64.c \
                     allocator/jemalloc/version.c allocator/jemalloc/version.h \
                     lib/proc/perf_record.c lib/proc/perf_record.h lib/elf/cfi_walk.c lib/elf/cfi_walk.h

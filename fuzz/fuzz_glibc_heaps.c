@@ -3,12 +3,15 @@
  * mappings of an smaps text (lib/proc/smaps_aligned.c), heap headers and
  * malloc_info figures made of the input's bytes matched
  * (lib/mallinfo/glibc_heaps.c), and RSS's parts with those heaps as a hint
- * (lib/proc/rss_account.c).  Arenas measured hold no more than every
- * mapping's Rss; RSS's parts still add up. */
+ * (lib/proc/rss_account.c), and chunk headers made of the input's words
+ * (lib/mallinfo/glibc_chunk.c).  Arenas measured hold no more than every
+ * mapping's Rss; RSS's parts still add up; a chunk told fits where it was
+ * said to be. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/mallinfo/glibc_chunk.h"
 #include "lib/mallinfo/glibc_heaps.h"
 #include "lib/proc/rss_account.h"
 #include "lib/proc/smaps_aligned.h"
@@ -54,8 +57,25 @@ static void check_match(const struct smaps_aligned *sa, const uint8_t *data, siz
     free(h);
 }
 
+/* Chunk headers of the input's words: an mmapped chunk fits its room, a
+ * top chunk ends where its heap ends. */
+static void check_chunks(const uint8_t *data, size_t size)
+{
+    for (size_t i = 0; i + 40 <= size; i += 40) {
+        uint64_t w[5];
+        memcpy(w, data + i, sizeof w);
+        uint64_t len = glibc_mmapped_chunk_len(w, w[2]);
+        if (len > w[2] || (len && len % 4096))
+            abort();
+        len = glibc_top_chunk_len(w[2], w[1], w[3], w[4]);
+        if (len && (w[2] < w[3] || w[2] + len != w[3] + w[4]))
+            abort();
+    }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+    check_chunks(data, size);
     const char *text = (const char *)data;
     struct smaps_aligned sa;
     if (smaps_aligned_read(text, size, 0x1000, &sa) != 0)

@@ -57,9 +57,13 @@ static void print_text(struct session *s, const struct faults_report *r)
     analysis_format_bytes((double)(r->faults * r->page_bytes), false, false, bytes,
                           sizeof bytes);
     fprintf(o, "%s: %" PRIu64 " page faults over %.1f s (%" PRIu64 " samples, %u "
-            "thread%s), %s of pages touched; 'top %s' names the code\n",
-            r->dump->name, r->faults, r->seconds, r->counts.samples, r->counts.threads,
-            r->counts.threads == 1 ? "" : "s", bytes, r->dump->name);
+            "thread%s), %s of pages touched; ", r->dump->name, r->faults, r->seconds,
+            r->counts.samples, r->counts.threads, r->counts.threads == 1 ? "" : "s", bytes);
+    if (r->faults)
+        fprintf(o, "'top %s' names the code\n", r->dump->name);
+    else
+        fputs("its RSS grew by no page fault meanwhile (it reused pages it had): no code "
+              "to name\n", o);
     for (unsigned i = 0; i < r->nmaps; i++) {
         fprintf(o, "  %5.1f %%  ", share(r->maps[i].faults, r->faults));
         text_escape_put(o, r->maps[i].what);

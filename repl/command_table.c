@@ -274,7 +274,8 @@ const struct command command_table[] = {
      "Writes the profile (default: the latest) to FILE as gzip-compressed\n"
      "profile.proto, symbolized with functions, files, lines and inlined\n"
      "frames: sample types inuse_objects and inuse_space (and alloc_* when the\n"
-     "process kept cumulative counts), values already unsampled.",
+     "process kept cumulative counts; a faults dump's: faults and faulted_space),\n"
+     "values already unsampled.",
      cmd_pprof, 0},
     {"sleep", "sleep SECONDS", "wait (in scripts: let the process run between commands)",
      "Waits SECONDS (fractions allowed, at most 3600) without stopping anything.\n"

@@ -85,7 +85,7 @@ static const struct metric metrics[] = {
      "memprof_process_rss_accounted_bytes: sampler (memprof's), main_stack, thread_stacks "
      "(found by the threads' stack pointers), unseen_stacks (stack-like, no stack pointer "
      "read), heap (the allocator's own figure: at most; glibc's arenas measured where "
-     "they can be), anon_other (the rest of the "
+     "they can be, and its mmapped chunks), anon_other (the rest of the "
      "anonymous memory: at least), anon_unsplit (anonymous memory the allocator's figure "
      "cannot split), shared, other, file (every file-backed object)"},
     {"memprof_process_memory_diagnosis_bytes", "the bytes each diagnosis of the process's "
@@ -232,6 +232,7 @@ static void glibc_measured(struct session *s, const struct allocator_stats *st,
     memory_heap_measured(heap, heap->who, arenas->resident, arenas->in_use);
     heap->heap_starts = arenas->heap_starts;
     heap->nheap_starts = arenas->nheap_starts;
+    heap->glibc_chunks = true;
 }
 
 static int other_figures(struct session *s, struct figures *fig)
@@ -309,6 +310,9 @@ static void diagnosis_figures(struct session *s, const struct memory_account *a,
     in.je = fig->have_je ? &fig->je : NULL;
     in.je_set = fig->have_je && fig->set_ok ? &fig->set : NULL;
     in.other = fig->have_st ? &fig->st : NULL;
+    in.glibc_thread_tops = fig->arenas.thread_tops;
+    in.glibc_nthread_tops = fig->arenas.nthread_tops;
+    in.glibc_thread_tops_over = fig->arenas.thread_tops_over;
     in.tcmalloc = s->alloc.kind == ALLOCATOR_TCMALLOC ||
                   s->alloc.kind == ALLOCATOR_TCMALLOC_MINIMAL;
     in.cg = fig->have_cg ? &fig->cg : NULL;

@@ -101,7 +101,12 @@ int diagnose_glibc_arenas(const struct diagnose_input *in, struct memory_diagnos
         uint64_t f = glibc_arena_free_bytes(&mi->arenas[i]);
         free_bytes = free_bytes + f < free_bytes ? UINT64_MAX : free_bytes + f;
     }
-    if (free_bytes < DIAGNOSE_MIN_BYTES || free_bytes == UINT64_MAX)
+    /* Only what a remedy returns counts: free chunks in the bins (purge),
+     * and the thread arenas' tops beyond the trim threshold's default (a
+     * fixed threshold); a healthy server's arenas each keep a small top. */
+    uint64_t tops = in->glibc_thread_tops < free_bytes ? in->glibc_thread_tops : free_bytes;
+    uint64_t over = in->glibc_thread_tops_over < tops ? in->glibc_thread_tops_over : tops;
+    if (free_bytes == UINT64_MAX || free_bytes - tops + over < DIAGNOSE_MIN_BYTES)
         return 0;
     struct glibc_arena_info *sorted = malloc(mi->narenas * sizeof *sorted);
     struct memory_diagnosis *g = sorted ? diagnose_add(d, "glibc_arenas_free", free_bytes) : NULL;
@@ -121,9 +126,18 @@ int diagnose_glibc_arenas(const struct diagnose_input *in, struct memory_diagnos
         snprintf(cap, sizeof cap, "; MALLOC_ARENA_MAX=%u (the CPUs it may run on, at most its "
                  "threads; glibc allows 8 arenas per core) keeps fewer arenas, each with its "
                  "own free memory", max);
+    char top_text[400] = "";
+    if (tops >= DIAGNOSE_MIN_BYTES)
+        snprintf(top_text, sizeof top_text, "; %.1f MiB are the free tops of %u thread arenas, "
+                 "which malloc_trim leaves: glibc trims a thread arena's top only in free(), "
+                 "when it is above M_TRIM_THRESHOLD, which it raises as mmapped chunks are "
+                 "freed (up to 64 MiB): MALLOC_TRIM_THRESHOLD_=131072 at the next start keeps "
+                 "it at 128 KiB (%.1f MiB of them are beyond that)", MIB(tops),
+                 in->glibc_nthread_tops, MIB(over));
     snprintf(g->remedy, sizeof g->remedy, "'purge' (malloc_trim(0)) returns at most %.1f MiB "
-             "(an upper bound: only the whole pages inside free chunks go back, and pages "
-             "trimmed before are still counted free)%s", MIB(free_bytes), cap);
+             "(an upper bound: only the whole pages inside free chunks in its bins go back, "
+             "and pages trimmed before are still counted free)%s%s", MIB(free_bytes - tops),
+             top_text, cap);
     return 0;
 }
 

@@ -118,7 +118,8 @@ static int by_growth(const void *x, const void *y)
                                                     (a->now->start < b->now->start);
 }
 
-static void growing_text(struct memory_diagnosis *g, const struct grown *w, double seconds)
+static void growing_text(struct memory_diagnosis *g, const struct grown *w, double seconds,
+                         const char *allocator)
 {
     const struct rss_mapping *m = w->now;
     char when[64], what[320];
@@ -129,6 +130,9 @@ static void growing_text(struct memory_diagnosis *g, const struct grown *w, doub
     bool file = m->part == RSS_PART_FILE;
     if (m->path[0])
         snprintf(what, sizeof what, "%s %s", file ? "the file mapping" : "the mapping", m->path);
+    else if (m->heap)
+        snprintf(what, sizeof what, "a heap of one of %s's thread arenas",
+                 allocator ? allocator : "the allocator");
     else
         snprintf(what, sizeof what, "the anonymous mapping");
     snprintf(g->cause, sizeof g->cause, "a growing mapping: %s (%#" PRIx64 "-%#" PRIx64 ") "
@@ -140,6 +144,11 @@ static void growing_text(struct memory_diagnosis *g, const struct grown *w, doub
                  "(clean pages go back under memory pressure); munmap or "
                  "madvise(MADV_DONTNEED) what the program is done with, or read the file "
                  "without mapping it");
+    else if (m->heap)
+        snprintf(g->remedy, sizeof g->remedy, "the allocator's heap: the program allocated "
+                 "more there (held, or freed and kept by the arena: the arenas' free memory "
+                 "is a diagnosis of its own when it counts); run 'memory' again to see "
+                 "whether it goes on growing; 'prof on' then 'top' names the allocations");
     else
         snprintf(g->remedy, sizeof g->remedy, "memory the program (or its allocator, when "
                  "this is one of its arenas) keeps writing to: run 'memory' again to see "
@@ -170,7 +179,7 @@ int diagnose_growing(const struct diagnose_input *in, struct memory_diagnoses *d
         struct memory_diagnosis *g = diagnose_add(d, "growing_mapping", top[i].by);
         if (!g)
             return -1;
-        growing_text(g, &top[i], in->prev_seconds);
+        growing_text(g, &top[i], in->prev_seconds, in->allocator);
     }
     return 0;
 }

@@ -295,14 +295,16 @@ static int write_dump(const struct tally *t, uint64_t page, const char *maps, si
     FILE *f = open_memstream(data, len);
     if (!f)
         return -1;
-    fprintf(f, "heap_v2/0\n  t*: %" PRIu64 ": %" PRIu64 " [0: 0]\n", t->faults,
+    /* The type says what the numbers are, so that every reader of the
+     * dump (a saved file too) names them faults, not objects in use. */
+    fprintf(f, "heap profile: %" PRIu64 ": %" PRIu64 " [0: 0] @ page_faults\n", t->faults,
             t->faults * page);
     for (size_t i = 0; i < t->nstacks; i++) {
         const struct fstack *st = &t->stacks[i];
-        fputc('@', f);
+        fprintf(f, "%" PRIu64 ": %" PRIu64 " [0: 0] @", st->faults, st->faults * page);
         for (uint32_t k = 0; k < st->nframes; k++)
             fprintf(f, " 0x%" PRIx64, t->pool[st->frame0 + k]);
-        fprintf(f, "\n  t*: %" PRIu64 ": %" PRIu64 " [0: 0]\n", st->faults, st->faults * page);
+        fputc('\n', f);
     }
     fputs("\nMAPPED_LIBRARIES:\n", f);
     fwrite(maps, 1, maps_len, f);

@@ -7,10 +7,11 @@
  * a dump that top, flame, diff, trend, report and pprof read like any
  * other.
  *
- * The dump is a heap_v2 profile with no sampling adjustment (heap_v2/0):
- * each stack's count is the faults its samples stand for (the sum of
- * their periods) and its bytes that count times the page size: the memory
- * first touched there, as RSS grows by it.  A fault is not net growth
+ * The dump is a "heap profile: ... @ page_faults" profile (not sampled,
+ * lib/profile/profile.h): each stack's count is the faults its samples
+ * stand for (the sum of their periods) and its bytes that count times the
+ * page size: the memory first touched there, as RSS grows by it; every
+ * view and the pprof export name them faults.  A fault is not net growth
  * (copy-on-write, page cache, a page freed later all fault too) and a
  * transparent huge page counts as one page. */
 #ifndef MEMPROF_FAULTS_H

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "attach/memory.h"
+#include "lib/mallinfo/glibc_chunk.h"
 #include "lib/mallinfo/glibc_heaps.h"
 #include "lib/proc/smaps_aligned.h"
 #include "session/process_files.h"
@@ -35,6 +36,39 @@ static struct glibc_heap *heaps_read(struct session *s, const struct smaps_align
     return h;
 }
 
+/* The heap of h that holds addr, or NULL. */
+static const struct glibc_heap *heap_holding(const struct glibc_heap *h, size_t n, uint64_t addr)
+{
+    for (size_t i = 0; i < n; i++)
+        if (h[i].read && addr >= h[i].start && addr < h[i].end)
+            return &h[i];
+    return NULL;
+}
+
+/* Each thread arena's top chunk (its arena is in the first heap, which
+ * its ar_ptr points into), measured where the pointer and the chunk's
+ * size agree with the heap's header. */
+static void thread_tops(struct session *s, const struct glibc_heap *h, size_t n,
+                        struct heap_arenas *out)
+{
+    pid_t pid = target_pid(s->target);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t top, size[2];
+        struct mp_error err;
+        if (!h[i].read || h[i].ar_ptr < h[i].start || h[i].ar_ptr >= h[i].end ||
+            remote_read(pid, h[i].ar_ptr + GLIBC_ARENA_TOP_OFFSET, &top, sizeof top, &err))
+            continue;
+        const struct glibc_heap *in = heap_holding(h, n, top);
+        uint64_t len = in && in->ar_ptr == h[i].ar_ptr &&
+                       remote_read(pid, top, size, sizeof size, &err) == 0
+                       ? glibc_top_chunk_len(top, size[1], in->start, in->size) : 0;
+        out->thread_tops += len;
+        out->nthread_tops += len > 0;
+        if (len > GLIBC_TRIM_THRESHOLD_DEFAULT)
+            out->thread_tops_over += len - GLIBC_TRIM_THRESHOLD_DEFAULT;
+    }
+}
+
 /* Tie each arena to its mappings: 0, or -1 (out of memory, or smaps
  * unreadable: then said in out->note and r left empty). */
 static int measure(struct session *s, const struct glibc_malloc_info *mi,
@@ -55,6 +89,8 @@ static int measure(struct session *s, const struct glibc_malloc_info *mi,
         return -1;
     struct glibc_heap *h = heaps_read(s, &sa);
     rc = h ? glibc_heaps_match(h, sa.n, mi, sa.have_brk, sa.brk_rss, r) : -1;
+    if (rc == 0)
+        thread_tops(s, h, sa.n, out);
     if (rc == 0 && sa.cut)
         snprintf(out->note, sizeof out->note, "more than %u aligned anonymous mappings: "
                  "the heaps beyond were not tied to their arenas", SMAPS_ALIGNED_MAX);

@@ -46,6 +46,11 @@ struct heap_arenas {
     char note[512];            /* what could not be read or measured, or "" */
     bool measured;             /* every arena's resident bytes measured: */
     uint64_t resident, in_use; /* then their sums (the heap's category) */
+    uint64_t thread_tops;      /* glibc: its thread arenas' top chunks (free,
+                                * in no bin: malloc_trim leaves them), measured */
+    unsigned nthread_tops;
+    uint64_t thread_tops_over;  /* of which beyond the default trim threshold
+                                 * each: what a fixed threshold could return */
     uint64_t *heap_starts;     /* malloc'd: mappings found to hold the heap
                                 * (glibc's thread arenas' heaps), or NULL */
     size_t nheap_starts;

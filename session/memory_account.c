@@ -14,6 +14,7 @@
 
 #include "lib/base/array.h"
 #include "lib/base/file_read.h"
+#include "session/glibc_chunks.h"
 #include "session/process_files.h"
 
 const char *const memory_account_keys[MEMORY_ACCOUNT_NKEYS] = {
@@ -137,10 +138,14 @@ static int anon_parts(struct memory_account *a, const struct memory_heap *h)
     if (h->total == UINT64_MAX)
         return add(a, "anon_unsplit", anon, "anonymous: the allocator's heap and other "
                    "mmaps (no figure of the allocator's to split them)");
-    if (h->total <= anon && h->measured)
+    if (h->total <= anon && h->measured) {
+        uint64_t chunks = a->chunks_rss < anon - h->total ? a->chunks_rss : anon - h->total;
         return heap_parts(a, h) ||
-               add(a, "anon_other", anon - h->total, "anonymous, not %s's arenas (its "
-                   "mmapped chunks, other mmaps)", h->who);
+               add(a, "heap", chunks, "%s heap (measured: its %u mmapped chunks' mappings): "
+                   "large allocations, in use", h->who, a->chunks) ||
+               add(a, "anon_other", anon - h->total - chunks, "anonymous, not %s's heap "
+                   "(other mmaps%s)", h->who, h->glibc_chunks ? "" : ", its mmapped chunks");
+    }
     if (h->total <= anon)
         return heap_parts(a, h) ||
                add(a, "anon_other", anon - h->total, "anonymous, not %s's heap (at least: "
@@ -174,6 +179,14 @@ static int parts(struct memory_account *a, const struct memory_heap *heap)
     return 0;
 }
 
+/* glibc's mmapped chunks, for a heap measured from its mappings. */
+static void chunks(struct session *s, const struct memory_heap *heap, struct memory_account *a)
+{
+    if (heap->glibc_chunks && heap->measured)
+        a->chunks_rss = glibc_chunks_resident(target_pid(s->target), &a->rss, heap->heap_starts,
+                                              heap->nheap_starts, &a->chunks);
+}
+
 int memory_account_read(struct session *s, const struct memory_heap *heap,
                         struct memory_account *out, char *why, size_t whylen)
 {
@@ -186,7 +199,8 @@ int memory_account_read(struct session *s, const struct memory_heap *heap,
         snprintf(why, whylen, "cannot read /proc/%d/smaps: is the process gone?",
                  (int)target_pid(s->target));
     else if (rss_account_smaps_heaps(text, len, sps, nsp, heap->heap_starts,
-                                          heap->nheap_starts, &out->rss) < 0 || parts(out, heap) < 0)
+                                     heap->nheap_starts, &out->rss) < 0 ||
+             (chunks(s, heap, out), parts(out, heap) < 0))
         snprintf(why, whylen, "out of memory accounting /proc/%d/smaps",
                  (int)target_pid(s->target));
     else
@@ -220,6 +234,8 @@ void memory_account_json(json_object *o, const struct memory_account *a)
     json_object_object_add(o, "categories", arr);
     json_object_object_add(o, "rss_anon_huge", json_object_new_uint64(a->rss.anon_huge));
     json_object_object_add(o, "rss_lazyfree", json_object_new_uint64(a->rss.lazyfree));
+    json_object_object_add(o, "glibc_mmapped_chunks", json_object_new_uint64(a->chunks));
+    json_object_object_add(o, "glibc_mmapped_chunks_bytes", json_object_new_uint64(a->chunks_rss));
     json_object_object_add(o, "threads", json_object_new_uint64(a->threads));
     json_object_object_add(o, "threads_with_sp", json_object_new_uint64(a->threads_with_sp));
 }

@@ -26,6 +26,8 @@ struct memory_account {
     struct rss_account rss;     /* rss.rss: the total the parts add up to */
     struct memory_part *parts;  /* largest first, none of 0 bytes */
     size_t nparts, cap;
+    uint64_t chunks_rss;        /* glibc's mmapped chunks found (in the heap) */
+    unsigned chunks;
     unsigned threads;           /* threads listed in /proc/PID/task */
     unsigned threads_with_sp;   /* of which a stack pointer could be read */
 };
@@ -48,6 +50,9 @@ struct memory_heap {
      * memory, never taken for a thread's stack. */
     const uint64_t *heap_starts;
     size_t nheap_starts;
+    /* glibc's: its mmapped chunks are looked for among the other anonymous
+     * mappings (session/glibc_chunks.h) and counted in a measured heap. */
+    bool glibc_chunks;
 };
 
 /* heap's figures, from jemalloc's summary (resident = active + resident
@@ -67,7 +72,8 @@ int memory_account_read(struct session *s, const struct memory_heap *heap,
 void memory_account_free(struct memory_account *a);
 
 /* Into o: rss_bytes, categories [{name, key, bytes}] (adding up to rss_bytes),
- * rss_anon_huge, rss_lazyfree, threads, threads_with_sp. */
+ * rss_anon_huge, rss_lazyfree, glibc_mmapped_chunks(_bytes), threads,
+ * threads_with_sp. */
 void memory_account_json(json_object *o, const struct memory_account *a);
 
 /* The bytes of every part with that key (files: all of them). */

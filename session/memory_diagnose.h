@@ -80,6 +80,10 @@ struct diagnose_input {
     const struct jemalloc_summary *je;               /* NULL: not jemalloc */
     const struct diagnose_jemalloc_settings *je_set; /* NULL: not read */
     const struct allocator_stats *other;             /* NULL: none */
+    uint64_t glibc_thread_tops;      /* glibc: its thread arenas' top chunks (0: none
+                                      * measured), which malloc_trim leaves */
+    unsigned glibc_nthread_tops;
+    uint64_t glibc_thread_tops_over; /* of which beyond 128 KiB each */
     bool tcmalloc;
     const struct cgroup_memory *cg;  /* NULL: not read */
     struct diagnose_thp thp;

@@ -73,6 +73,9 @@ static void diagnose(struct session *s, struct memory_view *m, const struct rss_
     }
     if (m->have_other) {
         in.other = &m->other;
+        in.glibc_thread_tops = m->arenas_ok ? m->arenas.thread_tops : 0;
+        in.glibc_nthread_tops = m->arenas_ok ? m->arenas.nthread_tops : 0;
+        in.glibc_thread_tops_over = m->arenas_ok ? m->arenas.thread_tops_over : 0;
         in.tcmalloc = s->alloc.kind == ALLOCATOR_TCMALLOC ||
                       s->alloc.kind == ALLOCATOR_TCMALLOC_MINIMAL;
     }
@@ -162,6 +165,7 @@ static void memory_read(struct session *s, struct memory_view *m)
     if (m->arenas_ok) {
         heap.heap_starts = m->arenas.heap_starts;
         heap.nheap_starts = m->arenas.nheap_starts;
+        heap.glibc_chunks = s->alloc.kind == ALLOCATOR_GLIBC;
     }
     m->acct_ok = memory_account_read(s, &heap, &m->acct, m->acct_why,
                                      sizeof m->acct_why) == 0;

@@ -15,6 +15,8 @@ packages=(
                                             #   allocator (t_sampler_apache; run from a private config)
     postgresql                              # integration: PostgreSQL 15, glibc malloc (postgresql-15:
                                             #   initdb, postgres in /usr/lib/postgresql/15/bin; psql)
+    memcached mariadb-server mariadb-client # integration: t_memory_servers (memcached's slabs are glibc's
+                                            #   mmapped chunks; MariaDB's many threads and arenas)
     libgoogle-perftools-dev                 # targets: gperftools tcmalloc 2.10 (-ltcmalloc, -ltcmalloc_minimal)
     libmimalloc-dev                         # targets: mimalloc (-lmimalloc)
     strace gdb procps python3 time tmux     # tests and benchmarks

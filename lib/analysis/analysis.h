@@ -152,7 +152,14 @@ struct analysis_query {
     size_t nverdicts;
     uint32_t *scratch;             /* one stack's node ids after --hide */
     size_t scratch_cap;
+    bool page_faults;              /* every profile read is a page-fault one:
+                                    * counts are faults, bytes faulted in */
 };
+
+/* What the query's values are, for people: "in use", "allocated" or
+ * "faulted in"; and what a count counts: "objects" or "faults". */
+const char *analysis_measured(const struct analysis_query *q);
+const char *analysis_counted(const struct analysis_query *q);
 
 /* Check the options against the profiles the query will read (--alloc
  * needs cumulative counts, --thread must name a thread) and compile the

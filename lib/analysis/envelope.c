@@ -16,15 +16,25 @@ bool analysis_filtered(const struct analysis_query *q)
     return q->have[QUERY_FOCUS] || q->have[QUERY_IGNORE];
 }
 
+const char *analysis_measured(const struct analysis_query *q)
+{
+    return q->page_faults ? "faulted in" : q->opt->alloc ? "allocated" : "in use";
+}
+
+const char *analysis_counted(const struct analysis_query *q)
+{
+    return q->page_faults ? "faults" : "objects";
+}
+
 void analysis_print_total(FILE *out, const struct analysis_query *q,
                           const struct analysis_source *src, const struct profile *p,
                           struct analysis_amount total, struct analysis_amount shown)
 {
     const struct analysis_options *o = q->opt;
     char b[64], pct[32], nb[TEXT_ESCAPE_BUF];
-    fprintf(out, "Total: %s %s, %.0f objects",
+    fprintf(out, "Total: %s %s, %.0f %s",
             analysis_format_bytes(total.bytes, o->exact, false, b, sizeof b),
-            o->alloc ? "allocated" : "in use", total.objects);
+            analysis_measured(q), total.objects, analysis_counted(q));
     if (o->has_thread)
         fprintf(out, " in thread %" PRIu64, o->thread);
     fprintf(out, " (%s, %zu stacks",
@@ -33,9 +43,9 @@ void analysis_print_total(FILE *out, const struct analysis_query *q,
         fprintf(out, ", truncated");
     fprintf(out, ")\n");
     if (analysis_filtered(q))
-        fprintf(out, "Shown: %s, %.0f objects (%s of the total) after --focus/--ignore\n",
+        fprintf(out, "Shown: %s, %.0f %s (%s of the total) after --focus/--ignore\n",
                 analysis_format_bytes(shown.bytes, o->exact, false, b, sizeof b),
-                shown.objects,
+                shown.objects, analysis_counted(q),
                 analysis_percent(analysis_key(o, shown), analysis_key(o, total),
                                  pct, sizeof pct));
 }
@@ -51,7 +61,8 @@ json_object *analysis_json_head(const struct analysis_query *q,
         json_object_object_add(j, "dump", json_object_new_string(src->name));
     if (src && src->base_name)
         json_object_object_add(j, "base", json_object_new_string(src->base_name));
-    json_object_object_add(j, "sample", json_object_new_string(o->alloc ? "alloc" : "inuse"));
+    json_object_object_add(j, "sample", json_object_new_string(q->page_faults ? "faults"
+                                                               : o->alloc ? "alloc" : "inuse"));
     json_object_object_add(j, "index", json_object_new_string(o->objects ? "objects" : "space"));
     json_object_object_add(j, "granularity",
                            json_object_new_string(granularity_name[q->a->granularity]));

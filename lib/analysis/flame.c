@@ -343,7 +343,8 @@ static void put_heading(const struct svg *g, double shown)
     fprintf(g->out, "<text x=\"%d\" y=\"20\" text-anchor=\"middle\" font-size=\"16\">"
             "%s of %s %s: ", g->width / 2,
             g->differential ? "Differential flame graph" : "Flame graph",
-            o->alloc ? "allocated" : "in-use", o->objects ? "objects" : "bytes");
+            g->q->page_faults ? "faulted-in" : o->alloc ? "allocated" : "in-use",
+            o->objects ? analysis_counted(g->q) : "bytes");
     if (g->src && g->src->base_name) {
         text_markup_put(g->out, g->src->base_name, SIZE_MAX);
         fputs(" to ", g->out);

@@ -237,8 +237,8 @@ static void put_legend(const struct dot *d, const struct analysis_source *src, d
     char b[32], nmin[32], emin[32];
     fputs("  legend [shape=plaintext, fontsize=16, label=\"", d->out);
     put_dot_string(d->out, src && src->name ? src->name : "profile");
-    fprintf(d->out, "\\lTotal: %s %s%s\\l", analysis_format(o, d->total, false, b, sizeof b),
-            o->objects ? "objects " : "", o->alloc ? "allocated" : "in use");
+    fprintf(d->out, "\\lTotal: %s %s%s%s\\l", analysis_format(o, d->total, false, b, sizeof b),
+            o->objects ? analysis_counted(d->q) : "", o->objects ? " " : "", analysis_measured(d->q));
     if (analysis_filtered(d->q)) {
         put_amount(d, "Shown after --focus/--ignore:", shown);
         fputs("\\l", d->out);

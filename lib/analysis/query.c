@@ -77,7 +77,9 @@ int analysis_query_init(struct analysis_query *q, struct analysis *a,
     memset(q, 0, sizeof *q);
     q->a = a;
     q->opt = opt;
+    q->page_faults = nprofiles > 0;
     for (size_t i = 0; i < nprofiles; i++) {
+        q->page_faults = q->page_faults && profiles[i]->page_faults;
         if (opt->alloc && check_alloc(profiles[i], err) < 0)
             return -1;
         if (opt->has_thread && check_thread(profiles[i], opt->thread, err) < 0)

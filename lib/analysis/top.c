@@ -129,9 +129,9 @@ static void print_diff_total(FILE *out, const struct analysis_query *q,
 {
     const struct analysis_options *o = q->opt;
     char g[32], t[32], bn[TEXT_ESCAPE_BUF], nn[TEXT_ESCAPE_BUF];
-    fprintf(out, "Growth: %s, %+.0f objects %s from %s to %s (%s total %s)\n",
+    fprintf(out, "Growth: %s, %+.0f %s %s from %s to %s (%s total %s)\n",
             analysis_format_bytes(growth.bytes, o->exact, true, g, sizeof g),
-            growth.objects, o->alloc ? "allocated" : "in use",
+            growth.objects, analysis_counted(q), analysis_measured(q),
             src->base_name ? text_escape(src->base_name, bn, sizeof bn) : "base",
             src->name ? text_escape(src->name, nn, sizeof nn) : "profile",
             src->name ? src->name : "profile",

@@ -138,14 +138,16 @@ static enum rss_part part_of(const struct mapping *m, const struct map_entry *pr
     return RSS_PART_OTHER;
 }
 
-static int keep_mapping(struct rss_account *a, const struct mapping *m, enum rss_part part)
+static int keep_mapping(struct rss_account *a, const struct mapping *m, enum rss_part part,
+                        const struct heap_starts *heaps)
 {
     if (array_reserve(&a->maps, &a->capmaps, a->nmaps + 1, sizeof *a->maps, 256) < 0)
         return -1;
     struct rss_mapping *k = &a->maps[a->nmaps++];
     *k = (struct rss_mapping){.start = m->e.start, .end = m->e.end, .rss = m->rss,
                               .anon_huge = m->anon_huge, .part = part,
-                              .brk = strcmp(m->e.path, "[heap]") == 0};
+                              .brk = strcmp(m->e.path, "[heap]") == 0,
+                              .heap = part == RSS_PART_ANON && heap_start(heaps, m->e.start)};
     snprintf(k->path, sizeof k->path, "%s", m->e.path);
     return 0;
 }
@@ -164,7 +166,7 @@ static int account(struct rss_account *a, const struct mapping *m, const struct 
         [RSS_PART_THREAD_STACK] = &a->thread_stacks, [RSS_PART_UNSEEN_STACK] = &a->unseen_stacks,
         [RSS_PART_ANON] = &a->anon, [RSS_PART_SHARED] = &a->shared, [RSS_PART_OTHER] = &a->other,
     };
-    if (keep_mapping(a, m, part) < 0)
+    if (keep_mapping(a, m, part, heaps) < 0)
         return -1;
     if (part == RSS_PART_FILE)
         return add_file(a, m->e.path, m->rss);

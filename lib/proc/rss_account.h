@@ -30,6 +30,8 @@ struct rss_mapping {
     uint64_t start, end, rss, anon_huge;
     enum rss_part part;
     bool brk;                /* [heap] */
+    bool heap;               /* one of the heaps the caller named (glibc's
+                              * thread arenas') */
     char path[256];          /* its path or [name], cut to fit; "" anonymous */
 };
 

@@ -889,6 +889,7 @@ static int legacy_type(struct reader *r, const char *p, const char *e,
     size_t tlen = (size_t)(type_end - type);
     bool heap = memmem(type, tlen, "heap", 4) != NULL;
     prof->header_period = n;
+    prof->page_faults = tlen == 11 && memcmp(type, "page_faults", 11) == 0;
     if (tlen == 0) {
         /* No type: jeprof takes equal in-use and total pairs as an old
          * remote heap profile (version 1 sampling). */

@@ -6,6 +6,9 @@
  *   heap profile: c: b [c: b] @ heap_v2/N   jemalloc 3.x
  *   heap profile: ... @ heapprofile    gperftools, not sampled
  *   heap profile: ... @ heap/N         old tcmalloc, sample period N/2
+ *   heap profile: ... @ page_faults    memprof's `faults` dumps: counts are
+ *                                      page faults, bytes the pages they
+ *                                      touched (not sampled; page_faults set)
  *
  * Every count is unsampled per stack line (jeprof's AdjustSamples) as the
  * file is read, so sums and differences are always of unsampled values.
@@ -91,6 +94,9 @@ struct profile {
                                     * gives N/2 (x.5 for odd N), a missing
                                     * period 128 KiB as in jeprof; 0 = none */
     bool has_alloc;                /* cumulative counts present (non-zero) */
+    bool page_faults;              /* "@ page_faults": a count is page faults
+                                    * and bytes the pages they touched, not
+                                    * objects and bytes in use */
     bool truncated;                /* ended early; whole stacks kept */
     bool no_maps_section;          /* ended whole after its stacks, without
                                     * MAPPED_LIBRARIES (maps empty) */

@@ -132,6 +132,7 @@ static struct profile *delta_shell(const struct profile *before, const struct pr
     d->header_period = after->header_period;
     d->sample_rate = after->sample_rate;
     d->has_alloc = after->has_alloc || before->has_alloc;
+    d->page_faults = after->page_faults && before->page_faults;
     d->taken_at = after->taken_at;
     size_t nst = before->nstacks + after->nstacks, nfr = before->nframes + after->nframes;
     d->stacks = calloc(nst ? nst : 1, sizeof *d->stacks);

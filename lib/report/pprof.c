@@ -437,8 +437,14 @@ static int build(struct pprof_builder *b, PbProfile *pb, const struct pprof_opti
         {"alloc_objects", "count"}, {"alloc_space", "bytes"},
         {"inuse_objects", "count"}, {"inuse_space", "bytes"},
     };
+    /* A page-fault profile's: what they are, each type its own name (pprof's
+     * -sample_index picks a type by name). */
+    static const char *const fault_types[2][2] = {
+        {"faults", "count"}, {"faulted_space", "bytes"},
+    };
     size_t nvalues = b->prof->has_alloc ? 4 : 2;
-    const char *const (*types)[2] = nvalues == 4 ? go_types : go_types + 2;
+    const char *const (*types)[2] = b->prof->page_faults ? fault_types
+                                    : nvalues == 4 ? go_types : go_types + 2;
     if (strtab_add(&b->strings, "") != 0)   /* string_table[0] == "" */
         return -1;
     pb->sample_type = calloc(nvalues, sizeof *pb->sample_type);
@@ -447,7 +453,8 @@ static int build(struct pprof_builder *b, PbProfile *pb, const struct pprof_opti
     for (size_t i = 0; i < nvalues; i++, pb->n_sample_type++)
         if (!(pb->sample_type[i] = value_type(b, types[i][0], types[i][1])))
             return -1;
-    if (!(pb->period_type = value_type(b, "space", "bytes")))
+    if (!(pb->period_type = b->prof->page_faults ? value_type(b, "faults", "count")
+                                                 : value_type(b, "space", "bytes")))
         return -1;
     pb->period = (int64_t)b->prof->period;
     bool allocs = o && o->allocs_first && nvalues == 4;

@@ -13,8 +13,10 @@
 /* Write p, symbolized with sym (functions, files, lines, inlined frames),
  * to path as gzip-compressed profile.proto.  Sample types in Go's order:
  * alloc_objects/count and alloc_space/bytes when the profile has
- * cumulative counts, then inuse_objects/count and inuse_space/bytes;
- * period_type space/bytes, period = the sampling interval; values are the
+ * cumulative counts, then inuse_objects/count and inuse_space/bytes
+ * (a page-fault profile's: faults/count and faulted_space/bytes, period
+ * type faults/count); period_type space/bytes, period = the sampling
+ * interval; values are the
  * unsampled ones; allocator frames at the top of each stack are dropped as
  * in every other memprof view.  Ids run 1..N in order and every function
  * is named, so no reader needs a symbol server. */

@@ -617,6 +617,54 @@ stop_server() {
     return 0
 }
 
+# One Apache 2.4 (mpm_event) per test, its files in $WORK/apache, one child
+# process of THREADS threads (start_apache THREADS): sets APACHE (the
+# parent's pid) and APACHE_PORT; cleanup stops it (SIGTERM, then SIGKILL).
+start_apache() {
+    local dir=$WORK/apache threads=$1
+    APACHE_PORT=$(free_port)
+    chmod 711 "$WORK"
+    mkdir -p "$dir/htdocs" "$dir/logs" "$dir/run"
+    echo "memprof apache test page" >"$dir/htdocs/index.html"
+    chmod -R a+rX "$dir/htdocs"
+    cat >"$dir/httpd.conf" <<CONF
+ServerRoot $dir
+ServerName localhost
+Listen 127.0.0.1:$APACHE_PORT
+PidFile $dir/run/httpd.pid
+DefaultRuntimeDir $dir/run
+ErrorLog $dir/logs/error.log
+LoadModule mpm_event_module /usr/lib/apache2/modules/mod_mpm_event.so
+LoadModule authz_core_module /usr/lib/apache2/modules/mod_authz_core.so
+User www-data
+Group www-data
+DocumentRoot $dir/htdocs
+<Directory $dir/htdocs>
+    Require all granted
+</Directory>
+ServerLimit 1
+StartServers 1
+ThreadLimit $threads
+ThreadsPerChild $threads
+MaxRequestWorkers $threads
+MinSpareThreads 1
+MaxSpareThreads $threads
+CONF
+    /usr/sbin/apache2 -f "$dir/httpd.conf" -DFOREGROUND >"$dir/out" 2>&1 &
+    APACHE=$!
+    PIDS+=("$APACHE")
+    CLEANUP_HOOKS+=(stop_apache)
+    wait_until 20 "apache2 to serve its page on port $APACHE_PORT" apache_up
+}
+stop_apache() { stop_server "$APACHE" TERM "apache2 parent"; }
+apache_up() {
+    curl -sf "http://127.0.0.1:$APACHE_PORT/index.html" 2>/dev/null |
+        grep -q 'memprof apache test page' && return 0
+    alive "$APACHE" ||
+        die "apache2 exited early: $(cat "$WORK/apache/out" "$WORK/apache/logs/error.log" 2>/dev/null)"
+    return 1
+}
+
 # --- memprof's heap sampler (t_sampler_*) ------------------------------------
 #   got_into_sampler PID   prints how many call-table slots (the
 #                          JUMP_SLOT, GLOB_DAT and 64-bit relocations (x86-64

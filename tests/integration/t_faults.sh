@@ -4,9 +4,12 @@
 # anonymous memory, and the analysis commands read the dump (pprof, diff,
 # flame); the process is never traced or stopped meanwhile and still checks
 # its pages whole after; `profile start --faults` makes a series of them; redis-server's faults under LPUSHes are named
-# down to its list push; nobody's memprof samples nobody's process at
+# down to its list push, top totals them as faults and the pprof export's
+# sample types are faults/count and faulted_space/bytes as go tool pprof
+# reads them; nobody's memprof samples nobody's process at
 # perf_event_paranoid 2; a memprof whose seccomp filter refuses
-# perf_event_open says so and what to do.
+# perf_event_open says so and what to do; an idle process's 0 faults promise
+# no code.
 . "$SRCDIR/tests/integration/lib.sh"
 
 start_target touch_pages
@@ -108,8 +111,27 @@ lpushes &
 PUSHER=$!
 PIDS+=("$PUSHER")
 wait_until 10 "redis to hold list keys" sh -c "redis-cli -p $port dbsize | grep -qv '^0\$'"
-mp -p "$PID" -e 'faults 3' -e 'top 60 --cum'
+mp -p "$PID" -e 'faults 3' -e 'top 60 --cum' -e "pprof $WORK/redis-faults.pb.gz"
 check "faults ran on redis-server" mp_ok
 check "redis's faults are named down to its list push" out_has 'pushGenericCommand|quicklistPush'
+check "top names its values faults, not objects in use" \
+    out_has '^Total: [0-9.]+ [KMG]?i?B faulted in, [0-9]+ faults \(faults1, '
+# go tool pprof reads the export's sample types: named for what they are
+GOPPROF=$(go tool pprof -raw "$WORK/redis-faults.pb.gz" 2>&1)
+echo "$GOPPROF" | sed -n 1,4p >&2
+check "pprof's sample types are faults/count and faulted_space/bytes" \
+    grep -q '^faults/count faulted_space/bytes\[dflt\]$' <<<"$GOPPROF"
+check "pprof's period type is faults" grep -q '^PeriodType: faults count$' <<<"$GOPPROF"
+check "go tool pprof -top names redis's code" \
+    sh -c "go tool pprof -top '$WORK/redis-faults.pb.gz' 2>&1 | grep -Eq 'sdsnewlen|quicklist|listAddNode|zmalloc|dictAdd'"
 check "redis answers PING" sh -c "redis-cli -p $port ping | grep -q PONG"
 check "redis untouched" untouched "$PID"
+
+# A process that faults nothing meanwhile (sleep): said so, no code promised.
+sleep 300 &
+IDLE=$!
+PIDS+=("$IDLE")
+mp -p "$IDLE" -e 'faults 1'
+check "faults on an idle process ran" mp_ok
+check "it says no page fault grew its RSS, and names no code" \
+    out_has '^faults1: 0 page faults over .*: no code to name$'

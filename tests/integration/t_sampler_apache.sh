@@ -11,47 +11,7 @@
 # sentence; Apache serves afterwards.
 . "$SRCDIR/tests/integration/lib.sh"
 
-dir=$WORK/apache
-APACHE_PORT=$(free_port)
-chmod 711 "$WORK"
-mkdir -p "$dir/htdocs" "$dir/logs" "$dir/run"
-echo "memprof apache test page" >"$dir/htdocs/index.html"
-chmod -R a+rX "$dir/htdocs"
-# One child process of 450 threads: every connection is served there.
-cat >"$dir/httpd.conf" <<CONF
-ServerRoot $dir
-ServerName localhost
-Listen 127.0.0.1:$APACHE_PORT
-PidFile $dir/run/httpd.pid
-DefaultRuntimeDir $dir/run
-ErrorLog $dir/logs/error.log
-LoadModule mpm_event_module /usr/lib/apache2/modules/mod_mpm_event.so
-LoadModule authz_core_module /usr/lib/apache2/modules/mod_authz_core.so
-User www-data
-Group www-data
-DocumentRoot $dir/htdocs
-<Directory $dir/htdocs>
-    Require all granted
-</Directory>
-ServerLimit 1
-StartServers 1
-ThreadLimit 450
-ThreadsPerChild 450
-MaxRequestWorkers 450
-MinSpareThreads 1
-MaxSpareThreads 450
-CONF
-/usr/sbin/apache2 -f "$dir/httpd.conf" -DFOREGROUND >"$dir/out" 2>&1 &
-APACHE=$!
-PIDS+=("$APACHE")
-stop_apache() { stop_server "$APACHE" TERM "apache2 parent"; }
-CLEANUP_HOOKS+=(stop_apache)
-apache_up() {
-    curl -sf "http://127.0.0.1:$APACHE_PORT/index.html" 2>/dev/null | grep -q 'memprof apache test page' && return 0
-    alive "$APACHE" || die "apache2 exited early: $(cat "$dir/out" "$dir/logs/error.log" 2>/dev/null)"
-    return 1
-}
-wait_until 20 "apache2 to serve its page on port $APACHE_PORT" apache_up
+start_apache 450
 one_child() { [ "$(pgrep -c -P "$APACHE")" -eq 1 ]; }
 wait_until 20 "apache2's one worker process" one_child
 PID=$(pgrep -P "$APACHE")

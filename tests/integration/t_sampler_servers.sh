@@ -28,7 +28,8 @@ PIDS+=("$PID")
 wait_until 10 "redis answers PING" sh -c "redis-cli -p $port ping 2>/dev/null | grep -q PONG"
 mp -p "$PID" -e 'info --json'
 check "redis: jemalloc's own profiler is off for good (opt.prof false)" [ "$(jf 'd["mallctl"]["opt.prof"]')" = False ]
-check "redis: memprof says 'prof on' will use its sampler" err_has "'prof on' puts memprof's heap sampler in instead"
+check "redis: memprof says 'prof on' will use its sampler, and why" \
+    err_has "own heap profiling is off for good \\(opt\\.prof was false at start\\): 'prof on' puts memprof's heap sampler in instead"
 check "redis: info --json gives allocator.sampler as it does for glibc" \
     [ "$(jf '"sampler" in d["allocator"]')" = True ]
 open_session redis

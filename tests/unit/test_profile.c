@@ -529,6 +529,23 @@ START_TEST(legacy_heapprofile_is_not_sampled)
     ck_assert_msg(p != NULL, "%s", err.msg);
     ck_assert_int_eq(p->format, PROFILE_HEAPPROFILE);
     ck_assert_double_eq(p->total.inuse_objects, 1);
+    ck_assert(!p->page_faults);
+    profile_free(p);
+}
+END_TEST
+
+/* memprof's `faults` dumps: not sampled, and known for page faults */
+START_TEST(legacy_page_faults_are_known)
+{
+    struct profile *p = parse("heap profile: 24: 98304 [0: 0] @ page_faults\n"
+                              "16: 65536 [0: 0] @ 0x4005d0 0x400a\n"
+                              "8: 32768 [0: 0] @ 0x400b\n" MAPS);
+    ck_assert_msg(p != NULL, "%s", err.msg);
+    ck_assert(p->page_faults);
+    ck_assert(!p->has_alloc);
+    ck_assert_uint_eq(p->period, 0);
+    ck_assert_double_eq(p->total.inuse_objects, 24);
+    ck_assert_double_eq(p->total.inuse_bytes, 98304);
     profile_free(p);
 }
 END_TEST
@@ -1046,6 +1063,7 @@ static Suite *profile_suite(void)
     tcase_add_test(tc, legacy_heap_v2);
     tcase_add_test(tc, legacy_heap_v2_without_period_uses_128k);
     tcase_add_test(tc, legacy_heapprofile_is_not_sampled);
+    tcase_add_test(tc, legacy_page_faults_are_known);
     tcase_add_test(tc, legacy_heap_n_uses_half_the_period);
     tcase_add_test(tc, legacy_without_type);
     tcase_add_test(tc, legacy_truncated);

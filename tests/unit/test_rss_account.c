@@ -151,6 +151,13 @@ START_TEST(heap_not_stack)
     ck_assert_int_eq(rss_account_smaps_heaps(smaps, sizeof smaps - 1, NULL, 0, heaps, 2, &a), 0);
     ck_assert_uint_eq(a.unseen_stacks, 64 * 1024);   /* the other one */
     ck_assert_uint_eq(a.anon, (512 + 4096 + 32) * 1024);
+    size_t heaps_marked = 0;       /* the named heaps are marked so, and only they */
+    for (size_t i = 0; i < a.nmaps; i++)
+        if (a.maps[i].heap) {
+            ck_assert(a.maps[i].start == heaps[0] || a.maps[i].start == heaps[1]);
+            heaps_marked++;
+        }
+    ck_assert_uint_ge(heaps_marked, 1);
     rss_account_free(&a);
 }
 END_TEST
