@@ -4,6 +4,9 @@
 . "$SRCDIR/tests/integration/lib.sh"
 sock="$WORK/tmux.sock"
 tm() { tmux -S "$sock" "$@"; }
+# a test that dies leaves no tmux server (and the memprof in it) behind
+stop_tmux() { tm kill-server 2>/dev/null || true; }
+CLEANUP_HOOKS+=(stop_tmux)
 # the pane and its scrollback: a long help text scrolls earlier prompts off
 # the visible rows, and they still count
 screen() { tm capture-pane -p -S - -t mp; }
