@@ -81,21 +81,27 @@ int diagnose_exited_stacks(const struct diagnose_input *in, struct memory_diagno
     return 0;
 }
 
-/* The mapping of prev (sorted by start, as smaps gives them) that starts
- * at m's start with m's path, or NULL. */
-static const struct rss_mapping *before(const struct rss_mapping *prev, size_t n,
-                                        const struct rss_mapping *m)
+/* What m held at the previous read: the Rss of every mapping of prev
+ * (sorted by start and not overlapping, as smaps gives them) with m's path
+ * whose range overlaps m's.  By overlap, not by start: the kernel merges
+ * a new anonymous mapping into its neighbour, so a mapping that grows by
+ * mmap calls grows downwards and starts lower at each read. */
+static uint64_t held_before(const struct rss_mapping *prev, size_t n,
+                            const struct rss_mapping *m)
 {
     size_t lo = 0, hi = n;
-    while (lo < hi) {
+    while (lo < hi) {                  /* the first that ends above m's start */
         size_t mid = lo + (hi - lo) / 2;
-        if (prev[mid].start < m->start)
+        if (prev[mid].end <= m->start)
             lo = mid + 1;
         else
             hi = mid;
     }
-    return lo < n && prev[lo].start == m->start && strcmp(prev[lo].path, m->path) == 0
-               ? &prev[lo] : NULL;
+    uint64_t rss = 0;
+    for (size_t i = lo; i < n && prev[i].start < m->end; i++)
+        if (strcmp(prev[i].path, m->path) == 0)
+            rss += prev[i].rss;
+    return rss;
 }
 
 /* Heap, stacks and memprof's own region grow for reasons of their own,
@@ -150,10 +156,11 @@ static void growing_text(struct memory_diagnosis *g, const struct grown *w, doub
                  "is a diagnosis of its own when it counts); run 'memory' again to see "
                  "whether it goes on growing; 'prof on' then 'top' names the allocations");
     else
-        snprintf(g->remedy, sizeof g->remedy, "memory the program (or its allocator, when "
-                 "this is one of its arenas) keeps writing to: run 'memory' again to see "
-                 "whether it goes on growing; 'prof on' then 'top' names the allocations if "
-                 "it is the heap's");
+        snprintf(g->remedy, sizeof g->remedy, "anonymous memory the program (or its "
+                 "allocator) mapped and keeps writing to: run 'memory' again to see whether "
+                 "it goes on growing; 'faults SECONDS' then 'top' names the code that touches "
+                 "its pages, and 'prof on' (beside jemalloc's own profiler: 'prof on "
+                 "--mappings') then 'dump' and 'top' the code that maps it");
 }
 
 int diagnose_growing(const struct diagnose_input *in, struct memory_diagnoses *d)
@@ -166,8 +173,7 @@ int diagnose_growing(const struct diagnose_input *in, struct memory_diagnoses *d
         const struct rss_mapping *m = &in->rss->maps[i];
         if (!growth_counts(m))
             continue;
-        const struct rss_mapping *b = before(in->prev, in->nprev, m);
-        uint64_t was = b ? b->rss : 0;
+        uint64_t was = held_before(in->prev, in->nprev, m);
         if (m->rss < was + DIAGNOSE_MIN_BYTES || m->rss <= was)
             continue;
         top[n++] = (struct grown){m, was, m->rss - was};

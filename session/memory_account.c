@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "lib/base/array.h"
@@ -44,6 +45,55 @@ static int add(struct memory_account *a, const char *key, uint64_t bytes, const 
     return 0;
 }
 
+/* A thread's stack pointer from /proc/PID/task/TID/syscall: 1 with *sp,
+ * 0 when it gives none (running, gone). */
+static int thread_sp(const char *dir, const char *tid, uint64_t *sp)
+{
+    char path[128];
+    snprintf(path, sizeof path, "%s/%.20s/syscall", dir, tid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    size_t len = 0;
+    char *text = fd >= 0 ? file_read_fd(fd, 512, &len) : NULL;
+    if (fd >= 0)
+        close(fd);
+    int ok = text && rss_syscall_sp(text, len, sp);
+    free(text);
+    return ok;
+}
+
+/* A thread memprof has just let go (the allocator's figures are read in a
+ * stop) is still on its way back into the call it was blocked in, and says
+ * "running" for that moment, longer on a busy machine: the threads that
+ * gave no stack pointer are read again, within a bound, before their
+ * stacks are told by layout only.  A thread that really runs costs the
+ * bound once, not once per thread. */
+#define SP_RETRY_ROUNDS 10
+#define SP_RETRY_NS     2000000L     /* 2 ms a round: 20 ms at most */
+
+static void retry_running(const char *dir, char (*tids)[24], size_t nt, uint64_t **sps,
+                          size_t *n, size_t *cap, struct memory_account *a)
+{
+    for (int round = 0; round < SP_RETRY_ROUNDS && nt; round++) {
+        nanosleep(&(struct timespec){0, SP_RETRY_NS}, NULL);
+        for (size_t i = 0; i < nt;) {
+            uint64_t sp;
+            if (!thread_sp(dir, tids[i], &sp)) {
+                i++;
+                continue;
+            }
+            if (array_reserve(sps, cap, *n + 1, sizeof **sps, 64) == 0) {
+                (*sps)[(*n)++] = sp;
+                a->threads_with_sp++;
+            }
+            memcpy(tids[i], tids[--nt], sizeof tids[i]);
+        }
+    }
+}
+
+/* Threads read again after the first pass, at most (the rest are told by
+ * their stacks' layout). */
+#define SP_RETRY_MAX 256
+
 /* The stack pointers of the threads that give one. */
 static uint64_t *thread_sps(struct session *s, size_t *n, struct memory_account *a)
 {
@@ -51,29 +101,26 @@ static uint64_t *thread_sps(struct session *s, size_t *n, struct memory_account 
     snprintf(dir, sizeof dir, "/proc/%d/task", (int)target_pid(s->target));
     DIR *d = opendir(dir);
     uint64_t *sps = NULL;
-    size_t cap = 0;
+    size_t cap = 0, nt = 0;
+    char (*tids)[24] = calloc(SP_RETRY_MAX, sizeof *tids);
     *n = 0;
     for (struct dirent *e; d && (e = readdir(d)) && a->threads < THREADS_READ_MAX;) {
         if (e->d_name[0] < '1' || e->d_name[0] > '9')
             continue;
         a->threads++;
-        char path[128];
-        snprintf(path, sizeof path, "%s/%.20s/syscall", dir, e->d_name);
-        int fd = open(path, O_RDONLY | O_CLOEXEC);
-        size_t len = 0;
-        char *text = fd >= 0 ? file_read_fd(fd, 512, &len) : NULL;
-        if (fd >= 0)
-            close(fd);
         uint64_t sp;
-        if (text && rss_syscall_sp(text, len, &sp) &&
-            array_reserve(&sps, &cap, *n + 1, sizeof *sps, 64) == 0) {
+        if (!thread_sp(dir, e->d_name, &sp)) {
+            if (tids && nt < SP_RETRY_MAX)
+                snprintf(tids[nt++], sizeof *tids, "%.20s", e->d_name);
+        } else if (array_reserve(&sps, &cap, *n + 1, sizeof *sps, 64) == 0) {
             sps[(*n)++] = sp;
             a->threads_with_sp++;
         }
-        free(text);
     }
     if (d)
         closedir(d);
+    retry_running(dir, tids, nt, &sps, n, &cap, a);
+    free(tids);
     return sps;
 }
 

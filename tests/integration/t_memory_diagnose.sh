@@ -10,7 +10,8 @@
 # threads ended, their stacks in glibc's cache.  tcmalloc_freed: the
 # page heap's free pages.  file_grow: a file mapping
 # that grows by 32 MiB between two 'memory' of one session, and during a
-# 'memory --interval'.  (The cgroup
+# 'memory --interval'.  anon_grow: an anonymous mmap leak of 32 MiB more
+# between two 'memory', in one mapping the kernel merged.  (The cgroup
 # near its limit: t_memory_cgroup.)  serve's /metrics gives each by cause.
 . "$SRCDIR/tests/integration/lib.sh"
 
@@ -86,6 +87,23 @@ check "growing_mapping: first, within 10 % of the 32 MiB touched" \
 check "growing_mapping: names the file" [ "$(jf "'$WORK/grown.data' in dg[0]['cause']")" = True ]
 check "growing_mapping: the remedy says munmap" [ "$(jf "'munmap' in dg[0]['remedy']")" = True ]
 check "file_grow untouched" untouched "$PID"
+
+# An anonymous mmap leak: one mapping the kernel grows downwards by merging
+# each new mmap into it (16 MiB already in it at the first read).
+start_target anon_grow
+open_session anon
+session_cmd anon memory '^diagnoses'
+kill -USR1 "$PID"
+wait_until 20 "anon_grow to map 32 MiB more" grep -q '^grown 48' "$TARGET_OUT"
+session_cmd anon 'memory --json' '"diagnoses"'
+close_session
+OUT=$(sed -n '/^{/,/^}/p' "$WORK/anon.out")
+check "growing_mapping (anonymous, merged): first, within 10 % of the 32 MiB mapped" \
+    [ "$(jf "first_within('growing_mapping', 32 << 20)")" = True ]
+check "growing_mapping (anonymous): says so" [ "$(jf "'the anonymous mapping' in dg[0]['cause']")" = True ]
+check "growing_mapping (anonymous): the remedy names faults and prof on" \
+    [ "$(jf "'faults SECONDS' in dg[0]['remedy'] and 'prof on' in dg[0]['remedy']")" = True ]
+check "anon_grow untouched" untouched "$PID"
 
 # The same over --interval: memprof reads smaps, sleeps (in
 # clock_nanosleep: then the file grows), reads it again.

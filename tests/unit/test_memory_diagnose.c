@@ -106,8 +106,53 @@ START_TEST(glibc_and_tcmalloc)
 }
 END_TEST
 
-/* Matched by start and path; the heap and stacks left out; the largest
+/* Matched by overlap and path; the heap and stacks left out; the largest
  * DIAGNOSE_GROWING_MAX named. */
+/* An anonymous mapping grown by mmap calls the kernel merged into it
+ * starts lower at the next read: what it held before is still its own
+ * (the growth is 24 MiB, not its whole 40), and two neighbours it
+ * swallowed count together. */
+START_TEST(growing_merged_mapping)
+{
+    struct rss_mapping before[] = {
+        {.start = 0x30000000, .end = 0x31000000, .rss = 10 * MIB, .part = RSS_PART_ANON},
+        {.start = 0x31000000, .end = 0x31800000, .rss = 6 * MIB, .part = RSS_PART_FILE,
+         .path = "/data/c"},
+        {.start = 0x31800000, .end = 0x32000000, .rss = 6 * MIB, .part = RSS_PART_ANON},
+    };
+    struct rss_mapping now[] = {
+        {.start = 0x2e000000, .end = 0x31000000, .rss = 34 * MIB, .part = RSS_PART_ANON},
+        {.start = 0x31000000, .end = 0x31800000, .rss = 6 * MIB, .part = RSS_PART_FILE,
+         .path = "/data/c"},
+        {.start = 0x31800000, .end = 0x32000000, .rss = 6 * MIB, .part = RSS_PART_ANON},
+    };
+    struct rss_account rss = {.maps = now, .nmaps = 3};
+    struct diagnose_input in = {.rss = &rss, .prev = before, .nprev = 3, .prev_seconds = 2};
+    struct memory_diagnoses d;
+    ck_assert_int_eq(memory_diagnose(&in, &d), 0);
+    ck_assert_uint_eq(d.n, 1);
+    ck_assert_uint_eq(d.v[0].bytes, 24 * MIB);
+    ck_assert_ptr_nonnull(strstr(d.v[0].cause, "the anonymous mapping (0x2e000000-0x31000000) "
+                                 "grew by 24.0 MiB"));
+    ck_assert_ptr_nonnull(strstr(d.v[0].remedy, "'faults SECONDS'"));
+    memory_diagnoses_free(&d);
+    /* one mapping that swallowed two of the previous read's */
+    struct rss_mapping merged[] = {
+        {.start = 0x2f000000, .end = 0x34000000, .rss = 20 * MIB, .part = RSS_PART_ANON},
+    };
+    struct rss_mapping two[] = {
+        {.start = 0x30000000, .end = 0x31000000, .rss = 10 * MIB, .part = RSS_PART_ANON},
+        {.start = 0x32000000, .end = 0x33000000, .rss = 4 * MIB, .part = RSS_PART_ANON},
+    };
+    struct rss_account rss2 = {.maps = merged, .nmaps = 1};
+    struct diagnose_input in2 = {.rss = &rss2, .prev = two, .nprev = 2, .prev_seconds = 2};
+    ck_assert_int_eq(memory_diagnose(&in2, &d), 0);
+    ck_assert_uint_eq(d.n, 1);
+    ck_assert_uint_eq(d.v[0].bytes, 6 * MIB);
+    memory_diagnoses_free(&d);
+}
+END_TEST
+
 START_TEST(growing_mappings)
 {
     struct rss_mapping before[] = {
@@ -177,6 +222,7 @@ static Suite *diagnose_suite(void)
     tcase_add_test(tc, only_what_is_measured);
     tcase_add_test(tc, glibc_and_tcmalloc);
     tcase_add_test(tc, growing_mappings);
+    tcase_add_test(tc, growing_merged_mapping);
     tcase_add_test(tc, zero_pages);
     suite_add_tcase(s, tc);
     return s;
