@@ -445,7 +445,10 @@ target_cmd() {
 #                    foreground and 2 workers running as USER (www-data),
 #                    serving $WORK/nginx/www/index.html on a free loopback
 #                    port: sets $PID (the master), $port and $NGINX_PORT;
-#                    returns once curl gets the page and both workers exist
+#                    returns once curl gets the page and both workers exist;
+#                    a keep-alive connection stays open for 10^7 requests
+#                    (nginx's default, 1000, closes and reopens a load's
+#                    connections within a second: a dump could catch none)
 #   nginx_worker_pid prints the lowest pid of nginx's workers
 #   start_postgres   Debian's PostgreSQL 15 (glibc malloc): initdb into
 #                    $WORK/pg as user postgres, the postmaster in the
@@ -525,6 +528,7 @@ error_log $dir/nginx.err;
 events { worker_connections 64; }
 http {
     access_log off;
+    keepalive_requests 10000000;
     default_type text/plain;
     client_body_temp_path $dir/tmp/body;
     proxy_temp_path $dir/tmp/proxy;
