@@ -73,15 +73,22 @@ PLANTED=$(awk '/^pageheap_free/ { print $2 }' "$TARGET_OUT") \
     diagnosed tcmalloc_pageheap_free "tcmalloc keeps [0-9.]+ MiB of free pages" "ReleaseFreeMemory) returns about"
 check "tcmalloc_freed untouched" untouched "$PID"
 
-# A mapping that grows between two reads of one session.
+# grown_between NAME GROWN: a session of the target started last reads
+# 'memory', the target grows on SIGUSR1 until it prints "grown GROWN",
+# the session reads 'memory --json' again: into OUT.
+grown_between() {
+    open_session "$1"
+    session_cmd "$1" memory '^diagnoses'
+    kill -USR1 "$PID"
+    wait_until 20 "$1 to print 'grown $2'" grep -Eq "^grown $2( |\$)" "$TARGET_OUT"
+    session_cmd "$1" 'memory --json' '"diagnoses"'
+    close_session
+    OUT=$(sed -n '/^{/,/^}/p' "$WORK/$1.out")
+}
+
+# A file mapping that grows between two reads of one session.
 start_target file_grow "$WORK/grown.data"
-open_session grow
-session_cmd grow memory '^diagnoses'
-kill -USR1 "$PID"
-wait_until 20 "file_grow to touch 32 MiB" grep -q '^grown 32' "$TARGET_OUT"
-session_cmd grow 'memory --json' '"diagnoses"'
-close_session
-OUT=$(sed -n '/^{/,/^}/p' "$WORK/grow.out")
+grown_between grow 32
 check "growing_mapping: first, within 10 % of the 32 MiB touched" \
     [ "$(jf "first_within('growing_mapping', 32 << 20)")" = True ]
 check "growing_mapping: names the file" [ "$(jf "'$WORK/grown.data' in dg[0]['cause']")" = True ]
@@ -91,13 +98,7 @@ check "file_grow untouched" untouched "$PID"
 # An anonymous mmap leak: one mapping the kernel grows downwards by merging
 # each new mmap into it (16 MiB already in it at the first read).
 start_target anon_grow
-open_session anon
-session_cmd anon memory '^diagnoses'
-kill -USR1 "$PID"
-wait_until 20 "anon_grow to map 32 MiB more" grep -q '^grown 48' "$TARGET_OUT"
-session_cmd anon 'memory --json' '"diagnoses"'
-close_session
-OUT=$(sed -n '/^{/,/^}/p' "$WORK/anon.out")
+grown_between anon 48
 check "growing_mapping (anonymous, merged): first, within 10 % of the 32 MiB mapped" \
     [ "$(jf "first_within('growing_mapping', 32 << 20)")" = True ]
 check "growing_mapping (anonymous): says so" [ "$(jf "'the anonymous mapping' in dg[0]['cause']")" = True ]
