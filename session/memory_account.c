@@ -61,66 +61,50 @@ static int thread_sp(const char *dir, const char *tid, uint64_t *sp)
     return ok;
 }
 
-/* A thread memprof has just let go (the allocator's figures are read in a
- * stop) is still on its way back into the call it was blocked in, and says
- * "running" for that moment, longer on a busy machine: the threads that
- * gave no stack pointer are read again, within a bound, before their
- * stacks are told by layout only.  A thread that really runs costs the
- * bound once, not once per thread. */
+/* The thread memprof stopped last (the allocator's figures are read in a
+ * stop of one thread) is still on its way back into the call it was
+ * blocked in, and says "running" for that moment, longer on a busy
+ * machine: it alone is read again, within a bound, before its stack is
+ * told by layout only.  Other threads that say "running" do run. */
 #define SP_RETRY_ROUNDS 10
 #define SP_RETRY_NS     2000000L     /* 2 ms a round: 20 ms at most */
 
-static void retry_running(const char *dir, char (*tids)[24], size_t nt, uint64_t **sps,
-                          size_t *n, size_t *cap, struct memory_account *a)
+static int let_go_sp(const char *dir, pid_t tid, uint64_t *sp)
 {
-    for (int round = 0; round < SP_RETRY_ROUNDS && nt; round++) {
+    char name[24];
+    snprintf(name, sizeof name, "%d", (int)tid);
+    for (int round = 0; round < SP_RETRY_ROUNDS; round++) {
         nanosleep(&(struct timespec){0, SP_RETRY_NS}, NULL);
-        for (size_t i = 0; i < nt;) {
-            uint64_t sp;
-            if (!thread_sp(dir, tids[i], &sp)) {
-                i++;
-                continue;
-            }
-            if (array_reserve(sps, cap, *n + 1, sizeof **sps, 64) == 0) {
-                (*sps)[(*n)++] = sp;
-                a->threads_with_sp++;
-            }
-            memcpy(tids[i], tids[--nt], sizeof tids[i]);
-        }
+        if (thread_sp(dir, name, sp))
+            return 1;
     }
+    return 0;
 }
-
-/* Threads read again after the first pass, at most (the rest are told by
- * their stacks' layout). */
-#define SP_RETRY_MAX 256
 
 /* The stack pointers of the threads that give one. */
 static uint64_t *thread_sps(struct session *s, size_t *n, struct memory_account *a)
 {
     char dir[64];
     snprintf(dir, sizeof dir, "/proc/%d/task", (int)target_pid(s->target));
+    pid_t let_go = target_pauses(s->target)->last_tid;
     DIR *d = opendir(dir);
     uint64_t *sps = NULL;
-    size_t cap = 0, nt = 0;
-    char (*tids)[24] = calloc(SP_RETRY_MAX, sizeof *tids);
+    size_t cap = 0;
     *n = 0;
     for (struct dirent *e; d && (e = readdir(d)) && a->threads < THREADS_READ_MAX;) {
         if (e->d_name[0] < '1' || e->d_name[0] > '9')
             continue;
         a->threads++;
         uint64_t sp;
-        if (!thread_sp(dir, e->d_name, &sp)) {
-            if (tids && nt < SP_RETRY_MAX)
-                snprintf(tids[nt++], sizeof *tids, "%.20s", e->d_name);
-        } else if (array_reserve(&sps, &cap, *n + 1, sizeof *sps, 64) == 0) {
+        if ((thread_sp(dir, e->d_name, &sp) ||
+             (let_go > 0 && atoi(e->d_name) == let_go && let_go_sp(dir, let_go, &sp))) &&
+            array_reserve(&sps, &cap, *n + 1, sizeof *sps, 64) == 0) {
             sps[(*n)++] = sp;
             a->threads_with_sp++;
         }
     }
     if (d)
         closedir(d);
-    retry_running(dir, tids, nt, &sps, n, &cap, a);
-    free(tids);
     return sps;
 }
 
