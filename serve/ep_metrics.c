@@ -190,7 +190,9 @@ static int jemalloc_figures(struct session *s, struct figures *fig)
         return -1;
     fig->je = f;
     fig->have_je = f.stats;
-    fig->set_ok = !prof[3].ret && !prof[4].ret && !prof[5].ret;
+    fig->set_ok = true;
+    for (size_t i = 3; i < 3 + DIAGNOSE_JEMALLOC_NCALLS; i++)
+        fig->set_ok = fig->set_ok && prof[i].ret == 0;
     if (f.stats) {          /* else built without statistics (config.stats) */
         sample(s->out, "jemalloc_allocated_bytes", f.allocated);
         sample(s->out, "jemalloc_active_bytes", f.active);

@@ -235,34 +235,37 @@ static void analyse(struct session *s, struct session_dump *d, const char *dir)
  * the reasons here are memprof's own words, not profile save's.) */
 static void keep_archive(struct session *s, const struct mesos_run_arg *r)
 {
-    char top[64], saved[PATH_MAX + 64], path[PATH_MAX + 32], done[PATH_MAX + 32];
+    char top[64], saved[PATH_MAX + 64];
     char why[1200] = "";
     snprintf(top, sizeof top, "memprof-run-%d-%u", (int)target_pid(s->target), r->id);
     snprintf(saved, sizeof saved, "%s/%s", r->dir, top);
-    /* written aside and renamed whole: a worker ended at its time limit
-     * in the middle leaves no archive rather than a cut one */
-    snprintf(path, sizeof path, "%s/%s", r->dir, MESOS_ARCHIVE_PART);
-    snprintf(done, sizeof done, "%s/%s", r->dir, MESOS_ARCHIVE);
     if (profile_run_save(s, s->run->name, saved) < 0)
         snprintf(why, sizeof why, "the run could not be saved with its objects (as "
                  "'profile save' saves it) in the agent's directory %.300s", r->dir);
-    int dirfd = why[0] ? -1 : open(r->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    int out = dirfd < 0 ? -1 : open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-                                    O_CLOEXEC, 0600);
+    /* written aside and renamed whole: a worker ended at its time limit
+     * in the middle leaves no archive rather than a cut one; every name
+     * under the run's directory's descriptor */
+    int dirfd = why[0] ? -1 : open(r->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    int out = dirfd < 0 ? -1 : openat(dirfd, MESOS_ARCHIVE_PART, O_WRONLY | O_CREAT |
+                                      O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     struct mp_error err;
     if (!why[0] && (dirfd < 0 || out < 0))
-        snprintf(why, sizeof why, "cannot write %.400s: %s", path, strerror(errno));
+        snprintf(why, sizeof why, "cannot write %.300s/%s: %s", r->dir, MESOS_ARCHIVE_PART,
+                 strerror(errno));
     else if (!why[0] && tar_gz_dir(dirfd, top, out, MESOS_DOWNLOAD_MAX, &err) < 0)
         snprintf(why, sizeof why, "%s", err.msg);
-    else if (!why[0] && rename(path, done) < 0)
-        snprintf(why, sizeof why, "cannot rename %.400s: %s", path, strerror(errno));
-    if (why[0])
-        unlink(path);
+    else if (!why[0] && renameat(dirfd, MESOS_ARCHIVE_PART, dirfd, MESOS_ARCHIVE) < 0)
+        snprintf(why, sizeof why, "cannot rename %.300s/%s: %s", r->dir, MESOS_ARCHIVE_PART,
+                 strerror(errno));
+    if (why[0] && out >= 0)
+        unlinkat(dirfd, MESOS_ARCHIVE_PART, 0);
     if (out >= 0)
         close(out);
-    if (dirfd >= 0)
+    if (dirfd >= 0) {
+        own_dir_remove_tree(dirfd, top, TAR_GZ_DEPTH);
         close(dirfd);
-    own_dir_remove_tree(AT_FDCWD, saved, TAR_GZ_DEPTH);
+    } else
+        own_dir_remove_tree(AT_FDCWD, saved, TAR_GZ_DEPTH);
     if (why[0])
         put_file(r->dir, MESOS_ARCHIVE_NOTE, why, strlen(why));
 }

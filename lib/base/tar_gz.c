@@ -132,8 +132,8 @@ static int add_entry(struct writer *w, int dirfd, const char *name, const char *
         int e = errno;
         if (fd >= 0)
             close(fd);
-        if (e == ELOOP)
-            return 0;                    /* a link: left out */
+        if (e == ELOOP || e == ENXIO)
+            return 0;                    /* a link, a socket: left out */
         return mp_error_set(w->err, "cannot open %s for the archive: %s", path, strerror(e));
     }
     int rc = 0;

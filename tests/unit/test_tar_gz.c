@@ -1,7 +1,7 @@
 /* test_tar_gz.c - a directory tree as a gzip'd tar (lib/base/tar_gz.c),
  * read back by GNU tar: files with their bytes, directories, a path past
- * tar's 100 bytes (split into prefix and name), links and a FIFO left
- * out, the depth bound; a file name too long for ustar and the size bound
+ * tar's 100 bytes (split into prefix and name), links, a FIFO and a
+ * socket left out, the depth bound; a file name too long for ustar and the size bound
  * refused. */
 #include "tests/unit/unit.h"
 
@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "lib/base/own_dir.h"
@@ -85,6 +87,10 @@ START_TEST(a_tree)
     ck_assert_int_eq(symlink("/etc/passwd", strcat(strcpy(rel, base), "/top/link")), 0);
     snprintf(rel, sizeof rel, "%s/top/fifo", base);
     ck_assert_int_eq(mkfifo(rel, 0600), 0);
+    struct sockaddr_un sun = {.sun_family = AF_UNIX};     /* open() says ENXIO */
+    snprintf(sun.sun_path, sizeof sun.sun_path, "%s/top/sock", base);
+    int sock = socket(AF_UNIX, SOCK_STREAM, 0);
+    ck_assert_int_eq(bind(sock, (struct sockaddr *)&sun, sizeof sun), 0);
     dir("top/.build-id/ab/deeper");                 /* past TAR_GZ_DEPTH */
     put("top/.build-id/ab/deeper/x", "too deep");
     struct mp_error err;
@@ -96,8 +102,8 @@ START_TEST(a_tree)
                   "%s", list);
     snprintf(rel, sizeof rel, "top/%s/%s\n", longname, "mmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmm");
     ck_assert_msg(strstr(list, rel), "the long name: %s", list);
-    ck_assert_msg(!strstr(list, "link") && !strstr(list, "fifo") && !strstr(list, "deeper/x"),
-                  "%s", list);
+    ck_assert_msg(!strstr(list, "link") && !strstr(list, "fifo") && !strstr(list, "sock") &&
+                  !strstr(list, "deeper/x"), "%s", list);
     ck_assert_str_eq(tar_says("top/manifest.json"), "{\"kind\": \"memprof run\"}\n");
     /* a file name of 100 bytes or more fits no ustar header: refused */
     memset(longname, 'x', 120);
@@ -111,6 +117,7 @@ START_TEST(a_tree)
     /* more bytes than allowed: refused, saying so */
     ck_assert_int_eq(archive(10, &err), -1);
     ck_assert_msg(strstr(err.msg, "larger than the archive may be"), "%s", err.msg);
+    close(sock);
     own_dir_remove_tree(AT_FDCWD, base, 4);
     ck_assert_int_ne(access(base, F_OK), 0);
 }
