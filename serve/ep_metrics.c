@@ -325,14 +325,9 @@ static void diagnosis_figures(struct session *s, const struct memory_account *a,
     struct diagnose_input in;
     struct memory_diagnoses d;
     diagnose_input_base(s, a, &in);
-    in.je = fig->have_je ? &fig->je : NULL;
-    in.je_set = fig->have_je && fig->set_ok ? &fig->set : NULL;
-    in.other = fig->have_st ? &fig->st : NULL;
-    in.glibc_thread_tops = fig->arenas.thread_tops;
-    in.glibc_nthread_tops = fig->arenas.nthread_tops;
-    in.glibc_thread_tops_over = fig->arenas.thread_tops_over;
-    in.tcmalloc = s->alloc.kind == ALLOCATOR_TCMALLOC ||
-                  s->alloc.kind == ALLOCATOR_TCMALLOC_MINIMAL;
+    diagnose_input_allocator(s, &in, fig->have_je ? &fig->je : NULL,
+                             fig->set_ok ? &fig->set : NULL,
+                             fig->have_st ? &fig->st : NULL, &fig->arenas);
     in.cg = fig->have_cg ? &fig->cg : NULL;
     if (memory_diagnose(&in, &d) < 0)
         return;

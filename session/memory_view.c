@@ -67,18 +67,11 @@ static void diagnose(struct session *s, struct memory_view *m, const struct rss_
         in.nprev = nbefore;
         in.prev_seconds = at - before_at;
     }
-    if (s->alloc.kind == ALLOCATOR_JEMALLOC && m->je.stats) {
-        in.je = &m->je;
-        in.je_set = m->je_set_ok ? &m->je_set : NULL;
-    }
-    if (m->have_other) {
-        in.other = &m->other;
-        in.glibc_thread_tops = m->arenas_ok ? m->arenas.thread_tops : 0;
-        in.glibc_nthread_tops = m->arenas_ok ? m->arenas.nthread_tops : 0;
-        in.glibc_thread_tops_over = m->arenas_ok ? m->arenas.thread_tops_over : 0;
-        in.tcmalloc = s->alloc.kind == ALLOCATOR_TCMALLOC ||
-                      s->alloc.kind == ALLOCATOR_TCMALLOC_MINIMAL;
-    }
+    diagnose_input_allocator(s, &in,
+                             s->alloc.kind == ALLOCATOR_JEMALLOC && m->je.stats ? &m->je : NULL,
+                             m->je_set_ok ? &m->je_set : NULL,
+                             m->have_other ? &m->other : NULL,
+                             m->arenas_ok ? &m->arenas : NULL);
     in.cg = m->cgroup_ok ? &m->cg : NULL;
     m->diag_ok = memory_diagnose(&in, &m->diag) == 0;
     if (m->acct_ok)
