@@ -210,16 +210,10 @@ int allocator_purge_run(struct session *s, bool json)
     else
         fprintf(o, "%s: done\n", purge_call(s->alloc.kind));
     fprintf(o, "%-18s %12s %12s %12s\n", "", "before", "after", "returned");
-    if (rss_known)
-        fprintf(o, "%-18s %8.1f MiB %8.1f MiB %8.1f MiB\n", "RSS", before / MIB, after / MIB,
-                memory_minus(before, after) / MIB);
-    else
-        fprintf(o, "RSS                unknown (/proc/%d/status unreadable)\n",
-                (int)target_pid(s->target));
+    purge_rss_line(s, rss_known, before, after);
     if (p.free_before != UINT64_MAX && p.free_after != UINT64_MAX)
         fprintf(o, "%-18s %8.1f MiB %8.1f MiB %8.1f MiB\n", "free, held", p.free_before / MIB,
                 p.free_after / MIB, memory_minus(p.free_before, p.free_after) / MIB);
-    fprintf(o, "%.1f MiB came back to the system (thread stopped %.0f us)\n",
-            memory_minus(before, after) / MIB, pause);
+    purge_closing_line(s, rss_known, before, after, pause);
     return 0;
 }

@@ -73,6 +73,27 @@ uint64_t memory_minus(uint64_t a, uint64_t b)
     return a > b ? a - b : 0;
 }
 
+void purge_rss_line(struct session *s, bool known, uint64_t before, uint64_t after)
+{
+    if (known)
+        fprintf(s->out, "%-18s %8.1f MiB %8.1f MiB %8.1f MiB\n", "RSS", before / MIB,
+                after / MIB, memory_minus(before, after) / MIB);
+    else
+        fprintf(s->out, "RSS                unknown (/proc/%d/status unreadable)\n",
+                (int)target_pid(s->target));
+}
+
+void purge_closing_line(struct session *s, bool known, uint64_t before, uint64_t after,
+                        double pause_us)
+{
+    if (known)
+        fprintf(s->out, "%.1f MiB came back to the system (thread stopped %.0f us)\n",
+                memory_minus(before, after) / MIB, pause_us);
+    else
+        fprintf(s->out, "how much came back to the system is unknown: RSS unreadable "
+                "(thread stopped %.0f us)\n", pause_us);
+}
+
 /* Anonymous RSS beyond an allocator's figure of its heap (jemalloc's
  * resident, glibc's from-the-system): both count pages the other does not
  * (the allocator's figure pages never touched, or trimmed), so the
@@ -132,20 +153,14 @@ static void purge_text(struct session *s, const struct jemalloc_purge *p)
     else
         fprintf(o, "purged arena %u's unused dirty and muzzy pages\n", p->arena);
     fprintf(o, "%-18s %12s %12s %12s\n", "", "before", "after", "returned");
-    if (p->rss_known)
-        fprintf(o, "%-18s %8.1f MiB %8.1f MiB %8.1f MiB\n", "RSS", p->rss_before / MIB,
-                p->rss_after / MIB, memory_minus(p->rss_before, p->rss_after) / MIB);
-    else
-        fprintf(o, "RSS                unknown (/proc/%d/status unreadable)\n",
-                (int)target_pid(s->target));
+    purge_rss_line(s, p->rss_known, p->rss_before, p->rss_after);
     if (p->before.stats && p->after.stats)
         fprintf(o, "%-18s %8.1f MiB %8.1f MiB %8.1f MiB\n", "jemalloc resident",
                 p->before.resident / MIB, p->after.resident / MIB,
                 memory_minus(p->before.resident, p->after.resident) / MIB);
     else
         fprintf(o, "jemalloc resident  unknown: %s\n", no_stats_why);
-    fprintf(o, "%.1f MiB came back to the system (thread stopped %.0f us)\n",
-            memory_minus(p->rss_before, p->rss_after) / MIB, p->pause_us);
+    purge_closing_line(s, p->rss_known, p->rss_before, p->rss_after, p->pause_us);
 }
 
 /* purge [ARENA] [--json] */

@@ -21,6 +21,13 @@ int memory_parse_size(const char *opt, const char *text, size_t *size);
 /* a - b, or 0 when b is larger (figures read at different instants). */
 uint64_t memory_minus(uint64_t a, uint64_t b);
 
+/* A purge's RSS line (or that it is unknown: status unreadable), and,
+ * after the lines between, its closing line (how much came back only when
+ * measured, and the pause), for 'purge' with any allocator. */
+void purge_rss_line(struct session *s, bool known, uint64_t before, uint64_t after);
+void purge_closing_line(struct session *s, bool known, uint64_t before, uint64_t after,
+                        double pause_us);
+
 /* stats and purge of a process whose allocator is not jemalloc
  * (cmd_allocator.c), after cmd_stats and cmd_purge parsed their options. */
 int allocator_stats_show(struct session *s, bool summary, bool json);

@@ -169,7 +169,20 @@ struct figures {
     struct cgroup_memory cg;
     bool have_cg;
     struct heap_arenas arenas;  /* glibc's, measured: holds heap.heap_starts */
+    char *smaps;                /* read once, for the arenas and the categories */
+    size_t smaps_len;
+    bool smaps_read;
 };
+
+/* The process's smaps, read at most once a scrape (NULL when unreadable). */
+static const char *smaps_of(struct session *s, struct figures *fig)
+{
+    if (!fig->smaps_read) {
+        fig->smaps = process_file(s, "smaps", &fig->smaps_len);
+        fig->smaps_read = true;
+    }
+    return fig->smaps;
+}
 
 /* jemalloc's figures (one stop), with its profiler's and purge's settings. */
 static int jemalloc_figures(struct session *s, struct figures *fig)
@@ -223,9 +236,14 @@ static int jemalloc_figures(struct session *s, struct figures *fig)
  * never taken for stacks.  What cannot be measured leaves the figures as
  * they were. */
 static void glibc_measured(struct session *s, const struct allocator_stats *st,
-                           struct memory_heap *heap, struct heap_arenas *arenas)
+                           struct figures *fig)
 {
-    if (s->alloc.kind != ALLOCATOR_GLIBC || heap_arenas_glibc(s, arenas, st) < 0)
+    struct memory_heap *heap = &fig->heap;
+    struct heap_arenas *arenas = &fig->arenas;
+    if (s->alloc.kind != ALLOCATOR_GLIBC)
+        return;
+    const char *smaps = smaps_of(s, fig);
+    if (heap_arenas_glibc(s, arenas, st, smaps, fig->smaps_len) < 0)
         return;
     sample(s->out, "memprof_heap_arenas", arenas->arenas);
     if (!arenas->measured)
@@ -253,7 +271,7 @@ static int other_figures(struct session *s, struct figures *fig)
     sample(s->out, "memprof_heap_system_bytes", st.from_system);
     sample(s->out, "memprof_heap_mmapped_bytes", st.mmapped);
     memory_heap_other(heap, heap->who, st.from_system, st.in_use);
-    glibc_measured(s, &st, heap, &fig->arenas);
+    glibc_measured(s, &st, fig);
     fig->st = st;
     fig->have_st = true;
     return 0;
@@ -309,14 +327,9 @@ static void diagnosis_figures(struct session *s, const struct memory_account *a,
     struct diagnose_input in;
     struct memory_diagnoses d;
     diagnose_input_base(s, a, &in);
-    in.je = fig->have_je ? &fig->je : NULL;
-    in.je_set = fig->have_je && fig->set_ok ? &fig->set : NULL;
-    in.other = fig->have_st ? &fig->st : NULL;
-    in.glibc_thread_tops = fig->arenas.thread_tops;
-    in.glibc_nthread_tops = fig->arenas.nthread_tops;
-    in.glibc_thread_tops_over = fig->arenas.thread_tops_over;
-    in.tcmalloc = s->alloc.kind == ALLOCATOR_TCMALLOC ||
-                  s->alloc.kind == ALLOCATOR_TCMALLOC_MINIMAL;
+    diagnose_input_allocator(s, &in, fig->have_je ? &fig->je : NULL,
+                             fig->set_ok ? &fig->set : NULL,
+                             fig->have_st ? &fig->st : NULL, &fig->arenas);
     in.cg = fig->have_cg ? &fig->cg : NULL;
     if (memory_diagnose(&in, &d) < 0)
         return;
@@ -335,11 +348,12 @@ static void diagnosis_figures(struct session *s, const struct memory_account *a,
 /* Where RSS is (session/memory_account.c, as 'memory' shows it): one
  * sample per category key, every key each time so that series do not
  * come and go; files together.  Then the diagnoses. */
-static void rss_figures(struct session *s, const struct figures *fig)
+static void rss_figures(struct session *s, struct figures *fig)
 {
     struct memory_account a;
     char why[256];
-    if (memory_account_read(s, &fig->heap, &a, why, sizeof why) < 0)
+    const char *smaps = smaps_of(s, fig);
+    if (memory_account_read(s, &fig->heap, smaps, fig->smaps_len, &a, why, sizeof why) < 0)
         return;
     sample(s->out, "memprof_process_rss_accounted_bytes", a.rss.rss);
     for (size_t i = 0; i < MEMORY_ACCOUNT_NKEYS; i++)
@@ -363,6 +377,7 @@ static int metrics_job(struct session *s, void *arg)
     if (fig.have_st)
         allocator_stats_free(&fig.st);
     heap_arenas_free(&fig.arenas);
+    free(fig.smaps);
     stopped_time(s);
     return rc ? 500 : 200;
 }

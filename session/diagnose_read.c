@@ -49,3 +49,23 @@ void diagnose_input_base(struct session *s, const struct memory_account *a,
     in->threads_with_sp = a->threads_with_sp;
     thp_scan(s, &a->rss, &in->thp);
 }
+
+void diagnose_input_allocator(struct session *s, struct diagnose_input *in,
+                              const struct jemalloc_summary *je,
+                              const struct diagnose_jemalloc_settings *set,
+                              const struct allocator_stats *other,
+                              const struct heap_arenas *arenas)
+{
+    in->je = je;
+    in->je_set = je ? set : NULL;
+    if (!other)
+        return;
+    in->other = other;
+    if (arenas) {
+        in->glibc_thread_tops = arenas->thread_tops;
+        in->glibc_nthread_tops = arenas->nthread_tops;
+        in->glibc_thread_tops_over = arenas->thread_tops_over;
+    }
+    in->tcmalloc = s->alloc.kind == ALLOCATOR_TCMALLOC ||
+                   s->alloc.kind == ALLOCATOR_TCMALLOC_MINIMAL;
+}

@@ -5,6 +5,7 @@
 #ifndef MEMPROF_DIAGNOSE_READ_H
 #define MEMPROF_DIAGNOSE_READ_H
 
+#include "session/heap_arenas.h"
 #include "session/memory_account.h"
 #include "session/memory_diagnose.h"
 #include "session/session.h"
@@ -15,6 +16,16 @@
  * allocator's and the cgroup's figures are the caller's to add. */
 void diagnose_input_base(struct session *s, const struct memory_account *a,
                          struct diagnose_input *in);
+
+/* The allocator's figures put in, the same for every front end: je
+ * (jemalloc's summary, NULL when none) with its settings (set: NULL when
+ * not read), or another allocator's statistics (other: NULL when none)
+ * with glibc's arenas measured (arenas: NULL when not read). */
+void diagnose_input_allocator(struct session *s, struct diagnose_input *in,
+                              const struct jemalloc_summary *je,
+                              const struct diagnose_jemalloc_settings *set,
+                              const struct allocator_stats *other,
+                              const struct heap_arenas *arenas);
 
 /* The host's transparent huge page mode (/sys/kernel/mm/transparent_hugepage/enabled):
  * "always", "madvise", "never", or NULL when unreadable. */

@@ -16,7 +16,6 @@
 #include "lib/mallinfo/glibc_chunk.h"
 #include "lib/mallinfo/glibc_heaps.h"
 #include "lib/proc/smaps_aligned.h"
-#include "session/process_files.h"
 
 /* The aligned mappings, each with its header read where it can be. */
 static struct glibc_heap *heaps_read(struct session *s, const struct smaps_aligned *sa)
@@ -71,11 +70,9 @@ static void thread_tops(struct session *s, const struct glibc_heap *h, size_t n,
 
 /* Tie each arena to its mappings: 0, or -1 (out of memory, or smaps
  * unreadable: then said in out->note and r left empty). */
-static int measure(struct session *s, const struct glibc_malloc_info *mi,
-                   struct glibc_heaps_result *r, struct heap_arenas *out)
+static int measure(struct session *s, const struct glibc_malloc_info *mi, const char *text,
+                   size_t len, struct glibc_heaps_result *r, struct heap_arenas *out)
 {
-    size_t len;
-    char *text = process_file(s, "smaps", &len);
     struct smaps_aligned sa;
     memset(r, 0, sizeof *r);
     if (!text) {
@@ -84,7 +81,6 @@ static int measure(struct session *s, const struct glibc_malloc_info *mi,
         return 0;
     }
     int rc = smaps_aligned_read(text, len, GLIBC_HEAP_ALIGN, &sa);
-    free(text);
     if (rc)
         return -1;
     struct glibc_heap *h = heaps_read(s, &sa);
@@ -164,7 +160,7 @@ static int extra_rows(struct heap_arenas *out, const struct glibc_malloc_info *m
 }
 
 int heap_arenas_glibc(struct session *s, struct heap_arenas *out,
-                      const struct allocator_stats *st)
+                      const struct allocator_stats *st, const char *smaps, size_t smaps_len)
 {
     memset(out, 0, sizeof *out);
     if (!st->have_glibc) {
@@ -173,7 +169,7 @@ int heap_arenas_glibc(struct session *s, struct heap_arenas *out,
     }
     const struct glibc_malloc_info *mi = &st->glibc;
     struct glibc_heaps_result r;
-    if (measure(s, mi, &r, out))
+    if (measure(s, mi, smaps, smaps_len, &r, out))
         return -1;
     out->arenas = (unsigned)mi->narenas;
     int rc = 0;

@@ -57,13 +57,14 @@ struct heap_arenas {
 };
 
 /* From what 'memory' read: jemalloc's arenas (detail), another
- * allocator's statistics (st: NULL when none).  glibc's also reads the
- * process's smaps and its heaps' headers.  0, or -1 out of memory. */
+ * allocator's statistics (st: NULL when none).  glibc's also parses the
+ * process's smaps its caller read (smaps: NULL when it could not be)
+ * and reads its heaps' headers.  0, or -1 out of memory. */
 int heap_arenas_jemalloc(struct heap_arenas *out, const struct jemalloc_summary *f,
                          const struct jemalloc_arenas *a);
 int heap_arenas_tcmalloc(struct heap_arenas *out, const struct allocator_stats *st);
 int heap_arenas_glibc(struct session *s, struct heap_arenas *out,
-                      const struct allocator_stats *st);
+                      const struct allocator_stats *st, const char *smaps, size_t smaps_len);
 void heap_arenas_free(struct heap_arenas *a);
 
 /* A new row (zeroed, every figure unknown), or NULL out of memory. */

@@ -16,7 +16,6 @@
 #include "lib/base/array.h"
 #include "lib/base/file_read.h"
 #include "session/glibc_chunks.h"
-#include "session/process_files.h"
 
 const char *const memory_account_keys[MEMORY_ACCOUNT_NKEYS] = {
     "sampler", "main_stack", "thread_stacks", "unseen_stacks", "heap",
@@ -218,25 +217,24 @@ static void chunks(struct session *s, const struct memory_heap *heap, struct mem
                                               heap->nheap_starts, &a->chunks);
 }
 
-int memory_account_read(struct session *s, const struct memory_heap *heap,
-                        struct memory_account *out, char *why, size_t whylen)
+int memory_account_read(struct session *s, const struct memory_heap *heap, const char *smaps,
+                        size_t smaps_len, struct memory_account *out, char *why,
+                        size_t whylen)
 {
     memset(out, 0, sizeof *out);
-    size_t nsp, len;
+    size_t nsp;
     uint64_t *sps = thread_sps(s, &nsp, out);
-    char *text = process_file(s, "smaps", &len);
     int rc = -1;
-    if (!text)
+    if (!smaps)
         snprintf(why, whylen, "cannot read /proc/%d/smaps: is the process gone?",
                  (int)target_pid(s->target));
-    else if (rss_account_smaps_heaps(text, len, sps, nsp, heap->heap_starts,
+    else if (rss_account_smaps_heaps(smaps, smaps_len, sps, nsp, heap->heap_starts,
                                      heap->nheap_starts, &out->rss) < 0 ||
              (chunks(s, heap, out), parts(out, heap) < 0))
         snprintf(why, whylen, "out of memory accounting /proc/%d/smaps",
                  (int)target_pid(s->target));
     else
         rc = 0;
-    free(text);
     free(sps);
     if (rc)
         memory_account_free(out);

@@ -66,9 +66,12 @@ void memory_heap_other(struct memory_heap *h, const char *who, uint64_t from_sys
 void memory_heap_measured(struct memory_heap *h, const char *who, uint64_t resident,
                           uint64_t in_use);
 
-/* 0, or -1 with why. */
-int memory_account_read(struct session *s, const struct memory_heap *heap,
-                        struct memory_account *out, char *why, size_t whylen);
+/* From smaps, the process's smaps as its caller read it once for every
+ * part of one 'memory' (NULL when it could not be read): 0, or -1 with
+ * why. */
+int memory_account_read(struct session *s, const struct memory_heap *heap, const char *smaps,
+                        size_t smaps_len, struct memory_account *out, char *why,
+                        size_t whylen);
 void memory_account_free(struct memory_account *a);
 
 /* Into o: rss_bytes, categories [{name, key, bytes}] (adding up to rss_bytes),

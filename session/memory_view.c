@@ -67,18 +67,11 @@ static void diagnose(struct session *s, struct memory_view *m, const struct rss_
         in.nprev = nbefore;
         in.prev_seconds = at - before_at;
     }
-    if (s->alloc.kind == ALLOCATOR_JEMALLOC && m->je.stats) {
-        in.je = &m->je;
-        in.je_set = m->je_set_ok ? &m->je_set : NULL;
-    }
-    if (m->have_other) {
-        in.other = &m->other;
-        in.glibc_thread_tops = m->arenas_ok ? m->arenas.thread_tops : 0;
-        in.glibc_nthread_tops = m->arenas_ok ? m->arenas.nthread_tops : 0;
-        in.glibc_thread_tops_over = m->arenas_ok ? m->arenas.thread_tops_over : 0;
-        in.tcmalloc = s->alloc.kind == ALLOCATOR_TCMALLOC ||
-                      s->alloc.kind == ALLOCATOR_TCMALLOC_MINIMAL;
-    }
+    diagnose_input_allocator(s, &in,
+                             s->alloc.kind == ALLOCATOR_JEMALLOC && m->je.stats ? &m->je : NULL,
+                             m->je_set_ok ? &m->je_set : NULL,
+                             m->have_other ? &m->other : NULL,
+                             m->arenas_ok ? &m->arenas : NULL);
     in.cg = m->cgroup_ok ? &m->cg : NULL;
     m->diag_ok = memory_diagnose(&in, &m->diag) == 0;
     if (m->acct_ok)
@@ -109,15 +102,17 @@ static bool proc_number(struct session *s, const char *file, int64_t *v)
     return ok;
 }
 
-/* The heap by arena, for the allocators that have figures of it. */
-static int arenas_read(struct session *s, struct memory_view *m)
+/* The heap by arena, for the allocators that have figures of it (glibc's
+ * measured from smaps, the one read of it). */
+static int arenas_read(struct session *s, struct memory_view *m, const char *smaps,
+                       size_t smaps_len)
 {
     if (s->alloc.kind == ALLOCATOR_JEMALLOC)
         return heap_arenas_jemalloc(&m->arenas, &m->je, &m->je_arenas);
     if (!m->have_other)
         return -1;
     if (s->alloc.kind == ALLOCATOR_GLIBC)
-        return heap_arenas_glibc(s, &m->arenas, &m->other);
+        return heap_arenas_glibc(s, &m->arenas, &m->other, smaps, smaps_len);
     if (s->alloc.kind == ALLOCATOR_TCMALLOC || s->alloc.kind == ALLOCATOR_TCMALLOC_MINIMAL)
         return heap_arenas_tcmalloc(&m->arenas, &m->other);
     return -1;
@@ -159,7 +154,10 @@ static void memory_read(struct session *s, struct memory_view *m)
         memory_heap_jemalloc(&heap, m->je.resident, m->je.active);
     else if (m->have_other)
         memory_heap_other(&heap, heap.who, m->other.from_system, m->other.in_use);
-    m->arenas_ok = arenas_read(s, m) == 0;
+    /* one read of smaps for the arenas and the categories: they agree */
+    size_t smaps_len;
+    char *smaps = process_file(s, "smaps", &smaps_len);
+    m->arenas_ok = arenas_read(s, m, smaps, smaps_len) == 0;
     if (m->arenas_ok && m->arenas.measured)
         memory_heap_measured(&heap, heap.who, m->arenas.resident, m->arenas.in_use);
     if (m->arenas_ok) {
@@ -167,8 +165,9 @@ static void memory_read(struct session *s, struct memory_view *m)
         heap.nheap_starts = m->arenas.nheap_starts;
         heap.glibc_chunks = s->alloc.kind == ALLOCATOR_GLIBC;
     }
-    m->acct_ok = memory_account_read(s, &heap, &m->acct, m->acct_why,
+    m->acct_ok = memory_account_read(s, &heap, smaps, smaps_len, &m->acct, m->acct_why,
                                      sizeof m->acct_why) == 0;
+    free(smaps);
 }
 
 void memory_view_free(struct memory_view *m)
