@@ -133,8 +133,9 @@ static int open_failed(pid_t pid, pid_t tid, int e, struct mp_error *err)
                             "filter around memprof hides it");
     case EMFILE:
     case ENFILE:
-        return mp_error_set(err, "out of file descriptors after %s: one is needed per "
-                            "thread of process %d; raise 'ulimit -n'", "opening events",
+        return mp_error_set(err, "out of file descriptors opening perf events for "
+                            "process %d: one is needed per thread and CPU; raise "
+                            "'ulimit -n' (its hard limit: memprof raises the soft one)",
                             (int)pid);
     default:
         return mp_error_set(err, "perf_event_open for thread %d of process %d: %s",
