@@ -258,11 +258,9 @@ static int open_new_threads(struct perf_faults *pf, pid_t pid, pid_t *tids, size
             break;
         }
         rc = open_thread(pf, pid, tid, o, err);
-        if (rc == 0) {
+        if (rc == 0) {              /* (1: it exited meanwhile, nothing to follow) */
             tids[(*ntids)++] = tid;
             opened++;
-        } else if (rc > 0) {
-            pf->c.threads_gone++;
         }
     }
     closedir(d);
