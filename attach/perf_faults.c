@@ -19,11 +19,14 @@
 #include <unistd.h>
 
 #include "attach/arch/arch.h"
+#include "attach/preflight.h"
 
 #define PAGE_BYTES      4096u
 #define RING_PAGES_MAX  256u         /* data pages per CPU, at most (1 MiB) */
 #define RING_PAGES_MIN  4u           /* room for a sample with its stack */
 #define RING_BUDGET     (64u << 20)  /* ring memory for all CPUs, at most */
+#define CAP_SYS_ADMIN_BIT 21
+#define CAP_PERFMON_BIT   38
 
 struct ring {
     int fd;
@@ -80,30 +83,15 @@ static long read_long_file(const char *path, long fallback)
     return v;
 }
 
-/* memprof's own status line `key` as a number (hex for Cap*), or -1. */
-static long long own_status(const char *key, int base)
-{
-    FILE *f = fopen("/proc/self/status", "re");
-    char line[256];
-    size_t klen = strlen(key);
-    long long v = -1;
-    while (f && fgets(line, sizeof line, f))
-        if (strncmp(line, key, klen) == 0 && line[klen] == ':') {
-            v = strtoll(line + klen + 1, NULL, base);
-            break;
-        }
-    if (f)
-        fclose(f);
-    return v;
-}
-
 static int refused(pid_t pid, pid_t tid, int e, struct mp_error *err)
 {
     long paranoid = read_long_file("/proc/sys/kernel/perf_event_paranoid", -100);
-    long long caps = own_status("CapEff", 16), seccomp = own_status("Seccomp", 10);
-    bool perfmon = caps > 0 && (caps & ((1LL << 38) | (1LL << 21)));
+    struct proc_status me;
+    bool known = preflight_read_status("/proc/self/status", &me) == 0;
+    uint64_t either = (UINT64_C(1) << CAP_PERFMON_BIT) | (UINT64_C(1) << CAP_SYS_ADMIN_BIT);
+    bool perfmon = known && me.have_cap_eff && (me.cap_eff & either);
     const char *what = e == EACCES ? "EACCES" : "EPERM";
-    if (seccomp == 2)
+    if (known && me.seccomp == 2)
         mp_error_set(err, "the kernel refused perf_event_open for thread %d of process %d "
                      "(%s): memprof itself runs under a seccomp filter (Seccomp: 2 in "
                      "/proc/self/status), which may refuse it (kernel.perf_event_paranoid "
@@ -145,8 +133,9 @@ static int open_failed(pid_t pid, pid_t tid, int e, struct mp_error *err)
                             "filter around memprof hides it");
     case EMFILE:
     case ENFILE:
-        return mp_error_set(err, "out of file descriptors after %s: one is needed per "
-                            "thread of process %d; raise 'ulimit -n'", "opening events",
+        return mp_error_set(err, "out of file descriptors opening perf events for "
+                            "process %d: one is needed per thread and CPU; raise "
+                            "'ulimit -n' (its hard limit: memprof raises the soft one)",
                             (int)pid);
     default:
         return mp_error_set(err, "perf_event_open for thread %d of process %d: %s",
@@ -269,11 +258,9 @@ static int open_new_threads(struct perf_faults *pf, pid_t pid, pid_t *tids, size
             break;
         }
         rc = open_thread(pf, pid, tid, o, err);
-        if (rc == 0) {
+        if (rc == 0) {              /* (1: it exited meanwhile, nothing to follow) */
             tids[(*ntids)++] = tid;
             opened++;
-        } else if (rc > 0) {
-            pf->c.threads_gone++;
         }
     }
     closedir(d);

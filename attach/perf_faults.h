@@ -34,7 +34,6 @@ struct perf_faults_options {
 
 struct perf_faults_counts {
     unsigned threads;           /* events opened (threads followed from the start) */
-    unsigned threads_gone;      /* threads that exited before their event opened */
     bool kernel_excluded;       /* faults taken in the kernel for the process
                                 * (read() into new pages...) not counted: the
                                 * kernel allows them only with CAP_PERFMON or

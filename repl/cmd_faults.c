@@ -62,8 +62,7 @@ static void print_text(struct session *s, const struct faults_report *r)
     if (r->faults)
         fprintf(o, "'top %s' names the code\n", r->dump->name);
     else
-        fputs("its RSS grew by no page fault meanwhile (it reused pages it had): no code "
-              "to name\n", o);
+        fputs("no page fault was sampled meanwhile: no code to name\n", o);
     for (unsigned i = 0; i < r->nmaps; i++) {
         fprintf(o, "  %5.1f %%  ", share(r->maps[i].faults, r->faults));
         text_escape_put(o, r->maps[i].what);

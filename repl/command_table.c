@@ -216,12 +216,12 @@ const struct command command_table[] = {
      "faults count, a huge page counts once), its objects the faults.  Also\n"
      "says which mappings took the faults ([heap], anonymous, thread stack, a\n"
      "file).  Sampling: --period N one sample every N faults of a thread\n"
-     "(default 8), or --freq HZ about HZ samples a second (the kernel adjusts\n"
-     "the period as it goes: few samples of a thread that faults in bursts).  The kernel allows it\n"
-     "for a process memprof may read as ptrace does at\n"
-     "kernel.perf_event_paranoid <= 2, else with CAP_PERFMON; faults the\n"
-     "kernel takes for the process (read() into new pages) need CAP_PERFMON or\n"
-     "paranoid <= 1.  --json: docs/memprof.1.",
+     "(default 8), or --freq HZ about HZ samples a second of each thread (the\n"
+     "kernel adjusts the period as it goes: few samples of a thread that faults\n"
+     "in bursts).  The kernel allows it for a process memprof may read as\n"
+     "ptrace does at kernel.perf_event_paranoid <= 2, else with CAP_PERFMON;\n"
+     "faults the kernel takes for the process (read() into new pages) need\n"
+     "CAP_PERFMON or paranoid <= 1.  --json: docs/memprof.1.",
      cmd_faults, CMD_NEEDS_TARGET},
     {"load", cmd_load_usage, cmd_load_summary, cmd_load_help, cmd_load, 0},
     {"profile", "profile [start|state|stop|wait|save] ...",

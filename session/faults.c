@@ -311,7 +311,8 @@ static int write_dump(const struct tally *t, uint64_t page, const char *maps, si
     return fclose(f) == 0 ? 0 : -1;
 }
 
-static int add_dump(struct session *s, const struct faults_options *o, struct tally *t,
+/* name NULL: faultsN. */
+static int add_dump(struct session *s, const char *name, struct tally *t,
                     struct faults_report *r)
 {
     pid_t pid = target_pid(s->target);
@@ -330,9 +331,9 @@ static int add_dump(struct session *s, const struct faults_options *o, struct ta
         return -1;
     }
     char autoname[32];
-    if (!o->name)
+    if (!name)
         snprintf(autoname, sizeof autoname, "faults%u", ++s->dump_seq);
-    r->dump = control_dump_store(s, data, len, o->name ? o->name : autoname, NULL);
+    r->dump = control_dump_store(s, data, len, name ? name : autoname, NULL);
     free(data);
     return r->dump ? 0 : -1;
 }
@@ -420,7 +421,6 @@ void faults_sampler_read(struct faults_sampler *fs, int timeout_ms)
 int faults_sampler_dump(struct session *s, struct faults_sampler *fs, const char *name,
                         struct faults_report *r)
 {
-    struct faults_options o = {.name = name};
     const struct perf_faults_counts *c = perf_faults_counts(fs->pf);
     memset(r, 0, sizeof *r);
     faults_sampler_read(fs, 0);
@@ -436,7 +436,7 @@ int faults_sampler_dump(struct session *s, struct faults_sampler *fs, const char
     r->truncated = fs->t->truncated;
     r->dropped = fs->t->dropped;
     report_mappings(fs->t, r);
-    int rc = add_dump(s, &o, fs->t, r);
+    int rc = add_dump(s, name, fs->t, r);
     tally_reset(fs->t);
     fs->since = mono_clock_s();
     return rc;
