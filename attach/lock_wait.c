@@ -3,6 +3,7 @@
  * stopped: what is read is a guess to word a message, never a decision. */
 #include "attach/lock_wait.h"
 
+#include <dirent.h>
 #include <inttypes.h>
 #include <linux/futex.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 #include <sys/syscall.h>
 
 #include "attach/memory.h"
+#include "attach/preflight.h"
 #include "lib/base/file_read.h"
 
 /* glibc's pthread_mutex_t on 64-bit Linux: int __lock, unsigned __count,
@@ -40,6 +42,34 @@ bool lock_wait_parse(const char *text, uint64_t *word)
     return true;
 }
 
+/* The mutex holds its owner's tid as the process numbers it (in its own
+ * pid namespace, a container's): the thread of pid with that number in
+ * memprof's numbering, or 0 when no thread of pid has it (the word was
+ * not a mutex's owner after all).  Without NSpid (Linux before 4.1) the
+ * two numberings are taken as one. */
+static pid_t own_numbering(pid_t pid, pid_t inner)
+{
+    char path[96];
+    snprintf(path, sizeof path, "/proc/%d/task", pid);
+    DIR *d = opendir(path);
+    struct dirent *de;
+    pid_t found = 0;
+    while (d && !found && (de = readdir(d))) {
+        char *end;
+        long tid = strtol(de->d_name, &end, 10);
+        struct proc_status st;
+        if (*end || end == de->d_name || tid <= 0 || tid > INT32_MAX)
+            continue;
+        snprintf(path, sizeof path, "/proc/%d/task/%ld/status", pid, tid);
+        if (preflight_read_status(path, &st) == 0 &&
+            (st.nspid_inner > 0 ? st.nspid_inner : (pid_t)tid) == inner)
+            found = (pid_t)tid;
+    }
+    if (d)
+        closedir(d);
+    return found;
+}
+
 pid_t lock_wait_owner(pid_t pid, pid_t tid, uint64_t *word)
 {
     char path[96];
@@ -52,5 +82,5 @@ pid_t lock_wait_owner(pid_t pid, pid_t tid, uint64_t *word)
         remote_read(pid, *word + MUTEX_OWNER_OFFSET, &owner, sizeof owner, &ignored) < 0)
         owner = 0;
     free(text);
-    return owner > 0 ? (pid_t)owner : 0;
+    return owner > 0 ? own_numbering(pid, (pid_t)owner) : 0;
 }

@@ -17,8 +17,9 @@
  * FUTEX_WAIT for a word holding 2, with *word its address (pure). */
 bool lock_wait_parse(const char *syscall_text, uint64_t *word);
 
-/* The owner of the mutex whose word thread tid of pid waits on: its tid,
- * 0 when the thread waits on no mutex or the owner cannot be read. */
+/* The owner of the mutex whose word thread tid of pid waits on: its tid
+ * (in memprof's pid namespace), 0 when the thread waits on no mutex or the
+ * owner cannot be read or is no thread of pid. */
 pid_t lock_wait_owner(pid_t pid, pid_t tid, uint64_t *word);
 
 #endif

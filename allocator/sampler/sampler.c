@@ -1003,7 +1003,7 @@ static bool gate_drained(struct sampler *sm, struct target *t, uint64_t gd)
                   &ignored) < 0)
         return false;
     __atomic_thread_fence(__ATOMIC_SEQ_CST);    /* the state out before the lanes are read */
-    for (useconds_t wait = 50; wait <= 3200000; wait *= 2) {
+    for (useconds_t wait = 50;; wait *= 2) {
         struct sampler_gate g;
         if (mem_read(sm, t, gd, &g, sizeof g, &ignored) < 0)
             return false;
@@ -1012,9 +1012,10 @@ static bool gate_drained(struct sampler *sm, struct target *t, uint64_t gd)
             any |= g.lanes[i].inside != 0;
         if (!any)
             return true;
+        if (wait > 1600000)     /* read after every wait: 3.3 s of them in all */
+            return false;
         usleep(wait);
     }
-    return false;
 }
 
 /* A body kept by an earlier 'prof off' (a thread was inside) unmapped now

@@ -108,7 +108,7 @@ int64_t sampler_inherited_from(const struct sampler *sm);
 unsigned sampler_lg_sample(const struct sampler *sm);
 
 /* Whether the next sampler_on follows mappings alone (mmap, munmap,
- * mremap outside the allocator's object), leaving malloc and its kin to
+ * mremap, sbrk and brk outside the allocator's object), leaving malloc and its kin to
  * the allocator's own profiler (a jemalloc started with prof:true): false
  * (heap and mappings) until set. */
 void sampler_set_mappings_only(struct sampler *sm, bool mappings_only);
