@@ -91,13 +91,16 @@ static int refused(pid_t pid, pid_t tid, int e, struct mp_error *err)
     uint64_t either = (UINT64_C(1) << CAP_PERFMON_BIT) | (UINT64_C(1) << CAP_SYS_ADMIN_BIT);
     bool perfmon = known && me.have_cap_eff && (me.cap_eff & either);
     const char *what = e == EACCES ? "EACCES" : "EPERM";
+    char level[64] = "unknown (its file could not be read)";
+    if (paranoid != -100)
+        snprintf(level, sizeof level, "%ld", paranoid);
     if (known && me.seccomp == 2)
         mp_error_set(err, "the kernel refused perf_event_open for thread %d of process %d "
                      "(%s): memprof itself runs under a seccomp filter (Seccomp: 2 in "
                      "/proc/self/status), which may refuse it (kernel.perf_event_paranoid "
-                     "is %ld): allow perf_event_open in that filter (a container's seccomp "
+                     "is %s): allow perf_event_open in that filter (a container's seccomp "
                      "profile, a unit's SystemCallFilter=) or run memprof without it",
-                     (int)tid, (int)pid, what, paranoid);
+                     (int)tid, (int)pid, what, level);
     else if (paranoid > 2 && !perfmon)
         mp_error_set(err, "the kernel refused perf_event_open for thread %d of process %d "
                      "(%s): kernel.perf_event_paranoid is %ld, and above 2 Debian's kernels "
@@ -107,10 +110,10 @@ static int refused(pid_t pid, pid_t tid, int e, struct mp_error *err)
                      (int)tid, (int)pid, what, paranoid);
     else
         mp_error_set(err, "the kernel refused perf_event_open for thread %d of process %d "
-                     "(%s): at kernel.perf_event_paranoid %ld memprof needs to be allowed to "
+                     "(%s): at kernel.perf_event_paranoid %s memprof needs to be allowed to "
                      "read the process as ptrace does (the same user, not made "
                      "undumpable) or CAP_PERFMON: run memprof as the process's user, as "
-                     "root, or with CAP_PERFMON", (int)tid, (int)pid, what, paranoid);
+                     "root, or with CAP_PERFMON", (int)tid, (int)pid, what, level);
     return mp_error_mark(err, MP_ERROR_DENIED);
 }
 
