@@ -222,9 +222,12 @@ static int64_t next_interval(uint64_t *rng, uint32_t lg)
 
 /* The body is entered only through the gate, whose page fork wipes (so a
  * forked child's stand-ins never enter it), and fork does not copy the
- * body at all: a child reaches this code only if fork was called from a
- * signal handler that interrupted it.  The gate's mark, read without a
- * system call, keeps such a child out of the samples all the same. */
+ * body at all.  The gate's mark, read without a system call, keeps a
+ * child out of the samples wherever this is reached from one.  Not
+ * covered: a signal handler that interrupted a thread inside the body
+ * and forks, whose child then returns from the handler into the body
+ * fork did not copy: that child faults (docs/sampler.md, "Fork, exec,
+ * threads, libraries"). */
 static int in_own_process(void)
 {
     const volatile struct sampler_gate *g =
